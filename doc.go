@@ -1,0 +1,31 @@
+// Package scaledsm recovers a low-rank matrix from linear measurements that
+// carry bounded noise and a fraction of arbitrary outliers,
+//
+//	y = A(X*) + w + s,
+//
+// by minimizing the least absolute deviations f(X) = ||A(X) - y||_1 over the
+// factors of X = L Rᵀ (or X = L Lᵀ when X is positive semidefinite) with the
+// scaled subgradient method of Tong, Ma and Chi, "Low-Rank Matrix Recovery
+// with Scaled Subgradient Methods: Fast and Robust Convergence Without the
+// Condition Number".
+//
+// The pieces are kept apart, as in gonum's optimize package:
+//   - what is measured: an [Operator] ([Sensing] for dense Gaussian matrix
+//     sensing, [Quadratic] for quadratic sampling) and the observations, held
+//     in a [Problem];
+//   - how it is minimized: a [Method] ([ScaledSM], [VanillaSM]), a [Loss] and a
+//     [Step] rule ([Polyak], [Geometric]), held in [Settings];
+//   - where it starts: [Spectral], the truncated spectral initialization;
+//   - what came out: a [Result] with the factors, a per-iteration trace and a
+//     typed [Status].
+//
+// The synthetic data recipe of the paper's Section 4 lives in package synth.
+//
+// Conventions. Both operators scale by 1/m: matrix sensing measures
+// A_i(X) = <A_i, X>/m and quadratic sampling A_i(X) = a_iᵀ X a_i / m, as in
+// the paper. Loss values are reported in that convention; Polyak and
+// geometric steps do not depend on it. For the PSD factorization X = L Lᵀ
+// the factor subgradient is that of L -> f(L Lᵀ), namely 2 S L with
+// S = A*(sign(A(X) - y)); with it, Polyak steps for the PSD form coincide
+// with the asymmetric method run from L = R.
+package scaledsm

@@ -1,0 +1,166 @@
+package scaledsm
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Operator is a linear measurement map A from n1×n2 matrices to R^m.
+//
+// An Operator holds its data read-only: its methods may be called from
+// several goroutines at once, each with its own Evaluation.
+type Operator interface {
+	// Dims returns the number of measurements m and the shape n1×n2 of the
+	// matrices measured.
+	Dims() (m, n1, n2 int)
+
+	// Symmetric reports whether the operator measures positive semidefinite
+	// matrices through the factorization X = L Lᵀ.
+	Symmetric() bool
+
+	// Apply sets dst, of length m, to A(x) for an n1×n2 matrix x.
+	Apply(dst []float64, x mat.Matrix)
+
+	// Adjoint sets dst, an n1×n2 matrix, to A*(v) for v of length m.
+	Adjoint(dst *mat.Dense, v []float64)
+
+	// Evaluate makes one pass over the data at the factors of e: it fills
+	// e.Z with the residuals A(L Rᵀ) - y and e.GL, e.GR with the factor
+	// subgradients (see Evaluation).
+	Evaluate(e *Evaluation)
+}
+
+// Weight says how residuals weigh in the adjoint of an Evaluation.
+type Weight int
+
+const (
+	// SignWeight weighs residual z_i by sign(z_i), with sign(0) = 0: the
+	// subgradient of the l1 loss.
+	SignWeight Weight = iota
+	// LinearWeight weighs residual z_i by z_i itself: the gradient of the
+	// squared l2 loss ||z||²/2.
+	LinearWeight
+)
+
+// An Evaluation is one pass of an Operator over its data at the factors L
+// and R (R is ignored by symmetric operators, which use L in its place).
+// With S = A*(ψ(z)), where ψ applies the Weight to each residual of
+// z = A(L Rᵀ) - Y, it yields
+//
+//	GL = S R and GR = Sᵀ L          (asymmetric, X = L Rᵀ),
+//	GL = 2 S L and GR unused        (symmetric, X = L Lᵀ),
+//
+// the subgradients of Σ ρ(z_i) with respect to the factors, where ρ is |·|
+// for SignWeight and (·)²/2 for LinearWeight.
+//
+// Allocate one with NewEvaluation and reuse it across iterations: it keeps
+// the operator's scratch space.
+type Evaluation struct {
+	L, R   *mat.Dense // factors: n1×r and n2×r
+	Y      []float64  // observations, length m
+	Weight Weight
+
+	Z      []float64  // residuals A(L Rᵀ) - Y, length m
+	GL, GR *mat.Dense // factor subgradients, n1×r and n2×r (GR nil when symmetric)
+
+	scratch []float64 // operator-owned workspace
+}
+
+// NewEvaluation allocates an Evaluation of op for factors of rank r.
+func NewEvaluation(op Operator, r int) *Evaluation {
+	m, n1, n2 := op.Dims()
+	e := &Evaluation{
+		Z:  make([]float64, m),
+		GL: mat.NewDense(n1, r, nil),
+	}
+	if !op.Symmetric() {
+		e.GR = mat.NewDense(n2, r, nil)
+	}
+	return e
+}
+
+// workspace returns the Evaluation's scratch buffer grown to n and zeroed
+// from the start.
+func (e *Evaluation) workspace(n int) []float64 {
+	if cap(e.scratch) < n {
+		e.scratch = make([]float64, n)
+	}
+	e.scratch = e.scratch[:n]
+	clear(e.scratch)
+	return e.scratch
+}
+
+// weigh returns ψ(z) for the weight w.
+func weigh(w Weight, z float64) float64 {
+	if w == LinearWeight {
+		return z
+	}
+	switch {
+	case z > 0:
+		return 1
+	case z < 0:
+		return -1
+	}
+	return 0
+}
+
+// chunks returns the number of row chunks a pass over m rows is split into.
+// It depends on m only, never on the number of cores, so that partial sums
+// are always formed and reduced in the same order.
+func chunks(m int) int {
+	const maxChunks = 32
+	const minRows = 16
+	c := (m + minRows - 1) / minRows
+	if c > maxChunks {
+		c = maxChunks
+	}
+	if c < 1 {
+		c = 1
+	}
+	return c
+}
+
+// chunkRange returns the rows [lo, hi) of chunk c out of nc over m rows.
+func chunkRange(c, nc, m int) (lo, hi int) {
+	return c * m / nc, (c + 1) * m / nc
+}
+
+// parallel runs f(c) for c in [0, n) on up to GOMAXPROCS goroutines.
+func parallel(n int, f func(c int)) {
+	workers := min(runtime.GOMAXPROCS(0), n)
+	if workers <= 1 {
+		for c := range n {
+			f(c)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for {
+				c := int(next.Add(1) - 1)
+				if c >= n {
+					return
+				}
+				f(c)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// reduceInto sums the nc partial vectors of length n stored back to back in
+// parts into dst, in chunk order.
+func reduceInto(dst, parts []float64, nc, n int) {
+	copy(dst, parts[:n])
+	for c := 1; c < nc; c++ {
+		p := parts[c*n : (c+1)*n]
+		for j, v := range p {
+			dst[j] += v
+		}
+	}
+}

@@ -1,0 +1,82 @@
+package scaledsm
+
+import (
+	"fmt"
+	"math"
+)
+
+// Step is a stepsize rule: it gives the stepsize η_t of iteration t.
+//
+// A Step must not keep state between calls: everything it may use about the
+// run so far is in the StepContext, so one rule can serve many runs at once.
+type Step interface {
+	Size(c *StepContext) float64
+}
+
+// StepContext is what a Step rule sees at iteration t.
+type StepContext struct {
+	Iter int     // t, counted from 0
+	Loss float64 // f(X_t)
+	// Norm is the norm of the factor subgradient in the method's metric:
+	// sqrt(||GL (RᵀR)^{-1/2}||² + ||GR (LᵀL)^{-1/2}||²) for the scaled
+	// methods, sqrt(||GL||² + ||GR||²) for the vanilla ones.
+	Norm      float64
+	Residuals []float64   // z = A(X_t) - y
+	Trace     []Iteration // iterations 0, ..., t-1
+}
+
+// Polyak is Polyak's stepsize η_t = (f(X_t) - f(X*)) / Norm², which needs
+// the optimal value f(X*) (eq. Polyak_stepsize). Near a noise floor the
+// numerator can turn negative, f(X_t) < f(X*); the step is then zero, never
+// negative, so the iterate is kept rather than pushed uphill.
+type Polyak struct {
+	FStar float64 // f(X*), the loss at the truth
+}
+
+// Size returns Polyak's stepsize.
+func (p Polyak) Size(c *StepContext) float64 {
+	num := c.Loss - p.FStar
+	if !(num > 0) || c.Norm == 0 {
+		return 0
+	}
+	return num / (c.Norm * c.Norm)
+}
+
+// Validate reports whether f(X*) is a finite non-negative number.
+func (p Polyak) Validate() error {
+	if math.IsNaN(p.FStar) || math.IsInf(p.FStar, 0) || p.FStar < 0 {
+		return fmt.Errorf("polyak step: f(X*) = %v must be finite and non-negative", p.FStar)
+	}
+	return nil
+}
+
+func (p Polyak) String() string { return "polyak" }
+
+// Geometric is the geometrically decaying stepsize η_t = λ q^t / Norm
+// (eq. geometric_stepsize): the iterate moves a distance λ q^t in the
+// method's metric.
+type Geometric struct {
+	Lambda float64 // λ > 0
+	Q      float64 // q in (0, 1)
+}
+
+// Size returns the geometric stepsize.
+func (g Geometric) Size(c *StepContext) float64 {
+	if c.Norm == 0 {
+		return 0
+	}
+	return g.Lambda * math.Pow(g.Q, float64(c.Iter)) / c.Norm
+}
+
+// Validate reports whether λ > 0 and 0 < q < 1.
+func (g Geometric) Validate() error {
+	if !(g.Lambda > 0) || math.IsInf(g.Lambda, 0) {
+		return fmt.Errorf("geometric step: lambda = %v must be positive and finite", g.Lambda)
+	}
+	if !(g.Q > 0 && g.Q < 1) {
+		return fmt.Errorf("geometric step: q = %v must lie in (0, 1)", g.Q)
+	}
+	return nil
+}
+
+func (g Geometric) String() string { return "geometric" }

@@ -1,0 +1,345 @@
+// Package synth generates the synthetic problems of the paper's Section 4:
+// a Gaussian operator, a rank-r truth with singular values evenly spaced
+// from 1 to κ, bounded uniform noise set from an SNR, and outliers on a
+// Bernoulli(p_s) support.
+//
+// A Draw holds every random ingredient, drawn once from a seed; an Instance
+// turns a Draw into observations for one setting (κ, p_s, SNR). Instances
+// of one Draw share the operator, the truth's singular vectors, the outlier
+// signs, magnitudes and (nested) support, and the noise, so curves that
+// vary one setting differ by that setting only, as in the paper.
+//
+// Each ingredient comes from its own stream of a PCG generator seeded by
+// the seed, and the operator from one stream per measurement, so the same
+// seed gives the same bits whatever the number of cores, and changing m
+// leaves the truth alone.
+package synth
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/scaledsm/scaledsm"
+)
+
+// Kind is the measurement model.
+type Kind int
+
+const (
+	// Sensing is matrix sensing with Gaussian matrices, X = L Rᵀ.
+	Sensing Kind = iota
+	// Quadratic is quadratic sampling with Gaussian vectors, X = L Lᵀ.
+	Quadratic
+)
+
+// String returns "ms" or "qs", as the command line spells the kinds.
+func (k Kind) String() string {
+	switch k {
+	case Sensing:
+		return "ms"
+	case Quadratic:
+		return "qs"
+	}
+	return fmt.Sprintf("Kind(%d)", int(k))
+}
+
+// ParseKind returns the kind named s: "ms" or "qs".
+func ParseKind(s string) (Kind, error) {
+	switch s {
+	case "ms":
+		return Sensing, nil
+	case "qs":
+		return Quadratic, nil
+	}
+	return 0, fmt.Errorf("unknown problem %q (want ms or qs)", s)
+}
+
+// Config sets the sizes of a synthetic problem and its seed.
+type Config struct {
+	Kind   Kind
+	N1, N2 int // shape of X*; quadratic sampling needs N2 = N1 (0 means N1)
+	Rank   int
+	M      int // measurements; 0 means 4(N1+N2)·Rank, the paper's 8nr when square
+	Seed   uint64
+}
+
+// DefaultM returns the default number of measurements, 4(n1+n2)r.
+func DefaultM(n1, n2, r int) int { return 4 * (n1 + n2) * r }
+
+// Draw is one draw of the random ingredients of a synthetic problem.
+type Draw struct {
+	Config
+	Op   scaledsm.Operator
+	U, V *mat.Dense // orthonormal singular vectors of X*; V is U for quadratic sampling
+
+	outlierSign    []float64 // uniform in [-1, 1]
+	outlierSupport []float64 // uniform in [0, 1): measurement i is corrupted when < p_s
+	noise          []float64 // uniform in [-1, 1]
+}
+
+// Stream numbers of the ingredients; the operator's rows use streams
+// opStream + i.
+const (
+	streamU = iota + 1
+	streamV
+	streamOutlierSign
+	streamOutlierSupport
+	streamNoise
+	opStream = 1 << 32
+)
+
+// Validate checks the configuration and fills in its defaults.
+func (c *Config) Validate() error {
+	if c.Kind != Sensing && c.Kind != Quadratic {
+		return fmt.Errorf("synth: unknown problem kind %d", int(c.Kind))
+	}
+	if c.N1 < 1 {
+		return fmt.Errorf("synth: n = %d must be at least 1", c.N1)
+	}
+	if c.N2 == 0 {
+		c.N2 = c.N1
+	}
+	if c.N2 < 1 {
+		return fmt.Errorf("synth: n2 = %d must be at least 1", c.N2)
+	}
+	if c.Kind == Quadratic && c.N2 != c.N1 {
+		return fmt.Errorf("synth: quadratic sampling recovers a square n×n matrix, but n2 = %d differs from n = %d", c.N2, c.N1)
+	}
+	if c.Rank < 1 || c.Rank > min(c.N1, c.N2) {
+		return fmt.Errorf("synth: rank %d must lie in [1, min(n1, n2)] = [1, %d]", c.Rank, min(c.N1, c.N2))
+	}
+	if c.M == 0 {
+		c.M = DefaultM(c.N1, c.N2, c.Rank)
+	}
+	if c.M < 1 {
+		return fmt.Errorf("synth: m = %d measurements must be at least 1", c.M)
+	}
+	width := c.N1
+	if c.Kind == Sensing {
+		width = c.N1 * c.N2
+	}
+	if float64(c.M)*float64(width) > math.MaxInt32*64 {
+		return fmt.Errorf("synth: m·%d = %.3g values is too large to store", width, float64(c.M)*float64(width))
+	}
+	return nil
+}
+
+// New draws the ingredients of a problem.
+func New(c Config) (*Draw, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	d := &Draw{Config: c}
+	var err error
+	if c.Kind == Sensing {
+		data := gaussianRows(c.Seed, c.M, c.N1*c.N2)
+		d.Op, err = scaledsm.NewSensing(c.M, c.N1, c.N2, data)
+	} else {
+		data := gaussianRows(c.Seed, c.M, c.N1)
+		d.Op, err = scaledsm.NewQuadratic(c.M, c.N1, data)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if d.U, err = orthonormalRademacher(c.Seed, streamU, c.N1, c.Rank); err != nil {
+		return nil, err
+	}
+	d.V = d.U
+	if c.Kind == Sensing {
+		if d.V, err = orthonormalRademacher(c.Seed, streamV, c.N2, c.Rank); err != nil {
+			return nil, err
+		}
+	}
+	d.outlierSign = uniforms(c.Seed, streamOutlierSign, c.M, -1, 1)
+	d.outlierSupport = uniforms(c.Seed, streamOutlierSupport, c.M, 0, 1)
+	d.noise = uniforms(c.Seed, streamNoise, c.M, -1, 1)
+	return d, nil
+}
+
+// Setting is what varies between the instances of a Draw.
+type Setting struct {
+	Kappa float64 // condition number κ >= 1
+	PS    float64 // outlier fraction p_s in [0, 0.5)
+	SNR   float64 // signal-to-noise ratio in dB; +Inf means no dense noise
+}
+
+// Validate checks the setting.
+func (s Setting) Validate() error {
+	if !(s.Kappa >= 1) || math.IsInf(s.Kappa, 0) {
+		return fmt.Errorf("synth: kappa = %v must be finite and at least 1", s.Kappa)
+	}
+	if !(s.PS >= 0 && s.PS < 0.5) {
+		return fmt.Errorf("synth: outlier fraction p_s = %v must lie in [0, 0.5)", s.PS)
+	}
+	if math.IsNaN(s.SNR) || math.IsInf(s.SNR, -1) {
+		return fmt.Errorf("synth: SNR = %v dB must be a number (+Inf for no noise)", s.SNR)
+	}
+	return nil
+}
+
+// Instance is a synthetic problem: a truth and its observations.
+type Instance struct {
+	Setting
+	Op      scaledsm.Operator
+	Truth   *mat.Dense       // X*
+	Star    scaledsm.Factors // L* = U Σ^{1/2}, R* = V Σ^{1/2} (R* nil for quadratic sampling)
+	Sigma   []float64        // singular values of X*, from κ down to 1
+	Clean   []float64        // A(X*)
+	Noise   []float64        // w, uniform in [-σ_w/m, σ_w/m]
+	Outlier []float64        // s, zero off the support
+	Y       []float64        // A(X*) + w + s
+	FStar   float64          // f(X*) = ||w + s||_1
+}
+
+// Instance builds the observations of the draw for a setting.
+func (d *Draw) Instance(s Setting) (*Instance, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	r, m := d.Rank, d.M
+	in := &Instance{Setting: s, Op: d.Op, Sigma: make([]float64, r)}
+	for k := range r {
+		// linspace(κ, 1, r), as the authors' code does.
+		if r == 1 {
+			in.Sigma[k] = s.Kappa
+		} else {
+			in.Sigma[k] = s.Kappa + (1-s.Kappa)*float64(k)/float64(r-1)
+		}
+	}
+	in.Star.L = scaleColumns(d.U, in.Sigma)
+	if d.Kind == Sensing {
+		in.Star.R = scaleColumns(d.V, in.Sigma)
+	}
+	in.Truth = in.Star.Product()
+
+	in.Clean = make([]float64, m)
+	d.Op.Apply(in.Clean, in.Truth)
+	var l1, linf float64
+	for _, v := range in.Clean {
+		l1 += math.Abs(v)
+		linf = max(linf, math.Abs(v))
+	}
+
+	in.Noise = make([]float64, m)
+	if !math.IsInf(s.SNR, 1) {
+		// SNR = 20 log10(||A(X*)||_1 / σ_w); w_i uniform in [-σ_w/m, σ_w/m].
+		sigmaW := l1 / math.Pow(10, s.SNR/20)
+		for i, u := range d.noise {
+			in.Noise[i] = sigmaW / float64(m) * u
+		}
+	}
+	in.Outlier = make([]float64, m)
+	for i, u := range d.outlierSupport {
+		if u < s.PS {
+			in.Outlier[i] = 10 * linf * d.outlierSign[i]
+		}
+	}
+	in.Y = make([]float64, m)
+	for i := range in.Y {
+		e := in.Noise[i] + in.Outlier[i]
+		in.Y[i] = in.Clean[i] + e
+		in.FStar += math.Abs(e)
+	}
+	return in, nil
+}
+
+// Problem returns the instance as a problem for scaledsm.Solve, truth
+// included.
+func (in *Instance) Problem() scaledsm.Problem {
+	return scaledsm.Problem{Op: in.Op, Y: in.Y, Rank: len(in.Sigma), Truth: in.Truth}
+}
+
+// Corrupted returns the outlier mask: true where s_i != 0.
+func (in *Instance) Corrupted() []bool {
+	mask := make([]bool, len(in.Outlier))
+	for i, v := range in.Outlier {
+		mask[i] = v != 0
+	}
+	return mask
+}
+
+// gaussianRows returns m rows of w standard normal values, row i drawn from
+// its own stream, generated on all cores.
+func gaussianRows(seed uint64, m, w int) []float64 {
+	data := make([]float64, m*w)
+	parallelRows(m, func(i int) {
+		rng := rand.New(rand.NewPCG(seed, opStream+uint64(i)))
+		row := data[i*w : (i+1)*w]
+		for j := range row {
+			row[j] = rng.NormFloat64()
+		}
+	})
+	return data
+}
+
+// orthonormalRademacher returns the left singular vectors of an n×r matrix
+// of independent ±1 entries: an orthonormal basis of its column space.
+func orthonormalRademacher(seed, stream uint64, n, r int) (*mat.Dense, error) {
+	rng := rand.New(rand.NewPCG(seed, stream))
+	m := mat.NewDense(n, r, nil)
+	for i := range n {
+		for j := range r {
+			if rng.Uint64()&1 == 0 {
+				m.Set(i, j, 1)
+			} else {
+				m.Set(i, j, -1)
+			}
+		}
+	}
+	var svd mat.SVD
+	if !svd.Factorize(m, mat.SVDThin) {
+		return nil, errors.New("synth: SVD of a Rademacher matrix did not converge")
+	}
+	var u mat.Dense
+	svd.UTo(&u)
+	return mat.DenseCopyOf(u.Slice(0, n, 0, r)), nil
+}
+
+// parallelRows calls f(i) for every i in [0, m) on all cores. Each row is
+// independent of the others, so the schedule does not change the result.
+func parallelRows(m int, f func(i int)) {
+	workers := min(runtime.GOMAXPROCS(0), m)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= m {
+					return
+				}
+				f(i)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+func uniforms(seed, stream uint64, m int, lo, hi float64) []float64 {
+	rng := rand.New(rand.NewPCG(seed, stream))
+	v := make([]float64, m)
+	for i := range v {
+		v[i] = lo + (hi-lo)*rng.Float64()
+	}
+	return v
+}
+
+// scaleColumns returns u·diag(sqrt(sigma)).
+func scaleColumns(u *mat.Dense, sigma []float64) *mat.Dense {
+	n, r := u.Dims()
+	out := mat.NewDense(n, r, nil)
+	for j := range r {
+		c := math.Sqrt(sigma[j])
+		for i := range n {
+			out.Set(i, j, u.At(i, j)*c)
+		}
+	}
+	return out
+}
