@@ -137,6 +137,22 @@ const DivergenceThreshold = 1e3
 // the result's Status says how the run ended. Cancelling ctx stops the run
 // after the current iteration with status Interrupted.
 func Solve(ctx context.Context, p Problem, s Settings) (*Result, error) {
+	run, err := start(p, s)
+	if err != nil {
+		return nil, err
+	}
+	for !run.done {
+		run.measure()
+		p.Op.Evaluate(run.eval)
+		run.advance(ctx)
+	}
+	run.finish()
+	return &run.res, nil
+}
+
+// start validates a problem and its settings and readies a run from the
+// given or the spectral initialization.
+func start(p Problem, s Settings) (*run, error) {
 	if err := validate(p, &s); err != nil {
 		return nil, err
 	}
@@ -148,11 +164,7 @@ func Solve(ctx context.Context, p Problem, s Settings) (*Result, error) {
 		}
 		init = &Factors{L: l, R: r}
 	}
-	run := newRun(p, s, *init)
-	for !run.done {
-		run.iterate(ctx)
-	}
-	return run.result(), nil
+	return newRun(p, s, *init), nil
 }
 
 // validate checks a problem and settings and fills in defaults.
@@ -250,6 +262,7 @@ type run struct {
 	x, prev, d *mat.Dense // X_t, X_{t-1}, scratch
 
 	res   Result
+	cur   Iteration // the record of iteration t, under way
 	t     int
 	done  bool
 	start time.Time
@@ -277,9 +290,9 @@ func newRun(p Problem, s Settings, init Factors) *run {
 	return u
 }
 
-// iterate makes one iteration: it evaluates X_t, records it, and either
-// stops or steps to X_{t+1}.
-func (u *run) iterate(ctx context.Context) {
+// measure forms X_t, its errors, and readies the evaluation at it: the
+// first half of an iteration, before the operator's pass.
+func (u *run) measure() {
 	u.x, u.prev = u.prev, u.x
 	right := u.r
 	if u.sym {
@@ -296,9 +309,14 @@ func (u *run) iterate(ctx context.Context) {
 		u.d.Sub(u.x, u.prev)
 		it.Change = mat.Norm(u.d, 2) / mat.Norm(u.prev, 2)
 	}
-
+	u.cur = it
 	u.eval.L, u.eval.R = u.l, u.r
-	u.p.Op.Evaluate(u.eval)
+}
+
+// advance finishes iteration t once the operator has evaluated u.eval: it
+// records the iteration and either stops or steps to X_{t+1}.
+func (u *run) advance(ctx context.Context) {
+	it := u.cur
 	it.Loss = u.s.Loss.Value(u.eval.Z)
 
 	finite := !math.IsNaN(it.Loss) && !math.IsInf(it.Loss, 0)
@@ -405,7 +423,8 @@ func (u *run) stop(status Status) {
 	u.done = true
 }
 
-func (u *run) result() *Result {
+// finish fills in the result of a stopped run.
+func (u *run) finish() {
 	r := &u.res
 	r.L, r.R = u.l, u.r
 	r.Iterations = u.t
@@ -415,7 +434,6 @@ func (u *run) result() *Result {
 		r.Loss = r.Trace[n-1].Loss
 	}
 	r.Runtime = time.Since(u.start)
-	return r
 }
 
 // inner returns the Frobenius inner product <a, b> of two matrices of the

@@ -195,7 +195,7 @@ type Instance struct {
 	Noise   []float64        // w, uniform in [-σ_w/m, σ_w/m]
 	Outlier []float64        // s, zero off the support
 	Y       []float64        // A(X*) + w + s
-	FStar   float64          // f(X*) = ||w + s||_1
+	FStar   float64          // f(X*) = ||y - A(X*)||_1 = ||w + s||_1
 }
 
 // Instance builds the observations of the draw for a setting.
@@ -241,11 +241,12 @@ func (d *Draw) Instance(s Setting) (*Instance, error) {
 			in.Outlier[i] = 10 * linf * d.outlierSign[i]
 		}
 	}
+	// y = (A(X*) + s) + w and f(X*) = ||y - A(X*)||_1, in the authors'
+	// order of operations.
 	in.Y = make([]float64, m)
 	for i := range in.Y {
-		e := in.Noise[i] + in.Outlier[i]
-		in.Y[i] = in.Clean[i] + e
-		in.FStar += math.Abs(e)
+		in.Y[i] = in.Clean[i] + in.Outlier[i] + in.Noise[i]
+		in.FStar += math.Abs(in.Y[i] - in.Clean[i])
 	}
 	return in, nil
 }

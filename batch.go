@@ -1,0 +1,82 @@
+package scaledsm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// Job is one problem and its settings, to be solved in a batch.
+type Job struct {
+	Problem  Problem
+	Settings Settings
+}
+
+// BatchEvaluator is an Operator that evaluates several Evaluations in one
+// pass over its data. EvaluateBatch must leave each Evaluation as Evaluate
+// would.
+type BatchEvaluator interface {
+	Operator
+	EvaluateBatch(es []*Evaluation)
+}
+
+// SolveBatch solves jobs that share one operator (the same Operator value),
+// such as the curves of a figure: all runs advance together, one
+// evaluation of the operator per iteration for all of them when it is a
+// BatchEvaluator, and each run leaves the batch as it stops. The results,
+// in the order of the jobs, are those Solve would give each job alone; each
+// Runtime is the wall time from the batch's start to that run's stop.
+//
+// An invalid job is reported as an error naming it, before any run starts.
+func SolveBatch(ctx context.Context, jobs []Job) ([]*Result, error) {
+	if len(jobs) == 0 {
+		return nil, nil
+	}
+	op := jobs[0].Problem.Op
+	runs := make([]*run, len(jobs))
+	for i, j := range jobs {
+		if j.Problem.Op != op {
+			return nil, fmt.Errorf("scaledsm: batch job %d has another operator than job 0; a batch shares one", i)
+		}
+		u, err := start(j.Problem, j.Settings)
+		if err != nil {
+			return nil, fmt.Errorf("batch job %d: %w", i, err)
+		}
+		runs[i] = u
+	}
+	if op == nil {
+		return nil, errors.New("scaledsm: batch has no operator")
+	}
+	batch, _ := op.(BatchEvaluator)
+	active := append([]*run(nil), runs...)
+	evals := make([]*Evaluation, 0, len(runs))
+	for len(active) > 0 {
+		evals = evals[:0]
+		for _, u := range active {
+			u.measure()
+			evals = append(evals, u.eval)
+		}
+		if batch != nil {
+			batch.EvaluateBatch(evals)
+		} else {
+			for _, e := range evals {
+				op.Evaluate(e)
+			}
+		}
+		kept := active[:0]
+		for _, u := range active {
+			u.advance(ctx)
+			if u.done {
+				u.finish()
+			} else {
+				kept = append(kept, u)
+			}
+		}
+		active = kept
+	}
+	results := make([]*Result, len(runs))
+	for i, u := range runs {
+		results[i] = &u.res
+	}
+	return results, nil
+}

@@ -1,0 +1,169 @@
+package main
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// cli runs the command line and returns its exit code, stdout and stderr.
+func cli(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errw bytes.Buffer
+	code := run(args, &out, &errw)
+	return code, out.String(), errw.String()
+}
+
+func TestSolveJSON(t *testing.T) {
+	for _, args := range [][]string{
+		{"--problem", "qs", "--n", "20", "--r", "2", "--ps", "0.2", "--kappa", "5"},
+		{"--problem", "ms", "--n", "10", "--n2", "14", "--r", "2", "--ps", "0.1", "--kappa", "5"},
+	} {
+		code, out, errs := cli(t, append([]string{"solve", "--json"}, args...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d, stderr %s", args, code, errs)
+		}
+		var rep map[string]any
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatalf("%v: output is not one JSON object: %v\n%s", args, err, out)
+		}
+		for _, key := range []string{"iterations", "rel_error", "status", "seconds"} {
+			if _, ok := rep[key]; !ok {
+				t.Errorf("%v: JSON lacks %q", args, key)
+			}
+		}
+		if rep["status"] != "converged" || rep["rel_error"].(float64) > 1e-12 {
+			t.Errorf("%v: status %v, error %v", args, rep["status"], rep["rel_error"])
+		}
+		if rep["snr_db"] != nil {
+			t.Errorf("%v: snr_db = %v without --snr, want null", args, rep["snr_db"])
+		}
+	}
+}
+
+func TestSolveSummaryAndTrace(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "trace.csv")
+	code, out, errs := cli(t, "solve", "--n", "20", "--r", "2", "--step", "geometric", "--lambda", "1", "--q", "0.9", "--iters", "30", "--trace", path)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"quadratic sampling", "geometric steps (lambda=1, q=0.9)", "status", "iteration-limit after 30 iterations"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("summary lacks %q:\n%s", want, out)
+		}
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(rows[0], ","); got != "iteration,rel_error,change,loss,step,step_length" {
+		t.Errorf("trace header %q", got)
+	}
+	if len(rows) != 32 {
+		t.Fatalf("trace has %d rows, want header + 31", len(rows))
+	}
+	for i, row := range rows[1:] {
+		if row[0] != strconv.Itoa(i) {
+			t.Fatalf("row %d has iteration %s", i, row[0])
+		}
+		if _, err := strconv.ParseFloat(row[1], 64); err != nil {
+			t.Fatalf("row %d: rel_error %q: %v", i, row[1], err)
+		}
+	}
+	if rows[1][2] != "" || rows[31][4] != "" {
+		t.Errorf("change at iteration 0 (%q) and step at the last (%q) should be empty", rows[1][2], rows[31][4])
+	}
+	if entries, _ := os.ReadDir(filepath.Dir(path)); len(entries) != 1 {
+		t.Errorf("trace directory holds %d entries, want only trace.csv", len(entries))
+	}
+}
+
+// TestBadArguments runs each bad argument through the command line: one
+// line naming the flag, exit status 2, no output.
+func TestBadArguments(t *testing.T) {
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--problem", "xx"}, "--problem xx"},
+		{[]string{"--n", "0"}, "--n 0"},
+		{[]string{"--n", "-3"}, "--n -3"},
+		{[]string{"--problem", "ms", "--n2", "0"}, "--n2 0"},
+		{[]string{"--problem", "qs", "--n", "10", "--n2", "12"}, "--n2 12"},
+		{[]string{"--n", "10", "--r", "0"}, "--r 0"},
+		{[]string{"--n", "10", "--r", "11"}, "--r 11"},
+		{[]string{"--problem", "ms", "--n", "10", "--n2", "4", "--r", "5"}, "--r 5"},
+		{[]string{"--m", "0"}, "--m 0"},
+		{[]string{"--kappa", "0.5"}, "--kappa 0.5"},
+		{[]string{"--kappa", "NaN"}, "--kappa NaN"},
+		{[]string{"--ps", "0.5"}, "--ps 0.5"},
+		{[]string{"--ps", "-0.1"}, "--ps -0.1"},
+		{[]string{"--snr", "NaN"}, "--snr NaN"},
+		{[]string{"--method", "newton"}, "--method newton"},
+		{[]string{"--step", "armijo"}, "--step armijo"},
+		{[]string{"--step", "geometric", "--lambda", "0"}, "--lambda 0"},
+		{[]string{"--step", "geometric", "--lambda", "-1"}, "--lambda -1"},
+		{[]string{"--step", "geometric", "--q", "1"}, "--q 1"},
+		{[]string{"--step", "geometric", "--q", "0"}, "--q 0"},
+		{[]string{"--iters", "0"}, "--iters 0"},
+		{[]string{"--iters", "-5"}, "--iters -5"},
+		{[]string{"--tol", "-1"}, "--tol -1"},
+		{[]string{"--n", "ten"}, "invalid value \"ten\" for flag -n"},
+		{[]string{"--frobnicate"}, "flag provided but not defined: -frobnicate"},
+		{[]string{"stray"}, "unexpected argument \"stray\""},
+	}
+	for _, c := range cases {
+		code, out, errs := cli(t, append([]string{"solve"}, c.args...)...)
+		if code != 2 {
+			t.Errorf("%v: exit %d, want 2", c.args, code)
+		}
+		if out != "" {
+			t.Errorf("%v: wrote to stdout: %q", c.args, out)
+		}
+		first := strings.SplitN(errs, "\n", 2)[0]
+		if !strings.Contains(first, c.want) {
+			t.Errorf("%v: first line of stderr %q does not contain %q", c.args, first, c.want)
+		}
+		if strings.Contains(errs, "panic") || strings.Contains(errs, "goroutine") {
+			t.Errorf("%v: stderr shows a panic:\n%s", c.args, errs)
+		}
+	}
+}
+
+func TestHelpAndUnknownCommand(t *testing.T) {
+	if code, out, _ := cli(t, "help"); code != 0 || !strings.Contains(out, "solve") {
+		t.Errorf("help: exit %d, output %q", code, out)
+	}
+	if code, _, errs := cli(t, "solve", "--help"); code != 0 || !strings.Contains(errs, "--kappa") {
+		t.Errorf("solve --help: exit %d, stderr %q", code, errs)
+	}
+	if code, _, errs := cli(t, "frob"); code != 2 || !strings.Contains(errs, "unknown command \"frob\"") {
+		t.Errorf("unknown command: exit %d, stderr %q", code, errs)
+	}
+	if code, _, _ := cli(t); code != 2 {
+		t.Errorf("no command: exit %d, want 2", code)
+	}
+}
+
+func TestDemo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the demo takes a couple of seconds")
+	}
+	code, out, errs := cli(t, "demo")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.Contains(out, "scaledsm  converged") || !strings.Contains(out, "S ScaledSM") {
+		t.Errorf("demo output:\n%s", out)
+	}
+}
