@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -11,14 +12,29 @@ import (
 // directory, renamed to path only once complete and synced, so that path
 // holds either its old content or the whole new one, never part of it. On
 // any failure the temporary file is removed.
-func writeAtomic(path string, write func(io.Writer) error) (err error) {
+func writeAtomic(path string, write func(io.Writer) error) error {
+	tmp, err := writeTemp(path, write)
+	if err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return nil
+}
+
+// writeTemp writes a file through write to a temporary file beside path,
+// complete and synced, and returns its name. On any failure the temporary
+// file is removed.
+func writeTemp(path string, write func(io.Writer) error) (tmp string, err error) {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
 	}
 	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
 	if err != nil {
-		return err
+		return "", err
 	}
 	defer func() {
 		if err != nil {
@@ -28,19 +44,60 @@ func writeAtomic(path string, write func(io.Writer) error) (err error) {
 	}()
 	bw := bufio.NewWriterSize(f, 1<<16)
 	if err = write(bw); err != nil {
-		return err
+		return "", err
 	}
 	if err = bw.Flush(); err != nil {
-		return err
+		return "", err
 	}
 	if err = f.Sync(); err != nil {
-		return err
+		return "", err
 	}
 	if err = f.Close(); err != nil {
-		return err
+		return "", err
 	}
 	if err = os.Chmod(f.Name(), 0o644); err != nil {
+		return "", err
+	}
+	return f.Name(), nil
+}
+
+// outputSet writes several files that belong together: each goes to a
+// temporary name, and all are renamed only once every one is complete, so
+// that a failure leaves the old set, not a mixture, and no temporary file.
+type outputSet struct {
+	paths, temps []string
+}
+
+// add writes the file path through write, to a temporary name until
+// commit. On failure it removes every temporary file of the set.
+func (o *outputSet) add(path string, write func(io.Writer) error) error {
+	tmp, err := writeTemp(path, write)
+	if err != nil {
+		o.discard()
 		return err
 	}
-	return os.Rename(f.Name(), path)
+	o.paths = append(o.paths, path)
+	o.temps = append(o.temps, tmp)
+	return nil
+}
+
+// commit renames the files into place, in the order they were added.
+func (o *outputSet) commit() error {
+	var errs []error
+	for i, tmp := range o.temps {
+		if err := os.Rename(tmp, o.paths[i]); err != nil {
+			os.Remove(tmp)
+			errs = append(errs, err)
+		}
+	}
+	o.paths, o.temps = nil, nil
+	return errors.Join(errs...)
+}
+
+// discard removes the temporary files written so far.
+func (o *outputSet) discard() {
+	for _, tmp := range o.temps {
+		os.Remove(tmp)
+	}
+	o.paths, o.temps = nil, nil
 }

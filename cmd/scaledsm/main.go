@@ -30,7 +30,8 @@ var commands []command
 func init() {
 	commands = []command{
 		{"demo", "recover a matrix from corrupted measurements and show how", runDemo},
-		{"solve", "recover a matrix from a synthetic problem", runSolve},
+		{"solve", "recover a matrix from a synthetic problem or from NumPy files", runSolve},
+		{"generate", "write a synthetic problem as NumPy .npy files", runGenerate},
 	}
 }
 
@@ -115,21 +116,24 @@ func newFlagSet(name, synopsis string, stderr io.Writer) *flag.FlagSet {
 	fs.Usage = func() {
 		w := fs.Output()
 		fmt.Fprintf(w, "Usage: scaledsm %s [flags]\n\n%s\n\nFlags:\n", name, synopsis)
-		fs.VisitAll(func(f *flag.Flag) {
-			kind, help := flag.UnquoteUsage(f)
-			line := "  --" + f.Name
-			if kind != "" {
-				line += " " + kind
-			}
-			fmt.Fprintln(w, line)
-			help = strings.ReplaceAll(help, "\n", "\n    \t")
-			if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" && !strings.Contains(help, "(default") {
-				help += fmt.Sprintf(" (default %s)", f.DefValue)
-			}
-			fmt.Fprintf(w, "    \t%s\n", help)
-		})
+		fs.VisitAll(func(f *flag.Flag) { printFlag(w, f) })
 	}
 	return fs
+}
+
+// printFlag prints a flag's line of a usage message, with its default.
+func printFlag(w io.Writer, f *flag.Flag) {
+	kind, help := flag.UnquoteUsage(f)
+	line := "  --" + f.Name
+	if kind != "" {
+		line += " " + kind
+	}
+	fmt.Fprintln(w, line)
+	help = strings.ReplaceAll(help, "\n", "\n    \t")
+	if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" && !strings.Contains(help, "(default") {
+		help += fmt.Sprintf(" (default %s)", f.DefValue)
+	}
+	fmt.Fprintf(w, "    \t%s\n", help)
 }
 
 // parseFlags parses args, rejecting positional arguments.

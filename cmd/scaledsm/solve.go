@@ -132,14 +132,24 @@ func (s *solverFlags) settings(fStar float64) (scaledsm.Settings, error) {
 }
 
 func runSolve(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("solve", "Generates a synthetic problem of the paper's Section 4 recipe and recovers its\nlow-rank matrix, printing a summary (or JSON with --json).", stderr)
+	const synopsis = "Recovers a low-rank matrix, printing a summary (or JSON with --json): by default\nfrom a synthetic problem of the paper's Section 4 recipe; with --sensing or\n--quadratic from NumPy .npy files, writing the factors, the trace and a summary\nto --out DIR."
+	fs := newFlagSet("solve", synopsis, stderr)
 	var pf problemFlags
 	var sf solverFlags
+	var ff fileFlags
 	pf.register(fs)
 	sf.register(fs)
+	ff.register(fs)
+	fs.Usage = solveUsage(fs, synopsis)
 	tracePath := fs.String("trace", "", "write the per-iteration trace to this CSV file")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of the summary")
 	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if ff.given() {
+		return solveFiles(&ff, &pf, &sf, *tracePath, *asJSON, stdout)
+	}
+	if err := ff.rejectInSynthetic(); err != nil {
 		return err
 	}
 	cfg, setting, err := pf.config()
