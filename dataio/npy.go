@@ -434,11 +434,28 @@ type decoder[T Float] struct {
 	total int64
 }
 
-func (d *decoder[T]) at(b []byte, k int) T {
-	if d.size == 8 {
-		return T(math.Float64frombits(d.order.Uint64(b[8*k:])))
+// decode converts the raw elements in b into dst, one loop per dtype so
+// that the byte-order conversion inlines.
+func (d *decoder[T]) decode(dst []T, b []byte) {
+	le := d.order == binary.LittleEndian
+	switch {
+	case d.size == 8 && le:
+		for k := range dst {
+			dst[k] = T(math.Float64frombits(binary.LittleEndian.Uint64(b[8*k:])))
+		}
+	case d.size == 8:
+		for k := range dst {
+			dst[k] = T(math.Float64frombits(binary.BigEndian.Uint64(b[8*k:])))
+		}
+	case le:
+		for k := range dst {
+			dst[k] = T(math.Float32frombits(binary.LittleEndian.Uint32(b[4*k:])))
+		}
+	default:
+		for k := range dst {
+			dst[k] = T(math.Float32frombits(binary.BigEndian.Uint32(b[4*k:])))
+		}
 	}
-	return T(math.Float32frombits(d.order.Uint32(b[4*k:])))
 }
 
 // fill reads exactly len(b) bytes.
@@ -465,9 +482,7 @@ func (d *decoder[T]) readC(r io.Reader, dst []T) error {
 		if err := d.fill(r, b); err != nil {
 			return err
 		}
-		for k := range out {
-			out[k] = d.at(b, k)
-		}
+		d.decode(out, b)
 	}
 	return nil
 }
@@ -511,24 +526,28 @@ func (d *decoder[T]) readFortran(r io.Reader, shape []int, dst []T) error {
 	if per := chunkBytes / d.size; rows > per {
 		// Columns longer than the buffer: read each in pieces.
 		buf := make([]byte, per*d.size)
+		col := make([]T, per)
 		for range cols {
 			o := advance()
 			for i0 := 0; i0 < rows; i0 += per {
 				k := min(per, rows-i0)
-				raw := buf[:k*d.size]
-				if err := d.fill(r, raw); err != nil {
+				if err := d.fill(r, buf[:k*d.size]); err != nil {
 					return err
 				}
-				for j := range k {
-					dst[(i0+j)*cols+o] = d.at(raw, j)
+				d.decode(col[:k], buf)
+				for j, v := range col[:k] {
+					dst[(i0+j)*cols+o] = v
 				}
 			}
 		}
 		return nil
 	}
 
+	// Whole columns at a time: decode a block of them, then transpose it
+	// into the rows of dst.
 	block := min(cols, chunkBytes/(rows*d.size))
 	buf := make([]byte, block*rows*d.size)
+	cb := make([]T, block*rows)
 	offs := make([]int, block)
 	for c := 0; c < cols; c += block {
 		nb := min(block, cols-c)
@@ -539,10 +558,11 @@ func (d *decoder[T]) readFortran(r io.Reader, shape []int, dst []T) error {
 		if err := d.fill(r, raw); err != nil {
 			return err
 		}
+		d.decode(cb[:nb*rows], raw)
 		for i := range rows {
 			row := dst[i*cols : (i+1)*cols]
 			for b, o := range offs[:nb] {
-				row[o] = d.at(raw, b*rows+i)
+				row[o] = cb[b*rows+i]
 			}
 		}
 	}
