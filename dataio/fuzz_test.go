@@ -2,6 +2,7 @@ package dataio
 
 import (
 	"bytes"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -130,6 +131,16 @@ func FuzzReadData(f *testing.F) {
 		}
 		got := make([]float64, n)
 		err = ReadData(r, h, got)
+		// The same bytes streamed, without io.ReaderAt, must read alike.
+		sr := struct{ io.Reader }{bytes.NewReader(data[h.HeaderSize():])}
+		got2 := make([]float64, n)
+		err2 := ReadData(sr, h, got2)
+		if (err == nil) != (err2 == nil) {
+			t.Fatalf("read at offsets: %v; streamed: %v", err, err2)
+		}
+		if err == nil && !slices.EqualFunc(got, got2, func(a, b float64) bool { return math.Float64bits(a) == math.Float64bits(b) }) {
+			t.Fatal("reading at offsets and streaming give different values")
+		}
 		switch {
 		case need == int64(len(rest)):
 			if err != nil {

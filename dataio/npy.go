@@ -500,6 +500,9 @@ func (d *decoder[T]) readFortran(r io.Reader, shape []int, dst []T) error {
 	rows := shape[0]
 	trail := shape[1:]
 	cols := len(dst) / rows
+	if ra, ok := r.(readSeekerAt); ok && len(trail) > 1 && rows*d.size <= chunkBytes {
+		return d.readFortranAt(ra, rows, trail, dst)
+	}
 	// C strides of the trailing dimensions within a row.
 	stride := make([]int, len(trail))
 	s := 1
@@ -565,6 +568,79 @@ func (d *decoder[T]) readFortran(r io.Reader, shape []int, dst []T) error {
 				row[o] = cb[b*rows+i]
 			}
 		}
+	}
+	return nil
+}
+
+// readSeekerAt is a reader that can also read at any offset, such as a file.
+type readSeekerAt interface {
+	io.ReaderAt
+	io.Seeker
+}
+
+// readFortranAt reads column-major data with two or more trailing
+// dimensions from a reader that can read at any offset. Streamed in file
+// order, consecutive columns of such data land far apart in each row of
+// dst, so nearly every write misses the cache (ten times slower at the
+// paper's size); read at their offsets, columns come in row-major order of
+// their trailing index and a block of them fills a contiguous run of each
+// row.
+func (d *decoder[T]) readFortranAt(r readSeekerAt, rows int, trail []int, dst []T) error {
+	base, err := r.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return readError(err)
+	}
+	end, err := r.Seek(0, io.SeekEnd)
+	if err != nil {
+		return readError(err)
+	}
+	if end-base < d.total {
+		return fmt.Errorf("truncated: the data ends after %d of the %d bytes its header declares", max(end-base, 0), d.total)
+	}
+	cols := len(dst) / rows
+	// Fortran strides of the trailing dimensions, in columns.
+	fstride := make([]int, len(trail))
+	s := 1
+	for k := range trail {
+		fstride[k] = s
+		s *= trail[k]
+	}
+	idx := make([]int, len(trail)) // trailing index of the next column, C order
+	col := 0                       // its column number in the file
+	colBytes := rows * d.size
+	block := min(cols, chunkBytes/colBytes)
+	buf := make([]byte, block*colBytes)
+	cb := make([]T, block*rows)
+	for c := 0; c < cols; c += block {
+		nb := min(block, cols-c)
+		for b := range nb {
+			raw := buf[b*colBytes : (b+1)*colBytes]
+			if k, err := r.ReadAt(raw, base+int64(col)*int64(colBytes)); k < len(raw) {
+				if err == io.EOF {
+					return errors.New("truncated: the data ended while it was read")
+				}
+				return readError(err)
+			}
+			for k := len(idx) - 1; k >= 0; k-- { // the last dimension varies fastest
+				idx[k]++
+				col += fstride[k]
+				if idx[k] < trail[k] {
+					break
+				}
+				idx[k] = 0
+				col -= trail[k] * fstride[k]
+			}
+		}
+		d.decode(cb[:nb*rows], buf[:nb*colBytes])
+		for i := range rows {
+			row := dst[i*cols+c : i*cols+c+nb]
+			for b := range row {
+				row[b] = cb[b*rows+i]
+			}
+		}
+	}
+	if _, err := r.Seek(base+d.total, io.SeekStart); err != nil {
+		return readError(err)
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -171,15 +172,23 @@ func TestFortranLarge(t *testing.T) {
 		{140000, 1},      // one long column
 		{3, 200000},      // many short columns
 		{50, 1, 1, 1, 3}, // unit dimensions
+		{800, 10, 10},    // as a sensing file, blocks of 163 columns
 	} {
 		n := Header{Shape: shape}.Len()
 		data := make([]float64, n)
 		for i := range data {
 			data[i] = rng.NormFloat64()
 		}
-		for _, dtype := range []string{"<f8", "<f4"} {
+		for _, c := range []struct {
+			dtype  string
+			stream bool // hide io.ReaderAt: read in file order
+		}{{"<f8", false}, {"<f4", false}, {"<f8", true}, {"<f4", true}} {
+			dtype := c.dtype
 			file := fortranFile(t, dtype, shape, data)
-			r := bytes.NewReader(file)
+			var r io.Reader = bytes.NewReader(file)
+			if c.stream {
+				r = struct{ io.Reader }{r}
+			}
 			h, err := ReadHeader(r)
 			if err != nil {
 				t.Fatal(err)
@@ -315,22 +324,25 @@ func TestCrossNpyio(t *testing.T) {
 // TestTruncated cuts a valid file at every length: each prefix is an error,
 // never a panic nor a silent success.
 func TestTruncated(t *testing.T) {
-	for _, name := range []string{"f8_c_2x3x4.npy", "f4_f_2x3x4.npy", "f8_v2_3x2.npy"} {
+	for _, name := range []string{"f8_c_2x3x4.npy", "f4_f_2x3x4.npy", "be_f8_f_2x3x4.npy", "f8_v2_3x2.npy"} {
 		file, err := os.ReadFile(filepath.Join("testdata/numpy", name))
 		if err != nil {
 			t.Fatal(err)
 		}
-		for n := range len(file) {
-			r := bytes.NewReader(file[:n])
+		for n := range 2 * len(file) {
+			var r io.Reader = bytes.NewReader(file[:n%len(file)])
+			if n >= len(file) {
+				r = struct{ io.Reader }{r}
+			}
 			h, err := ReadHeader(r)
 			if err == nil {
 				err = ReadData(r, h, make([]float64, h.Len()))
 			}
 			if err == nil {
-				t.Fatalf("%s cut to %d bytes reads without error", name, n)
+				t.Fatalf("%s cut to %d bytes reads without error", name, n%len(file))
 			}
 			if !strings.Contains(err.Error(), "truncated") && !strings.Contains(err.Error(), "empty file") {
-				t.Errorf("%s cut to %d bytes: %v", name, n, err)
+				t.Errorf("%s cut to %d bytes: %v", name, n%len(file), err)
 			}
 		}
 		extra := append(append([]byte(nil), file...), 0)
