@@ -19,7 +19,8 @@
 //   - what came out: a [Result] with the factors, a per-iteration trace and a
 //     typed [Status].
 //
-// The synthetic data recipe of the paper's Section 4 lives in package synth.
+// The synthetic data recipe of the paper's Section 4 lives in package synth;
+// package dataio reads problems from NumPy .npy files and writes them.
 //
 // Conventions. Both operators scale by 1/m: matrix sensing measures
 // A_i(X) = <A_i, X>/m and quadratic sampling A_i(X) = a_iᵀ X a_i / m, as in

@@ -414,7 +414,11 @@ func (s *fileSummary) print(w io.Writer, dir string) {
 	if s.Lambda != nil {
 		step += fmt.Sprintf(" (lambda=%g, q=%g)", *s.Lambda, *s.Q)
 	}
-	fmt.Fprintf(w, "method     %s, %s, %s loss; the initialization drops the %g%% largest |y_i|\n", s.Method, step, s.Loss, 100*s.PS)
+	init := "the plain spectral initialization (--ps 0)"
+	if s.PS > 0 {
+		init = fmt.Sprintf("the spectral initialization drops the %g%% largest |y_i|", 100*s.PS)
+	}
+	fmt.Fprintf(w, "method     %s, %s, %s loss; %s\n", s.Method, step, s.Loss, init)
 	fmt.Fprintf(w, "status     %s after %d iterations\n", s.Status, s.Iterations)
 	switch {
 	case s.RelError != nil && s.InitRelError != nil:
