@@ -82,6 +82,9 @@ problem.json with the setting and the solve command to run.`, stderr)
 	if err != nil {
 		return err
 	}
+	if ctx.Err() != nil {
+		return exitError{errors.New("interrupted; nothing written"), 130}
+	}
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return fmt.Errorf("--out %s: %v", *out, unwrapPath(err))
 	}
@@ -152,7 +155,7 @@ problem.json with the setting and the solve command to run.`, stderr)
 			return f.write(ctxWriter{ctx, w})
 		})
 		if ctx.Err() != nil {
-			return exitError{fmt.Errorf("interrupted while writing %s; the files listed in problem.json are missing", f.name), 130}
+			return exitError{fmt.Errorf("interrupted while writing %s; %s holds an incomplete problem (no problem.json)", f.name, *out), 130}
 		}
 		if err != nil {
 			return fmt.Errorf("--out %s: %s: %v", *out, f.name, unwrapPath(err))
