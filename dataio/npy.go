@@ -646,10 +646,10 @@ func (d *decoder[T]) readFortranAt(r readSeekerAt, rows int, trail []int, dst []
 }
 
 // WriteHeader writes the header of a C-ordered array as NumPy does: format
-// version 1.0 (2.0 if the dictionary needs more than 64 KiB), the
-// dictionary padded with spaces and a newline so that the data starts at a
-// multiple of 64 bytes. It checks that h.Shape is valid, but not the
-// dtype.
+// version 1.0 (2.0 if the dictionary needs more than 64 KiB, 3.0 if it is
+// not ASCII), the dictionary padded with spaces and a newline so that the
+// data starts at a multiple of 64 bytes. It checks that h.Shape is valid,
+// but not the dtype.
 func WriteHeader(w io.Writer, h Header) error {
 	if h.Fortran {
 		return errors.New("dataio: writing Fortran-order data is not supported")
@@ -661,9 +661,15 @@ func WriteHeader(w io.Writer, h Header) error {
 	}
 	dict := fmt.Sprintf("{'descr': '%s', 'fortran_order': False, 'shape': %s, }", h.Dtype, ShapeString(h.Shape))
 	const align = 64
-	lenField := 2
+	major, lenField := byte(1), 2
 	if len(dict)+1+8+2+align > math.MaxUint16 {
-		lenField = 4
+		major, lenField = 2, 4
+	}
+	for _, c := range []byte(dict) {
+		if c >= 0x80 {
+			major, lenField = 3, 4 // UTF-8
+			break
+		}
 	}
 	pad := align - (8+lenField+len(dict)+1)%align
 	if pad == align {
@@ -672,11 +678,10 @@ func WriteHeader(w io.Writer, h Header) error {
 	hlen := len(dict) + pad + 1
 	out := make([]byte, 0, 8+lenField+hlen)
 	out = append(out, magic...)
+	out = append(out, major, 0)
 	if lenField == 2 {
-		out = append(out, 1, 0)
 		out = binary.LittleEndian.AppendUint16(out, uint16(hlen))
 	} else {
-		out = append(out, 2, 0)
 		out = binary.LittleEndian.AppendUint32(out, uint32(hlen))
 	}
 	out = append(out, dict...)
