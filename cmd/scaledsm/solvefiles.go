@@ -114,7 +114,7 @@ func solveFiles(ff *fileFlags, pf *problemFlags, sf *solverFlags, tracePath stri
 		sf.step = fileDefaultStep
 	}
 	if sf.step == "polyak" && ff.truth == "" {
-		return badFlag("step", sf.step, "Polyak's step needs f(X*), known here only from --truth; use --step geometric")
+		return badFlag("step", sf.step, "Polyak's step needs f(X*), known here only from --truth; use --step "+fileDefaultStep)
 	}
 	settings, err := sf.settings(0)
 	if err != nil {
