@@ -645,21 +645,22 @@ func (d *decoder[T]) readFortranAt(r readSeekerAt, rows int, trail []int, dst []
 	return nil
 }
 
-// WriteHeader writes the header of a C-ordered array as NumPy does: format
+// WriteHeader writes the header of an array as NumPy does: format
 // version 1.0 (2.0 if the dictionary needs more than 64 KiB, 3.0 if it is
 // not ASCII), the dictionary padded with spaces and a newline so that the
 // data starts at a multiple of 64 bytes. It checks that h.Shape is valid,
 // but not the dtype.
 func WriteHeader(w io.Writer, h Header) error {
-	if h.Fortran {
-		return errors.New("dataio: writing Fortran-order data is not supported")
-	}
 	for _, d := range h.Shape {
 		if d < 0 {
 			return fmt.Errorf("dataio: negative dimension in shape %v", h.Shape)
 		}
 	}
-	dict := fmt.Sprintf("{'descr': '%s', 'fortran_order': False, 'shape': %s, }", h.Dtype, ShapeString(h.Shape))
+	fortran := "False"
+	if h.Fortran {
+		fortran = "True"
+	}
+	dict := fmt.Sprintf("{'descr': '%s', 'fortran_order': %s, 'shape': %s, }", h.Dtype, fortran, ShapeString(h.Shape))
 	const align = 64
 	major, lenField := byte(1), 2
 	if len(dict)+1+8+2+align > math.MaxUint16 {
@@ -708,42 +709,86 @@ func checkShape(shape []int, n int) error {
 // WriteFloat64 writes data as a C-ordered float64 ('<f8') array of the
 // given shape, whose product must be len(data), in chunks of 1 MiB.
 func WriteFloat64(w io.Writer, shape []int, data []float64) error {
-	return writeFloats(w, shape, data, "<f8")
+	return WriteArray(w, Header{Dtype: "<f8", Shape: shape}, data)
 }
 
 // WriteFloat32 writes data, rounded to float32, as a C-ordered float32
 // ('<f4') array of the given shape.
 func WriteFloat32(w io.Writer, shape []int, data []float64) error {
-	return writeFloats(w, shape, data, "<f4")
+	return WriteArray(w, Header{Dtype: "<f4", Shape: shape}, data)
 }
 
-func writeFloats(w io.Writer, shape []int, data []float64, dtype string) error {
-	if err := checkShape(shape, len(data)); err != nil {
+// WriteArray writes the row-major data as the array h describes: float64
+// or float32 ('<f8', '<f4', or big endian '>f8', '>f4'), in C order, or
+// in Fortran order when h.Fortran is set, as NumPy writes
+// np.asfortranarray(a). The product of h.Shape must be len(data). The data
+// is encoded through a buffer of 1 MiB, without copying it; Fortran order
+// gathers each column across the rows, which is slower for large arrays.
+func WriteArray(w io.Writer, h Header, data []float64) error {
+	size, order, ok := floatKind(h.Dtype)
+	if !ok {
+		return fmt.Errorf("dataio: %w", unsupportedDtype(h.Dtype))
+	}
+	if err := checkShape(h.Shape, len(data)); err != nil {
 		return err
 	}
-	if err := WriteHeader(w, Header{Dtype: dtype, Shape: shape}); err != nil {
+	if err := WriteHeader(w, h); err != nil {
 		return err
 	}
-	size := 8
-	if dtype == "<f4" {
-		size = 4
-	}
+	app := order.(binary.AppendByteOrder)
 	per := chunkBytes / size
 	buf := make([]byte, 0, min(per, len(data))*size)
-	for off := 0; off < len(data); off += per {
-		buf = buf[:0]
-		for _, v := range data[off:min(off+per, len(data))] {
-			if size == 8 {
-				buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(v))
-			} else {
-				buf = binary.LittleEndian.AppendUint32(buf, math.Float32bits(float32(v)))
-			}
-		}
-		if _, err := w.Write(buf); err != nil {
-			return err
+	put := func(v float64) {
+		if size == 8 {
+			buf = app.AppendUint64(buf, math.Float64bits(v))
+		} else {
+			buf = app.AppendUint32(buf, math.Float32bits(float32(v)))
 		}
 	}
-	return nil
+	flush := func() error {
+		_, err := w.Write(buf)
+		buf = buf[:0]
+		return err
+	}
+	if !h.Fortran || len(h.Shape) < 2 || len(data) == 0 {
+		for off := 0; off < len(data); off += per {
+			for _, v := range data[off:min(off+per, len(data))] {
+				put(v)
+			}
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	// Fortran order: the first index varies fastest, then the others in
+	// turn; idx is the multi-index and c its row-major offset.
+	stride := make([]int, len(h.Shape))
+	st := 1
+	for k := len(h.Shape) - 1; k >= 0; k-- {
+		stride[k] = st
+		st *= h.Shape[k]
+	}
+	idx := make([]int, len(h.Shape))
+	c := 0
+	for range data {
+		put(data[c])
+		if len(buf) == cap(buf) {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+		for k := range idx {
+			idx[k]++
+			c += stride[k]
+			if idx[k] < h.Shape[k] {
+				break
+			}
+			idx[k] = 0
+			c -= h.Shape[k] * stride[k]
+		}
+	}
+	return flush()
 }
 
 // WriteBool writes data as a C-ordered bool ('|b1') array of the given

@@ -31,6 +31,7 @@ type problemFile struct {
 	SNR      *float64 `json:"snr_db"`
 	Seed     uint64   `json:"seed"`
 	Dtype    string   `json:"dtype"`
+	Order    string   `json:"order"`
 	FStar    float64  `json:"f_star"`
 	Files    []string `json:"files"`
 	Solve    string   `json:"solve"`
@@ -47,6 +48,7 @@ problem.json with the setting and the solve command to run.`, stderr)
 	pf.register(fs)
 	out := fs.String("out", "", "directory for the files (created if needed)")
 	dtype := fs.String("dtype", "float64", "element type of A.npy: float64 or float32 (the operator is rounded to\nfloat32 before y is computed, so the problem stays exact)")
+	order := fs.String("order", "C", "memory order of A.npy: C (row-major, NumPy's default) or F (column-major,\nas np.asfortranarray writes it; slower to write)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -59,6 +61,8 @@ problem.json with the setting and the solve command to run.`, stderr)
 		return usageError{"--out: missing: give the directory for the files"}
 	case *dtype != "float64" && *dtype != "float32":
 		return badFlag("dtype", *dtype, "want float64 or float32")
+	case *order != "C" && *order != "F":
+		return badFlag("order", *order, "want C or F")
 	}
 	if st, err := os.Stat(*out); err == nil && !st.IsDir() {
 		return badFlag("out", *out, "is not a directory")
@@ -94,9 +98,9 @@ problem.json with the setting and the solve command to run.`, stderr)
 	if cfg.Kind == synth.Quadratic {
 		shape = []int{m, n1}
 	}
-	writeA := dataio.WriteFloat64
+	hA := dataio.Header{Dtype: "<f8", Fortran: *order == "F", Shape: shape}
 	if *dtype == "float32" {
-		writeA = dataio.WriteFloat32
+		hA.Dtype = "<f4"
 	}
 	mask := in.Corrupted()
 	outliers := 0
@@ -110,7 +114,7 @@ problem.json with the setting and the solve command to run.`, stderr)
 		write      func(io.Writer) error
 	}
 	files := []file{
-		{"A.npy", fmt.Sprintf("%s %s", dataio.ShapeString(shape), *dtype), func(w io.Writer) error { return writeA(w, shape, a) }},
+		{"A.npy", fmt.Sprintf("%s %s, %s order", dataio.ShapeString(shape), *dtype, *order), func(w io.Writer) error { return dataio.WriteArray(w, hA, a) }},
 		{"y.npy", fmt.Sprintf("(%d,)", m), func(w io.Writer) error { return dataio.WriteFloat64(w, []int{m}, in.Y) }},
 		{"X_star.npy", fmt.Sprintf("(%d, %d)", n1, n2), denseWriter(in.Truth)},
 		{"L_star.npy", fmt.Sprintf("(%d, %d)", n1, r), denseWriter(in.Star.L)},
@@ -133,7 +137,7 @@ problem.json with the setting and the solve command to run.`, stderr)
 	meta := problemFile{
 		Problem: cfg.Kind.String(), N1: n1, N2: n2, Rank: r, M: m,
 		Kappa: setting.Kappa, PS: setting.PS, Outliers: outliers, SNR: finite(setting.SNR),
-		Seed: cfg.Seed, Dtype: *dtype, FStar: in.FStar, Solve: solve,
+		Seed: cfg.Seed, Dtype: *dtype, Order: *order, FStar: in.FStar, Solve: solve,
 	}
 	for _, f := range files {
 		meta.Files = append(meta.Files, f.name)

@@ -82,7 +82,8 @@ func TestGenerateSolveRoundTrip(t *testing.T) {
 	}{
 		{[]string{"--problem", "ms", "--n", "12", "--n2", "9", "--r", "2", "--ps", "0.1"}, synth.Config{Kind: synth.Sensing, N1: 12, N2: 9, Rank: 2, Seed: 1}, "float64"},
 		{[]string{"--problem", "qs", "--n", "12", "--r", "2", "--ps", "0.1"}, synth.Config{Kind: synth.Quadratic, N1: 12, Rank: 2, Seed: 1}, "float64"},
-		{[]string{"--problem", "ms", "--n", "10", "--r", "2", "--ps", "0.1", "--seed", "4"}, synth.Config{Kind: synth.Sensing, N1: 10, Rank: 2, Seed: 4}, "float32"},
+		{[]string{"--problem", "ms", "--n", "10", "--r", "2", "--ps", "0.1", "--seed", "4", "--order", "F"}, synth.Config{Kind: synth.Sensing, N1: 10, Rank: 2, Seed: 4}, "float32"},
+		{[]string{"--problem", "qs", "--n", "9", "--r", "3", "--ps", "0.1", "--seed", "5", "--order", "F"}, synth.Config{Kind: synth.Quadratic, N1: 9, Rank: 3, Seed: 5}, "float64"},
 	}
 	for _, c := range cases {
 		dir := t.TempDir()
@@ -156,7 +157,7 @@ func TestGenerateSolveRoundTrip(t *testing.T) {
 		}
 		for _, withTruth := range []bool{true, false} {
 			res := filepath.Join(dir, fmt.Sprintf("result-%v", withTruth))
-			args := []string{"solve", op, filepath.Join(data, "A.npy"), "--y", filepath.Join(data, "y.npy"), "--rank", "2", "--ps", "0.1", "--out", res}
+			args := []string{"solve", op, filepath.Join(data, "A.npy"), "--y", filepath.Join(data, "y.npy"), "--rank", fmt.Sprint(c.cfg.Rank), "--ps", "0.1", "--out", res}
 			if withTruth {
 				args = append(args, "--truth", filepath.Join(data, "X_star.npy"))
 			}
@@ -435,6 +436,7 @@ func TestGenerateBadFlags(t *testing.T) {
 	}{
 		{[]string{"--n", "5"}, "--out: missing"},
 		{[]string{"--out", out, "--dtype", "float16"}, "--dtype float16: want float64 or float32"},
+		{[]string{"--out", out, "--order", "K"}, "--order K: want C or F"},
 		{[]string{"--out", out, "--ps", "0.5"}, "--ps 0.5"},
 		{[]string{"--out", out, "--r", "0"}, "--r 0"},
 		{[]string{"--out", out, "--n", "10", "--r", "11"}, "--r 11"},
