@@ -8,9 +8,10 @@
 // converted on the way, so a problem read from files occupies its size in
 // memory and no more. Errors name the file and the reason.
 //
-// [ReadHeader] and [ReadData] are the streaming reader underneath; [WriteFloat64],
-// [WriteFloat32] and [WriteBool] write arrays as NumPy does (format 1.0,
-// C order, data aligned to 64 bytes), in chunks, without copying.
+// [ReadHeader] and [ReadData] are the streaming reader underneath, and
+// [ReadFile] reads one array. [WriteArray], [WriteFloat64], [WriteFloat32] and
+// [WriteBool] write arrays as NumPy does (format 1.0, data aligned to 64
+// bytes), in chunks, without copying.
 //
 // The format is specified in NumPy's numpy.lib.format module: the magic
 // string \x93NUMPY, a major and minor version byte, the header length

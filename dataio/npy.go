@@ -391,7 +391,10 @@ const chunkBytes = 1 << 20
 // data. dst must have length h.Len(). ReadData fails if the data ends
 // early or if r holds more data than the header declares.
 //
-// Converting float64 data into a float32 dst rounds it.
+// Converting float64 data into a float32 dst rounds it. When r is also an
+// io.ReaderAt and io.Seeker, such as an *os.File, Fortran-order data of
+// three or more dimensions is read a column at a time at its offset, which
+// keeps the writes to dst contiguous.
 //
 // sbinet/npyio reads .npy files too, but it converts dtypes and Fortran
 // order through a second copy of the data (its mat.Dense path), does not

@@ -22,6 +22,8 @@ type FileError struct {
 	Err   error
 }
 
+// Error returns the input, the file and the reason, as in
+// "y file y.npy: shape (9,), want (10,) ...".
 func (e *FileError) Error() string {
 	if e.Input == "" {
 		return e.Path + ": " + e.Err.Error()
@@ -42,6 +44,7 @@ type RankError struct {
 	Rank, Max int
 }
 
+// Error returns the rank and the range it must lie in.
 func (e *RankError) Error() string {
 	return fmt.Sprintf("rank %d must lie in [1, min(n1, n2)] = [1, %d]", e.Rank, e.Max)
 }
