@@ -91,6 +91,7 @@ func (p *preconditioner) apply(d, g, f *mat.Dense) (fallback, ok bool) {
 	// Eigenvalues below r·ε·λmax are treated as zero, as LAPACK's
 	// pseudo-inverse does with singular values.
 	cut := float64(r) * 2.220446049250313e-16 * top
+	p.pinv.Reset() // ReuseAs panics on a matrix in use: a second fallback found it so
 	p.pinv.ReuseAs(r, r)
 	p.pinv.Zero()
 	for k, v := range vals {
