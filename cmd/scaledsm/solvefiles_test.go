@@ -5,7 +5,9 @@ import (
 	"encoding/binary"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"os/exec"
@@ -558,4 +560,46 @@ func TestInterrupt(t *testing.T) {
 		}
 		t.Logf("%v: stopped after %d iterations at relative error %.3g", sig, iters, e)
 	}
+}
+
+// TestOutputSetFailure fails the third file of a set: no file of the set
+// replaces the old ones, and no temporary file is left.
+func TestOutputSetFailure(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a"), []byte("old a"), 0o644)
+	var out outputSet
+	write := func(s string) func(w io.Writer) error {
+		return func(w io.Writer) error { _, err := io.WriteString(w, s); return err }
+	}
+	if err := out.add(filepath.Join(dir, "a"), write("new a")); err != nil {
+		t.Fatal(err)
+	}
+	if err := out.add(filepath.Join(dir, "b"), write("new b")); err != nil {
+		t.Fatal(err)
+	}
+	err := out.add(filepath.Join(dir, "c"), func(w io.Writer) error {
+		io.WriteString(w, "half")
+		return errors.New("disk full")
+	})
+	if err == nil {
+		t.Fatal("no error")
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Errorf("directory holds %d entries, want only the old a", len(entries))
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "a")); string(b) != "old a" {
+		t.Errorf("a holds %q", b)
+	}
+
+	// A complete set replaces the old files.
+	out.add(filepath.Join(dir, "a"), write("new a"))
+	out.add(filepath.Join(dir, "b"), write("new b"))
+	if err := out.commit(); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "a")); string(b) != "new a" {
+		t.Errorf("a holds %q after commit", b)
+	}
+	noTemporaries(t, dir)
 }
