@@ -187,10 +187,12 @@ func dotBatch(impl int, out []float64, ldo int, a64 []float64, a32 []float32, ld
 			widen(*wide, a32, lda, rows, j0, nc)
 			ap, off, ld = *wide, 0, nc
 		}
-		for b0 := 0; b0 < runs; b0 += nr {
-			c := min(nr, runs-b0)
-			for k0 := 0; k0 < rows; k0 += mr {
-				r := min(mr, rows-k0)
+		// The tile of mr rows (mr*nc*8 bytes) stays in L1 while the
+		// runs' segments stream from L2.
+		for k0 := 0; k0 < rows; k0 += mr {
+			r := min(mr, rows-k0)
+			for b0 := 0; b0 < runs; b0 += nr {
+				c := min(nr, runs-b0)
 				if impl == implAVX512 {
 					dotTileAvx512(r, c, &acc[(k0*runs+b0)*lanes], runs*lanes, &ap[k0*ld+off], ld, &x[b0*ldx+j0], ldx, nc)
 				} else {
@@ -239,6 +241,9 @@ func axpyBatch(impl int, s []float64, lds int, w []float64, ldw int, a64 []float
 			widen(*wide, a32, lda, rows, j0, jend-j0)
 			ap, off, ld = *wide, -j0, jend-j0
 		}
+		// Each run tile walks its rows of s sequentially (the kernels
+		// prefetch the next tile); the rows' segment (rows x axpyNC) is
+		// read from L1/L2 once per run tile.
 		for b0 := 0; b0 < runs; b0 += nr {
 			c := min(nr, runs-b0)
 			j := j0
@@ -267,27 +272,34 @@ func axpyTile(impl, c, v int, s *float64, lds int, w *float64, ldw int, a *float
 }
 
 // streamSum is the streaming-read floor of the benchmarks: the sum of the
-// elements with the widest loads available.
-func streamSum(a []float64) float64 {
-	return streamSumT(a, sumAvx512, sumAvx2)
-}
-
-func streamSum32(a []float32) float64 {
-	return streamSumT(a, sum32Avx512, sum32Avx2)
-}
-
-func streamSumT[T real](a []T, wide, narrow func(*T, int) float64) float64 {
-	var s float64
-	m := len(a) &^ 63
-	if m > 0 {
-		switch active.Load() {
-		case implAVX512:
-			s = wide(&a[0], m)
-		case implAVX2:
-			s = narrow(&a[0], m)
-		default:
-			s = sumGeneric(a[:m])
-		}
+// elements with the widest loads available, reading one sequential stream
+// or four at once (streams = 1 or 4).
+func streamSum(a []float64, streams int) float64 {
+	if streams == 4 {
+		return streamSumT(a, 4, sum4Avx512, sum4Avx2)
 	}
-	return s + sumGeneric(a[m:])
+	return streamSumT(a, 1, sum1Avx512, sum1Avx2)
+}
+
+func streamSum32(a []float32, streams int) float64 {
+	if streams == 4 {
+		return streamSumT(a, 4, sum432Avx512, sum432Avx2)
+	}
+	return streamSumT(a, 1, sum132Avx512, sum132Avx2)
+}
+
+func streamSumT[T real](a []T, streams int, wide, narrow func(*T, int, int) float64) float64 {
+	f := narrow
+	switch active.Load() {
+	case implAVX512:
+		f = wide
+	case implAVX2:
+	default:
+		return sumGeneric(a)
+	}
+	q := len(a) / streams &^ 63 // elements per stream
+	if q == 0 {
+		return sumGeneric(a)
+	}
+	return f(&a[0], q, q) + sumGeneric(a[streams*q:])
 }

@@ -36,6 +36,6 @@ func axpyBatch(_ int, s []float64, lds int, w []float64, ldw int, a64 []float64,
 }
 
 // streamSum is the streaming-read floor of the benchmarks.
-func streamSum(a []float64) float64 { return sumGeneric(a) }
+func streamSum(a []float64, _ int) float64 { return sumGeneric(a) }
 
-func streamSum32(a []float32) float64 { return sumGeneric(a) }
+func streamSum32(a []float32, _ int) float64 { return sumGeneric(a) }

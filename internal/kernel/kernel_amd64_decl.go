@@ -44,10 +44,15 @@ func axpyRows4Avx2(y *float64, alpha *float64, a *float64, stride int, n int)
 //go:noescape
 func axpyRows8Avx2(y *float64, alpha *float64, a *float64, stride int, n int)
 
-// sumAvx2 returns the sum of a[j], j < n (n a multiple of 16); it only serves to measure a streaming read.
+// sum1Avx2 returns the sum of a[i*stride+j], i < 1, j < n (n a multiple of 32); it only serves to measure a streaming read.
 //
 //go:noescape
-func sumAvx2(a *float64, n int) float64
+func sum1Avx2(a *float64, stride int, n int) float64
+
+// sum4Avx2 returns the sum of a[i*stride+j], i < 4, j < n (n a multiple of 8); it only serves to measure a streaming read.
+//
+//go:noescape
+func sum4Avx2(a *float64, stride int, n int) float64
 
 // dotRows132Avx2 sets out[r] = sum_{j<n} a[r*stride+j]*x[j] for r < 1.
 //
@@ -89,10 +94,15 @@ func axpyRows432Avx2(y *float64, alpha *float64, a *float32, stride int, n int)
 //go:noescape
 func axpyRows832Avx2(y *float64, alpha *float64, a *float32, stride int, n int)
 
-// sum32Avx2 returns the sum of a[j], j < n (n a multiple of 16); it only serves to measure a streaming read.
+// sum132Avx2 returns the sum of a[i*stride+j], i < 1, j < n (n a multiple of 32); it only serves to measure a streaming read.
 //
 //go:noescape
-func sum32Avx2(a *float32, n int) float64
+func sum132Avx2(a *float32, stride int, n int) float64
+
+// sum432Avx2 returns the sum of a[i*stride+j], i < 4, j < n (n a multiple of 8); it only serves to measure a streaming read.
+//
+//go:noescape
+func sum432Avx2(a *float32, stride int, n int) float64
 
 // dotTile1x1Avx2 adds to the lane accumulators acc[i*accs+k*4:][:4] the lane-wise products of a[i*lda+j] and x[k*ldx+j], j < n, for i < 1, k < 1.
 //
@@ -284,30 +294,30 @@ func axpyRowsG32Avx2(g int, y, alpha *float64, a *float32, stride, n int) {
 }
 
 func dotTileAvx2(r, c int, acc *float64, accs int, a *float64, lda int, x *float64, ldx, n int) {
-	switch r*8 + c {
-	case 9:
-		dotTile1x1Avx2(acc, accs, a, lda, x, ldx, n)
-	case 10:
-		dotTile1x2Avx2(acc, accs, a, lda, x, ldx, n)
-	case 11:
-		dotTile1x3Avx2(acc, accs, a, lda, x, ldx, n)
+	switch r*16 + c {
 	case 17:
-		dotTile2x1Avx2(acc, accs, a, lda, x, ldx, n)
+		dotTile1x1Avx2(acc, accs, a, lda, x, ldx, n)
 	case 18:
-		dotTile2x2Avx2(acc, accs, a, lda, x, ldx, n)
+		dotTile1x2Avx2(acc, accs, a, lda, x, ldx, n)
 	case 19:
-		dotTile2x3Avx2(acc, accs, a, lda, x, ldx, n)
-	case 25:
-		dotTile3x1Avx2(acc, accs, a, lda, x, ldx, n)
-	case 26:
-		dotTile3x2Avx2(acc, accs, a, lda, x, ldx, n)
-	case 27:
-		dotTile3x3Avx2(acc, accs, a, lda, x, ldx, n)
+		dotTile1x3Avx2(acc, accs, a, lda, x, ldx, n)
 	case 33:
-		dotTile4x1Avx2(acc, accs, a, lda, x, ldx, n)
+		dotTile2x1Avx2(acc, accs, a, lda, x, ldx, n)
 	case 34:
-		dotTile4x2Avx2(acc, accs, a, lda, x, ldx, n)
+		dotTile2x2Avx2(acc, accs, a, lda, x, ldx, n)
 	case 35:
+		dotTile2x3Avx2(acc, accs, a, lda, x, ldx, n)
+	case 49:
+		dotTile3x1Avx2(acc, accs, a, lda, x, ldx, n)
+	case 50:
+		dotTile3x2Avx2(acc, accs, a, lda, x, ldx, n)
+	case 51:
+		dotTile3x3Avx2(acc, accs, a, lda, x, ldx, n)
+	case 65:
+		dotTile4x1Avx2(acc, accs, a, lda, x, ldx, n)
+	case 66:
+		dotTile4x2Avx2(acc, accs, a, lda, x, ldx, n)
+	case 67:
 		dotTile4x3Avx2(acc, accs, a, lda, x, ldx, n)
 	default:
 		panic("kernel: bad tile")
@@ -386,10 +396,15 @@ func axpyRows4Avx512(y *float64, alpha *float64, a *float64, stride int, n int)
 //go:noescape
 func axpyRows8Avx512(y *float64, alpha *float64, a *float64, stride int, n int)
 
-// sumAvx512 returns the sum of a[j], j < n (n a multiple of 32); it only serves to measure a streaming read.
+// sum1Avx512 returns the sum of a[i*stride+j], i < 1, j < n (n a multiple of 64); it only serves to measure a streaming read.
 //
 //go:noescape
-func sumAvx512(a *float64, n int) float64
+func sum1Avx512(a *float64, stride int, n int) float64
+
+// sum4Avx512 returns the sum of a[i*stride+j], i < 4, j < n (n a multiple of 16); it only serves to measure a streaming read.
+//
+//go:noescape
+func sum4Avx512(a *float64, stride int, n int) float64
 
 // dotRows132Avx512 sets out[r] = sum_{j<n} a[r*stride+j]*x[j] for r < 1.
 //
@@ -431,10 +446,15 @@ func axpyRows432Avx512(y *float64, alpha *float64, a *float32, stride int, n int
 //go:noescape
 func axpyRows832Avx512(y *float64, alpha *float64, a *float32, stride int, n int)
 
-// sum32Avx512 returns the sum of a[j], j < n (n a multiple of 32); it only serves to measure a streaming read.
+// sum132Avx512 returns the sum of a[i*stride+j], i < 1, j < n (n a multiple of 64); it only serves to measure a streaming read.
 //
 //go:noescape
-func sum32Avx512(a *float32, n int) float64
+func sum132Avx512(a *float32, stride int, n int) float64
+
+// sum432Avx512 returns the sum of a[i*stride+j], i < 4, j < n (n a multiple of 16); it only serves to measure a streaming read.
+//
+//go:noescape
+func sum432Avx512(a *float32, stride int, n int) float64
 
 // dotTile1x1Avx512 adds to the lane accumulators acc[i*accs+k*8:][:8] the lane-wise products of a[i*lda+j] and x[k*ldx+j], j < n, for i < 1, k < 1.
 //
@@ -451,11 +471,6 @@ func dotTile1x2Avx512(acc *float64, accs int, a *float64, lda int, x *float64, l
 //go:noescape
 func dotTile1x3Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int)
 
-// dotTile1x4Avx512 adds to the lane accumulators acc[i*accs+k*8:][:8] the lane-wise products of a[i*lda+j] and x[k*ldx+j], j < n, for i < 1, k < 4.
-//
-//go:noescape
-func dotTile1x4Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int)
-
 // dotTile2x1Avx512 adds to the lane accumulators acc[i*accs+k*8:][:8] the lane-wise products of a[i*lda+j] and x[k*ldx+j], j < n, for i < 2, k < 1.
 //
 //go:noescape
@@ -470,11 +485,6 @@ func dotTile2x2Avx512(acc *float64, accs int, a *float64, lda int, x *float64, l
 //
 //go:noescape
 func dotTile2x3Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int)
-
-// dotTile2x4Avx512 adds to the lane accumulators acc[i*accs+k*8:][:8] the lane-wise products of a[i*lda+j] and x[k*ldx+j], j < n, for i < 2, k < 4.
-//
-//go:noescape
-func dotTile2x4Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int)
 
 // dotTile3x1Avx512 adds to the lane accumulators acc[i*accs+k*8:][:8] the lane-wise products of a[i*lda+j] and x[k*ldx+j], j < n, for i < 3, k < 1.
 //
@@ -491,11 +501,6 @@ func dotTile3x2Avx512(acc *float64, accs int, a *float64, lda int, x *float64, l
 //go:noescape
 func dotTile3x3Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int)
 
-// dotTile3x4Avx512 adds to the lane accumulators acc[i*accs+k*8:][:8] the lane-wise products of a[i*lda+j] and x[k*ldx+j], j < n, for i < 3, k < 4.
-//
-//go:noescape
-func dotTile3x4Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int)
-
 // dotTile4x1Avx512 adds to the lane accumulators acc[i*accs+k*8:][:8] the lane-wise products of a[i*lda+j] and x[k*ldx+j], j < n, for i < 4, k < 1.
 //
 //go:noescape
@@ -511,10 +516,65 @@ func dotTile4x2Avx512(acc *float64, accs int, a *float64, lda int, x *float64, l
 //go:noescape
 func dotTile4x3Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int)
 
-// dotTile4x4Avx512 adds to the lane accumulators acc[i*accs+k*8:][:8] the lane-wise products of a[i*lda+j] and x[k*ldx+j], j < n, for i < 4, k < 4.
+// dotTile5x1Avx512 adds to the lane accumulators acc[i*accs+k*8:][:8] the lane-wise products of a[i*lda+j] and x[k*ldx+j], j < n, for i < 5, k < 1.
 //
 //go:noescape
-func dotTile4x4Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int)
+func dotTile5x1Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int)
+
+// dotTile5x2Avx512 adds to the lane accumulators acc[i*accs+k*8:][:8] the lane-wise products of a[i*lda+j] and x[k*ldx+j], j < n, for i < 5, k < 2.
+//
+//go:noescape
+func dotTile5x2Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int)
+
+// dotTile5x3Avx512 adds to the lane accumulators acc[i*accs+k*8:][:8] the lane-wise products of a[i*lda+j] and x[k*ldx+j], j < n, for i < 5, k < 3.
+//
+//go:noescape
+func dotTile5x3Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int)
+
+// dotTile6x1Avx512 adds to the lane accumulators acc[i*accs+k*8:][:8] the lane-wise products of a[i*lda+j] and x[k*ldx+j], j < n, for i < 6, k < 1.
+//
+//go:noescape
+func dotTile6x1Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int)
+
+// dotTile6x2Avx512 adds to the lane accumulators acc[i*accs+k*8:][:8] the lane-wise products of a[i*lda+j] and x[k*ldx+j], j < n, for i < 6, k < 2.
+//
+//go:noescape
+func dotTile6x2Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int)
+
+// dotTile6x3Avx512 adds to the lane accumulators acc[i*accs+k*8:][:8] the lane-wise products of a[i*lda+j] and x[k*ldx+j], j < n, for i < 6, k < 3.
+//
+//go:noescape
+func dotTile6x3Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int)
+
+// dotTile7x1Avx512 adds to the lane accumulators acc[i*accs+k*8:][:8] the lane-wise products of a[i*lda+j] and x[k*ldx+j], j < n, for i < 7, k < 1.
+//
+//go:noescape
+func dotTile7x1Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int)
+
+// dotTile7x2Avx512 adds to the lane accumulators acc[i*accs+k*8:][:8] the lane-wise products of a[i*lda+j] and x[k*ldx+j], j < n, for i < 7, k < 2.
+//
+//go:noescape
+func dotTile7x2Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int)
+
+// dotTile7x3Avx512 adds to the lane accumulators acc[i*accs+k*8:][:8] the lane-wise products of a[i*lda+j] and x[k*ldx+j], j < n, for i < 7, k < 3.
+//
+//go:noescape
+func dotTile7x3Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int)
+
+// dotTile8x1Avx512 adds to the lane accumulators acc[i*accs+k*8:][:8] the lane-wise products of a[i*lda+j] and x[k*ldx+j], j < n, for i < 8, k < 1.
+//
+//go:noescape
+func dotTile8x1Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int)
+
+// dotTile8x2Avx512 adds to the lane accumulators acc[i*accs+k*8:][:8] the lane-wise products of a[i*lda+j] and x[k*ldx+j], j < n, for i < 8, k < 2.
+//
+//go:noescape
+func dotTile8x2Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int)
+
+// dotTile8x3Avx512 adds to the lane accumulators acc[i*accs+k*8:][:8] the lane-wise products of a[i*lda+j] and x[k*ldx+j], j < n, for i < 8, k < 3.
+//
+//go:noescape
+func dotTile8x3Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int)
 
 // axpyTile1x1sAvx512 adds sum_{k<rows} w[k*ldw+b]*a[k*lda+j] to s[b*lds+j] for b < 1, j < 1, one fused multiply-add per row in row order.
 //
@@ -576,12 +636,42 @@ func axpyTile4x1Avx512(s *float64, lds int, w *float64, ldw int, a *float64, lda
 //go:noescape
 func axpyTile4x4Avx512(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int)
 
+// axpyTile5x1sAvx512 adds sum_{k<rows} w[k*ldw+b]*a[k*lda+j] to s[b*lds+j] for b < 5, j < 1, one fused multiply-add per row in row order.
+//
+//go:noescape
+func axpyTile5x1sAvx512(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int)
+
+// axpyTile5x1Avx512 adds sum_{k<rows} w[k*ldw+b]*a[k*lda+j] to s[b*lds+j] for b < 5, j < 8, one fused multiply-add per row in row order.
+//
+//go:noescape
+func axpyTile5x1Avx512(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int)
+
+// axpyTile5x4Avx512 adds sum_{k<rows} w[k*ldw+b]*a[k*lda+j] to s[b*lds+j] for b < 5, j < 32, one fused multiply-add per row in row order.
+//
+//go:noescape
+func axpyTile5x4Avx512(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int)
+
+// axpyTile6x1sAvx512 adds sum_{k<rows} w[k*ldw+b]*a[k*lda+j] to s[b*lds+j] for b < 6, j < 1, one fused multiply-add per row in row order.
+//
+//go:noescape
+func axpyTile6x1sAvx512(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int)
+
+// axpyTile6x1Avx512 adds sum_{k<rows} w[k*ldw+b]*a[k*lda+j] to s[b*lds+j] for b < 6, j < 8, one fused multiply-add per row in row order.
+//
+//go:noescape
+func axpyTile6x1Avx512(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int)
+
+// axpyTile6x4Avx512 adds sum_{k<rows} w[k*ldw+b]*a[k*lda+j] to s[b*lds+j] for b < 6, j < 32, one fused multiply-add per row in row order.
+//
+//go:noescape
+func axpyTile6x4Avx512(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int)
+
 // Tile shapes of the Avx512 batched kernels.
 const (
 	lanesAvx512  = 8
-	dotMRAvx512  = 4
-	dotNRAvx512  = 4
-	axpyNRAvx512 = 4
+	dotMRAvx512  = 8
+	dotNRAvx512  = 3
+	axpyNRAvx512 = 6
 	axpyVAvx512  = 4
 )
 
@@ -646,39 +736,55 @@ func axpyRowsG32Avx512(g int, y, alpha *float64, a *float32, stride, n int) {
 }
 
 func dotTileAvx512(r, c int, acc *float64, accs int, a *float64, lda int, x *float64, ldx, n int) {
-	switch r*8 + c {
-	case 9:
-		dotTile1x1Avx512(acc, accs, a, lda, x, ldx, n)
-	case 10:
-		dotTile1x2Avx512(acc, accs, a, lda, x, ldx, n)
-	case 11:
-		dotTile1x3Avx512(acc, accs, a, lda, x, ldx, n)
-	case 12:
-		dotTile1x4Avx512(acc, accs, a, lda, x, ldx, n)
+	switch r*16 + c {
 	case 17:
-		dotTile2x1Avx512(acc, accs, a, lda, x, ldx, n)
+		dotTile1x1Avx512(acc, accs, a, lda, x, ldx, n)
 	case 18:
-		dotTile2x2Avx512(acc, accs, a, lda, x, ldx, n)
+		dotTile1x2Avx512(acc, accs, a, lda, x, ldx, n)
 	case 19:
-		dotTile2x3Avx512(acc, accs, a, lda, x, ldx, n)
-	case 20:
-		dotTile2x4Avx512(acc, accs, a, lda, x, ldx, n)
-	case 25:
-		dotTile3x1Avx512(acc, accs, a, lda, x, ldx, n)
-	case 26:
-		dotTile3x2Avx512(acc, accs, a, lda, x, ldx, n)
-	case 27:
-		dotTile3x3Avx512(acc, accs, a, lda, x, ldx, n)
-	case 28:
-		dotTile3x4Avx512(acc, accs, a, lda, x, ldx, n)
+		dotTile1x3Avx512(acc, accs, a, lda, x, ldx, n)
 	case 33:
-		dotTile4x1Avx512(acc, accs, a, lda, x, ldx, n)
+		dotTile2x1Avx512(acc, accs, a, lda, x, ldx, n)
 	case 34:
-		dotTile4x2Avx512(acc, accs, a, lda, x, ldx, n)
+		dotTile2x2Avx512(acc, accs, a, lda, x, ldx, n)
 	case 35:
+		dotTile2x3Avx512(acc, accs, a, lda, x, ldx, n)
+	case 49:
+		dotTile3x1Avx512(acc, accs, a, lda, x, ldx, n)
+	case 50:
+		dotTile3x2Avx512(acc, accs, a, lda, x, ldx, n)
+	case 51:
+		dotTile3x3Avx512(acc, accs, a, lda, x, ldx, n)
+	case 65:
+		dotTile4x1Avx512(acc, accs, a, lda, x, ldx, n)
+	case 66:
+		dotTile4x2Avx512(acc, accs, a, lda, x, ldx, n)
+	case 67:
 		dotTile4x3Avx512(acc, accs, a, lda, x, ldx, n)
-	case 36:
-		dotTile4x4Avx512(acc, accs, a, lda, x, ldx, n)
+	case 81:
+		dotTile5x1Avx512(acc, accs, a, lda, x, ldx, n)
+	case 82:
+		dotTile5x2Avx512(acc, accs, a, lda, x, ldx, n)
+	case 83:
+		dotTile5x3Avx512(acc, accs, a, lda, x, ldx, n)
+	case 97:
+		dotTile6x1Avx512(acc, accs, a, lda, x, ldx, n)
+	case 98:
+		dotTile6x2Avx512(acc, accs, a, lda, x, ldx, n)
+	case 99:
+		dotTile6x3Avx512(acc, accs, a, lda, x, ldx, n)
+	case 113:
+		dotTile7x1Avx512(acc, accs, a, lda, x, ldx, n)
+	case 114:
+		dotTile7x2Avx512(acc, accs, a, lda, x, ldx, n)
+	case 115:
+		dotTile7x3Avx512(acc, accs, a, lda, x, ldx, n)
+	case 129:
+		dotTile8x1Avx512(acc, accs, a, lda, x, ldx, n)
+	case 130:
+		dotTile8x2Avx512(acc, accs, a, lda, x, ldx, n)
+	case 131:
+		dotTile8x3Avx512(acc, accs, a, lda, x, ldx, n)
 	default:
 		panic("kernel: bad tile")
 	}
@@ -711,6 +817,18 @@ func axpyTileAvx512(c, v int, s *float64, lds int, w *float64, ldw int, a *float
 		axpyTile4x1Avx512(s, lds, w, ldw, a, lda, rows)
 	case 36:
 		axpyTile4x4Avx512(s, lds, w, ldw, a, lda, rows)
+	case 40:
+		axpyTile5x1sAvx512(s, lds, w, ldw, a, lda, rows)
+	case 41:
+		axpyTile5x1Avx512(s, lds, w, ldw, a, lda, rows)
+	case 44:
+		axpyTile5x4Avx512(s, lds, w, ldw, a, lda, rows)
+	case 48:
+		axpyTile6x1sAvx512(s, lds, w, ldw, a, lda, rows)
+	case 49:
+		axpyTile6x1Avx512(s, lds, w, ldw, a, lda, rows)
+	case 52:
+		axpyTile6x4Avx512(s, lds, w, ldw, a, lda, rows)
 	default:
 		panic("kernel: bad tile")
 	}

@@ -416,3 +416,24 @@ func ExampleDotBatch() {
 	fmt.Println(out)
 	// Output: [1 5 4 11]
 }
+
+func TestStreamSum(t *testing.T) {
+	forEachImpl(t, func(t *testing.T) {
+		for _, n := range []int{0, 5, 64, 255, 256, 1000, 4099} {
+			a := make([]float64, n)
+			var want float64
+			for i := range a {
+				a[i] = float64(i%7) - 3
+				want += a[i]
+			}
+			for _, streams := range []int{1, 4} {
+				if got := streamSum(a, streams); got != want {
+					t.Errorf("n=%d streams=%d: streamSum = %v, want %v", n, streams, got, want)
+				}
+				if got := streamSum32(to32(a), streams); got != want {
+					t.Errorf("n=%d streams=%d: streamSum32 = %v, want %v", n, streams, got, want)
+				}
+			}
+		}
+	})
+}

@@ -48,7 +48,7 @@ type isa struct {
 
 var (
 	avx2   = isa{name: "Avx2", L: 4, vr: "Y", dotMR: 4, dotNR: 3, axpyNR: 4, axpyV: 3, reductionTemp: 13}
-	avx512 = isa{name: "Avx512", L: 8, vr: "Z", dotMR: 4, dotNR: 4, axpyNR: 4, axpyV: 4, evex: true, reductionTemp: 13}
+	avx512 = isa{name: "Avx512", L: 8, vr: "Z", dotMR: 8, dotNR: 3, axpyNR: 6, axpyV: 4, evex: true, reductionTemp: 13}
 )
 
 func (s isa) v(i int) string { return fmt.Sprintf("%s%d", s.vr, i) }
@@ -350,13 +350,15 @@ func dotTile(s isa, r, c int) {
 	name := fmt.Sprintf("dotTile%dx%d%s", r, c, s.name)
 	text(name, fmt.Sprintf("%s adds to the lane accumulators acc[i*accs+k*%d:][:%d] the lane-wise products of a[i*lda+j] and x[k*ldx+j], j < n, for i < %d, k < %d.", name, s.L, s.L, r, c),
 		[]arg{{"acc", "*float64"}, {"accs", "int"}, {"a", "*float64"}, {"lda", "int"}, {"x", "*float64"}, {"ldx", "int"}, {"n", "int"}}, "")
-	arow := []string{"SI", "R8", "R9", "R10"}[:r]
-	xrow := []string{"DI", "R11", "R12", "R13"}[:c]
+	arow := []string{"SI", "R8", "R9", "R10", "R11", "R12", "R13", "R14"}[:r]
+	// R14 and R15 are free here: the Go wrappers of ABI0 functions restore
+	// g (R14), and R15 is only special around global accesses with -dynlink.
+	xrow := []string{"DI", "R15", "DX"}[:c]
 	acc := func(i, k int) string { return s.v(i*c + k) }
 	var xreg, atmp func(int) string
 	if s.evex {
-		xreg = func(k int) string { return s.v(16 + k) }
-		atmp = func(i int) string { return s.v(20 + i) }
+		xreg = func(k int) string { return s.v(24 + k) }
+		atmp = func(i int) string { return s.v(27 + i%5) }
 	} else {
 		xreg = func(k int) string { return s.v(12 + k) }
 		atmp = func(int) string { return s.v(15) }
@@ -463,8 +465,8 @@ func axpyTile(s isa, c, v int) {
 	}
 	var areg, wreg func(int) string
 	if s.evex {
-		areg = func(j int) string { return s.v(16 + j) }
-		wreg = func(b int) string { return s.v(20 + b) }
+		areg = func(j int) string { return s.v(24 + j) }
+		wreg = func(b int) string { return s.v(28 + b%4) }
 	} else {
 		areg = func(j int) string { return s.v(12 + j) }
 		wreg = func(int) string { return s.v(15) }
@@ -491,6 +493,19 @@ func axpyTile(s isa, c, v int) {
 		}
 	}
 	accMem(false)
+	if v == s.axpyV {
+		// Prefetch the tile of s to the right, which the next call is
+		// likely to use: s comes from L3 and each call touches it once.
+		p("MOVQ s+0(FP), DX")
+		for b := 0; b < c; b++ {
+			for l := 0; l < width*8; l += 64 {
+				p("PREFETCHT0 %d(DX)", width*8+l)
+			}
+			if b < c-1 {
+				p("ADDQ CX, DX")
+			}
+		}
+	}
 	p("MOVQ w+16(FP), DI")
 	p("MOVQ ldw+24(FP), R9")
 	p("SHLQ $3, R9")
@@ -527,39 +542,46 @@ func axpyTile(s isa, c, v int) {
 	p("RET")
 }
 
-// sum is the streaming-read floor used by the benchmarks: the sum of n
-// elements with four vector accumulators.
-func sum(s isa, d dtype) {
-	name := fmt.Sprintf("sum%s%s", d.suf, s.name)
-	text(name, fmt.Sprintf("%s returns the sum of a[j], j < n (n a multiple of %d); it only serves to measure a streaming read.", name, 4*s.L),
-		[]arg{{"a", "*" + d.goT}, {"n", "int"}}, "float64")
+// sum is the streaming-read floor used by the benchmarks: the sum of the
+// elements of one stream (a[j], j < n) or of four (a[i*stride+j], i < 4,
+// j < n), into eight vector accumulators. n must be a multiple of 8*L/streams.
+func sum(s isa, d dtype, streams int) {
+	name := fmt.Sprintf("sum%d%s%s", streams, d.suf, s.name)
+	text(name, fmt.Sprintf("%s returns the sum of a[i*stride+j], i < %d, j < n (n a multiple of %d); it only serves to measure a streaming read.", name, streams, 8*s.L/streams),
+		[]arg{{"a", "*" + d.goT}, {"stride", "int"}, {"n", "int"}}, "float64")
+	rows := rowPtr[:streams]
+	per := 8 / streams
 	p("MOVQ a+0(FP), SI")
-	p("MOVQ n+8(FP), BX")
+	p("MOVQ stride+8(FP), CX")
+	p("SHLQ $%d, CX", log2(d.size))
+	chainPointers(rows)
+	p("MOVQ n+16(FP), BX")
 	p("SHLQ $%d, BX", log2(d.size))
-	for i := 0; i < 4; i++ {
+	for i := 0; i < 8; i++ {
 		p("VXORPD %s, %s, %s", s.v(i), s.v(i), s.v(i))
 	}
 	p("XORQ AX, AX")
 	p("TESTQ BX, BX")
 	p("JZ reduce")
 	label("loop")
-	for i := 0; i < 4; i++ {
+	for i := 0; i < 8; i++ {
+		mem := fmt.Sprintf("%d(%s)(AX*1)", (i%per)*s.L*d.size, rows[i/per])
 		if d.size == 8 {
-			p("VADDPD %d(SI)(AX*1), %s, %s", 8*s.L*i, s.v(i), s.v(i))
+			p("VADDPD %s, %s, %s", mem, s.v(i), s.v(i))
 		} else {
-			loadA(s, d, fmt.Sprintf("%d(SI)(AX*1)", 4*s.L*i), s.v(4+i))
-			p("VADDPD %s, %s, %s", s.v(4+i), s.v(i), s.v(i))
+			loadA(s, d, mem, s.v(8+i))
+			p("VADDPD %s, %s, %s", s.v(8+i), s.v(i), s.v(i))
 		}
 	}
-	p("ADDQ $%d, AX", 4*s.L*d.size)
+	p("ADDQ $%d, AX", per*s.L*d.size)
 	p("CMPQ AX, BX")
 	p("JB loop")
 	label("reduce")
-	p("VADDPD %s, %s, %s", s.v(1), s.v(0), s.v(0))
-	p("VADDPD %s, %s, %s", s.v(3), s.v(2), s.v(2))
-	p("VADDPD %s, %s, %s", s.v(2), s.v(0), s.v(0))
+	for i := 1; i < 8; i++ {
+		p("VADDPD %s, %s, %s", s.v(i), s.v(0), s.v(0))
+	}
 	reduce(s, 0)
-	p("VMOVSD X0, ret+16(FP)")
+	p("VMOVSD X0, ret+24(FP)")
 	p("VZEROUPPER")
 	p("RET")
 }
@@ -602,7 +624,8 @@ func main() {
 			for _, g := range groups {
 				axpyRows(s, d, g)
 			}
-			sum(s, d)
+			sum(s, d, 1)
+			sum(s, d, 4)
 		}
 		for r := 1; r <= s.dotMR; r++ {
 			for c := 1; c <= s.dotNR; c++ {
@@ -648,10 +671,10 @@ func dispatch(s isa) {
 		}
 		fmt.Fprintf(d, "default:\npanic(\"kernel: bad row group\")\n}\n}\n")
 	}
-	fmt.Fprintf(d, "\nfunc dotTile%s(r, c int, acc *float64, accs int, a *float64, lda int, x *float64, ldx, n int) {\nswitch r*8 + c {\n", s.name)
+	fmt.Fprintf(d, "\nfunc dotTile%s(r, c int, acc *float64, accs int, a *float64, lda int, x *float64, ldx, n int) {\nswitch r*16 + c {\n", s.name)
 	for r := 1; r <= s.dotMR; r++ {
 		for c := 1; c <= s.dotNR; c++ {
-			fmt.Fprintf(d, "case %d:\ndotTile%dx%d%s(acc, accs, a, lda, x, ldx, n)\n", r*8+c, r, c, s.name)
+			fmt.Fprintf(d, "case %d:\ndotTile%dx%d%s(acc, accs, a, lda, x, ldx, n)\n", r*16+c, r, c, s.name)
 		}
 	}
 	fmt.Fprintf(d, "default:\npanic(\"kernel: bad tile\")\n}\n}\n")
