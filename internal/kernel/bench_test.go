@@ -5,6 +5,7 @@ import (
 	"math"
 	"sync"
 	"testing"
+	"time"
 )
 
 // Paper size: m rows of N elements.
@@ -201,29 +202,56 @@ func BenchmarkRowsInCache(b *testing.B) {
 // fusedPass is one iteration of the single-run operator: for every row,
 // z = dot(a_i, x)/m - y_i, then s += sign(z)/m * a_i; two goroutines over
 // half the rows each, in blocks of BlockRows rows, partial sums reduced in
-// order.
-func fusedPass(a64 []float64, a32 []float32, m, n int, x, y []float64, parts [2][]float64, s []float64) {
+// order. With pipelined, the blocks go through DotAxpyRows (the dot
+// products of block i+1 with the additions of block i); otherwise each
+// block gets DotRows then AxpyRows.
+func fusedPass(pipelined bool, a64 []float64, a32 []float32, m, n int, x, y []float64, parts [2][]float64, s []float64) {
 	var wg sync.WaitGroup
 	for h := range 2 {
 		wg.Go(func() {
 			sh := parts[h]
 			clear(sh)
-			var z, alpha [BlockRows]float64
-			for r0 := h * m / 2; r0 < (h+1)*m/2; r0 += BlockRows {
-				k := min(BlockRows, (h+1)*m/2-r0)
+			zBuf, zNextBuf, alphaBuf := make([]float64, BlockRows), make([]float64, BlockRows), make([]float64, BlockRows)
+			lo, hi := h*m/2, (h+1)*m/2
+			dot := func(z []float64, r0 int) {
 				if a32 != nil {
-					DotRows32(z[:k], a32[r0*n:], n, n, x)
+					DotRows32(z, a32[r0*n:], n, n, x)
 				} else {
-					DotRows(z[:k], a64[r0*n:], n, n, x)
+					DotRows(z, a64[r0*n:], n, n, x)
 				}
-				for i := range k {
+			}
+			weights := func(alpha, z []float64, r0 int) {
+				for i := range z {
 					alpha[i] = math.Copysign(1/float64(m), z[i]/float64(m)-y[r0+i])
 				}
-				if a32 != nil {
-					AxpyRows32(sh, alpha[:k], a32[r0*n:], n, n)
-				} else {
-					AxpyRows(sh, alpha[:k], a64[r0*n:], n, n)
+			}
+			if !pipelined {
+				for r0 := lo; r0 < hi; r0 += BlockRows {
+					k := min(BlockRows, hi-r0)
+					z, alpha := zBuf[:k], alphaBuf[:k]
+					dot(z, r0)
+					weights(alpha, z, r0)
+					if a32 != nil {
+						AxpyRows32(sh, alpha, a32[r0*n:], n, n)
+					} else {
+						AxpyRows(sh, alpha, a64[r0*n:], n, n)
+					}
 				}
+				return
+			}
+			z := zBuf[:min(BlockRows, hi-lo)]
+			dot(z, lo)
+			for r0 := lo; r0 < hi; r0 += BlockRows {
+				alpha := alphaBuf[:len(z)]
+				weights(alpha, z, r0)
+				next := r0 + BlockRows
+				zNext := zNextBuf[:min(BlockRows, max(hi-next, 0))]
+				if a32 != nil {
+					DotAxpyRows32(zNext, a32[min(next, hi-1)*n:], x, sh, alpha, a32[r0*n:], n, n)
+				} else {
+					DotAxpyRows(zNext, a64[min(next, hi-1)*n:], x, sh, alpha, a64[r0*n:], n, n)
+				}
+				z, zBuf, zNextBuf = zNext, zNextBuf, zBuf
 			}
 		})
 	}
@@ -233,7 +261,9 @@ func fusedPass(a64 []float64, a32 []float32, m, n int, x, y []float64, parts [2]
 }
 
 // BenchmarkFused is the fused single-run pass over the paper-size matrix
-// on two cores; compare with BenchmarkStream/*/cores=2.
+// on two cores, blocked (DotRows then AxpyRows per block) and pipelined
+// (DotAxpyRows); compare with BenchmarkStream/*/cores=2, or better with
+// BenchmarkFusedVsStream, which interleaves the two.
 func BenchmarkFused(b *testing.B) {
 	a64, a32 := paperData()
 	x := benchVec(paperN, 3)
@@ -241,19 +271,77 @@ func BenchmarkFused(b *testing.B) {
 	parts := [2][]float64{make([]float64, paperN), make([]float64, paperN)}
 	s := make([]float64, paperN)
 	forEachImplB(b, func(b *testing.B) {
-		b.Run("f64", func(b *testing.B) {
-			b.SetBytes(int64(len(a64)) * 8)
-			for b.Loop() {
-				fusedPass(a64, nil, paperM, paperN, x, y, parts, s)
+		for _, pipelined := range []bool{false, true} {
+			mode := "blocked"
+			if pipelined {
+				mode = "pipelined"
 			}
-		})
-		b.Run("f32", func(b *testing.B) {
-			b.SetBytes(int64(len(a32)) * 4)
-			for b.Loop() {
-				fusedPass(nil, a32, paperM, paperN, x, y, parts, s)
-			}
-		})
+			b.Run("f64/"+mode, func(b *testing.B) {
+				b.SetBytes(int64(len(a64)) * 8)
+				for b.Loop() {
+					fusedPass(pipelined, a64, nil, paperM, paperN, x, y, parts, s)
+				}
+			})
+			b.Run("f32/"+mode, func(b *testing.B) {
+				b.SetBytes(int64(len(a32)) * 4)
+				for b.Loop() {
+					fusedPass(pipelined, nil, a32, paperM, paperN, x, y, parts, s)
+				}
+			})
+		}
 	})
+}
+
+// BenchmarkFusedVsStream times, in every iteration, the streaming-read
+// floor (two cores, one and four streams each) and the pipelined fused
+// pass with the active implementation, over the same buffer, and reports
+// the milliseconds of each and the ratio of the fused pass to the faster
+// floor. Interleaving them cancels the drift of a shared machine.
+func BenchmarkFusedVsStream(b *testing.B) {
+	a64, a32 := paperData()
+	x := benchVec(paperN, 3)
+	y := benchVec(paperM, 4)
+	parts := [2][]float64{make([]float64, paperN), make([]float64, paperN)}
+	s := make([]float64, paperN)
+	for _, is32 := range []bool{false, true} {
+		name := "f64"
+		if is32 {
+			name = "f32"
+		}
+		b.Run(name, func(b *testing.B) {
+			var t1, t4, tf time.Duration
+			var sink float64
+			for b.Loop() {
+				t0 := time.Now()
+				if is32 {
+					sink += parallelSum(2, len(a32), func(lo, hi int) float64 { return streamSum32(a32[lo:hi], 1) })
+				} else {
+					sink += parallelSum(2, len(a64), func(lo, hi int) float64 { return streamSum(a64[lo:hi], 1) })
+				}
+				t1 += time.Since(t0)
+				t0 = time.Now()
+				if is32 {
+					sink += parallelSum(2, len(a32), func(lo, hi int) float64 { return streamSum32(a32[lo:hi], 4) })
+				} else {
+					sink += parallelSum(2, len(a64), func(lo, hi int) float64 { return streamSum(a64[lo:hi], 4) })
+				}
+				t4 += time.Since(t0)
+				t0 = time.Now()
+				if is32 {
+					fusedPass(true, nil, a32, paperM, paperN, x, y, parts, s)
+				} else {
+					fusedPass(true, a64, nil, paperM, paperN, x, y, parts, s)
+				}
+				tf += time.Since(t0)
+			}
+			_ = sink
+			ms := func(d time.Duration) float64 { return d.Seconds() * 1e3 / float64(b.N) }
+			b.ReportMetric(ms(t1), "ms-stream1")
+			b.ReportMetric(ms(t4), "ms-stream4")
+			b.ReportMetric(ms(tf), "ms-fused")
+			b.ReportMetric(float64(tf)/float64(min(t1, t4)), "fused/floor")
+		})
+	}
 }
 
 // BenchmarkBatchKernels runs DotBatch and AxpyBatch on one core for one
