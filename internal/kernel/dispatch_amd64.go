@@ -226,15 +226,26 @@ func dotBatch(impl int, out []float64, ldo int, a64 []float64, a32 []float32, ld
 			ap, off, ld = *wide, 0, nc
 		}
 		// The tile of mr rows (mr*nc*8 bytes) stays in L1 while the
-		// runs' segments stream from L2.
+		// runs' segments stream from L2. The calls for the first run
+		// tiles prefetch, one row each, the next tile of rows (the next
+		// rows, or the first ones in the next column block), which comes
+		// from memory.
 		for k0 := 0; k0 < rows; k0 += mr {
 			r := min(mr, rows-k0)
-			for b0 := 0; b0 < runs; b0 += nr {
+			for bi, b0 := 0, 0; b0 < runs; bi, b0 = bi+1, b0+nr {
 				c := min(nr, runs-b0)
+				pf := &ap[k0*ld+off]
+				if bi < mr {
+					if nk := k0 + mr + bi; nk < rows {
+						pf = &ap[nk*ld+off]
+					} else if nk -= rows; a32 == nil && j0+nc < n && nk < min(mr, rows) {
+						pf = &a64[nk*lda+j0+nc]
+					}
+				}
 				if impl == implAVX512 {
-					dotTileAvx512(r, c, &acc[(k0*runs+b0)*lanes], runs*lanes, &ap[k0*ld+off], ld, &x[b0*ldx+j0], ldx, nc)
+					dotTileAvx512(r, c, &acc[(k0*runs+b0)*lanes], runs*lanes, &ap[k0*ld+off], ld, &x[b0*ldx+j0], ldx, nc, pf)
 				} else {
-					dotTileAvx2(r, c, &acc[(k0*runs+b0)*lanes], runs*lanes, &ap[k0*ld+off], ld, &x[b0*ldx+j0], ldx, nc)
+					dotTileAvx2(r, c, &acc[(k0*runs+b0)*lanes], runs*lanes, &ap[k0*ld+off], ld, &x[b0*ldx+j0], ldx, nc, pf)
 				}
 			}
 		}

@@ -55,7 +55,7 @@ const BlockRows = 4
 // BatchRows is a good number of rows for one DotBatch/AxpyBatch pair of
 // calls of a batched pass: every element of the runs' vectors loaded from
 // the caches is used BatchRows times.
-const BatchRows = 32
+const BatchRows = 64
 
 // Implementation identifiers; the names are in implNames.
 const (

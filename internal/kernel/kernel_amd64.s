@@ -1441,8 +1441,8 @@ reduce:
 	VZEROUPPER
 	RET
 
-// func dotTile1x1Avx2(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int)
-TEXT ·dotTile1x1Avx2(SB), NOSPLIT, $0-56
+// func dotTile1x1Avx2(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int, pf *float64)
+TEXT ·dotTile1x1Avx2(SB), NOSPLIT, $0-64
 	MOVQ acc+0(FP), DX
 	MOVQ accs+8(FP), CX
 	SHLQ $3, CX
@@ -1454,13 +1454,17 @@ TEXT ·dotTile1x1Avx2(SB), NOSPLIT, $0-56
 	MOVQ ldx+40(FP), CX
 	SHLQ $3, CX
 	MOVQ n+48(FP), BX
-	MOVQ BX, CX
 	SHRQ $2, BX
 	SHLQ $5, BX
+	MOVQ pf+56(FP), CX
 	XORQ AX, AX
 	TESTQ BX, BX
 	JZ tail
 loop:
+	TESTQ $32, AX
+	JNZ nopf
+	PREFETCHT0 (CX)(AX*1)
+nopf:
 	VMOVUPD (DI)(AX*1), Y12
 	VMOVUPD (SI)(AX*1), Y15
 	VFMADD231PD Y15, Y12, Y0
@@ -1468,6 +1472,7 @@ loop:
 	CMPQ AX, BX
 	JB loop
 tail:
+	MOVQ n+48(FP), CX
 	ANDQ $3, CX
 	JZ store
 	LEAQ mask64<>+32(SB), BX
@@ -1485,8 +1490,8 @@ store:
 	VZEROUPPER
 	RET
 
-// func dotTile1x2Avx2(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int)
-TEXT ·dotTile1x2Avx2(SB), NOSPLIT, $0-56
+// func dotTile1x2Avx2(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int, pf *float64)
+TEXT ·dotTile1x2Avx2(SB), NOSPLIT, $0-64
 	MOVQ acc+0(FP), DX
 	MOVQ accs+8(FP), CX
 	SHLQ $3, CX
@@ -1500,13 +1505,17 @@ TEXT ·dotTile1x2Avx2(SB), NOSPLIT, $0-56
 	SHLQ $3, CX
 	LEAQ (DI)(CX*1), R11
 	MOVQ n+48(FP), BX
-	MOVQ BX, CX
 	SHRQ $2, BX
 	SHLQ $5, BX
+	MOVQ pf+56(FP), CX
 	XORQ AX, AX
 	TESTQ BX, BX
 	JZ tail
 loop:
+	TESTQ $32, AX
+	JNZ nopf
+	PREFETCHT0 (CX)(AX*1)
+nopf:
 	VMOVUPD (DI)(AX*1), Y12
 	VMOVUPD (R11)(AX*1), Y13
 	VMOVUPD (SI)(AX*1), Y15
@@ -1516,6 +1525,7 @@ loop:
 	CMPQ AX, BX
 	JB loop
 tail:
+	MOVQ n+48(FP), CX
 	ANDQ $3, CX
 	JZ store
 	LEAQ mask64<>+32(SB), BX
@@ -1537,8 +1547,8 @@ store:
 	VZEROUPPER
 	RET
 
-// func dotTile1x3Avx2(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int)
-TEXT ·dotTile1x3Avx2(SB), NOSPLIT, $0-56
+// func dotTile1x3Avx2(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int, pf *float64)
+TEXT ·dotTile1x3Avx2(SB), NOSPLIT, $0-64
 	MOVQ acc+0(FP), DX
 	MOVQ accs+8(FP), CX
 	SHLQ $3, CX
@@ -1554,13 +1564,17 @@ TEXT ·dotTile1x3Avx2(SB), NOSPLIT, $0-56
 	LEAQ (DI)(CX*1), R11
 	LEAQ (R11)(CX*1), R12
 	MOVQ n+48(FP), BX
-	MOVQ BX, CX
 	SHRQ $2, BX
 	SHLQ $5, BX
+	MOVQ pf+56(FP), CX
 	XORQ AX, AX
 	TESTQ BX, BX
 	JZ tail
 loop:
+	TESTQ $32, AX
+	JNZ nopf
+	PREFETCHT0 (CX)(AX*1)
+nopf:
 	VMOVUPD (DI)(AX*1), Y12
 	VMOVUPD (R11)(AX*1), Y13
 	VMOVUPD (R12)(AX*1), Y14
@@ -1572,6 +1586,7 @@ loop:
 	CMPQ AX, BX
 	JB loop
 tail:
+	MOVQ n+48(FP), CX
 	ANDQ $3, CX
 	JZ store
 	LEAQ mask64<>+32(SB), BX
@@ -1597,8 +1612,8 @@ store:
 	VZEROUPPER
 	RET
 
-// func dotTile2x1Avx2(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int)
-TEXT ·dotTile2x1Avx2(SB), NOSPLIT, $0-56
+// func dotTile2x1Avx2(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int, pf *float64)
+TEXT ·dotTile2x1Avx2(SB), NOSPLIT, $0-64
 	MOVQ acc+0(FP), DX
 	MOVQ accs+8(FP), CX
 	SHLQ $3, CX
@@ -1613,13 +1628,17 @@ TEXT ·dotTile2x1Avx2(SB), NOSPLIT, $0-56
 	MOVQ ldx+40(FP), CX
 	SHLQ $3, CX
 	MOVQ n+48(FP), BX
-	MOVQ BX, CX
 	SHRQ $2, BX
 	SHLQ $5, BX
+	MOVQ pf+56(FP), CX
 	XORQ AX, AX
 	TESTQ BX, BX
 	JZ tail
 loop:
+	TESTQ $32, AX
+	JNZ nopf
+	PREFETCHT0 (CX)(AX*1)
+nopf:
 	VMOVUPD (DI)(AX*1), Y12
 	VMOVUPD (SI)(AX*1), Y15
 	VFMADD231PD Y15, Y12, Y0
@@ -1629,6 +1648,7 @@ loop:
 	CMPQ AX, BX
 	JB loop
 tail:
+	MOVQ n+48(FP), CX
 	ANDQ $3, CX
 	JZ store
 	LEAQ mask64<>+32(SB), BX
@@ -1650,8 +1670,8 @@ store:
 	VZEROUPPER
 	RET
 
-// func dotTile2x2Avx2(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int)
-TEXT ·dotTile2x2Avx2(SB), NOSPLIT, $0-56
+// func dotTile2x2Avx2(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int, pf *float64)
+TEXT ·dotTile2x2Avx2(SB), NOSPLIT, $0-64
 	MOVQ acc+0(FP), DX
 	MOVQ accs+8(FP), CX
 	SHLQ $3, CX
@@ -1669,13 +1689,17 @@ TEXT ·dotTile2x2Avx2(SB), NOSPLIT, $0-56
 	SHLQ $3, CX
 	LEAQ (DI)(CX*1), R11
 	MOVQ n+48(FP), BX
-	MOVQ BX, CX
 	SHRQ $2, BX
 	SHLQ $5, BX
+	MOVQ pf+56(FP), CX
 	XORQ AX, AX
 	TESTQ BX, BX
 	JZ tail
 loop:
+	TESTQ $32, AX
+	JNZ nopf
+	PREFETCHT0 (CX)(AX*1)
+nopf:
 	VMOVUPD (DI)(AX*1), Y12
 	VMOVUPD (R11)(AX*1), Y13
 	VMOVUPD (SI)(AX*1), Y15
@@ -1688,6 +1712,7 @@ loop:
 	CMPQ AX, BX
 	JB loop
 tail:
+	MOVQ n+48(FP), CX
 	ANDQ $3, CX
 	JZ store
 	LEAQ mask64<>+32(SB), BX
@@ -1716,8 +1741,8 @@ store:
 	VZEROUPPER
 	RET
 
-// func dotTile2x3Avx2(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int)
-TEXT ·dotTile2x3Avx2(SB), NOSPLIT, $0-56
+// func dotTile2x3Avx2(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int, pf *float64)
+TEXT ·dotTile2x3Avx2(SB), NOSPLIT, $0-64
 	MOVQ acc+0(FP), DX
 	MOVQ accs+8(FP), CX
 	SHLQ $3, CX
@@ -1738,13 +1763,17 @@ TEXT ·dotTile2x3Avx2(SB), NOSPLIT, $0-56
 	LEAQ (DI)(CX*1), R11
 	LEAQ (R11)(CX*1), R12
 	MOVQ n+48(FP), BX
-	MOVQ BX, CX
 	SHRQ $2, BX
 	SHLQ $5, BX
+	MOVQ pf+56(FP), CX
 	XORQ AX, AX
 	TESTQ BX, BX
 	JZ tail
 loop:
+	TESTQ $32, AX
+	JNZ nopf
+	PREFETCHT0 (CX)(AX*1)
+nopf:
 	VMOVUPD (DI)(AX*1), Y12
 	VMOVUPD (R11)(AX*1), Y13
 	VMOVUPD (R12)(AX*1), Y14
@@ -1760,6 +1789,7 @@ loop:
 	CMPQ AX, BX
 	JB loop
 tail:
+	MOVQ n+48(FP), CX
 	ANDQ $3, CX
 	JZ store
 	LEAQ mask64<>+32(SB), BX
@@ -1795,8 +1825,8 @@ store:
 	VZEROUPPER
 	RET
 
-// func dotTile3x1Avx2(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int)
-TEXT ·dotTile3x1Avx2(SB), NOSPLIT, $0-56
+// func dotTile3x1Avx2(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int, pf *float64)
+TEXT ·dotTile3x1Avx2(SB), NOSPLIT, $0-64
 	MOVQ acc+0(FP), DX
 	MOVQ accs+8(FP), CX
 	SHLQ $3, CX
@@ -1814,13 +1844,17 @@ TEXT ·dotTile3x1Avx2(SB), NOSPLIT, $0-56
 	MOVQ ldx+40(FP), CX
 	SHLQ $3, CX
 	MOVQ n+48(FP), BX
-	MOVQ BX, CX
 	SHRQ $2, BX
 	SHLQ $5, BX
+	MOVQ pf+56(FP), CX
 	XORQ AX, AX
 	TESTQ BX, BX
 	JZ tail
 loop:
+	TESTQ $32, AX
+	JNZ nopf
+	PREFETCHT0 (CX)(AX*1)
+nopf:
 	VMOVUPD (DI)(AX*1), Y12
 	VMOVUPD (SI)(AX*1), Y15
 	VFMADD231PD Y15, Y12, Y0
@@ -1832,6 +1866,7 @@ loop:
 	CMPQ AX, BX
 	JB loop
 tail:
+	MOVQ n+48(FP), CX
 	ANDQ $3, CX
 	JZ store
 	LEAQ mask64<>+32(SB), BX
@@ -1857,8 +1892,8 @@ store:
 	VZEROUPPER
 	RET
 
-// func dotTile3x2Avx2(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int)
-TEXT ·dotTile3x2Avx2(SB), NOSPLIT, $0-56
+// func dotTile3x2Avx2(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int, pf *float64)
+TEXT ·dotTile3x2Avx2(SB), NOSPLIT, $0-64
 	MOVQ acc+0(FP), DX
 	MOVQ accs+8(FP), CX
 	SHLQ $3, CX
@@ -1880,13 +1915,17 @@ TEXT ·dotTile3x2Avx2(SB), NOSPLIT, $0-56
 	SHLQ $3, CX
 	LEAQ (DI)(CX*1), R11
 	MOVQ n+48(FP), BX
-	MOVQ BX, CX
 	SHRQ $2, BX
 	SHLQ $5, BX
+	MOVQ pf+56(FP), CX
 	XORQ AX, AX
 	TESTQ BX, BX
 	JZ tail
 loop:
+	TESTQ $32, AX
+	JNZ nopf
+	PREFETCHT0 (CX)(AX*1)
+nopf:
 	VMOVUPD (DI)(AX*1), Y12
 	VMOVUPD (R11)(AX*1), Y13
 	VMOVUPD (SI)(AX*1), Y15
@@ -1902,6 +1941,7 @@ loop:
 	CMPQ AX, BX
 	JB loop
 tail:
+	MOVQ n+48(FP), CX
 	ANDQ $3, CX
 	JZ store
 	LEAQ mask64<>+32(SB), BX
@@ -1937,8 +1977,8 @@ store:
 	VZEROUPPER
 	RET
 
-// func dotTile3x3Avx2(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int)
-TEXT ·dotTile3x3Avx2(SB), NOSPLIT, $0-56
+// func dotTile3x3Avx2(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int, pf *float64)
+TEXT ·dotTile3x3Avx2(SB), NOSPLIT, $0-64
 	MOVQ acc+0(FP), DX
 	MOVQ accs+8(FP), CX
 	SHLQ $3, CX
@@ -1964,13 +2004,17 @@ TEXT ·dotTile3x3Avx2(SB), NOSPLIT, $0-56
 	LEAQ (DI)(CX*1), R11
 	LEAQ (R11)(CX*1), R12
 	MOVQ n+48(FP), BX
-	MOVQ BX, CX
 	SHRQ $2, BX
 	SHLQ $5, BX
+	MOVQ pf+56(FP), CX
 	XORQ AX, AX
 	TESTQ BX, BX
 	JZ tail
 loop:
+	TESTQ $32, AX
+	JNZ nopf
+	PREFETCHT0 (CX)(AX*1)
+nopf:
 	VMOVUPD (DI)(AX*1), Y12
 	VMOVUPD (R11)(AX*1), Y13
 	VMOVUPD (R12)(AX*1), Y14
@@ -1990,6 +2034,7 @@ loop:
 	CMPQ AX, BX
 	JB loop
 tail:
+	MOVQ n+48(FP), CX
 	ANDQ $3, CX
 	JZ store
 	LEAQ mask64<>+32(SB), BX
@@ -2035,8 +2080,8 @@ store:
 	VZEROUPPER
 	RET
 
-// func dotTile4x1Avx2(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int)
-TEXT ·dotTile4x1Avx2(SB), NOSPLIT, $0-56
+// func dotTile4x1Avx2(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int, pf *float64)
+TEXT ·dotTile4x1Avx2(SB), NOSPLIT, $0-64
 	MOVQ acc+0(FP), DX
 	MOVQ accs+8(FP), CX
 	SHLQ $3, CX
@@ -2057,13 +2102,17 @@ TEXT ·dotTile4x1Avx2(SB), NOSPLIT, $0-56
 	MOVQ ldx+40(FP), CX
 	SHLQ $3, CX
 	MOVQ n+48(FP), BX
-	MOVQ BX, CX
 	SHRQ $2, BX
 	SHLQ $5, BX
+	MOVQ pf+56(FP), CX
 	XORQ AX, AX
 	TESTQ BX, BX
 	JZ tail
 loop:
+	TESTQ $32, AX
+	JNZ nopf
+	PREFETCHT0 (CX)(AX*1)
+nopf:
 	VMOVUPD (DI)(AX*1), Y12
 	VMOVUPD (SI)(AX*1), Y15
 	VFMADD231PD Y15, Y12, Y0
@@ -2077,6 +2126,7 @@ loop:
 	CMPQ AX, BX
 	JB loop
 tail:
+	MOVQ n+48(FP), CX
 	ANDQ $3, CX
 	JZ store
 	LEAQ mask64<>+32(SB), BX
@@ -2106,8 +2156,8 @@ store:
 	VZEROUPPER
 	RET
 
-// func dotTile4x2Avx2(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int)
-TEXT ·dotTile4x2Avx2(SB), NOSPLIT, $0-56
+// func dotTile4x2Avx2(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int, pf *float64)
+TEXT ·dotTile4x2Avx2(SB), NOSPLIT, $0-64
 	MOVQ acc+0(FP), DX
 	MOVQ accs+8(FP), CX
 	SHLQ $3, CX
@@ -2133,13 +2183,17 @@ TEXT ·dotTile4x2Avx2(SB), NOSPLIT, $0-56
 	SHLQ $3, CX
 	LEAQ (DI)(CX*1), R11
 	MOVQ n+48(FP), BX
-	MOVQ BX, CX
 	SHRQ $2, BX
 	SHLQ $5, BX
+	MOVQ pf+56(FP), CX
 	XORQ AX, AX
 	TESTQ BX, BX
 	JZ tail
 loop:
+	TESTQ $32, AX
+	JNZ nopf
+	PREFETCHT0 (CX)(AX*1)
+nopf:
 	VMOVUPD (DI)(AX*1), Y12
 	VMOVUPD (R11)(AX*1), Y13
 	VMOVUPD (SI)(AX*1), Y15
@@ -2158,6 +2212,7 @@ loop:
 	CMPQ AX, BX
 	JB loop
 tail:
+	MOVQ n+48(FP), CX
 	ANDQ $3, CX
 	JZ store
 	LEAQ mask64<>+32(SB), BX
@@ -2200,8 +2255,8 @@ store:
 	VZEROUPPER
 	RET
 
-// func dotTile4x3Avx2(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int)
-TEXT ·dotTile4x3Avx2(SB), NOSPLIT, $0-56
+// func dotTile4x3Avx2(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int, pf *float64)
+TEXT ·dotTile4x3Avx2(SB), NOSPLIT, $0-64
 	MOVQ acc+0(FP), DX
 	MOVQ accs+8(FP), CX
 	SHLQ $3, CX
@@ -2232,13 +2287,17 @@ TEXT ·dotTile4x3Avx2(SB), NOSPLIT, $0-56
 	LEAQ (DI)(CX*1), R11
 	LEAQ (R11)(CX*1), R12
 	MOVQ n+48(FP), BX
-	MOVQ BX, CX
 	SHRQ $2, BX
 	SHLQ $5, BX
+	MOVQ pf+56(FP), CX
 	XORQ AX, AX
 	TESTQ BX, BX
 	JZ tail
 loop:
+	TESTQ $32, AX
+	JNZ nopf
+	PREFETCHT0 (CX)(AX*1)
+nopf:
 	VMOVUPD (DI)(AX*1), Y12
 	VMOVUPD (R11)(AX*1), Y13
 	VMOVUPD (R12)(AX*1), Y14
@@ -2262,6 +2321,7 @@ loop:
 	CMPQ AX, BX
 	JB loop
 tail:
+	MOVQ n+48(FP), CX
 	ANDQ $3, CX
 	JZ store
 	LEAQ mask64<>+32(SB), BX
@@ -4346,8 +4406,8 @@ reduce:
 	VZEROUPPER
 	RET
 
-// func dotTile1x1Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int)
-TEXT ·dotTile1x1Avx512(SB), NOSPLIT, $0-56
+// func dotTile1x1Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int, pf *float64)
+TEXT ·dotTile1x1Avx512(SB), NOSPLIT, $0-64
 	MOVQ acc+0(FP), DX
 	MOVQ accs+8(FP), CX
 	SHLQ $3, CX
@@ -4359,13 +4419,14 @@ TEXT ·dotTile1x1Avx512(SB), NOSPLIT, $0-56
 	MOVQ ldx+40(FP), CX
 	SHLQ $3, CX
 	MOVQ n+48(FP), BX
-	MOVQ BX, CX
 	SHRQ $3, BX
 	SHLQ $6, BX
+	MOVQ pf+56(FP), CX
 	XORQ AX, AX
 	TESTQ BX, BX
 	JZ tail
 loop:
+	PREFETCHT0 (CX)(AX*1)
 	VMOVUPD (DI)(AX*1), Z24
 	VMOVUPD (SI)(AX*1), Z27
 	VFMADD231PD Z27, Z24, Z0
@@ -4373,6 +4434,7 @@ loop:
 	CMPQ AX, BX
 	JB loop
 tail:
+	MOVQ n+48(FP), CX
 	ANDQ $7, CX
 	JZ store
 	MOVL $1, BX
@@ -4390,8 +4452,8 @@ store:
 	VZEROUPPER
 	RET
 
-// func dotTile1x2Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int)
-TEXT ·dotTile1x2Avx512(SB), NOSPLIT, $0-56
+// func dotTile1x2Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int, pf *float64)
+TEXT ·dotTile1x2Avx512(SB), NOSPLIT, $0-64
 	MOVQ acc+0(FP), DX
 	MOVQ accs+8(FP), CX
 	SHLQ $3, CX
@@ -4405,13 +4467,14 @@ TEXT ·dotTile1x2Avx512(SB), NOSPLIT, $0-56
 	SHLQ $3, CX
 	LEAQ (DI)(CX*1), R15
 	MOVQ n+48(FP), BX
-	MOVQ BX, CX
 	SHRQ $3, BX
 	SHLQ $6, BX
+	MOVQ pf+56(FP), CX
 	XORQ AX, AX
 	TESTQ BX, BX
 	JZ tail
 loop:
+	PREFETCHT0 (CX)(AX*1)
 	VMOVUPD (DI)(AX*1), Z24
 	VMOVUPD (R15)(AX*1), Z25
 	VMOVUPD (SI)(AX*1), Z27
@@ -4421,6 +4484,7 @@ loop:
 	CMPQ AX, BX
 	JB loop
 tail:
+	MOVQ n+48(FP), CX
 	ANDQ $7, CX
 	JZ store
 	MOVL $1, BX
@@ -4441,8 +4505,8 @@ store:
 	VZEROUPPER
 	RET
 
-// func dotTile1x3Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int)
-TEXT ·dotTile1x3Avx512(SB), NOSPLIT, $0-56
+// func dotTile1x3Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int, pf *float64)
+TEXT ·dotTile1x3Avx512(SB), NOSPLIT, $0-64
 	MOVQ acc+0(FP), DX
 	MOVQ accs+8(FP), CX
 	SHLQ $3, CX
@@ -4458,13 +4522,14 @@ TEXT ·dotTile1x3Avx512(SB), NOSPLIT, $0-56
 	LEAQ (DI)(CX*1), R15
 	LEAQ (R15)(CX*1), DX
 	MOVQ n+48(FP), BX
-	MOVQ BX, CX
 	SHRQ $3, BX
 	SHLQ $6, BX
+	MOVQ pf+56(FP), CX
 	XORQ AX, AX
 	TESTQ BX, BX
 	JZ tail
 loop:
+	PREFETCHT0 (CX)(AX*1)
 	VMOVUPD (DI)(AX*1), Z24
 	VMOVUPD (R15)(AX*1), Z25
 	VMOVUPD (DX)(AX*1), Z26
@@ -4476,6 +4541,7 @@ loop:
 	CMPQ AX, BX
 	JB loop
 tail:
+	MOVQ n+48(FP), CX
 	ANDQ $7, CX
 	JZ store
 	MOVL $1, BX
@@ -4499,8 +4565,8 @@ store:
 	VZEROUPPER
 	RET
 
-// func dotTile2x1Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int)
-TEXT ·dotTile2x1Avx512(SB), NOSPLIT, $0-56
+// func dotTile2x1Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int, pf *float64)
+TEXT ·dotTile2x1Avx512(SB), NOSPLIT, $0-64
 	MOVQ acc+0(FP), DX
 	MOVQ accs+8(FP), CX
 	SHLQ $3, CX
@@ -4515,13 +4581,14 @@ TEXT ·dotTile2x1Avx512(SB), NOSPLIT, $0-56
 	MOVQ ldx+40(FP), CX
 	SHLQ $3, CX
 	MOVQ n+48(FP), BX
-	MOVQ BX, CX
 	SHRQ $3, BX
 	SHLQ $6, BX
+	MOVQ pf+56(FP), CX
 	XORQ AX, AX
 	TESTQ BX, BX
 	JZ tail
 loop:
+	PREFETCHT0 (CX)(AX*1)
 	VMOVUPD (DI)(AX*1), Z24
 	VMOVUPD (SI)(AX*1), Z27
 	VFMADD231PD Z27, Z24, Z0
@@ -4531,6 +4598,7 @@ loop:
 	CMPQ AX, BX
 	JB loop
 tail:
+	MOVQ n+48(FP), CX
 	ANDQ $7, CX
 	JZ store
 	MOVL $1, BX
@@ -4552,8 +4620,8 @@ store:
 	VZEROUPPER
 	RET
 
-// func dotTile2x2Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int)
-TEXT ·dotTile2x2Avx512(SB), NOSPLIT, $0-56
+// func dotTile2x2Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int, pf *float64)
+TEXT ·dotTile2x2Avx512(SB), NOSPLIT, $0-64
 	MOVQ acc+0(FP), DX
 	MOVQ accs+8(FP), CX
 	SHLQ $3, CX
@@ -4571,13 +4639,14 @@ TEXT ·dotTile2x2Avx512(SB), NOSPLIT, $0-56
 	SHLQ $3, CX
 	LEAQ (DI)(CX*1), R15
 	MOVQ n+48(FP), BX
-	MOVQ BX, CX
 	SHRQ $3, BX
 	SHLQ $6, BX
+	MOVQ pf+56(FP), CX
 	XORQ AX, AX
 	TESTQ BX, BX
 	JZ tail
 loop:
+	PREFETCHT0 (CX)(AX*1)
 	VMOVUPD (DI)(AX*1), Z24
 	VMOVUPD (R15)(AX*1), Z25
 	VMOVUPD (SI)(AX*1), Z27
@@ -4590,6 +4659,7 @@ loop:
 	CMPQ AX, BX
 	JB loop
 tail:
+	MOVQ n+48(FP), CX
 	ANDQ $7, CX
 	JZ store
 	MOVL $1, BX
@@ -4616,8 +4686,8 @@ store:
 	VZEROUPPER
 	RET
 
-// func dotTile2x3Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int)
-TEXT ·dotTile2x3Avx512(SB), NOSPLIT, $0-56
+// func dotTile2x3Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int, pf *float64)
+TEXT ·dotTile2x3Avx512(SB), NOSPLIT, $0-64
 	MOVQ acc+0(FP), DX
 	MOVQ accs+8(FP), CX
 	SHLQ $3, CX
@@ -4638,13 +4708,14 @@ TEXT ·dotTile2x3Avx512(SB), NOSPLIT, $0-56
 	LEAQ (DI)(CX*1), R15
 	LEAQ (R15)(CX*1), DX
 	MOVQ n+48(FP), BX
-	MOVQ BX, CX
 	SHRQ $3, BX
 	SHLQ $6, BX
+	MOVQ pf+56(FP), CX
 	XORQ AX, AX
 	TESTQ BX, BX
 	JZ tail
 loop:
+	PREFETCHT0 (CX)(AX*1)
 	VMOVUPD (DI)(AX*1), Z24
 	VMOVUPD (R15)(AX*1), Z25
 	VMOVUPD (DX)(AX*1), Z26
@@ -4660,6 +4731,7 @@ loop:
 	CMPQ AX, BX
 	JB loop
 tail:
+	MOVQ n+48(FP), CX
 	ANDQ $7, CX
 	JZ store
 	MOVL $1, BX
@@ -4691,8 +4763,8 @@ store:
 	VZEROUPPER
 	RET
 
-// func dotTile3x1Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int)
-TEXT ·dotTile3x1Avx512(SB), NOSPLIT, $0-56
+// func dotTile3x1Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int, pf *float64)
+TEXT ·dotTile3x1Avx512(SB), NOSPLIT, $0-64
 	MOVQ acc+0(FP), DX
 	MOVQ accs+8(FP), CX
 	SHLQ $3, CX
@@ -4710,13 +4782,14 @@ TEXT ·dotTile3x1Avx512(SB), NOSPLIT, $0-56
 	MOVQ ldx+40(FP), CX
 	SHLQ $3, CX
 	MOVQ n+48(FP), BX
-	MOVQ BX, CX
 	SHRQ $3, BX
 	SHLQ $6, BX
+	MOVQ pf+56(FP), CX
 	XORQ AX, AX
 	TESTQ BX, BX
 	JZ tail
 loop:
+	PREFETCHT0 (CX)(AX*1)
 	VMOVUPD (DI)(AX*1), Z24
 	VMOVUPD (SI)(AX*1), Z27
 	VFMADD231PD Z27, Z24, Z0
@@ -4728,6 +4801,7 @@ loop:
 	CMPQ AX, BX
 	JB loop
 tail:
+	MOVQ n+48(FP), CX
 	ANDQ $7, CX
 	JZ store
 	MOVL $1, BX
@@ -4753,8 +4827,8 @@ store:
 	VZEROUPPER
 	RET
 
-// func dotTile3x2Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int)
-TEXT ·dotTile3x2Avx512(SB), NOSPLIT, $0-56
+// func dotTile3x2Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int, pf *float64)
+TEXT ·dotTile3x2Avx512(SB), NOSPLIT, $0-64
 	MOVQ acc+0(FP), DX
 	MOVQ accs+8(FP), CX
 	SHLQ $3, CX
@@ -4776,13 +4850,14 @@ TEXT ·dotTile3x2Avx512(SB), NOSPLIT, $0-56
 	SHLQ $3, CX
 	LEAQ (DI)(CX*1), R15
 	MOVQ n+48(FP), BX
-	MOVQ BX, CX
 	SHRQ $3, BX
 	SHLQ $6, BX
+	MOVQ pf+56(FP), CX
 	XORQ AX, AX
 	TESTQ BX, BX
 	JZ tail
 loop:
+	PREFETCHT0 (CX)(AX*1)
 	VMOVUPD (DI)(AX*1), Z24
 	VMOVUPD (R15)(AX*1), Z25
 	VMOVUPD (SI)(AX*1), Z27
@@ -4798,6 +4873,7 @@ loop:
 	CMPQ AX, BX
 	JB loop
 tail:
+	MOVQ n+48(FP), CX
 	ANDQ $7, CX
 	JZ store
 	MOVL $1, BX
@@ -4830,8 +4906,8 @@ store:
 	VZEROUPPER
 	RET
 
-// func dotTile3x3Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int)
-TEXT ·dotTile3x3Avx512(SB), NOSPLIT, $0-56
+// func dotTile3x3Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int, pf *float64)
+TEXT ·dotTile3x3Avx512(SB), NOSPLIT, $0-64
 	MOVQ acc+0(FP), DX
 	MOVQ accs+8(FP), CX
 	SHLQ $3, CX
@@ -4857,13 +4933,14 @@ TEXT ·dotTile3x3Avx512(SB), NOSPLIT, $0-56
 	LEAQ (DI)(CX*1), R15
 	LEAQ (R15)(CX*1), DX
 	MOVQ n+48(FP), BX
-	MOVQ BX, CX
 	SHRQ $3, BX
 	SHLQ $6, BX
+	MOVQ pf+56(FP), CX
 	XORQ AX, AX
 	TESTQ BX, BX
 	JZ tail
 loop:
+	PREFETCHT0 (CX)(AX*1)
 	VMOVUPD (DI)(AX*1), Z24
 	VMOVUPD (R15)(AX*1), Z25
 	VMOVUPD (DX)(AX*1), Z26
@@ -4883,6 +4960,7 @@ loop:
 	CMPQ AX, BX
 	JB loop
 tail:
+	MOVQ n+48(FP), CX
 	ANDQ $7, CX
 	JZ store
 	MOVL $1, BX
@@ -4922,8 +5000,8 @@ store:
 	VZEROUPPER
 	RET
 
-// func dotTile4x1Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int)
-TEXT ·dotTile4x1Avx512(SB), NOSPLIT, $0-56
+// func dotTile4x1Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int, pf *float64)
+TEXT ·dotTile4x1Avx512(SB), NOSPLIT, $0-64
 	MOVQ acc+0(FP), DX
 	MOVQ accs+8(FP), CX
 	SHLQ $3, CX
@@ -4944,13 +5022,14 @@ TEXT ·dotTile4x1Avx512(SB), NOSPLIT, $0-56
 	MOVQ ldx+40(FP), CX
 	SHLQ $3, CX
 	MOVQ n+48(FP), BX
-	MOVQ BX, CX
 	SHRQ $3, BX
 	SHLQ $6, BX
+	MOVQ pf+56(FP), CX
 	XORQ AX, AX
 	TESTQ BX, BX
 	JZ tail
 loop:
+	PREFETCHT0 (CX)(AX*1)
 	VMOVUPD (DI)(AX*1), Z24
 	VMOVUPD (SI)(AX*1), Z27
 	VFMADD231PD Z27, Z24, Z0
@@ -4964,6 +5043,7 @@ loop:
 	CMPQ AX, BX
 	JB loop
 tail:
+	MOVQ n+48(FP), CX
 	ANDQ $7, CX
 	JZ store
 	MOVL $1, BX
@@ -4993,8 +5073,8 @@ store:
 	VZEROUPPER
 	RET
 
-// func dotTile4x2Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int)
-TEXT ·dotTile4x2Avx512(SB), NOSPLIT, $0-56
+// func dotTile4x2Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int, pf *float64)
+TEXT ·dotTile4x2Avx512(SB), NOSPLIT, $0-64
 	MOVQ acc+0(FP), DX
 	MOVQ accs+8(FP), CX
 	SHLQ $3, CX
@@ -5020,13 +5100,14 @@ TEXT ·dotTile4x2Avx512(SB), NOSPLIT, $0-56
 	SHLQ $3, CX
 	LEAQ (DI)(CX*1), R15
 	MOVQ n+48(FP), BX
-	MOVQ BX, CX
 	SHRQ $3, BX
 	SHLQ $6, BX
+	MOVQ pf+56(FP), CX
 	XORQ AX, AX
 	TESTQ BX, BX
 	JZ tail
 loop:
+	PREFETCHT0 (CX)(AX*1)
 	VMOVUPD (DI)(AX*1), Z24
 	VMOVUPD (R15)(AX*1), Z25
 	VMOVUPD (SI)(AX*1), Z27
@@ -5045,6 +5126,7 @@ loop:
 	CMPQ AX, BX
 	JB loop
 tail:
+	MOVQ n+48(FP), CX
 	ANDQ $7, CX
 	JZ store
 	MOVL $1, BX
@@ -5083,8 +5165,8 @@ store:
 	VZEROUPPER
 	RET
 
-// func dotTile4x3Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int)
-TEXT ·dotTile4x3Avx512(SB), NOSPLIT, $0-56
+// func dotTile4x3Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int, pf *float64)
+TEXT ·dotTile4x3Avx512(SB), NOSPLIT, $0-64
 	MOVQ acc+0(FP), DX
 	MOVQ accs+8(FP), CX
 	SHLQ $3, CX
@@ -5115,13 +5197,14 @@ TEXT ·dotTile4x3Avx512(SB), NOSPLIT, $0-56
 	LEAQ (DI)(CX*1), R15
 	LEAQ (R15)(CX*1), DX
 	MOVQ n+48(FP), BX
-	MOVQ BX, CX
 	SHRQ $3, BX
 	SHLQ $6, BX
+	MOVQ pf+56(FP), CX
 	XORQ AX, AX
 	TESTQ BX, BX
 	JZ tail
 loop:
+	PREFETCHT0 (CX)(AX*1)
 	VMOVUPD (DI)(AX*1), Z24
 	VMOVUPD (R15)(AX*1), Z25
 	VMOVUPD (DX)(AX*1), Z26
@@ -5145,6 +5228,7 @@ loop:
 	CMPQ AX, BX
 	JB loop
 tail:
+	MOVQ n+48(FP), CX
 	ANDQ $7, CX
 	JZ store
 	MOVL $1, BX
@@ -5192,8 +5276,8 @@ store:
 	VZEROUPPER
 	RET
 
-// func dotTile5x1Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int)
-TEXT ·dotTile5x1Avx512(SB), NOSPLIT, $0-56
+// func dotTile5x1Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int, pf *float64)
+TEXT ·dotTile5x1Avx512(SB), NOSPLIT, $0-64
 	MOVQ acc+0(FP), DX
 	MOVQ accs+8(FP), CX
 	SHLQ $3, CX
@@ -5217,13 +5301,14 @@ TEXT ·dotTile5x1Avx512(SB), NOSPLIT, $0-56
 	MOVQ ldx+40(FP), CX
 	SHLQ $3, CX
 	MOVQ n+48(FP), BX
-	MOVQ BX, CX
 	SHRQ $3, BX
 	SHLQ $6, BX
+	MOVQ pf+56(FP), CX
 	XORQ AX, AX
 	TESTQ BX, BX
 	JZ tail
 loop:
+	PREFETCHT0 (CX)(AX*1)
 	VMOVUPD (DI)(AX*1), Z24
 	VMOVUPD (SI)(AX*1), Z27
 	VFMADD231PD Z27, Z24, Z0
@@ -5239,6 +5324,7 @@ loop:
 	CMPQ AX, BX
 	JB loop
 tail:
+	MOVQ n+48(FP), CX
 	ANDQ $7, CX
 	JZ store
 	MOVL $1, BX
@@ -5272,8 +5358,8 @@ store:
 	VZEROUPPER
 	RET
 
-// func dotTile5x2Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int)
-TEXT ·dotTile5x2Avx512(SB), NOSPLIT, $0-56
+// func dotTile5x2Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int, pf *float64)
+TEXT ·dotTile5x2Avx512(SB), NOSPLIT, $0-64
 	MOVQ acc+0(FP), DX
 	MOVQ accs+8(FP), CX
 	SHLQ $3, CX
@@ -5303,13 +5389,14 @@ TEXT ·dotTile5x2Avx512(SB), NOSPLIT, $0-56
 	SHLQ $3, CX
 	LEAQ (DI)(CX*1), R15
 	MOVQ n+48(FP), BX
-	MOVQ BX, CX
 	SHRQ $3, BX
 	SHLQ $6, BX
+	MOVQ pf+56(FP), CX
 	XORQ AX, AX
 	TESTQ BX, BX
 	JZ tail
 loop:
+	PREFETCHT0 (CX)(AX*1)
 	VMOVUPD (DI)(AX*1), Z24
 	VMOVUPD (R15)(AX*1), Z25
 	VMOVUPD (SI)(AX*1), Z27
@@ -5331,6 +5418,7 @@ loop:
 	CMPQ AX, BX
 	JB loop
 tail:
+	MOVQ n+48(FP), CX
 	ANDQ $7, CX
 	JZ store
 	MOVL $1, BX
@@ -5375,8 +5463,8 @@ store:
 	VZEROUPPER
 	RET
 
-// func dotTile5x3Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int)
-TEXT ·dotTile5x3Avx512(SB), NOSPLIT, $0-56
+// func dotTile5x3Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int, pf *float64)
+TEXT ·dotTile5x3Avx512(SB), NOSPLIT, $0-64
 	MOVQ acc+0(FP), DX
 	MOVQ accs+8(FP), CX
 	SHLQ $3, CX
@@ -5412,13 +5500,14 @@ TEXT ·dotTile5x3Avx512(SB), NOSPLIT, $0-56
 	LEAQ (DI)(CX*1), R15
 	LEAQ (R15)(CX*1), DX
 	MOVQ n+48(FP), BX
-	MOVQ BX, CX
 	SHRQ $3, BX
 	SHLQ $6, BX
+	MOVQ pf+56(FP), CX
 	XORQ AX, AX
 	TESTQ BX, BX
 	JZ tail
 loop:
+	PREFETCHT0 (CX)(AX*1)
 	VMOVUPD (DI)(AX*1), Z24
 	VMOVUPD (R15)(AX*1), Z25
 	VMOVUPD (DX)(AX*1), Z26
@@ -5446,6 +5535,7 @@ loop:
 	CMPQ AX, BX
 	JB loop
 tail:
+	MOVQ n+48(FP), CX
 	ANDQ $7, CX
 	JZ store
 	MOVL $1, BX
@@ -5501,8 +5591,8 @@ store:
 	VZEROUPPER
 	RET
 
-// func dotTile6x1Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int)
-TEXT ·dotTile6x1Avx512(SB), NOSPLIT, $0-56
+// func dotTile6x1Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int, pf *float64)
+TEXT ·dotTile6x1Avx512(SB), NOSPLIT, $0-64
 	MOVQ acc+0(FP), DX
 	MOVQ accs+8(FP), CX
 	SHLQ $3, CX
@@ -5529,13 +5619,14 @@ TEXT ·dotTile6x1Avx512(SB), NOSPLIT, $0-56
 	MOVQ ldx+40(FP), CX
 	SHLQ $3, CX
 	MOVQ n+48(FP), BX
-	MOVQ BX, CX
 	SHRQ $3, BX
 	SHLQ $6, BX
+	MOVQ pf+56(FP), CX
 	XORQ AX, AX
 	TESTQ BX, BX
 	JZ tail
 loop:
+	PREFETCHT0 (CX)(AX*1)
 	VMOVUPD (DI)(AX*1), Z24
 	VMOVUPD (SI)(AX*1), Z27
 	VFMADD231PD Z27, Z24, Z0
@@ -5553,6 +5644,7 @@ loop:
 	CMPQ AX, BX
 	JB loop
 tail:
+	MOVQ n+48(FP), CX
 	ANDQ $7, CX
 	JZ store
 	MOVL $1, BX
@@ -5590,8 +5682,8 @@ store:
 	VZEROUPPER
 	RET
 
-// func dotTile6x2Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int)
-TEXT ·dotTile6x2Avx512(SB), NOSPLIT, $0-56
+// func dotTile6x2Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int, pf *float64)
+TEXT ·dotTile6x2Avx512(SB), NOSPLIT, $0-64
 	MOVQ acc+0(FP), DX
 	MOVQ accs+8(FP), CX
 	SHLQ $3, CX
@@ -5625,13 +5717,14 @@ TEXT ·dotTile6x2Avx512(SB), NOSPLIT, $0-56
 	SHLQ $3, CX
 	LEAQ (DI)(CX*1), R15
 	MOVQ n+48(FP), BX
-	MOVQ BX, CX
 	SHRQ $3, BX
 	SHLQ $6, BX
+	MOVQ pf+56(FP), CX
 	XORQ AX, AX
 	TESTQ BX, BX
 	JZ tail
 loop:
+	PREFETCHT0 (CX)(AX*1)
 	VMOVUPD (DI)(AX*1), Z24
 	VMOVUPD (R15)(AX*1), Z25
 	VMOVUPD (SI)(AX*1), Z27
@@ -5656,6 +5749,7 @@ loop:
 	CMPQ AX, BX
 	JB loop
 tail:
+	MOVQ n+48(FP), CX
 	ANDQ $7, CX
 	JZ store
 	MOVL $1, BX
@@ -5706,8 +5800,8 @@ store:
 	VZEROUPPER
 	RET
 
-// func dotTile6x3Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int)
-TEXT ·dotTile6x3Avx512(SB), NOSPLIT, $0-56
+// func dotTile6x3Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int, pf *float64)
+TEXT ·dotTile6x3Avx512(SB), NOSPLIT, $0-64
 	MOVQ acc+0(FP), DX
 	MOVQ accs+8(FP), CX
 	SHLQ $3, CX
@@ -5748,13 +5842,14 @@ TEXT ·dotTile6x3Avx512(SB), NOSPLIT, $0-56
 	LEAQ (DI)(CX*1), R15
 	LEAQ (R15)(CX*1), DX
 	MOVQ n+48(FP), BX
-	MOVQ BX, CX
 	SHRQ $3, BX
 	SHLQ $6, BX
+	MOVQ pf+56(FP), CX
 	XORQ AX, AX
 	TESTQ BX, BX
 	JZ tail
 loop:
+	PREFETCHT0 (CX)(AX*1)
 	VMOVUPD (DI)(AX*1), Z24
 	VMOVUPD (R15)(AX*1), Z25
 	VMOVUPD (DX)(AX*1), Z26
@@ -5786,6 +5881,7 @@ loop:
 	CMPQ AX, BX
 	JB loop
 tail:
+	MOVQ n+48(FP), CX
 	ANDQ $7, CX
 	JZ store
 	MOVL $1, BX
@@ -5849,8 +5945,8 @@ store:
 	VZEROUPPER
 	RET
 
-// func dotTile7x1Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int)
-TEXT ·dotTile7x1Avx512(SB), NOSPLIT, $0-56
+// func dotTile7x1Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int, pf *float64)
+TEXT ·dotTile7x1Avx512(SB), NOSPLIT, $0-64
 	MOVQ acc+0(FP), DX
 	MOVQ accs+8(FP), CX
 	SHLQ $3, CX
@@ -5880,13 +5976,14 @@ TEXT ·dotTile7x1Avx512(SB), NOSPLIT, $0-56
 	MOVQ ldx+40(FP), CX
 	SHLQ $3, CX
 	MOVQ n+48(FP), BX
-	MOVQ BX, CX
 	SHRQ $3, BX
 	SHLQ $6, BX
+	MOVQ pf+56(FP), CX
 	XORQ AX, AX
 	TESTQ BX, BX
 	JZ tail
 loop:
+	PREFETCHT0 (CX)(AX*1)
 	VMOVUPD (DI)(AX*1), Z24
 	VMOVUPD (SI)(AX*1), Z27
 	VFMADD231PD Z27, Z24, Z0
@@ -5906,6 +6003,7 @@ loop:
 	CMPQ AX, BX
 	JB loop
 tail:
+	MOVQ n+48(FP), CX
 	ANDQ $7, CX
 	JZ store
 	MOVL $1, BX
@@ -5947,8 +6045,8 @@ store:
 	VZEROUPPER
 	RET
 
-// func dotTile7x2Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int)
-TEXT ·dotTile7x2Avx512(SB), NOSPLIT, $0-56
+// func dotTile7x2Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int, pf *float64)
+TEXT ·dotTile7x2Avx512(SB), NOSPLIT, $0-64
 	MOVQ acc+0(FP), DX
 	MOVQ accs+8(FP), CX
 	SHLQ $3, CX
@@ -5986,13 +6084,14 @@ TEXT ·dotTile7x2Avx512(SB), NOSPLIT, $0-56
 	SHLQ $3, CX
 	LEAQ (DI)(CX*1), R15
 	MOVQ n+48(FP), BX
-	MOVQ BX, CX
 	SHRQ $3, BX
 	SHLQ $6, BX
+	MOVQ pf+56(FP), CX
 	XORQ AX, AX
 	TESTQ BX, BX
 	JZ tail
 loop:
+	PREFETCHT0 (CX)(AX*1)
 	VMOVUPD (DI)(AX*1), Z24
 	VMOVUPD (R15)(AX*1), Z25
 	VMOVUPD (SI)(AX*1), Z27
@@ -6020,6 +6119,7 @@ loop:
 	CMPQ AX, BX
 	JB loop
 tail:
+	MOVQ n+48(FP), CX
 	ANDQ $7, CX
 	JZ store
 	MOVL $1, BX
@@ -6076,8 +6176,8 @@ store:
 	VZEROUPPER
 	RET
 
-// func dotTile7x3Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int)
-TEXT ·dotTile7x3Avx512(SB), NOSPLIT, $0-56
+// func dotTile7x3Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int, pf *float64)
+TEXT ·dotTile7x3Avx512(SB), NOSPLIT, $0-64
 	MOVQ acc+0(FP), DX
 	MOVQ accs+8(FP), CX
 	SHLQ $3, CX
@@ -6123,13 +6223,14 @@ TEXT ·dotTile7x3Avx512(SB), NOSPLIT, $0-56
 	LEAQ (DI)(CX*1), R15
 	LEAQ (R15)(CX*1), DX
 	MOVQ n+48(FP), BX
-	MOVQ BX, CX
 	SHRQ $3, BX
 	SHLQ $6, BX
+	MOVQ pf+56(FP), CX
 	XORQ AX, AX
 	TESTQ BX, BX
 	JZ tail
 loop:
+	PREFETCHT0 (CX)(AX*1)
 	VMOVUPD (DI)(AX*1), Z24
 	VMOVUPD (R15)(AX*1), Z25
 	VMOVUPD (DX)(AX*1), Z26
@@ -6165,6 +6266,7 @@ loop:
 	CMPQ AX, BX
 	JB loop
 tail:
+	MOVQ n+48(FP), CX
 	ANDQ $7, CX
 	JZ store
 	MOVL $1, BX
@@ -6236,8 +6338,8 @@ store:
 	VZEROUPPER
 	RET
 
-// func dotTile8x1Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int)
-TEXT ·dotTile8x1Avx512(SB), NOSPLIT, $0-56
+// func dotTile8x1Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int, pf *float64)
+TEXT ·dotTile8x1Avx512(SB), NOSPLIT, $0-64
 	MOVQ acc+0(FP), DX
 	MOVQ accs+8(FP), CX
 	SHLQ $3, CX
@@ -6270,13 +6372,14 @@ TEXT ·dotTile8x1Avx512(SB), NOSPLIT, $0-56
 	MOVQ ldx+40(FP), CX
 	SHLQ $3, CX
 	MOVQ n+48(FP), BX
-	MOVQ BX, CX
 	SHRQ $3, BX
 	SHLQ $6, BX
+	MOVQ pf+56(FP), CX
 	XORQ AX, AX
 	TESTQ BX, BX
 	JZ tail
 loop:
+	PREFETCHT0 (CX)(AX*1)
 	VMOVUPD (DI)(AX*1), Z24
 	VMOVUPD (SI)(AX*1), Z27
 	VFMADD231PD Z27, Z24, Z0
@@ -6298,6 +6401,7 @@ loop:
 	CMPQ AX, BX
 	JB loop
 tail:
+	MOVQ n+48(FP), CX
 	ANDQ $7, CX
 	JZ store
 	MOVL $1, BX
@@ -6343,8 +6447,8 @@ store:
 	VZEROUPPER
 	RET
 
-// func dotTile8x2Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int)
-TEXT ·dotTile8x2Avx512(SB), NOSPLIT, $0-56
+// func dotTile8x2Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int, pf *float64)
+TEXT ·dotTile8x2Avx512(SB), NOSPLIT, $0-64
 	MOVQ acc+0(FP), DX
 	MOVQ accs+8(FP), CX
 	SHLQ $3, CX
@@ -6386,13 +6490,14 @@ TEXT ·dotTile8x2Avx512(SB), NOSPLIT, $0-56
 	SHLQ $3, CX
 	LEAQ (DI)(CX*1), R15
 	MOVQ n+48(FP), BX
-	MOVQ BX, CX
 	SHRQ $3, BX
 	SHLQ $6, BX
+	MOVQ pf+56(FP), CX
 	XORQ AX, AX
 	TESTQ BX, BX
 	JZ tail
 loop:
+	PREFETCHT0 (CX)(AX*1)
 	VMOVUPD (DI)(AX*1), Z24
 	VMOVUPD (R15)(AX*1), Z25
 	VMOVUPD (SI)(AX*1), Z27
@@ -6423,6 +6528,7 @@ loop:
 	CMPQ AX, BX
 	JB loop
 tail:
+	MOVQ n+48(FP), CX
 	ANDQ $7, CX
 	JZ store
 	MOVL $1, BX
@@ -6485,8 +6591,8 @@ store:
 	VZEROUPPER
 	RET
 
-// func dotTile8x3Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int)
-TEXT ·dotTile8x3Avx512(SB), NOSPLIT, $0-56
+// func dotTile8x3Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int, pf *float64)
+TEXT ·dotTile8x3Avx512(SB), NOSPLIT, $0-64
 	MOVQ acc+0(FP), DX
 	MOVQ accs+8(FP), CX
 	SHLQ $3, CX
@@ -6537,13 +6643,14 @@ TEXT ·dotTile8x3Avx512(SB), NOSPLIT, $0-56
 	LEAQ (DI)(CX*1), R15
 	LEAQ (R15)(CX*1), DX
 	MOVQ n+48(FP), BX
-	MOVQ BX, CX
 	SHRQ $3, BX
 	SHLQ $6, BX
+	MOVQ pf+56(FP), CX
 	XORQ AX, AX
 	TESTQ BX, BX
 	JZ tail
 loop:
+	PREFETCHT0 (CX)(AX*1)
 	VMOVUPD (DI)(AX*1), Z24
 	VMOVUPD (R15)(AX*1), Z25
 	VMOVUPD (DX)(AX*1), Z26
@@ -6583,6 +6690,7 @@ loop:
 	CMPQ AX, BX
 	JB loop
 tail:
+	MOVQ n+48(FP), CX
 	ANDQ $7, CX
 	JZ store
 	MOVL $1, BX

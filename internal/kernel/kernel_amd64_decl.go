@@ -117,62 +117,62 @@ func sum432Avx2(a *float32, stride int, n int) float64
 // dotTile1x1Avx2 adds to the lane accumulators acc[i*accs+k*4:][:4] the lane-wise products of a[i*lda+j] and x[k*ldx+j], j < n, for i < 1, k < 1.
 //
 //go:noescape
-func dotTile1x1Avx2(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int)
+func dotTile1x1Avx2(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int, pf *float64)
 
 // dotTile1x2Avx2 adds to the lane accumulators acc[i*accs+k*4:][:4] the lane-wise products of a[i*lda+j] and x[k*ldx+j], j < n, for i < 1, k < 2.
 //
 //go:noescape
-func dotTile1x2Avx2(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int)
+func dotTile1x2Avx2(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int, pf *float64)
 
 // dotTile1x3Avx2 adds to the lane accumulators acc[i*accs+k*4:][:4] the lane-wise products of a[i*lda+j] and x[k*ldx+j], j < n, for i < 1, k < 3.
 //
 //go:noescape
-func dotTile1x3Avx2(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int)
+func dotTile1x3Avx2(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int, pf *float64)
 
 // dotTile2x1Avx2 adds to the lane accumulators acc[i*accs+k*4:][:4] the lane-wise products of a[i*lda+j] and x[k*ldx+j], j < n, for i < 2, k < 1.
 //
 //go:noescape
-func dotTile2x1Avx2(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int)
+func dotTile2x1Avx2(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int, pf *float64)
 
 // dotTile2x2Avx2 adds to the lane accumulators acc[i*accs+k*4:][:4] the lane-wise products of a[i*lda+j] and x[k*ldx+j], j < n, for i < 2, k < 2.
 //
 //go:noescape
-func dotTile2x2Avx2(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int)
+func dotTile2x2Avx2(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int, pf *float64)
 
 // dotTile2x3Avx2 adds to the lane accumulators acc[i*accs+k*4:][:4] the lane-wise products of a[i*lda+j] and x[k*ldx+j], j < n, for i < 2, k < 3.
 //
 //go:noescape
-func dotTile2x3Avx2(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int)
+func dotTile2x3Avx2(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int, pf *float64)
 
 // dotTile3x1Avx2 adds to the lane accumulators acc[i*accs+k*4:][:4] the lane-wise products of a[i*lda+j] and x[k*ldx+j], j < n, for i < 3, k < 1.
 //
 //go:noescape
-func dotTile3x1Avx2(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int)
+func dotTile3x1Avx2(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int, pf *float64)
 
 // dotTile3x2Avx2 adds to the lane accumulators acc[i*accs+k*4:][:4] the lane-wise products of a[i*lda+j] and x[k*ldx+j], j < n, for i < 3, k < 2.
 //
 //go:noescape
-func dotTile3x2Avx2(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int)
+func dotTile3x2Avx2(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int, pf *float64)
 
 // dotTile3x3Avx2 adds to the lane accumulators acc[i*accs+k*4:][:4] the lane-wise products of a[i*lda+j] and x[k*ldx+j], j < n, for i < 3, k < 3.
 //
 //go:noescape
-func dotTile3x3Avx2(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int)
+func dotTile3x3Avx2(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int, pf *float64)
 
 // dotTile4x1Avx2 adds to the lane accumulators acc[i*accs+k*4:][:4] the lane-wise products of a[i*lda+j] and x[k*ldx+j], j < n, for i < 4, k < 1.
 //
 //go:noescape
-func dotTile4x1Avx2(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int)
+func dotTile4x1Avx2(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int, pf *float64)
 
 // dotTile4x2Avx2 adds to the lane accumulators acc[i*accs+k*4:][:4] the lane-wise products of a[i*lda+j] and x[k*ldx+j], j < n, for i < 4, k < 2.
 //
 //go:noescape
-func dotTile4x2Avx2(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int)
+func dotTile4x2Avx2(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int, pf *float64)
 
 // dotTile4x3Avx2 adds to the lane accumulators acc[i*accs+k*4:][:4] the lane-wise products of a[i*lda+j] and x[k*ldx+j], j < n, for i < 4, k < 3.
 //
 //go:noescape
-func dotTile4x3Avx2(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int)
+func dotTile4x3Avx2(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int, pf *float64)
 
 // axpyTile1x1sAvx2 adds sum_{k<rows} w[k*ldw+b]*a[k*lda+j] to s[b*lds+j] for b < 1, j < 1, one fused multiply-add per row in row order.
 //
@@ -303,32 +303,32 @@ func axpyRowsG32Avx2(g int, y, alpha *float64, a *float32, stride, n int) {
 	}
 }
 
-func dotTileAvx2(r, c int, acc *float64, accs int, a *float64, lda int, x *float64, ldx, n int) {
+func dotTileAvx2(r, c int, acc *float64, accs int, a *float64, lda int, x *float64, ldx, n int, pf *float64) {
 	switch r*16 + c {
 	case 17:
-		dotTile1x1Avx2(acc, accs, a, lda, x, ldx, n)
+		dotTile1x1Avx2(acc, accs, a, lda, x, ldx, n, pf)
 	case 18:
-		dotTile1x2Avx2(acc, accs, a, lda, x, ldx, n)
+		dotTile1x2Avx2(acc, accs, a, lda, x, ldx, n, pf)
 	case 19:
-		dotTile1x3Avx2(acc, accs, a, lda, x, ldx, n)
+		dotTile1x3Avx2(acc, accs, a, lda, x, ldx, n, pf)
 	case 33:
-		dotTile2x1Avx2(acc, accs, a, lda, x, ldx, n)
+		dotTile2x1Avx2(acc, accs, a, lda, x, ldx, n, pf)
 	case 34:
-		dotTile2x2Avx2(acc, accs, a, lda, x, ldx, n)
+		dotTile2x2Avx2(acc, accs, a, lda, x, ldx, n, pf)
 	case 35:
-		dotTile2x3Avx2(acc, accs, a, lda, x, ldx, n)
+		dotTile2x3Avx2(acc, accs, a, lda, x, ldx, n, pf)
 	case 49:
-		dotTile3x1Avx2(acc, accs, a, lda, x, ldx, n)
+		dotTile3x1Avx2(acc, accs, a, lda, x, ldx, n, pf)
 	case 50:
-		dotTile3x2Avx2(acc, accs, a, lda, x, ldx, n)
+		dotTile3x2Avx2(acc, accs, a, lda, x, ldx, n, pf)
 	case 51:
-		dotTile3x3Avx2(acc, accs, a, lda, x, ldx, n)
+		dotTile3x3Avx2(acc, accs, a, lda, x, ldx, n, pf)
 	case 65:
-		dotTile4x1Avx2(acc, accs, a, lda, x, ldx, n)
+		dotTile4x1Avx2(acc, accs, a, lda, x, ldx, n, pf)
 	case 66:
-		dotTile4x2Avx2(acc, accs, a, lda, x, ldx, n)
+		dotTile4x2Avx2(acc, accs, a, lda, x, ldx, n, pf)
 	case 67:
-		dotTile4x3Avx2(acc, accs, a, lda, x, ldx, n)
+		dotTile4x3Avx2(acc, accs, a, lda, x, ldx, n, pf)
 	default:
 		panic("kernel: bad tile")
 	}
@@ -479,122 +479,122 @@ func sum432Avx512(a *float32, stride int, n int) float64
 // dotTile1x1Avx512 adds to the lane accumulators acc[i*accs+k*8:][:8] the lane-wise products of a[i*lda+j] and x[k*ldx+j], j < n, for i < 1, k < 1.
 //
 //go:noescape
-func dotTile1x1Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int)
+func dotTile1x1Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int, pf *float64)
 
 // dotTile1x2Avx512 adds to the lane accumulators acc[i*accs+k*8:][:8] the lane-wise products of a[i*lda+j] and x[k*ldx+j], j < n, for i < 1, k < 2.
 //
 //go:noescape
-func dotTile1x2Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int)
+func dotTile1x2Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int, pf *float64)
 
 // dotTile1x3Avx512 adds to the lane accumulators acc[i*accs+k*8:][:8] the lane-wise products of a[i*lda+j] and x[k*ldx+j], j < n, for i < 1, k < 3.
 //
 //go:noescape
-func dotTile1x3Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int)
+func dotTile1x3Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int, pf *float64)
 
 // dotTile2x1Avx512 adds to the lane accumulators acc[i*accs+k*8:][:8] the lane-wise products of a[i*lda+j] and x[k*ldx+j], j < n, for i < 2, k < 1.
 //
 //go:noescape
-func dotTile2x1Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int)
+func dotTile2x1Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int, pf *float64)
 
 // dotTile2x2Avx512 adds to the lane accumulators acc[i*accs+k*8:][:8] the lane-wise products of a[i*lda+j] and x[k*ldx+j], j < n, for i < 2, k < 2.
 //
 //go:noescape
-func dotTile2x2Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int)
+func dotTile2x2Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int, pf *float64)
 
 // dotTile2x3Avx512 adds to the lane accumulators acc[i*accs+k*8:][:8] the lane-wise products of a[i*lda+j] and x[k*ldx+j], j < n, for i < 2, k < 3.
 //
 //go:noescape
-func dotTile2x3Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int)
+func dotTile2x3Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int, pf *float64)
 
 // dotTile3x1Avx512 adds to the lane accumulators acc[i*accs+k*8:][:8] the lane-wise products of a[i*lda+j] and x[k*ldx+j], j < n, for i < 3, k < 1.
 //
 //go:noescape
-func dotTile3x1Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int)
+func dotTile3x1Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int, pf *float64)
 
 // dotTile3x2Avx512 adds to the lane accumulators acc[i*accs+k*8:][:8] the lane-wise products of a[i*lda+j] and x[k*ldx+j], j < n, for i < 3, k < 2.
 //
 //go:noescape
-func dotTile3x2Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int)
+func dotTile3x2Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int, pf *float64)
 
 // dotTile3x3Avx512 adds to the lane accumulators acc[i*accs+k*8:][:8] the lane-wise products of a[i*lda+j] and x[k*ldx+j], j < n, for i < 3, k < 3.
 //
 //go:noescape
-func dotTile3x3Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int)
+func dotTile3x3Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int, pf *float64)
 
 // dotTile4x1Avx512 adds to the lane accumulators acc[i*accs+k*8:][:8] the lane-wise products of a[i*lda+j] and x[k*ldx+j], j < n, for i < 4, k < 1.
 //
 //go:noescape
-func dotTile4x1Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int)
+func dotTile4x1Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int, pf *float64)
 
 // dotTile4x2Avx512 adds to the lane accumulators acc[i*accs+k*8:][:8] the lane-wise products of a[i*lda+j] and x[k*ldx+j], j < n, for i < 4, k < 2.
 //
 //go:noescape
-func dotTile4x2Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int)
+func dotTile4x2Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int, pf *float64)
 
 // dotTile4x3Avx512 adds to the lane accumulators acc[i*accs+k*8:][:8] the lane-wise products of a[i*lda+j] and x[k*ldx+j], j < n, for i < 4, k < 3.
 //
 //go:noescape
-func dotTile4x3Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int)
+func dotTile4x3Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int, pf *float64)
 
 // dotTile5x1Avx512 adds to the lane accumulators acc[i*accs+k*8:][:8] the lane-wise products of a[i*lda+j] and x[k*ldx+j], j < n, for i < 5, k < 1.
 //
 //go:noescape
-func dotTile5x1Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int)
+func dotTile5x1Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int, pf *float64)
 
 // dotTile5x2Avx512 adds to the lane accumulators acc[i*accs+k*8:][:8] the lane-wise products of a[i*lda+j] and x[k*ldx+j], j < n, for i < 5, k < 2.
 //
 //go:noescape
-func dotTile5x2Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int)
+func dotTile5x2Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int, pf *float64)
 
 // dotTile5x3Avx512 adds to the lane accumulators acc[i*accs+k*8:][:8] the lane-wise products of a[i*lda+j] and x[k*ldx+j], j < n, for i < 5, k < 3.
 //
 //go:noescape
-func dotTile5x3Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int)
+func dotTile5x3Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int, pf *float64)
 
 // dotTile6x1Avx512 adds to the lane accumulators acc[i*accs+k*8:][:8] the lane-wise products of a[i*lda+j] and x[k*ldx+j], j < n, for i < 6, k < 1.
 //
 //go:noescape
-func dotTile6x1Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int)
+func dotTile6x1Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int, pf *float64)
 
 // dotTile6x2Avx512 adds to the lane accumulators acc[i*accs+k*8:][:8] the lane-wise products of a[i*lda+j] and x[k*ldx+j], j < n, for i < 6, k < 2.
 //
 //go:noescape
-func dotTile6x2Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int)
+func dotTile6x2Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int, pf *float64)
 
 // dotTile6x3Avx512 adds to the lane accumulators acc[i*accs+k*8:][:8] the lane-wise products of a[i*lda+j] and x[k*ldx+j], j < n, for i < 6, k < 3.
 //
 //go:noescape
-func dotTile6x3Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int)
+func dotTile6x3Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int, pf *float64)
 
 // dotTile7x1Avx512 adds to the lane accumulators acc[i*accs+k*8:][:8] the lane-wise products of a[i*lda+j] and x[k*ldx+j], j < n, for i < 7, k < 1.
 //
 //go:noescape
-func dotTile7x1Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int)
+func dotTile7x1Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int, pf *float64)
 
 // dotTile7x2Avx512 adds to the lane accumulators acc[i*accs+k*8:][:8] the lane-wise products of a[i*lda+j] and x[k*ldx+j], j < n, for i < 7, k < 2.
 //
 //go:noescape
-func dotTile7x2Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int)
+func dotTile7x2Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int, pf *float64)
 
 // dotTile7x3Avx512 adds to the lane accumulators acc[i*accs+k*8:][:8] the lane-wise products of a[i*lda+j] and x[k*ldx+j], j < n, for i < 7, k < 3.
 //
 //go:noescape
-func dotTile7x3Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int)
+func dotTile7x3Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int, pf *float64)
 
 // dotTile8x1Avx512 adds to the lane accumulators acc[i*accs+k*8:][:8] the lane-wise products of a[i*lda+j] and x[k*ldx+j], j < n, for i < 8, k < 1.
 //
 //go:noescape
-func dotTile8x1Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int)
+func dotTile8x1Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int, pf *float64)
 
 // dotTile8x2Avx512 adds to the lane accumulators acc[i*accs+k*8:][:8] the lane-wise products of a[i*lda+j] and x[k*ldx+j], j < n, for i < 8, k < 2.
 //
 //go:noescape
-func dotTile8x2Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int)
+func dotTile8x2Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int, pf *float64)
 
 // dotTile8x3Avx512 adds to the lane accumulators acc[i*accs+k*8:][:8] the lane-wise products of a[i*lda+j] and x[k*ldx+j], j < n, for i < 8, k < 3.
 //
 //go:noescape
-func dotTile8x3Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int)
+func dotTile8x3Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int, pf *float64)
 
 // axpyTile1x1sAvx512 adds sum_{k<rows} w[k*ldw+b]*a[k*lda+j] to s[b*lds+j] for b < 1, j < 1, one fused multiply-add per row in row order.
 //
@@ -755,56 +755,56 @@ func axpyRowsG32Avx512(g int, y, alpha *float64, a *float32, stride, n int) {
 	}
 }
 
-func dotTileAvx512(r, c int, acc *float64, accs int, a *float64, lda int, x *float64, ldx, n int) {
+func dotTileAvx512(r, c int, acc *float64, accs int, a *float64, lda int, x *float64, ldx, n int, pf *float64) {
 	switch r*16 + c {
 	case 17:
-		dotTile1x1Avx512(acc, accs, a, lda, x, ldx, n)
+		dotTile1x1Avx512(acc, accs, a, lda, x, ldx, n, pf)
 	case 18:
-		dotTile1x2Avx512(acc, accs, a, lda, x, ldx, n)
+		dotTile1x2Avx512(acc, accs, a, lda, x, ldx, n, pf)
 	case 19:
-		dotTile1x3Avx512(acc, accs, a, lda, x, ldx, n)
+		dotTile1x3Avx512(acc, accs, a, lda, x, ldx, n, pf)
 	case 33:
-		dotTile2x1Avx512(acc, accs, a, lda, x, ldx, n)
+		dotTile2x1Avx512(acc, accs, a, lda, x, ldx, n, pf)
 	case 34:
-		dotTile2x2Avx512(acc, accs, a, lda, x, ldx, n)
+		dotTile2x2Avx512(acc, accs, a, lda, x, ldx, n, pf)
 	case 35:
-		dotTile2x3Avx512(acc, accs, a, lda, x, ldx, n)
+		dotTile2x3Avx512(acc, accs, a, lda, x, ldx, n, pf)
 	case 49:
-		dotTile3x1Avx512(acc, accs, a, lda, x, ldx, n)
+		dotTile3x1Avx512(acc, accs, a, lda, x, ldx, n, pf)
 	case 50:
-		dotTile3x2Avx512(acc, accs, a, lda, x, ldx, n)
+		dotTile3x2Avx512(acc, accs, a, lda, x, ldx, n, pf)
 	case 51:
-		dotTile3x3Avx512(acc, accs, a, lda, x, ldx, n)
+		dotTile3x3Avx512(acc, accs, a, lda, x, ldx, n, pf)
 	case 65:
-		dotTile4x1Avx512(acc, accs, a, lda, x, ldx, n)
+		dotTile4x1Avx512(acc, accs, a, lda, x, ldx, n, pf)
 	case 66:
-		dotTile4x2Avx512(acc, accs, a, lda, x, ldx, n)
+		dotTile4x2Avx512(acc, accs, a, lda, x, ldx, n, pf)
 	case 67:
-		dotTile4x3Avx512(acc, accs, a, lda, x, ldx, n)
+		dotTile4x3Avx512(acc, accs, a, lda, x, ldx, n, pf)
 	case 81:
-		dotTile5x1Avx512(acc, accs, a, lda, x, ldx, n)
+		dotTile5x1Avx512(acc, accs, a, lda, x, ldx, n, pf)
 	case 82:
-		dotTile5x2Avx512(acc, accs, a, lda, x, ldx, n)
+		dotTile5x2Avx512(acc, accs, a, lda, x, ldx, n, pf)
 	case 83:
-		dotTile5x3Avx512(acc, accs, a, lda, x, ldx, n)
+		dotTile5x3Avx512(acc, accs, a, lda, x, ldx, n, pf)
 	case 97:
-		dotTile6x1Avx512(acc, accs, a, lda, x, ldx, n)
+		dotTile6x1Avx512(acc, accs, a, lda, x, ldx, n, pf)
 	case 98:
-		dotTile6x2Avx512(acc, accs, a, lda, x, ldx, n)
+		dotTile6x2Avx512(acc, accs, a, lda, x, ldx, n, pf)
 	case 99:
-		dotTile6x3Avx512(acc, accs, a, lda, x, ldx, n)
+		dotTile6x3Avx512(acc, accs, a, lda, x, ldx, n, pf)
 	case 113:
-		dotTile7x1Avx512(acc, accs, a, lda, x, ldx, n)
+		dotTile7x1Avx512(acc, accs, a, lda, x, ldx, n, pf)
 	case 114:
-		dotTile7x2Avx512(acc, accs, a, lda, x, ldx, n)
+		dotTile7x2Avx512(acc, accs, a, lda, x, ldx, n, pf)
 	case 115:
-		dotTile7x3Avx512(acc, accs, a, lda, x, ldx, n)
+		dotTile7x3Avx512(acc, accs, a, lda, x, ldx, n, pf)
 	case 129:
-		dotTile8x1Avx512(acc, accs, a, lda, x, ldx, n)
+		dotTile8x1Avx512(acc, accs, a, lda, x, ldx, n, pf)
 	case 130:
-		dotTile8x2Avx512(acc, accs, a, lda, x, ldx, n)
+		dotTile8x2Avx512(acc, accs, a, lda, x, ldx, n, pf)
 	case 131:
-		dotTile8x3Avx512(acc, accs, a, lda, x, ldx, n)
+		dotTile8x3Avx512(acc, accs, a, lda, x, ldx, n, pf)
 	default:
 		panic("kernel: bad tile")
 	}

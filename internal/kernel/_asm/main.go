@@ -451,7 +451,7 @@ func dotAxpyRows(s isa, d dtype) {
 func dotTile(s isa, r, c int) {
 	name := fmt.Sprintf("dotTile%dx%d%s", r, c, s.name)
 	text(name, fmt.Sprintf("%s adds to the lane accumulators acc[i*accs+k*%d:][:%d] the lane-wise products of a[i*lda+j] and x[k*ldx+j], j < n, for i < %d, k < %d.", name, s.L, s.L, r, c),
-		[]arg{{"acc", "*float64"}, {"accs", "int"}, {"a", "*float64"}, {"lda", "int"}, {"x", "*float64"}, {"ldx", "int"}, {"n", "int"}}, "")
+		[]arg{{"acc", "*float64"}, {"accs", "int"}, {"a", "*float64"}, {"lda", "int"}, {"x", "*float64"}, {"ldx", "int"}, {"n", "int"}, {"pf", "*float64"}}, "")
 	arow := []string{"SI", "R8", "R9", "R10", "R11", "R12", "R13", "R14"}[:r]
 	// R14 and R15 are free here: the Go wrappers of ABI0 functions restore
 	// g (R14), and R15 is only special around global accesses with
@@ -497,11 +497,24 @@ func dotTile(s isa, r, c int) {
 	p("SHLQ $3, CX")
 	chainPointers(xrow)
 	p("MOVQ n+48(FP), BX")
-	fullLimit(s, f64)
+	p("SHRQ $%d, BX", log2(s.L))
+	p("SHLQ $%d, BX", log2(s.L)+3)
+	// CX walks pf, n elements that the caller wants in the caches soon
+	// (a row of the next tile of rows): one cache line per 64 bytes of j.
+	p("MOVQ pf+56(FP), CX")
 	p("XORQ AX, AX")
 	p("TESTQ BX, BX")
 	p("JZ tail")
 	label("loop")
+	if s.evex {
+		p("PREFETCHT0 (CX)(AX*1)")
+	} else {
+		// Steps are half a line: prefetch on every other one.
+		p("TESTQ $32, AX")
+		p("JNZ nopf")
+		p("PREFETCHT0 (CX)(AX*1)")
+		label("nopf")
+	}
 	for k := 0; k < c; k++ {
 		p("VMOVUPD (%s)(AX*1), %s", xrow[k], xreg(k))
 	}
@@ -515,6 +528,7 @@ func dotTile(s isa, r, c int) {
 	p("CMPQ AX, BX")
 	p("JB loop")
 	label("tail")
+	p("MOVQ n+48(FP), CX")
 	p("ANDQ $%d, CX", s.L-1)
 	p("JZ store")
 	if s.evex {
@@ -779,10 +793,10 @@ func dispatch(s isa) {
 		}
 		fmt.Fprintf(d, "default:\npanic(\"kernel: bad row group\")\n}\n}\n")
 	}
-	fmt.Fprintf(d, "\nfunc dotTile%s(r, c int, acc *float64, accs int, a *float64, lda int, x *float64, ldx, n int) {\nswitch r*16 + c {\n", s.name)
+	fmt.Fprintf(d, "\nfunc dotTile%s(r, c int, acc *float64, accs int, a *float64, lda int, x *float64, ldx, n int, pf *float64) {\nswitch r*16 + c {\n", s.name)
 	for r := 1; r <= s.dotMR; r++ {
 		for c := 1; c <= s.dotNR; c++ {
-			fmt.Fprintf(d, "case %d:\ndotTile%dx%d%s(acc, accs, a, lda, x, ldx, n)\n", r*16+c, r, c, s.name)
+			fmt.Fprintf(d, "case %d:\ndotTile%dx%d%s(acc, accs, a, lda, x, ldx, n, pf)\n", r*16+c, r, c, s.name)
 		}
 	}
 	fmt.Fprintf(d, "default:\npanic(\"kernel: bad tile\")\n}\n}\n")
