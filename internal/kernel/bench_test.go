@@ -309,30 +309,33 @@ func BenchmarkFusedVsStream(b *testing.B) {
 			name = "f32"
 		}
 		b.Run(name, func(b *testing.B) {
-			var t1, t4, tf time.Duration
+			var t1, t4, tf, c1, c4, cf time.Duration
 			var sink float64
 			for b.Loop() {
-				t0 := time.Now()
+				t0, cpu0 := time.Now(), cpuTime()
 				if is32 {
 					sink += parallelSum(2, len(a32), func(lo, hi int) float64 { return streamSum32(a32[lo:hi], 1) })
 				} else {
 					sink += parallelSum(2, len(a64), func(lo, hi int) float64 { return streamSum(a64[lo:hi], 1) })
 				}
 				t1 += time.Since(t0)
-				t0 = time.Now()
+				c1 += cpuTime() - cpu0
+				t0, cpu0 = time.Now(), cpuTime()
 				if is32 {
 					sink += parallelSum(2, len(a32), func(lo, hi int) float64 { return streamSum32(a32[lo:hi], 4) })
 				} else {
 					sink += parallelSum(2, len(a64), func(lo, hi int) float64 { return streamSum(a64[lo:hi], 4) })
 				}
 				t4 += time.Since(t0)
-				t0 = time.Now()
+				c4 += cpuTime() - cpu0
+				t0, cpu0 = time.Now(), cpuTime()
 				if is32 {
 					fusedPass(true, nil, a32, paperM, paperN, x, y, parts, s)
 				} else {
 					fusedPass(true, a64, nil, paperM, paperN, x, y, parts, s)
 				}
 				tf += time.Since(t0)
+				cf += cpuTime() - cpu0
 			}
 			_ = sink
 			ms := func(d time.Duration) float64 { return d.Seconds() * 1e3 / float64(b.N) }
@@ -340,6 +343,14 @@ func BenchmarkFusedVsStream(b *testing.B) {
 			b.ReportMetric(ms(t4), "ms-stream4")
 			b.ReportMetric(ms(tf), "ms-fused")
 			b.ReportMetric(float64(tf)/float64(min(t1, t4)), "fused/floor")
+			if cf > 0 {
+				// CPU time of the two threads, halved: the wall time
+				// the passes would take on two cores of their own.
+				b.ReportMetric(ms(c1)/2, "cpu-ms-stream1")
+				b.ReportMetric(ms(c4)/2, "cpu-ms-stream4")
+				b.ReportMetric(ms(cf)/2, "cpu-ms-fused")
+				b.ReportMetric(float64(cf)/float64(min(c1, c4)), "cpu-fused/floor")
+			}
 		})
 	}
 }

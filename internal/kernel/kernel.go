@@ -311,12 +311,16 @@ func checkMat(fn, name string, l, rows, cols, ld int) {
 // has the bits of DotRows of that row with that vector.
 //
 // This is a matrix product of the rows (rows x n) with the transposed
-// vectors (n x runs), blocked inside over n and tiled over rows and runs
-// into register tiles (4 rows x 4 runs for avx512, 4 x 3 for avx2), so its
-// cost is compute-bound once rows is a few dozen. Callers should pass
-// BatchRows (or more) rows per call, with all their runs, and split the work
-// among goroutines by runs or by blocks of rows; each call reads the rows
-// once from memory and every x_b about rows/4 times from the caches.
+// vectors (n x runs). Inside, it works on blocks of 256 columns; in each,
+// a tile of rows (8 for avx512, 4 for avx2) stays in L1 while the runs'
+// segments stream from L2 through register tiles of 8 rows x 3 runs
+// (avx512) or 4 x 3 (avx2), whose vector accumulators are kept in a
+// scratch buffer between column blocks. Callers should pass BatchRows rows
+// per call, with all their runs (any number), and split the work among
+// goroutines by runs (each goroutine owning whole vectors x_b and s_b,
+// which keeps the results independent of the number of goroutines) or by
+// blocks of rows. Each call reads the rows once from memory and every x_b
+// segment once from L3 and rows/8 times from L2.
 func DotBatch(out []float64, ldo int, a []float64, lda, rows, n int, x []float64, ldx, runs int) {
 	checkMat("DotBatch", "out", len(out), rows, runs, ldo)
 	checkMat("DotBatch", "a", len(a), rows, n, lda)
@@ -361,8 +365,9 @@ func DotBatch32(out []float64, ldo int, a []float32, lda, rows, n int, x []float
 // AxpyRows(s_b, (w[k*ldw+b])_k, a, lda, n).
 //
 // This is a matrix product of the transposed weights (runs x rows) with the
-// rows (rows x n), blocked inside over n and tiled into register tiles
-// (4 runs x 32 columns for avx512, 4 x 12 for avx2) that are loaded and
+// rows (rows x n), blocked inside over 256 columns (the rows' segment then
+// stays in L2) and tiled into register tiles of 6 runs x 32 columns
+// (avx512) or 4 x 12 (avx2) that run over all the rows and are loaded and
 // stored once per call, so pass BatchRows rows or more per call: every
 // element of s is then read and written once per BatchRows rows.
 func AxpyBatch(s []float64, lds int, w []float64, ldw int, a []float64, lda, rows, n int, runs int) {
