@@ -293,10 +293,12 @@ func BenchmarkFused(b *testing.B) {
 }
 
 // BenchmarkFusedVsStream times, in every iteration, the streaming-read
-// floor (two cores, one and four streams each) and the pipelined fused
-// pass with the active implementation, over the same buffer, and reports
-// the milliseconds of each and the ratio of the fused pass to the faster
-// floor. Interleaving them cancels the drift of a shared machine.
+// floor (two cores, one and four streams each) and the blocked and
+// pipelined fused passes with the active implementation, over the same
+// buffer, and reports the milliseconds of each and the ratio of the
+// faster pass to the faster floor. Interleaving them cancels the drift of
+// a shared machine; the cpu-* metrics (CPU time of the two threads,
+// halved) also discount the time other processes hold the cores.
 func BenchmarkFusedVsStream(b *testing.B) {
 	a64, a32 := paperData()
 	x := benchVec(paperN, 3)
@@ -309,47 +311,36 @@ func BenchmarkFusedVsStream(b *testing.B) {
 			name = "f32"
 		}
 		b.Run(name, func(b *testing.B) {
-			var t1, t4, tf, c1, c4, cf time.Duration
+			var wall, cpu [4]time.Duration
 			var sink float64
 			for b.Loop() {
-				t0, cpu0 := time.Now(), cpuTime()
-				if is32 {
-					sink += parallelSum(2, len(a32), func(lo, hi int) float64 { return streamSum32(a32[lo:hi], 1) })
-				} else {
-					sink += parallelSum(2, len(a64), func(lo, hi int) float64 { return streamSum(a64[lo:hi], 1) })
+				for k := range 4 {
+					t0, c0 := time.Now(), cpuTime()
+					switch {
+					case k < 2 && is32:
+						sink += parallelSum(2, len(a32), func(lo, hi int) float64 { return streamSum32(a32[lo:hi], 1+3*k) })
+					case k < 2:
+						sink += parallelSum(2, len(a64), func(lo, hi int) float64 { return streamSum(a64[lo:hi], 1+3*k) })
+					case is32:
+						fusedPass(k == 3, nil, a32, paperM, paperN, x, y, parts, s)
+					default:
+						fusedPass(k == 3, a64, nil, paperM, paperN, x, y, parts, s)
+					}
+					wall[k] += time.Since(t0)
+					cpu[k] += cpuTime() - c0
 				}
-				t1 += time.Since(t0)
-				c1 += cpuTime() - cpu0
-				t0, cpu0 = time.Now(), cpuTime()
-				if is32 {
-					sink += parallelSum(2, len(a32), func(lo, hi int) float64 { return streamSum32(a32[lo:hi], 4) })
-				} else {
-					sink += parallelSum(2, len(a64), func(lo, hi int) float64 { return streamSum(a64[lo:hi], 4) })
-				}
-				t4 += time.Since(t0)
-				c4 += cpuTime() - cpu0
-				t0, cpu0 = time.Now(), cpuTime()
-				if is32 {
-					fusedPass(true, nil, a32, paperM, paperN, x, y, parts, s)
-				} else {
-					fusedPass(true, a64, nil, paperM, paperN, x, y, parts, s)
-				}
-				tf += time.Since(t0)
-				cf += cpuTime() - cpu0
 			}
 			_ = sink
 			ms := func(d time.Duration) float64 { return d.Seconds() * 1e3 / float64(b.N) }
-			b.ReportMetric(ms(t1), "ms-stream1")
-			b.ReportMetric(ms(t4), "ms-stream4")
-			b.ReportMetric(ms(tf), "ms-fused")
-			b.ReportMetric(float64(tf)/float64(min(t1, t4)), "fused/floor")
-			if cf > 0 {
-				// CPU time of the two threads, halved: the wall time
-				// the passes would take on two cores of their own.
-				b.ReportMetric(ms(c1)/2, "cpu-ms-stream1")
-				b.ReportMetric(ms(c4)/2, "cpu-ms-stream4")
-				b.ReportMetric(ms(cf)/2, "cpu-ms-fused")
-				b.ReportMetric(float64(cf)/float64(min(c1, c4)), "cpu-fused/floor")
+			for k, what := range []string{"stream1", "stream4", "blocked", "pipelined"} {
+				b.ReportMetric(ms(wall[k]), "ms-"+what)
+			}
+			b.ReportMetric(float64(min(wall[2], wall[3]))/float64(min(wall[0], wall[1])), "fused/floor")
+			if cpu[0] > 0 {
+				for k, what := range []string{"stream1", "stream4", "blocked", "pipelined"} {
+					b.ReportMetric(ms(cpu[k])/2, "cpu-ms-"+what)
+				}
+				b.ReportMetric(float64(min(cpu[2], cpu[3]))/float64(min(cpu[0], cpu[1])), "cpu-fused/floor")
 			}
 		})
 	}
