@@ -24,11 +24,16 @@ var (
 )
 
 // paperData returns the 8000 x 10000 matrix as float64 and float32 (640 MB
-// and 320 MB), filled once with values in [-1, 1).
+// and 320 MB), filled once with values in [-1, 1). With the environment
+// variable SCALEDSM_BENCH_HUGEPAGES set (Linux), they are in mappings
+// advised to use transparent huge pages.
 func paperData() ([]float64, []float32) {
 	benchOnce.Do(func() {
-		mat64 = make([]float64, paperM*paperN)
-		mat32 = make([]float32, paperM*paperN)
+		mat64, mat32 = hugeAlloc(paperM * paperN)
+		if mat64 == nil {
+			mat64 = make([]float64, paperM*paperN)
+			mat32 = make([]float32, paperM*paperN)
+		}
 		var wg sync.WaitGroup
 		for h := range 2 {
 			wg.Go(func() {
@@ -201,57 +206,30 @@ func BenchmarkRowsInCache(b *testing.B) {
 
 // fusedPass is one iteration of the single-run operator: for every row,
 // z = dot(a_i, x)/m - y_i, then s += sign(z)/m * a_i; two goroutines over
-// half the rows each, in blocks of BlockRows rows, partial sums reduced in
-// order. With pipelined, the blocks go through DotAxpyRows (the dot
-// products of block i+1 with the additions of block i); otherwise each
-// block gets DotRows then AxpyRows.
-func fusedPass(pipelined bool, a64 []float64, a32 []float32, m, n int, x, y []float64, parts [2][]float64, s []float64) {
+// half the rows each, in blocks of BlockRows rows (DotRows, then AxpyRows
+// on the same block while it is in L2), partial sums reduced in order.
+func fusedPass(a64 []float64, a32 []float32, m, n int, x, y []float64, parts [2][]float64, s []float64) {
 	var wg sync.WaitGroup
 	for h := range 2 {
 		wg.Go(func() {
 			sh := parts[h]
 			clear(sh)
-			zBuf, zNextBuf, alphaBuf := make([]float64, BlockRows), make([]float64, BlockRows), make([]float64, BlockRows)
-			lo, hi := h*m/2, (h+1)*m/2
-			dot := func(z []float64, r0 int) {
+			var z, alpha [BlockRows]float64
+			for r0 := h * m / 2; r0 < (h+1)*m/2; r0 += BlockRows {
+				k := min(BlockRows, (h+1)*m/2-r0)
 				if a32 != nil {
-					DotRows32(z, a32[r0*n:], n, n, x)
+					DotRows32(z[:k], a32[r0*n:], n, n, x)
 				} else {
-					DotRows(z, a64[r0*n:], n, n, x)
+					DotRows(z[:k], a64[r0*n:], n, n, x)
 				}
-			}
-			weights := func(alpha, z []float64, r0 int) {
-				for i := range z {
+				for i := range k {
 					alpha[i] = math.Copysign(1/float64(m), z[i]/float64(m)-y[r0+i])
 				}
-			}
-			if !pipelined {
-				for r0 := lo; r0 < hi; r0 += BlockRows {
-					k := min(BlockRows, hi-r0)
-					z, alpha := zBuf[:k], alphaBuf[:k]
-					dot(z, r0)
-					weights(alpha, z, r0)
-					if a32 != nil {
-						AxpyRows32(sh, alpha, a32[r0*n:], n, n)
-					} else {
-						AxpyRows(sh, alpha, a64[r0*n:], n, n)
-					}
-				}
-				return
-			}
-			z := zBuf[:min(BlockRows, hi-lo)]
-			dot(z, lo)
-			for r0 := lo; r0 < hi; r0 += BlockRows {
-				alpha := alphaBuf[:len(z)]
-				weights(alpha, z, r0)
-				next := r0 + BlockRows
-				zNext := zNextBuf[:min(BlockRows, max(hi-next, 0))]
 				if a32 != nil {
-					DotAxpyRows32(zNext, a32[min(next, hi-1)*n:], x, sh, alpha, a32[r0*n:], n, n)
+					AxpyRows32(sh, alpha[:k], a32[r0*n:], n, n)
 				} else {
-					DotAxpyRows(zNext, a64[min(next, hi-1)*n:], x, sh, alpha, a64[r0*n:], n, n)
+					AxpyRows(sh, alpha[:k], a64[r0*n:], n, n)
 				}
-				z, zBuf, zNextBuf = zNext, zNextBuf, zBuf
 			}
 		})
 	}
@@ -261,8 +239,7 @@ func fusedPass(pipelined bool, a64 []float64, a32 []float32, m, n int, x, y []fl
 }
 
 // BenchmarkFused is the fused single-run pass over the paper-size matrix
-// on two cores, blocked (DotRows then AxpyRows per block) and pipelined
-// (DotAxpyRows); compare with BenchmarkStream/*/cores=2, or better with
+// on two cores; compare with BenchmarkStream/*/cores=2, or better with
 // BenchmarkFusedVsStream, which interleaves the two.
 func BenchmarkFused(b *testing.B) {
 	a64, a32 := paperData()
@@ -271,34 +248,28 @@ func BenchmarkFused(b *testing.B) {
 	parts := [2][]float64{make([]float64, paperN), make([]float64, paperN)}
 	s := make([]float64, paperN)
 	forEachImplB(b, func(b *testing.B) {
-		for _, pipelined := range []bool{false, true} {
-			mode := "blocked"
-			if pipelined {
-				mode = "pipelined"
+		b.Run("f64", func(b *testing.B) {
+			b.SetBytes(int64(len(a64)) * 8)
+			for b.Loop() {
+				fusedPass(a64, nil, paperM, paperN, x, y, parts, s)
 			}
-			b.Run("f64/"+mode, func(b *testing.B) {
-				b.SetBytes(int64(len(a64)) * 8)
-				for b.Loop() {
-					fusedPass(pipelined, a64, nil, paperM, paperN, x, y, parts, s)
-				}
-			})
-			b.Run("f32/"+mode, func(b *testing.B) {
-				b.SetBytes(int64(len(a32)) * 4)
-				for b.Loop() {
-					fusedPass(pipelined, nil, a32, paperM, paperN, x, y, parts, s)
-				}
-			})
-		}
+		})
+		b.Run("f32", func(b *testing.B) {
+			b.SetBytes(int64(len(a32)) * 4)
+			for b.Loop() {
+				fusedPass(nil, a32, paperM, paperN, x, y, parts, s)
+			}
+		})
 	})
 }
 
 // BenchmarkFusedVsStream times, in every iteration, the streaming-read
-// floor (two cores, one and four streams each) and the blocked and
-// pipelined fused passes with the active implementation, over the same
-// buffer, and reports the milliseconds of each and the ratio of the
-// faster pass to the faster floor. Interleaving them cancels the drift of
-// a shared machine; the cpu-* metrics (CPU time of the two threads,
-// halved) also discount the time other processes hold the cores.
+// floor (two cores, one and four streams each) and the fused pass with the
+// active implementation, over the same buffer, and reports the
+// milliseconds of each and the ratio of the pass to the faster floor.
+// Interleaving them cancels the drift of a shared machine; the cpu-*
+// metrics (CPU time of the two threads, halved) also discount the time
+// other processes hold the cores.
 func BenchmarkFusedVsStream(b *testing.B) {
 	a64, a32 := paperData()
 	x := benchVec(paperN, 3)
@@ -311,10 +282,10 @@ func BenchmarkFusedVsStream(b *testing.B) {
 			name = "f32"
 		}
 		b.Run(name, func(b *testing.B) {
-			var wall, cpu [4]time.Duration
+			var wall, cpu [3]time.Duration
 			var sink float64
 			for b.Loop() {
-				for k := range 4 {
+				for k := range 3 {
 					t0, c0 := time.Now(), cpuTime()
 					switch {
 					case k < 2 && is32:
@@ -322,9 +293,9 @@ func BenchmarkFusedVsStream(b *testing.B) {
 					case k < 2:
 						sink += parallelSum(2, len(a64), func(lo, hi int) float64 { return streamSum(a64[lo:hi], 1+3*k) })
 					case is32:
-						fusedPass(k == 3, nil, a32, paperM, paperN, x, y, parts, s)
+						fusedPass(nil, a32, paperM, paperN, x, y, parts, s)
 					default:
-						fusedPass(k == 3, a64, nil, paperM, paperN, x, y, parts, s)
+						fusedPass(a64, nil, paperM, paperN, x, y, parts, s)
 					}
 					wall[k] += time.Since(t0)
 					cpu[k] += cpuTime() - c0
@@ -332,15 +303,15 @@ func BenchmarkFusedVsStream(b *testing.B) {
 			}
 			_ = sink
 			ms := func(d time.Duration) float64 { return d.Seconds() * 1e3 / float64(b.N) }
-			for k, what := range []string{"stream1", "stream4", "blocked", "pipelined"} {
+			for k, what := range []string{"stream1", "stream4", "fused"} {
 				b.ReportMetric(ms(wall[k]), "ms-"+what)
 			}
-			b.ReportMetric(float64(min(wall[2], wall[3]))/float64(min(wall[0], wall[1])), "fused/floor")
+			b.ReportMetric(float64(wall[2])/float64(min(wall[0], wall[1])), "fused/floor")
 			if cpu[0] > 0 {
-				for k, what := range []string{"stream1", "stream4", "blocked", "pipelined"} {
+				for k, what := range []string{"stream1", "stream4", "fused"} {
 					b.ReportMetric(ms(cpu[k])/2, "cpu-ms-"+what)
 				}
-				b.ReportMetric(float64(min(cpu[2], cpu[3]))/float64(min(cpu[0], cpu[1])), "cpu-fused/floor")
+				b.ReportMetric(float64(cpu[2])/float64(min(cpu[0], cpu[1])), "cpu-fused/floor")
 			}
 		})
 	}

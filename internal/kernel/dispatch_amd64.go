@@ -142,44 +142,6 @@ func axpyRows32(impl int, y, alpha []float64, a []float32, stride, n int) {
 	}
 }
 
-func dotAxpyRows(impl int, out []float64, a []float64, x, y, alpha []float64, b []float64, stride, n int) {
-	k := 0
-	if impl != implGeneric {
-		for ; k+4 <= len(out) && k+4 <= len(alpha); k += 4 {
-			if impl == implAVX512 {
-				dotAxpyRowsAvx512(&out[k], &a[k*stride], &x[0], &y[0], &alpha[k], &b[k*stride], stride, n)
-			} else {
-				dotAxpyRowsAvx2(&out[k], &a[k*stride], &x[0], &y[0], &alpha[k], &b[k*stride], stride, n)
-			}
-		}
-	}
-	if k < len(out) {
-		dotRows(impl, out[k:], a[k*stride:], stride, n, x)
-	}
-	if k < len(alpha) {
-		axpyRows(impl, y, alpha[k:], b[k*stride:], stride, n)
-	}
-}
-
-func dotAxpyRows32(impl int, out []float64, a []float32, x, y, alpha []float64, b []float32, stride, n int) {
-	k := 0
-	if impl != implGeneric {
-		for ; k+4 <= len(out) && k+4 <= len(alpha); k += 4 {
-			if impl == implAVX512 {
-				dotAxpyRows32Avx512(&out[k], &a[k*stride], &x[0], &y[0], &alpha[k], &b[k*stride], stride, n)
-			} else {
-				dotAxpyRows32Avx2(&out[k], &a[k*stride], &x[0], &y[0], &alpha[k], &b[k*stride], stride, n)
-			}
-		}
-	}
-	if k < len(out) {
-		dotRows32(impl, out[k:], a[k*stride:], stride, n, x)
-	}
-	if k < len(alpha) {
-		axpyRows32(impl, y, alpha[k:], b[k*stride:], stride, n)
-	}
-}
-
 // Column blocks of the batched kernels: DotBatch works on dotNC columns of
 // all its rows at a time (each run's x segment is then reused by every
 // row tile from L1), AxpyBatch on axpyNC columns (the rows' segment is then

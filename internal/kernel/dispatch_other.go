@@ -39,13 +39,3 @@ func axpyBatch(_ int, s []float64, lds int, w []float64, ldw int, a64 []float64,
 func streamSum(a []float64, _ int) float64 { return sumGeneric(a) }
 
 func streamSum32(a []float32, _ int) float64 { return sumGeneric(a) }
-
-func dotAxpyRows(_ int, out []float64, a []float64, x, y, alpha []float64, b []float64, stride, n int) {
-	dotRowsGeneric(out, a, stride, n, x)
-	axpyRowsGeneric(y, alpha, b, stride, n)
-}
-
-func dotAxpyRows32(_ int, out []float64, a []float32, x, y, alpha []float64, b []float32, stride, n int) {
-	dotRowsGeneric(out, a, stride, n, x)
-	axpyRowsGeneric(y, alpha, b, stride, n)
-}

@@ -242,58 +242,6 @@ func AxpyRows32(y []float64, alpha []float64, a []float32, stride, n int) {
 	}
 }
 
-// DotAxpyRows does DotRows(out, a, stride, n, x) and
-// AxpyRows(y, alpha, b, stride, n) in one pass, with the same bits. It is
-// the step of a software-pipelined fused pass: while it adds the rows b of
-// the current block (read again from the caches) it computes the dot
-// products of the rows a of the next block (read from memory), so the
-// memory stream never pauses and x and y are loaded once for both blocks:
-//
-//	DotRows(z, block[0], stride, n, x)
-//	for i := range blocks {
-//		alpha := f(z)               // weights of block i
-//		if i+1 < len(blocks) {
-//			DotAxpyRows(zNext, block[i+1], x, y, alpha, block[i], stride, n)
-//		} else {
-//			AxpyRows(y, alpha, block[i], stride, n)
-//		}
-//		z, zNext = zNext, z
-//	}
-//
-// y must not overlap a, b, x or out. The assembly kernels pair rows four by
-// four. On the Zen 4 machine it was tuned on, the blocked form (DotRows
-// then AxpyRows per block of BlockRows rows) was as fast for float32 data
-// and faster for float64 (more rows in flight per memory stream), so that
-// is the form to prefer there; DotAxpyRows is kept for machines whose
-// memory stream suffers more from the pause of the additions.
-func DotAxpyRows(out []float64, a []float64, x []float64, y []float64, alpha []float64, b []float64, stride, n int) {
-	checkRows("DotAxpyRows", len(a), len(out), stride, n)
-	checkRows("DotAxpyRows", len(b), len(alpha), stride, n)
-	if len(x) < n || len(y) < n {
-		panic("kernel: DotAxpyRows: x or y shorter than n")
-	}
-	if n == 0 {
-		clear(out)
-		return
-	}
-	dotAxpyRows(int(active.Load()), out, a, x, y, alpha, b, stride, n)
-}
-
-// DotAxpyRows32 is DotAxpyRows for float32 data: DotRows32 and AxpyRows32
-// in one pass.
-func DotAxpyRows32(out []float64, a []float32, x []float64, y []float64, alpha []float64, b []float32, stride, n int) {
-	checkRows("DotAxpyRows32", len(a), len(out), stride, n)
-	checkRows("DotAxpyRows32", len(b), len(alpha), stride, n)
-	if len(x) < n || len(y) < n {
-		panic("kernel: DotAxpyRows32: x or y shorter than n")
-	}
-	if n == 0 {
-		clear(out)
-		return
-	}
-	dotAxpyRows32(int(active.Load()), out, a, x, y, alpha, b, stride, n)
-}
-
 // checkMat panics unless a rows x cols matrix with leading dimension ld fits
 // in a slice of length l.
 func checkMat(fn, name string, l, rows, cols, ld int) {

@@ -44,11 +44,6 @@ func axpyRows4Avx2(y *float64, alpha *float64, a *float64, stride int, n int)
 //go:noescape
 func axpyRows8Avx2(y *float64, alpha *float64, a *float64, stride int, n int)
 
-// dotAxpyRowsAvx2 is dotRows4Avx2(out, a, stride, n, x) and axpyRows4Avx2(y, alpha, b, stride, n) in one pass.
-//
-//go:noescape
-func dotAxpyRowsAvx2(out *float64, a *float64, x *float64, y *float64, alpha *float64, b *float64, stride int, n int)
-
 // sum1Avx2 returns the sum of a[i*stride+j], i < 1, j < n (n a multiple of 32); it only serves to measure a streaming read.
 //
 //go:noescape
@@ -98,11 +93,6 @@ func axpyRows432Avx2(y *float64, alpha *float64, a *float32, stride int, n int)
 //
 //go:noescape
 func axpyRows832Avx2(y *float64, alpha *float64, a *float32, stride int, n int)
-
-// dotAxpyRows32Avx2 is dotRows432Avx2(out, a, stride, n, x) and axpyRows432Avx2(y, alpha, b, stride, n) in one pass.
-//
-//go:noescape
-func dotAxpyRows32Avx2(out *float64, a *float32, x *float64, y *float64, alpha *float64, b *float32, stride int, n int)
 
 // sum132Avx2 returns the sum of a[i*stride+j], i < 1, j < n (n a multiple of 32); it only serves to measure a streaming read.
 //
@@ -406,11 +396,6 @@ func axpyRows4Avx512(y *float64, alpha *float64, a *float64, stride int, n int)
 //go:noescape
 func axpyRows8Avx512(y *float64, alpha *float64, a *float64, stride int, n int)
 
-// dotAxpyRowsAvx512 is dotRows4Avx512(out, a, stride, n, x) and axpyRows4Avx512(y, alpha, b, stride, n) in one pass.
-//
-//go:noescape
-func dotAxpyRowsAvx512(out *float64, a *float64, x *float64, y *float64, alpha *float64, b *float64, stride int, n int)
-
 // sum1Avx512 returns the sum of a[i*stride+j], i < 1, j < n (n a multiple of 64); it only serves to measure a streaming read.
 //
 //go:noescape
@@ -460,11 +445,6 @@ func axpyRows432Avx512(y *float64, alpha *float64, a *float32, stride int, n int
 //
 //go:noescape
 func axpyRows832Avx512(y *float64, alpha *float64, a *float32, stride int, n int)
-
-// dotAxpyRows32Avx512 is dotRows432Avx512(out, a, stride, n, x) and axpyRows432Avx512(y, alpha, b, stride, n) in one pass.
-//
-//go:noescape
-func dotAxpyRows32Avx512(out *float64, a *float32, x *float64, y *float64, alpha *float64, b *float32, stride int, n int)
 
 // sum132Avx512 returns the sum of a[i*stride+j], i < 1, j < n (n a multiple of 64); it only serves to measure a streaming read.
 //

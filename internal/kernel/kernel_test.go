@@ -247,50 +247,6 @@ func TestAxpyRows(t *testing.T) {
 	})
 }
 
-func TestDotAxpyRows(t *testing.T) {
-	forEachImpl(t, func(t *testing.T) {
-		rng := rand.New(rand.NewPCG(11, 12))
-		for _, n := range lengths {
-			for _, rows := range [][2]int{{4, 4}, {8, 8}, {1, 1}, {3, 5}, {5, 3}, {9, 4}, {4, 0}, {0, 4}} {
-				stride := n + n%3
-				a := rowData(rng, 1, rows[0], stride, n)
-				bb := rowData(rng, 2, rows[1], stride, n)
-				a32, b32 := to32(a), to32(bb)
-				x := vec(rng, 0, n)
-				alpha := make([]float64, rows[1])
-				for k := range alpha {
-					alpha[k] = rng.NormFloat64()
-				}
-				for _, is32 := range []bool{false, true} {
-					y := vec(rng, 1, n)
-					yRef := slices.Clone(y)
-					out := make([]float64, rows[0])
-					ref := make([]float64, rows[0])
-					if is32 {
-						DotAxpyRows32(out, a32, x, y, alpha, b32, stride, n)
-						DotRows32(ref, a32, stride, n, x)
-						AxpyRows32(yRef, alpha, b32, stride, n)
-					} else {
-						DotAxpyRows(out, a, x, y, alpha, bb, stride, n)
-						DotRows(ref, a, stride, n, x)
-						AxpyRows(yRef, alpha, bb, stride, n)
-					}
-					for k := range out {
-						if !same(out[k], ref[k]) {
-							t.Fatalf("n=%d rows=%v 32=%v: DotAxpyRows out[%d] = %v, DotRows %v", n, rows, is32, k, out[k], ref[k])
-						}
-					}
-					for j := range y {
-						if !same(y[j], yRef[j]) && !(math.IsNaN(y[j]) && math.IsNaN(yRef[j])) {
-							t.Fatalf("n=%d rows=%v 32=%v: DotAxpyRows y[%d] = %v, AxpyRows %v", n, rows, is32, j, y[j], yRef[j])
-						}
-					}
-				}
-			}
-		}
-	})
-}
-
 func TestBatch(t *testing.T) {
 	forEachImpl(t, func(t *testing.T) {
 		rng := rand.New(rand.NewPCG(5, 6))
@@ -476,37 +432,6 @@ func TestStreamSum(t *testing.T) {
 				}
 				if got := streamSum32(to32(a), streams); got != want {
 					t.Errorf("n=%d streams=%d: streamSum32 = %v, want %v", n, streams, got, want)
-				}
-			}
-		}
-	})
-}
-
-// TestFusedPass checks the pipelined and blocked fused passes of the
-// benchmarks against each other on a small problem.
-func TestFusedPass(t *testing.T) {
-	forEachImpl(t, func(t *testing.T) {
-		rng := rand.New(rand.NewPCG(13, 14))
-		for _, m := range []int{2, 7, 8, 18, 40} {
-			n := 37
-			a := rowData(rng, 0, m, n, n)
-			a32 := to32(a)
-			x, y := vec(rng, 0, n), vec(rng, 0, m)
-			for _, f32 := range []bool{false, true} {
-				var r [2][]float64
-				for i, pipelined := range []bool{false, true} {
-					parts := [2][]float64{make([]float64, n), make([]float64, n)}
-					r[i] = make([]float64, n)
-					if f32 {
-						fusedPass(pipelined, nil, a32, m, n, x, y, parts, r[i])
-					} else {
-						fusedPass(pipelined, a, nil, m, n, x, y, parts, r[i])
-					}
-				}
-				for j := range n {
-					if !same(r[0][j], r[1][j]) {
-						t.Fatalf("m=%d f32=%v: pipelined s[%d] = %v, blocked %v", m, f32, j, r[1][j], r[0][j])
-					}
 				}
 			}
 		}

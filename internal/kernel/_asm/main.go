@@ -343,108 +343,6 @@ func axpyRows(s isa, d dtype, g int) {
 	p("RET")
 }
 
-// dotAxpyRows is dotRows of 4 rows a (into out) and axpyRows of 4 rows b
-// (into y) in one pass over j, so that a fused pass can stream the next
-// block of rows from memory while it adds the current one, and share the
-// loads of x and y. Both parts keep the summation orders of dotRows and
-// axpyRows.
-func dotAxpyRows(s isa, d dtype) {
-	const g = 4
-	name := fmt.Sprintf("dotAxpyRows%s%s", d.suf, s.name)
-	text(name, fmt.Sprintf("%s is %s and %s in one pass.", name,
-		fmt.Sprintf("dotRows%d%s%s(out, a, stride, n, x)", g, d.suf, s.name),
-		fmt.Sprintf("axpyRows%d%s%s(y, alpha, b, stride, n)", g, d.suf, s.name)),
-		[]arg{{"out", "*float64"}, {"a", "*" + d.goT}, {"x", "*float64"}, {"y", "*float64"}, {"alpha", "*float64"}, {"b", "*" + d.goT}, {"stride", "int"}, {"n", "int"}}, "")
-	arows := []string{"SI", "R8", "R9", "R10"}
-	brows := []string{"R11", "R12", "R13", "R14"}
-	xs := scale(d)
-	p("MOVQ alpha+32(FP), BX")
-	for r := 0; r < g; r++ {
-		p("VBROADCASTSD %d(BX), %s", 8*r, s.v(4+r))
-		p("VXORPD %s, %s, %s", s.v(r), s.v(r), s.v(r))
-	}
-	p("MOVQ stride+48(FP), CX")
-	p("SHLQ $%d, CX", log2(d.size))
-	p("MOVQ a+8(FP), SI")
-	chainPointers(arows)
-	p("MOVQ b+40(FP), R11")
-	chainPointers(brows)
-	p("MOVQ x+16(FP), DI")
-	p("MOVQ y+24(FP), DX")
-	p("MOVQ n+56(FP), BX")
-	fullLimit(s, d)
-	p("XORQ AX, AX")
-	p("TESTQ BX, BX")
-	p("JZ tail")
-	label("loop")
-	p("VMOVUPD (DI)(AX*%d), %s", xs, s.v(8))
-	p("VMOVUPD (DX)(AX*%d), %s", xs, s.v(9))
-	for r := 0; r < g; r++ {
-		mem := fmt.Sprintf("(%s)(AX*1)", arows[r])
-		if d.size == 8 {
-			p("VFMADD231PD %s, %s, %s", mem, s.v(8), s.v(r))
-		} else {
-			t := s.v(10 + r%3)
-			loadA(s, d, mem, t)
-			p("VFMADD231PD %s, %s, %s", t, s.v(8), s.v(r))
-		}
-	}
-	for r := 0; r < g; r++ {
-		mem := fmt.Sprintf("(%s)(AX*1)", brows[r])
-		if d.size == 8 {
-			p("VFMADD231PD %s, %s, %s", mem, s.v(4+r), s.v(9))
-		} else {
-			t := s.v(10 + r%3)
-			loadA(s, d, mem, t)
-			p("VFMADD231PD %s, %s, %s", t, s.v(4+r), s.v(9))
-		}
-	}
-	p("VMOVUPD %s, (DX)(AX*%d)", s.v(9), xs)
-	p("ADDQ $%d, AX", s.L*d.size)
-	p("CMPQ AX, BX")
-	p("JB loop")
-	label("tail")
-	p("MOVQ n+56(FP), CX")
-	p("ANDQ $%d, CX", s.L-1)
-	p("JZ reduce")
-	if s.evex {
-		avx512Mask()
-	} else {
-		avx2Masks(d)
-	}
-	loadXTail(s, fmt.Sprintf("(DI)(AX*%d)", xs), s.v(8))
-	for r := 0; r < g; r++ {
-		t := s.v(10 + r%3)
-		loadTail(s, d, fmt.Sprintf("(%s)(AX*1)", arows[r]), t)
-		fmaTail(s, t, s.v(8), s.v(r))
-	}
-	p("MOVQ n+56(FP), CX")
-	p("ANDQ $%d, CX", s.L-1)
-	label("scalar")
-	p("VMOVSD (DX)(AX*%d), X9", xs)
-	for r := 0; r < g; r++ {
-		mem := fmt.Sprintf("(%s)(AX*1)", brows[r])
-		if d.size == 8 {
-			p("VFMADD231SD %s, %s, X9", mem, x(4+r))
-		} else {
-			p("VCVTSS2SD %s, X10, X10", mem)
-			p("VFMADD231SD X10, %s, X9", x(4+r))
-		}
-	}
-	p("VMOVSD X9, (DX)(AX*%d)", xs)
-	p("ADDQ $%d, AX", d.size)
-	p("DECQ CX")
-	p("JNZ scalar")
-	label("reduce")
-	p("MOVQ out+0(FP), DI")
-	for r := 0; r < g; r++ {
-		reduce(s, r)
-		p("VMOVSD %s, %d(DI)", x(r), 8*r)
-	}
-	p("VZEROUPPER")
-	p("RET")
-}
-
 // dotTile accumulates an r x c tile of dot products of rows of a with rows
 // of x into vector accumulators in memory: acc + (i*accs + k*L) holds the L
 // lanes of (row i, run k).
@@ -745,7 +643,6 @@ func main() {
 			for _, g := range groups {
 				axpyRows(s, d, g)
 			}
-			dotAxpyRows(s, d)
 			sum(s, d, 1)
 			sum(s, d, 4)
 		}
