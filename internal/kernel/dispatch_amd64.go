@@ -1,0 +1,316 @@
+//go:build amd64 && !purego
+
+package kernel
+
+import "errors"
+
+func cpuid(eaxArg, ecxArg uint32) (eax, ebx, ecx, edx uint32)
+func xgetbv() (eax, edx uint32)
+
+// CPU features, read before the init functions run.
+var hasAVX2, hasAVX512 = detect()
+
+// detect reports whether the CPU has AVX2 and FMA, and AVX-512 F, DQ, BW and
+// VL, with the operating system saving the ymm (and zmm and opmask)
+// registers.
+func detect() (avx2, avx512 bool) {
+	maxID, _, _, _ := cpuid(0, 0)
+	if maxID < 7 {
+		return false, false
+	}
+	_, _, ecx1, _ := cpuid(1, 0)
+	const fma, osxsave, avx = 1 << 12, 1 << 27, 1 << 28
+	if ecx1&(fma|osxsave|avx) != fma|osxsave|avx {
+		return false, false
+	}
+	xcr0, _ := xgetbv()
+	if xcr0&0x6 != 0x6 { // SSE and AVX state
+		return false, false
+	}
+	_, ebx7, _, _ := cpuid(7, 0)
+	avx2 = ebx7&(1<<5) != 0
+	const f, dq, bw, vl = 1 << 16, 1 << 17, 1 << 30, 1 << 31
+	avx512 = avx2 && ebx7&(f|dq|bw|vl) == f|dq|bw|vl &&
+		xcr0&0xe0 == 0xe0 // opmask, upper halves of zmm0-15, zmm16-31
+	return avx2, avx512
+}
+
+func supported(impl int) error {
+	switch impl {
+	case implGeneric:
+		return nil
+	case implAVX2:
+		if !hasAVX2 {
+			return errors.New("the CPU lacks AVX2 or FMA, or the operating system does not save ymm registers")
+		}
+		return nil
+	case implAVX512:
+		if !hasAVX512 {
+			return errors.New("the CPU lacks one of AVX-512 F, DQ, BW and VL, or the operating system does not save zmm registers")
+		}
+		return nil
+	}
+	return errors.New("unknown implementation")
+}
+
+// group returns the number of rows an assembly multi-row kernel handles next.
+func group(r int) int {
+	switch {
+	case r >= 8:
+		return 8
+	case r >= 4:
+		return 4
+	case r >= 2:
+		return 2
+	}
+	return 1
+}
+
+func dotRows(impl int, out []float64, a []float64, stride, n int, x []float64) {
+	switch impl {
+	case implAVX512:
+		for k := 0; k < len(out); {
+			g := group(len(out) - k)
+			dotRowsGAvx512(g, &out[k], &a[k*stride], stride, n, &x[0])
+			k += g
+		}
+	case implAVX2:
+		for k := 0; k < len(out); {
+			g := group(len(out) - k)
+			dotRowsGAvx2(g, &out[k], &a[k*stride], stride, n, &x[0])
+			k += g
+		}
+	default:
+		dotRowsGeneric(out, a, stride, n, x)
+	}
+}
+
+func dotRows32(impl int, out []float64, a []float32, stride, n int, x []float64) {
+	switch impl {
+	case implAVX512:
+		for k := 0; k < len(out); {
+			g := group(len(out) - k)
+			dotRowsG32Avx512(g, &out[k], &a[k*stride], stride, n, &x[0])
+			k += g
+		}
+	case implAVX2:
+		for k := 0; k < len(out); {
+			g := group(len(out) - k)
+			dotRowsG32Avx2(g, &out[k], &a[k*stride], stride, n, &x[0])
+			k += g
+		}
+	default:
+		dotRowsGeneric(out, a, stride, n, x)
+	}
+}
+
+func axpyRows(impl int, y, alpha []float64, a []float64, stride, n int) {
+	switch impl {
+	case implAVX512:
+		for k := 0; k < len(alpha); {
+			g := group(len(alpha) - k)
+			axpyRowsGAvx512(g, &y[0], &alpha[k], &a[k*stride], stride, n)
+			k += g
+		}
+	case implAVX2:
+		for k := 0; k < len(alpha); {
+			g := group(len(alpha) - k)
+			axpyRowsGAvx2(g, &y[0], &alpha[k], &a[k*stride], stride, n)
+			k += g
+		}
+	default:
+		axpyRowsGeneric(y, alpha, a, stride, n)
+	}
+}
+
+func axpyRows32(impl int, y, alpha []float64, a []float32, stride, n int) {
+	switch impl {
+	case implAVX512:
+		for k := 0; k < len(alpha); {
+			g := group(len(alpha) - k)
+			axpyRowsG32Avx512(g, &y[0], &alpha[k], &a[k*stride], stride, n)
+			k += g
+		}
+	case implAVX2:
+		for k := 0; k < len(alpha); {
+			g := group(len(alpha) - k)
+			axpyRowsG32Avx2(g, &y[0], &alpha[k], &a[k*stride], stride, n)
+			k += g
+		}
+	default:
+		axpyRowsGeneric(y, alpha, a, stride, n)
+	}
+}
+
+// Column blocks of the batched kernels: DotBatch works on dotNC columns of
+// all its rows at a time (each run's x segment is then reused by every
+// row tile from L1), AxpyBatch on axpyNC columns (the rows' segment is then
+// reused by every run tile from L1 or L2). Multiples of 32.
+const (
+	dotNC  = 256
+	axpyNC = 256
+)
+
+// reduce8 and reduce4 are the lane reductions of the assembly kernels.
+func reduce8(v []float64) float64 {
+	v = v[:8]
+	return ((v[0] + v[4]) + (v[2] + v[6])) + ((v[1] + v[5]) + (v[3] + v[7]))
+}
+
+func reduce4(v []float64) float64 {
+	v = v[:4]
+	return (v[0] + v[2]) + (v[1] + v[3])
+}
+
+func dotBatch(impl int, out []float64, ldo int, a64 []float64, a32 []float32, lda, rows, n int, x []float64, ldx, runs int) {
+	var lanes, mr, nr int
+	switch impl {
+	case implAVX512:
+		lanes, mr, nr = lanesAvx512, dotMRAvx512, dotNRAvx512
+	case implAVX2:
+		lanes, mr, nr = lanesAvx2, dotMRAvx2, dotNRAvx2
+	default:
+		dotBatchGeneric(out, ldo, a64, a32, lda, rows, n, x, ldx, runs)
+		return
+	}
+	accp := getScratch(rows * runs * lanes)
+	acc := *accp
+	clear(acc)
+	var wide *[]float64
+	if a32 != nil {
+		wide = getScratch(rows * min(dotNC, n))
+	}
+	for j0 := 0; j0 < n; j0 += dotNC {
+		nc := min(dotNC, n-j0)
+		ap, off, ld := a64, j0, lda
+		if a32 != nil {
+			widen(*wide, a32, lda, rows, j0, nc)
+			ap, off, ld = *wide, 0, nc
+		}
+		// The tile of mr rows (mr*nc*8 bytes) stays in L1 while the
+		// runs' segments stream from L2. The calls for the first run
+		// tiles prefetch, one row each, the next tile of rows (the next
+		// rows, or the first ones in the next column block), which comes
+		// from memory.
+		for k0 := 0; k0 < rows; k0 += mr {
+			r := min(mr, rows-k0)
+			for bi, b0 := 0, 0; b0 < runs; bi, b0 = bi+1, b0+nr {
+				c := min(nr, runs-b0)
+				pf := &ap[k0*ld+off]
+				if bi < mr {
+					if nk := k0 + mr + bi; nk < rows {
+						pf = &ap[nk*ld+off]
+					} else if nk -= rows; a32 == nil && j0+nc < n && nk < min(mr, rows) {
+						pf = &a64[nk*lda+j0+nc]
+					}
+				}
+				if impl == implAVX512 {
+					dotTileAvx512(r, c, &acc[(k0*runs+b0)*lanes], runs*lanes, &ap[k0*ld+off], ld, &x[b0*ldx+j0], ldx, nc, pf)
+				} else {
+					dotTileAvx2(r, c, &acc[(k0*runs+b0)*lanes], runs*lanes, &ap[k0*ld+off], ld, &x[b0*ldx+j0], ldx, nc, pf)
+				}
+			}
+		}
+	}
+	for k := range rows {
+		o := out[k*ldo : k*ldo+runs]
+		v := acc[k*runs*lanes : (k+1)*runs*lanes]
+		for b := range o {
+			if lanes == 8 {
+				o[b] = reduce8(v[b*8:])
+			} else {
+				o[b] = reduce4(v[b*4:])
+			}
+		}
+	}
+	putScratch(accp)
+	if wide != nil {
+		putScratch(wide)
+	}
+}
+
+func axpyBatch(impl int, s []float64, lds int, w []float64, ldw int, a64 []float64, a32 []float32, lda, rows, n, runs int) {
+	var lanes, nr, nv int
+	switch impl {
+	case implAVX512:
+		lanes, nr, nv = lanesAvx512, axpyNRAvx512, axpyVAvx512
+	case implAVX2:
+		lanes, nr, nv = lanesAvx2, axpyNRAvx2, axpyVAvx2
+	default:
+		axpyBatchGeneric(s, lds, w, ldw, a64, a32, lda, rows, n, runs)
+		return
+	}
+	width := nv * lanes
+	var wide *[]float64
+	if a32 != nil {
+		wide = getScratch(rows * min(axpyNC, n))
+	}
+	for j0 := 0; j0 < n; j0 += axpyNC {
+		jend := min(j0+axpyNC, n)
+		ap, off, ld := a64, 0, lda
+		if a32 != nil {
+			widen(*wide, a32, lda, rows, j0, jend-j0)
+			ap, off, ld = *wide, -j0, jend-j0
+		}
+		// Each run tile walks its rows of s sequentially (the kernels
+		// prefetch the next tile); the rows' segment (rows x axpyNC) is
+		// read from L1/L2 once per run tile.
+		for b0 := 0; b0 < runs; b0 += nr {
+			c := min(nr, runs-b0)
+			j := j0
+			for ; j+width <= jend; j += width {
+				axpyTile(impl, c, nv, &s[b0*lds+j], lds, &w[b0], ldw, &ap[j+off], ld, rows)
+			}
+			for ; j+lanes <= jend; j += lanes {
+				axpyTile(impl, c, 1, &s[b0*lds+j], lds, &w[b0], ldw, &ap[j+off], ld, rows)
+			}
+			for ; j < jend; j++ {
+				axpyTile(impl, c, 0, &s[b0*lds+j], lds, &w[b0], ldw, &ap[j+off], ld, rows)
+			}
+		}
+	}
+	if wide != nil {
+		putScratch(wide)
+	}
+}
+
+func axpyTile(impl, c, v int, s *float64, lds int, w *float64, ldw int, a *float64, lda, rows int) {
+	if impl == implAVX512 {
+		axpyTileAvx512(c, v, s, lds, w, ldw, a, lda, rows)
+	} else {
+		axpyTileAvx2(c, v, s, lds, w, ldw, a, lda, rows)
+	}
+}
+
+// streamSum is the streaming-read floor of the benchmarks: the sum of the
+// elements with the widest loads available, reading one sequential stream
+// or four at once (streams = 1 or 4).
+func streamSum(a []float64, streams int) float64 {
+	if streams == 4 {
+		return streamSumT(a, 4, sum4Avx512, sum4Avx2)
+	}
+	return streamSumT(a, 1, sum1Avx512, sum1Avx2)
+}
+
+func streamSum32(a []float32, streams int) float64 {
+	if streams == 4 {
+		return streamSumT(a, 4, sum432Avx512, sum432Avx2)
+	}
+	return streamSumT(a, 1, sum132Avx512, sum132Avx2)
+}
+
+func streamSumT[T real](a []T, streams int, wide, narrow func(*T, int, int) float64) float64 {
+	f := narrow
+	switch active.Load() {
+	case implAVX512:
+		f = wide
+	case implAVX2:
+	default:
+		return sumGeneric(a)
+	}
+	q := len(a) / streams &^ 63 // elements per stream
+	if q == 0 {
+		return sumGeneric(a)
+	}
+	return f(&a[0], q, q) + sumGeneric(a[streams*q:])
+}

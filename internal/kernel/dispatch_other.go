@@ -1,0 +1,41 @@
+//go:build !amd64 || purego
+
+package kernel
+
+import "errors"
+
+func supported(impl int) error {
+	if impl == implGeneric {
+		return nil
+	}
+	return errors.New("this build has only the generic code (purego build tag or a GOARCH other than amd64)")
+}
+
+func dotRows(_ int, out []float64, a []float64, stride, n int, x []float64) {
+	dotRowsGeneric(out, a, stride, n, x)
+}
+
+func dotRows32(_ int, out []float64, a []float32, stride, n int, x []float64) {
+	dotRowsGeneric(out, a, stride, n, x)
+}
+
+func axpyRows(_ int, y, alpha []float64, a []float64, stride, n int) {
+	axpyRowsGeneric(y, alpha, a, stride, n)
+}
+
+func axpyRows32(_ int, y, alpha []float64, a []float32, stride, n int) {
+	axpyRowsGeneric(y, alpha, a, stride, n)
+}
+
+func dotBatch(_ int, out []float64, ldo int, a64 []float64, a32 []float32, lda, rows, n int, x []float64, ldx, runs int) {
+	dotBatchGeneric(out, ldo, a64, a32, lda, rows, n, x, ldx, runs)
+}
+
+func axpyBatch(_ int, s []float64, lds int, w []float64, ldw int, a64 []float64, a32 []float32, lda, rows, n, runs int) {
+	axpyBatchGeneric(s, lds, w, ldw, a64, a32, lda, rows, n, runs)
+}
+
+// streamSum is the streaming-read floor of the benchmarks.
+func streamSum(a []float64, _ int) float64 { return sumGeneric(a) }
+
+func streamSum32(a []float32, _ int) float64 { return sumGeneric(a) }
