@@ -1,9 +1,7 @@
 package scaledsm
 
 import (
-	"runtime"
 	"sync"
-	"sync/atomic"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -107,60 +105,18 @@ func weigh(w Weight, z float64) float64 {
 	return 0
 }
 
-// chunks returns the number of row chunks a pass over m rows is split into.
-// It depends on m only, never on the number of cores, so that partial sums
-// are always formed and reduced in the same order.
-func chunks(m int) int {
-	const maxChunks = 32
-	const minRows = 16
-	c := (m + minRows - 1) / minRows
-	if c > maxChunks {
-		c = maxChunks
+// buffers holds the scratch buffers of the batched passes, which are too
+// big to allocate at every iteration and belong to no one Evaluation.
+var buffers sync.Pool
+
+// getBuffer returns a buffer of n elements (not zeroed).
+func getBuffer(n int) *[]float64 {
+	if p, ok := buffers.Get().(*[]float64); ok && cap(*p) >= n {
+		*p = (*p)[:n]
+		return p
 	}
-	if c < 1 {
-		c = 1
-	}
-	return c
+	b := make([]float64, n)
+	return &b
 }
 
-// chunkRange returns the rows [lo, hi) of chunk c out of nc over m rows.
-func chunkRange(c, nc, m int) (lo, hi int) {
-	return c * m / nc, (c + 1) * m / nc
-}
-
-// parallel runs f(c) for c in [0, n) on up to GOMAXPROCS goroutines.
-func parallel(n int, f func(c int)) {
-	workers := min(runtime.GOMAXPROCS(0), n)
-	if workers <= 1 {
-		for c := range n {
-			f(c)
-		}
-		return
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			for {
-				c := int(next.Add(1) - 1)
-				if c >= n {
-					return
-				}
-				f(c)
-			}
-		})
-	}
-	wg.Wait()
-}
-
-// reduceInto sums the nc partial vectors of length n stored back to back in
-// parts into dst, in chunk order.
-func reduceInto(dst, parts []float64, nc, n int) {
-	copy(dst, parts[:n])
-	for c := 1; c < nc; c++ {
-		p := parts[c*n : (c+1)*n]
-		for j, v := range p {
-			dst[j] += v
-		}
-	}
-}
+func putBuffer(p *[]float64) { buffers.Put(p) }

@@ -13,20 +13,32 @@ import (
 // n1×n2 matrices A_i, measuring X = L Rᵀ.
 //
 // The matrices are stored as the rows of an m×(n1·n2) matrix: row i holds
-// A_i in row-major order, entry (j, k) at position j·n2 + k.
+// A_i in row-major order, entry (j, k) at position j·n2 + k. They are held
+// as float64 (NewSensing) or as float32 (NewSensing32), which halves the
+// memory and the time of a pass; products and sums are float64 either way.
+//
+// # The pass
+//
+// Evaluate reads each row from memory once: a block of kernel.BlockRows
+// rows at a time, the dot products (the rows stream into the caches), the
+// residuals and weights, then the weighted rows added to the adjoint
+// S = Σ_i w_i A_i while they are in the cache. The rows are split into a
+// fixed number of chunks that the goroutines take in turn (see chunks);
+// every pass, EvaluateBatch's included, adds the rows in the same order, so
+// that the results have the same bits with GOMAXPROCS = 1 as with any
+// other value, and EvaluateBatch gives each run the bits Evaluate gives it
+// alone.
 type Sensing struct {
 	m, n1, n2 int
-	a         []float64
+	a         []float64 // the rows, or nil when stored as float32
+	a32       []float32
 }
 
 // NewSensing returns the sensing operator of the m matrices of shape n1×n2
 // stored row after row in a (see Sensing). It keeps a, without copying it.
 func NewSensing(m, n1, n2 int, a []float64) (*Sensing, error) {
-	if m <= 0 || n1 <= 0 || n2 <= 0 {
-		return nil, fmt.Errorf("scaledsm: sensing operator: dimensions m=%d, n1=%d, n2=%d must be positive", m, n1, n2)
-	}
-	if len(a) != m*n1*n2 {
-		return nil, fmt.Errorf("scaledsm: sensing operator: data has %d values, want m·n1·n2 = %d·%d·%d = %d", len(a), m, n1, n2, m*n1*n2)
+	if err := checkSensing(m, n1, n2, len(a)); err != nil {
+		return nil, err
 	}
 	if i := firstNonFinite(a); i >= 0 {
 		n := n1 * n2
@@ -35,77 +47,146 @@ func NewSensing(m, n1, n2 int, a []float64) (*Sensing, error) {
 	return &Sensing{m: m, n1: n1, n2: n2, a: a}, nil
 }
 
+// NewSensing32 is NewSensing for matrices stored as float32 values. The
+// operator keeps a, without copying it, and computes in float64 from the
+// stored values: it is the operator of NewSensing on the same values
+// converted to float64, and gives the same results.
+func NewSensing32(m, n1, n2 int, a []float32) (*Sensing, error) {
+	if err := checkSensing(m, n1, n2, len(a)); err != nil {
+		return nil, err
+	}
+	for i, v := range a {
+		if f := float64(v); math.IsNaN(f) || math.IsInf(f, 0) {
+			n := n1 * n2
+			return nil, fmt.Errorf("scaledsm: sensing operator: entry %d of measurement matrix %d is %v", i%n, i/n, v)
+		}
+	}
+	return &Sensing{m: m, n1: n1, n2: n2, a32: a}, nil
+}
+
+func checkSensing(m, n1, n2, values int) error {
+	if m <= 0 || n1 <= 0 || n2 <= 0 {
+		return fmt.Errorf("scaledsm: sensing operator: dimensions m=%d, n1=%d, n2=%d must be positive", m, n1, n2)
+	}
+	if values != m*n1*n2 {
+		return fmt.Errorf("scaledsm: sensing operator: data has %d values, want m·n1·n2 = %d·%d·%d = %d", values, m, n1, n2, m*n1*n2)
+	}
+	return nil
+}
+
 // Dims returns m, n1 and n2.
 func (s *Sensing) Dims() (m, n1, n2 int) { return s.m, s.n1, s.n2 }
 
 // Symmetric returns false: sensing measures X = L Rᵀ.
 func (s *Sensing) Symmetric() bool { return false }
 
-// Data returns the stored matrices, row after row (see Sensing).
+// Data returns the stored matrices, row after row (see Sensing), or nil
+// when they are stored as float32 (see Data32).
 func (s *Sensing) Data() []float64 { return s.a }
 
-func (s *Sensing) row(i int) []float64 {
-	n := s.n1 * s.n2
-	return s.a[i*n : (i+1)*n]
+// Data32 returns the matrices stored as float32, row after row, or nil when
+// they are stored as float64 (see Data).
+func (s *Sensing) Data32() []float32 { return s.a32 }
+
+// Bytes returns the size of the stored matrices in bytes.
+func (s *Sensing) Bytes() int64 {
+	if s.a32 != nil {
+		return 4 * int64(len(s.a32))
+	}
+	return 8 * int64(len(s.a))
 }
+
+// dotRows sets out[k] to the dot product of row i0+k with x.
+func (s *Sensing) dotRows(out []float64, i0 int, x []float64) {
+	n := s.n1 * s.n2
+	if s.a32 != nil {
+		kernel.DotRows32(out, s.a32[i0*n:], n, n, x)
+	} else {
+		kernel.DotRows(out, s.a[i0*n:], n, n, x)
+	}
+}
+
+// axpyRows adds alpha[k] times columns [c0, c1) of row i0+k to y[c0:c1],
+// k in increasing order.
+func (s *Sensing) axpyRows(y, alpha []float64, i0, c0, c1 int) {
+	if c1 <= c0 || len(alpha) == 0 {
+		return
+	}
+	n := s.n1 * s.n2
+	if s.a32 != nil {
+		kernel.AxpyRows32(y[c0:c1], alpha, s.a32[i0*n+c0:], n, c1-c0)
+	} else {
+		kernel.AxpyRows(y[c0:c1], alpha, s.a[i0*n+c0:], n, c1-c0)
+	}
+}
+
+// applyRows is the number of rows handed out at a time by Apply.
+const applyRows = 64
 
 // Apply sets dst to A(x).
 func (s *Sensing) Apply(dst []float64, x mat.Matrix) {
+	n := s.n1 * s.n2
 	xv := rowMajor(x, s.n1, s.n2)
 	inv := 1 / float64(s.m)
-	nc := chunks(s.m)
-	parallel(nc, func(c int) {
-		lo, hi := chunkRange(c, nc, s.m)
+	blocks := (s.m + applyRows - 1) / applyRows
+	parallel(teamSize(s.m*n), blocks, func(c int) {
+		lo, hi := c*applyRows, min((c+1)*applyRows, s.m)
+		for i := lo; i < hi; i += kernel.BlockRows {
+			k := min(kernel.BlockRows, hi-i)
+			s.dotRows(dst[i:i+k], i, xv)
+		}
 		for i := lo; i < hi; i++ {
-			dst[i] = kernel.Dot(s.row(i), xv) * inv
+			dst[i] *= inv
 		}
 	})
 }
 
-// Adjoint sets dst to A*(v) = Σ v_i A_i / m.
+// Adjoint sets dst to A*(v) = Σ v_i A_i / m, the rows added in the order of
+// every pass.
 func (s *Sensing) Adjoint(dst *mat.Dense, v []float64) {
-	n := s.n1 * s.n2
-	inv := 1 / float64(s.m)
-	nc := chunks(s.m)
+	n, m := s.n1*s.n2, s.m
+	inv := 1 / float64(m)
+	alpha := make([]float64, m)
+	for i, vi := range v[:m] {
+		alpha[i] = vi * inv
+	}
+	nc := chunks(m)
 	parts := make([]float64, nc*n)
-	parallel(nc, func(c int) {
-		lo, hi := chunkRange(c, nc, s.m)
-		p := parts[c*n : (c+1)*n]
-		for i := lo; i < hi; i++ {
-			if v[i] != 0 {
-				kernel.Axpy(v[i]*inv, s.row(i), p)
-			}
-		}
+	parallel(teamSize(m*n), nc, func(c int) {
+		lo, hi := chunkRange(c, nc, m)
+		s.axpyRows(parts[c*n:(c+1)*n], alpha[lo:hi], lo, 0, n)
 	})
-	out := make([]float64, n)
-	reduceInto(out, parts, nc, n)
-	dst.Copy(mat.NewDense(s.n1, s.n2, out))
+	addPartials(parts[:n], parts, nc, n)
+	dst.Copy(mat.NewDense(s.n1, s.n2, parts[:n]))
 }
 
-// Evaluate makes one fused pass over the data: for each row, the residual,
-// its weight and the accumulation of the adjoint while the row is in cache.
+// Evaluate makes one fused pass over the data: the residuals, their weights
+// and the accumulation of the adjoint, reading each row from memory once
+// (see Sensing).
 func (s *Sensing) Evaluate(e *Evaluation) {
-	n := s.n1 * s.n2
-	nc := chunks(s.m)
-	ws := e.workspace((2 + nc) * n)
-	xv, sv, parts := ws[:n], ws[n:2*n], ws[2*n:]
+	n, m := s.n1*s.n2, s.m
+	nc := chunks(m)
+	ws := e.workspace(n + nc*n)
+	xv, parts := ws[:n], ws[n:]
 	mat.NewDense(s.n1, s.n2, xv).Mul(e.L, e.R.T())
-
-	inv := 1 / float64(s.m)
-	parallel(nc, func(c int) {
-		lo, hi := chunkRange(c, nc, s.m)
+	inv := 1 / float64(m)
+	parallel(teamSize(m*n), nc, func(c int) {
+		lo, hi := chunkRange(c, nc, m)
 		p := parts[c*n : (c+1)*n]
-		for i := lo; i < hi; i++ {
-			a := s.row(i)
-			z := kernel.Dot(a, xv)*inv - e.Y[i]
-			e.Z[i] = z
-			if w := weigh(e.Weight, z); w != 0 {
-				kernel.Axpy(w*inv, a, p)
+		var alpha [kernel.BlockRows]float64
+		for i := lo; i < hi; i += kernel.BlockRows {
+			rows := min(kernel.BlockRows, hi-i)
+			s.dotRows(e.Z[i:i+rows], i, xv)
+			for k := range rows {
+				z := e.Z[i+k]*inv - e.Y[i+k]
+				e.Z[i+k] = z
+				alpha[k] = weigh(e.Weight, z) * inv
 			}
+			s.axpyRows(p, alpha[:rows], i, 0, n)
 		}
 	})
-	reduceInto(sv, parts, nc, n)
-	S := mat.NewDense(s.n1, s.n2, sv)
+	addPartials(parts[:n], parts, nc, n)
+	S := mat.NewDense(s.n1, s.n2, parts[:n])
 	e.GL.Mul(S, e.R)
 	e.GR.Mul(S.T(), e.L)
 }
@@ -137,4 +218,95 @@ func firstNonFinite(v []float64) int {
 		}
 	}
 	return -1
+}
+
+// dotBatch sets out[k*ldo+b] to the dot product of row i0+k with run b's
+// vector x[b*n:], for k < rows and b < runs.
+func (s *Sensing) dotBatch(out []float64, ldo, i0, rows int, x []float64, runs int) {
+	n := s.n1 * s.n2
+	if s.a32 != nil {
+		kernel.DotBatch32(out, ldo, s.a32[i0*n:], n, rows, n, x, n, runs)
+	} else {
+		kernel.DotBatch(out, ldo, s.a[i0*n:], n, rows, n, x, n, runs)
+	}
+}
+
+// axpyBatch adds to each run b's vector sv[b*n:] the rows i0+k weighted by
+// w[k*ldw+b], k < rows in increasing order.
+func (s *Sensing) axpyBatch(sv, w []float64, ldw, i0, rows, runs int) {
+	n := s.n1 * s.n2
+	if s.a32 != nil {
+		kernel.AxpyBatch32(sv, n, w, ldw, s.a32[i0*n:], n, rows, n, runs)
+	} else {
+		kernel.AxpyBatch(sv, n, w, ldw, s.a[i0*n:], n, rows, n, runs)
+	}
+}
+
+// EvaluateBatch evaluates several runs in one pass over the data: for each
+// block of kernel.BatchRows rows, the dot products of the rows with every
+// run's X (one matrix product), the residuals and weights, and the
+// accumulation of every run's adjoint (another), each goroutine owning
+// whole runs. Each Evaluation is left with the bits Evaluate would give it;
+// with fewer runs than goroutines, the runs are evaluated one at a time.
+func (s *Sensing) EvaluateBatch(es []*Evaluation) {
+	n, m := s.n1*s.n2, s.m
+	w := teamSize(m * n)
+	if len(es) < max(w, 2) {
+		for _, e := range es {
+			s.Evaluate(e)
+		}
+		return
+	}
+	B := len(es)
+	const rowsPer = kernel.BatchRows
+	// X and S of every run, a partial sum of S for every run, and each
+	// goroutine's block of dot products and weights.
+	buf := getBuffer(3*B*n + w*rowsPer*B)
+	defer putBuffer(buf)
+	xs, ss, ps, ws := (*buf)[:B*n], (*buf)[B*n:2*B*n], (*buf)[2*B*n:3*B*n], (*buf)[3*B*n:]
+	parallel(w, B, func(b int) {
+		mat.NewDense(s.n1, s.n2, xs[b*n:(b+1)*n]).Mul(es[b].L, es[b].R.T())
+	})
+	inv := 1 / float64(m)
+	nc := chunks(m)
+	parallel(w, w, func(k int) {
+		b0, b1 := k*B/w, (k+1)*B/w
+		runs := b1 - b0
+		zw := ws[k*rowsPer*B:][:rowsPer*runs]
+		S, P := ss[b0*n:b1*n], ps[b0*n:b1*n]
+		clear(S)
+		for c := range nc {
+			// Chunk 0 accumulates into S, the others into P, added to S
+			// in chunk order: the order of Evaluate.
+			acc := S
+			if c > 0 {
+				acc = P
+				clear(P)
+			}
+			lo, hi := chunkRange(c, nc, m)
+			for i := lo; i < hi; i += rowsPer {
+				rows := min(rowsPer, hi-i)
+				s.dotBatch(zw, runs, i, rows, xs[b0*n:], runs)
+				for r := range rows {
+					for b, e := range es[b0:b1] {
+						z := zw[r*runs+b]*inv - e.Y[i+r]
+						e.Z[i+r] = z
+						zw[r*runs+b] = weigh(e.Weight, z) * inv
+					}
+				}
+				s.axpyBatch(acc, zw, runs, i, rows, runs)
+			}
+			if c > 0 {
+				for b := range runs {
+					kernel.Axpy(1, P[b*n:(b+1)*n], S[b*n:(b+1)*n])
+				}
+			}
+		}
+	})
+	parallel(w, B, func(b int) {
+		e := es[b]
+		S := mat.NewDense(s.n1, s.n2, ss[b*n:(b+1)*n])
+		e.GL.Mul(S, e.R)
+		e.GR.Mul(S.T(), e.L)
+	})
 }

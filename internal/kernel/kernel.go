@@ -373,3 +373,12 @@ func widen(dst []float64, a []float32, lda, rows, j0, n int) {
 		}
 	}
 }
+
+// Sum returns the sum of the elements of a, reading them with the widest
+// loads available in one sequential stream: the speed of a streaming read
+// of memory, the floor of a pass over data that does not fit in the
+// caches.
+func Sum(a []float64) float64 { return streamSum(a, 1) }
+
+// Sum32 is Sum for float32 data, summed in float64.
+func Sum32(a []float32) float64 { return streamSum32(a, 1) }

@@ -1,0 +1,85 @@
+package scaledsm
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/scaledsm/scaledsm/internal/kernel"
+)
+
+// How a pass splits its work among cores without changing its bits.
+//
+// A pass over the rows splits them into chunks(m) chunks, a number that
+// depends on m alone. Each chunk accumulates its rows' contributions to the
+// adjoint in increasing row order into a partial sum of its own, and the
+// partial sums are then added in chunk order: the result is the same
+// whatever the number of goroutines and whichever goroutine takes which
+// chunk. The chunks are handed out one at a time, so a goroutine the
+// operating system deschedules on a busy machine delays the pass by at most
+// one chunk. The batched passes reproduce the same order for every run.
+//
+// (A design without partial sums, in which the goroutines split a block's
+// rows for the dot products, meet at a barrier, then split the columns of
+// the adjoint for the additions, measured 1.25 to 1.5 times the floor on
+// the 2-core machine this was developed on, against 1.05 to 1.12 for the
+// chunks: see BenchmarkPassDesigns.)
+
+// Chunking of the rows of a pass.
+const (
+	maxChunks    = 16 // enough to keep 16 cores busy and two balanced
+	minChunkRows = 64 // so that small problems have few partial sums
+)
+
+// chunks returns the number of row chunks of a pass over m rows. It
+// depends on m only, never on the number of cores.
+func chunks(m int) int {
+	return max(1, min(maxChunks, m/minChunkRows))
+}
+
+// chunkRange returns the rows [lo, hi) of chunk c of nc over m rows.
+func chunkRange(c, nc, m int) (lo, hi int) {
+	return c * m / nc, (c + 1) * m / nc
+}
+
+// addPartials adds the partial sums parts[c*n:(c+1)*n], c = 1, ..., nc-1,
+// to dst in chunk order (dst holds chunk 0's).
+func addPartials(dst, parts []float64, nc, n int) {
+	for c := 1; c < nc; c++ {
+		kernel.Axpy(1, parts[c*n:(c+1)*n], dst)
+	}
+}
+
+// teamSize returns the number of goroutines for a pass over work elements:
+// GOMAXPROCS, but fewer for passes too small to repay starting them.
+func teamSize(work int) int {
+	const minWork = 1 << 15
+	return max(1, min(runtime.GOMAXPROCS(0), work/minWork))
+}
+
+// parallel runs f(c) for c in [0, n) on up to workers goroutines, handing
+// out the indices one at a time in increasing order. Each f(c) must write
+// results of its own, so that the schedule cannot change them.
+func parallel(workers, n int, f func(c int)) {
+	workers = min(workers, n)
+	if workers <= 1 {
+		for c := range n {
+			f(c)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for {
+				c := int(next.Add(1) - 1)
+				if c >= n {
+					return
+				}
+				f(c)
+			}
+		})
+	}
+	wg.Wait()
+}
