@@ -49,11 +49,26 @@ func newQuadratic(t testing.TB, seed uint64, m, n int) *scaledsm.Quadratic {
 	return op
 }
 
-// operators returns one small operator of each kind, the sensing one
-// rectangular.
+func newSensing32(t testing.TB, seed uint64, m, n1, n2 int) *scaledsm.Sensing {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, 0))
+	a := make([]float32, m*n1*n2)
+	for i := range a {
+		a[i] = float32(rng.NormFloat64())
+	}
+	op, err := scaledsm.NewSensing32(m, n1, n2, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return op
+}
+
+// operators returns one small operator of each kind, the sensing ones
+// rectangular, one of them stored as float32.
 func operators(t testing.TB) map[string]scaledsm.Operator {
 	return map[string]scaledsm.Operator{
 		"sensing":   newSensing(t, 1, 90, 7, 11),
+		"sensing32": newSensing32(t, 3, 90, 7, 11),
 		"quadratic": newQuadratic(t, 2, 120, 9),
 	}
 }
