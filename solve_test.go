@@ -36,11 +36,13 @@ func solve(t testing.TB, p scaledsm.Problem, s scaledsm.Settings) *scaledsm.Resu
 
 var noNoise = math.Inf(1)
 
-// TestExactRecoveryWithOutliers recovers both kinds of truth to 1e-12 from
-// measurements of which 20% are gross outliers.
+// TestExactRecoveryWithOutliers recovers both kinds of truth (sensing with
+// float64 and with float32 storage) to 1e-12 from measurements of which 20%
+// are gross outliers.
 func TestExactRecoveryWithOutliers(t *testing.T) {
 	for _, c := range []synth.Config{
 		{Kind: synth.Sensing, N1: 20, N2: 30, Rank: 2, Seed: 11},
+		{Kind: synth.Sensing, N1: 20, N2: 30, Rank: 2, Seed: 11, Precision: synth.Float32},
 		{Kind: synth.Quadratic, N1: 30, Rank: 3, Seed: 12},
 	} {
 		in := instance(t, c, synth.Setting{Kappa: 5, PS: 0.2, SNR: noNoise})

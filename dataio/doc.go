@@ -4,9 +4,10 @@
 // [Load] reads a problem from files (an operator, the observations and,
 // optionally, the truth) and returns a [scaledsm.Problem]. The files may
 // hold float64 or float32 values, in C or Fortran order, in .npy format
-// version 1.0, 2.0 or 3.0; each is streamed into a single float64 slice,
-// converted on the way, so a problem read from files occupies its size in
-// memory and no more. Errors name the file and the reason.
+// version 1.0, 2.0 or 3.0; each is streamed into a single slice, converted
+// on the way (a float32 sensing file into float32 storage, everything else
+// into float64), so a problem read from files occupies its size in memory
+// and no more. Errors name the file and the reason.
 //
 // [ReadHeader] and [ReadData] are the streaming reader underneath, and
 // [ReadFile] reads one array. [WriteArray], [WriteFloat64], [WriteFloat32] and

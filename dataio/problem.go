@@ -101,12 +101,24 @@ func openArray(input, path string) (*array, error) {
 
 // read reads the data into a new slice and checks that it is finite.
 func (a *array) read() ([]float64, error) {
-	data := make([]float64, a.h.Len())
+	return readAs[float64](a)
+}
+
+// float32 reports whether the file holds float32 values.
+func (a *array) float32() bool {
+	size, _, _ := floatKind(a.h.Dtype)
+	return size == 4
+}
+
+// readAs reads the data into a new slice of T and checks that it is
+// finite.
+func readAs[T Float](a *array) ([]T, error) {
+	data := make([]T, a.h.Len())
 	if err := ReadData(a.f, a.h, data); err != nil {
 		return nil, &FileError{Input: a.input, Path: a.path, Err: err}
 	}
 	for i, v := range data {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
+		if f := float64(v); math.IsNaN(f) || math.IsInf(f, 0) {
 			return nil, a.fail("entry %s is %v", index(i, a.h.Shape), v)
 		}
 	}
@@ -179,7 +191,9 @@ type Files struct {
 // Every header is read and checked before any data, so a bad shape or rank
 // is reported at once whatever the files' sizes; each file's data is then
 // streamed into the one slice that the operator keeps (see ReadData), so a
-// problem occupies its size in float64 and no more. Errors about a file are
+// problem occupies the size of its files and no more: a float32 sensing
+// file is kept as float32 (see scaledsm.NewSensing32), the other files are
+// read as float64. Errors about a file are
 // *FileError values naming it; a rank out of range is a *RankError. NaN and
 // infinite values are rejected.
 func Load(f Files, rank int) (scaledsm.Problem, error) {
@@ -233,21 +247,31 @@ func Load(f Files, rank int) (scaledsm.Problem, error) {
 		return scaledsm.Problem{}, &RankError{Rank: rank, Max: min(n1, n2)}
 	}
 
-	// Hook for float32 storage: once an operator can keep float32 values,
-	// a '<f4' operator file should be read with ReadData into a []float32
-	// here, halving the memory, instead of being converted to float64.
-	a, err := op.read()
-	if err != nil {
-		return scaledsm.Problem{}, err
-	}
+	// A float32 sensing file is kept as float32, at its own size; the
+	// operator computes in float64 from the stored values. (Quadratic
+	// sampling data is small and kept as float64.)
 	p := scaledsm.Problem{Rank: rank}
-	if f.Sensing != "" {
-		p.Op, err = scaledsm.NewSensing(m, n1, n2, a)
+	if f.Sensing != "" && op.float32() {
+		a, err := readAs[float32](op)
+		if err != nil {
+			return scaledsm.Problem{}, err
+		}
+		if p.Op, err = scaledsm.NewSensing32(m, n1, n2, a); err != nil {
+			return scaledsm.Problem{}, op.fail("%v", err)
+		}
 	} else {
-		p.Op, err = scaledsm.NewQuadratic(m, n1, a)
-	}
-	if err != nil {
-		return scaledsm.Problem{}, op.fail("%v", err)
+		a, err := op.read()
+		if err != nil {
+			return scaledsm.Problem{}, err
+		}
+		if f.Sensing != "" {
+			p.Op, err = scaledsm.NewSensing(m, n1, n2, a)
+		} else {
+			p.Op, err = scaledsm.NewQuadratic(m, n1, a)
+		}
+		if err != nil {
+			return scaledsm.Problem{}, op.fail("%v", err)
+		}
 	}
 	if p.Y, err = y.read(); err != nil {
 		return scaledsm.Problem{}, err

@@ -54,7 +54,16 @@ func instance(t testing.TB, kind synth.Kind, n1, n2, r int, ps float64) *synth.I
 	return in
 }
 
+// opData returns the operator's stored values as float64, whether it keeps
+// them as float64 or (sensing) as float32.
 func opData(op scaledsm.Operator) []float64 {
+	if s, ok := op.(*scaledsm.Sensing); ok && s.Data32() != nil {
+		out := make([]float64, len(s.Data32()))
+		for i, v := range s.Data32() {
+			out[i] = float64(v)
+		}
+		return out
+	}
 	return op.(interface{ Data() []float64 }).Data()
 }
 
@@ -109,6 +118,18 @@ func TestLoad(t *testing.T) {
 		}
 		if p.Op.Symmetric() != (f.Quadratic != "") {
 			t.Errorf("%s: operator symmetric = %v", c.name, p.Op.Symmetric())
+		}
+		// A float32 sensing file is held as float32, at its own size.
+		if s, ok := p.Op.(*scaledsm.Sensing); ok {
+			is32 := strings.Contains(c.name, "float32")
+			if want := int64(8 * len(c.want)); is32 {
+				want /= 2
+				if s.Data32() == nil || s.Bytes() != want {
+					t.Errorf("%s: held in %d bytes as float32 = %v, want %d bytes of float32", c.name, s.Bytes(), s.Data32() != nil, want)
+				}
+			} else if s.Data() == nil || s.Bytes() != want {
+				t.Errorf("%s: held in %d bytes, want %d bytes of float64", c.name, s.Bytes(), want)
+			}
 		}
 	}
 

@@ -61,13 +61,50 @@ func ParseKind(s string) (Kind, error) {
 	return 0, fmt.Errorf("unknown problem %q (want ms or qs)", s)
 }
 
+// Precision is how the sensing matrices are stored.
+type Precision int
+
+const (
+	// Float64 stores the operator's data as float64, the default.
+	Float64 Precision = iota
+	// Float32 stores the sensing matrices as float32, half the memory and
+	// half the time of a pass; each value is the float32 rounding of the
+	// Gaussian draw Float64 stores, the observations are computed from the
+	// stored values (so recovery is as exact as with Float64), and every
+	// computation is done in float64. Matrix sensing only.
+	Float32
+)
+
+// String returns "f64" or "f32", as the command line spells precisions.
+func (p Precision) String() string {
+	switch p {
+	case Float64:
+		return "f64"
+	case Float32:
+		return "f32"
+	}
+	return fmt.Sprintf("Precision(%d)", int(p))
+}
+
+// ParsePrecision returns the precision named s: "f64" or "f32".
+func ParsePrecision(s string) (Precision, error) {
+	switch s {
+	case "f64":
+		return Float64, nil
+	case "f32":
+		return Float32, nil
+	}
+	return 0, fmt.Errorf("unknown precision %q (want f64 or f32)", s)
+}
+
 // Config sets the sizes of a synthetic problem and its seed.
 type Config struct {
-	Kind   Kind
-	N1, N2 int // shape of X*; quadratic sampling needs N2 = N1 (0 means N1)
-	Rank   int
-	M      int // measurements; 0 means 4(N1+N2)·Rank, the paper's 8nr when square
-	Seed   uint64
+	Kind      Kind
+	N1, N2    int // shape of X*; quadratic sampling needs N2 = N1 (0 means N1)
+	Rank      int
+	M         int // measurements; 0 means 4(N1+N2)·Rank, the paper's 8nr when square
+	Seed      uint64
+	Precision Precision // storage of the sensing matrices; Float64 for quadratic sampling
 }
 
 // DefaultM returns the default number of measurements, 4(n1+n2)r.
@@ -109,6 +146,12 @@ func (c *Config) Validate() error {
 	if c.N2 < 1 {
 		return fmt.Errorf("synth: n2 = %d must be at least 1", c.N2)
 	}
+	if c.Precision != Float64 && c.Precision != Float32 {
+		return fmt.Errorf("synth: unknown precision %d", int(c.Precision))
+	}
+	if c.Kind == Quadratic && c.Precision != Float64 {
+		return errors.New("synth: float32 storage applies to matrix sensing; quadratic sampling keeps float64 (its data is small)")
+	}
 	if c.Kind == Quadratic && c.N2 != c.N1 {
 		return fmt.Errorf("synth: quadratic sampling recovers a square n×n matrix, but n2 = %d differs from n = %d", c.N2, c.N1)
 	}
@@ -138,11 +181,15 @@ func New(c Config) (*Draw, error) {
 	}
 	d := &Draw{Config: c}
 	var err error
-	if c.Kind == Sensing {
-		data := gaussianRows(c.Seed, c.M, c.N1*c.N2)
+	switch {
+	case c.Kind == Sensing && c.Precision == Float32:
+		data := gaussianRows[float32](c.Seed, c.M, c.N1*c.N2)
+		d.Op, err = scaledsm.NewSensing32(c.M, c.N1, c.N2, data)
+	case c.Kind == Sensing:
+		data := gaussianRows[float64](c.Seed, c.M, c.N1*c.N2)
 		d.Op, err = scaledsm.NewSensing(c.M, c.N1, c.N2, data)
-	} else {
-		data := gaussianRows(c.Seed, c.M, c.N1)
+	default:
+		data := gaussianRows[float64](c.Seed, c.M, c.N1)
 		d.Op, err = scaledsm.NewQuadratic(c.M, c.N1, data)
 	}
 	if err != nil {
@@ -267,14 +314,15 @@ func (in *Instance) Corrupted() []bool {
 }
 
 // gaussianRows returns m rows of w standard normal values, row i drawn from
-// its own stream, generated on all cores.
-func gaussianRows(seed uint64, m, w int) []float64 {
-	data := make([]float64, m*w)
+// its own stream, generated on all cores straight into the one slice the
+// operator keeps (float32 values are the roundings of the float64 draws).
+func gaussianRows[T float32 | float64](seed uint64, m, w int) []T {
+	data := make([]T, m*w)
 	parallelRows(m, func(i int) {
 		rng := rand.New(rand.NewPCG(seed, opStream+uint64(i)))
 		row := data[i*w : (i+1)*w]
 		for j := range row {
-			row[j] = rng.NormFloat64()
+			row[j] = T(rng.NormFloat64())
 		}
 	})
 	return data

@@ -175,6 +175,8 @@ func TestRejects(t *testing.T) {
 		{Kind: synth.Sensing, N1: 5, Rank: 0},
 		{Kind: synth.Sensing, N1: 5, N2: 3, Rank: 4},
 		{Kind: synth.Sensing, N1: 5, Rank: 1, M: -2},
+		{Kind: synth.Quadratic, N1: 5, Rank: 1, Precision: synth.Float32},
+		{Kind: synth.Sensing, N1: 5, Rank: 1, Precision: 2},
 	} {
 		if _, err := synth.New(c); err == nil {
 			t.Errorf("%+v accepted", c)
@@ -191,5 +193,59 @@ func TestRejects(t *testing.T) {
 		if _, err := d.Instance(s); err == nil {
 			t.Errorf("%+v accepted", s)
 		}
+	}
+}
+
+// TestFloat32 checks float32 storage: each stored value is the rounding of
+// the float64 draw, and the observations are computed from the stored
+// values, with the bits a float64 operator holding them gives.
+func TestFloat32(t *testing.T) {
+	c := synth.Config{Kind: synth.Sensing, N1: 9, N2: 7, Rank: 2, Seed: 6}
+	d64 := draw(t, c)
+	c.Precision = synth.Float32
+	d32 := draw(t, c)
+	a64 := d64.Op.(*scaledsm.Sensing).Data()
+	a32 := d32.Op.(*scaledsm.Sensing).Data32()
+	if len(a32) != len(a64) || d32.Op.(*scaledsm.Sensing).Data() != nil {
+		t.Fatalf("float32 draw stores %d float32 values (want %d) and %d float64 values (want none)",
+			len(a32), len(a64), len(d32.Op.(*scaledsm.Sensing).Data()))
+	}
+	rounded := make([]float64, len(a64))
+	exact := 0
+	for i, v := range a32 {
+		if v != float32(a64[i]) {
+			t.Fatalf("value %d: %v, want the rounding of %v", i, v, a64[i])
+		}
+		rounded[i] = float64(v)
+		if rounded[i] == a64[i] {
+			exact++
+		}
+	}
+	if exact > len(a64)/100 {
+		t.Errorf("%d of %d float64 draws are float32 values: the float64 draw is not at full precision", exact, len(a64))
+	}
+	op, err := scaledsm.NewSensing(d64.M, 9, 7, rounded)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := synth.Setting{Kappa: 4, PS: 0.2, SNR: math.Inf(1)}
+	in := inst(t, d32, s)
+	want := make([]float64, d64.M)
+	op.Apply(want, in.Truth)
+	for i := range want {
+		if want[i] != in.Clean[i] {
+			t.Fatalf("A(X*)_%d = %v from the float32 storage, %v from float64 storage of the same values", i, in.Clean[i], want[i])
+		}
+	}
+	if synth.Float32.String() != "f32" {
+		t.Errorf("Float32 prints as %q", synth.Float32)
+	}
+	for _, name := range []string{"f32", "f64"} {
+		if p, err := synth.ParsePrecision(name); err != nil || p.String() != name {
+			t.Errorf("ParsePrecision(%q) = %v, %v", name, p, err)
+		}
+	}
+	if _, err := synth.ParsePrecision("float16"); err == nil {
+		t.Error("ParsePrecision accepts float16")
 	}
 }
