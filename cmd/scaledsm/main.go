@@ -17,6 +17,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/scaledsm/scaledsm/internal/kernel"
 )
 
 // command is one subcommand of scaledsm.
@@ -32,6 +34,7 @@ func init() {
 		{"demo", "recover a matrix from corrupted measurements and show how", runDemo},
 		{"solve", "recover a matrix from a synthetic problem or from NumPy files", runSolve},
 		{"generate", "write a synthetic problem as NumPy .npy files", runGenerate},
+		{"bench", "measure the time per iteration and peak memory against the floor", runBench},
 	}
 }
 
@@ -56,7 +59,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if c.name != args[0] {
 			continue
 		}
-		err := c.run(args[1:], stdout, stderr)
+		// Each run starts from the default kernels (tests call run many
+		// times), then SCALEDSM_KERNEL, then a command's --kernel.
+		kernel.Use("auto")
+		err := kernelFromEnv()
+		if err == nil {
+			err = c.run(args[1:], stdout, stderr)
+		}
 		switch {
 		case err == nil, errors.Is(err, flag.ErrHelp):
 			return 0

@@ -15,12 +15,14 @@ import (
 	"time"
 
 	"github.com/scaledsm/scaledsm"
+	"github.com/scaledsm/scaledsm/internal/kernel"
 	"github.com/scaledsm/scaledsm/synth"
 )
 
 // problemFlags describe a synthetic problem of the paper's recipe.
 type problemFlags struct {
 	problem        string
+	precision      string // solve only: f64 or f32
 	n, n2, r, m    int
 	kappa, ps, snr float64
 	seed           uint64
@@ -73,6 +75,14 @@ func (p *problemFlags) config() (synth.Config, synth.Setting, error) {
 		return synth.Config{}, synth.Setting{}, badFlag("snr", p.snr, "must be a number of dB")
 	}
 	c := synth.Config{Kind: kind, N1: p.n, N2: n2, Rank: p.r, M: p.m, Seed: p.seed}
+	if p.precision != "" {
+		if c.Precision, err = synth.ParsePrecision(p.precision); err != nil {
+			return synth.Config{}, synth.Setting{}, badFlag("precision", p.precision, "want f64 or f32")
+		}
+		if c.Precision == synth.Float32 && kind != synth.Sensing {
+			return synth.Config{}, synth.Setting{}, badFlag("precision", p.precision, "float32 storage applies to matrix sensing (--problem ms); quadratic sampling data is small")
+		}
+	}
 	if err := c.Validate(); err != nil {
 		return synth.Config{}, synth.Setting{}, usageError{err.Error()}
 	}
@@ -138,12 +148,17 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	var sf solverFlags
 	var ff fileFlags
 	pf.register(fs)
+	fs.StringVar(&pf.precision, "precision", "f64", "storage of the sensing matrices: f64, or f32 for half the memory and time\n(y is computed from the stored values; the arithmetic is float64)")
 	sf.register(fs)
 	ff.register(fs)
+	kernelName := kernelFlag(fs)
 	fs.Usage = solveUsage(fs, synopsis)
 	tracePath := fs.String("trace", "", "write the per-iteration trace to this CSV file")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of the summary")
 	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if err := useKernel(*kernelName); err != nil {
 		return err
 	}
 	if ff.given() {
@@ -223,6 +238,8 @@ type report struct {
 	Outliers     int      `json:"outliers"`
 	SNR          *float64 `json:"snr_db"`
 	Seed         uint64   `json:"seed"`
+	Precision    string   `json:"precision"`
+	Kernel       string   `json:"kernel"`
 	Method       string   `json:"method"`
 	Step         string   `json:"step"`
 	Lambda       *float64 `json:"lambda"`
@@ -244,6 +261,7 @@ func newReport(c synth.Config, s synth.Setting, in *synth.Instance, sf solverFla
 	rep := report{
 		Problem: c.Kind.String(), N1: c.N1, N2: c.N2, Rank: c.Rank, M: c.M,
 		Kappa: s.Kappa, PS: s.PS, Seed: c.Seed, SNR: finite(s.SNR),
+		Precision: c.Precision.String(), Kernel: kernel.Active(),
 		Method: sf.method, Step: sf.step, Loss: scaledsm.L1.String(),
 		Status: res.Status.String(), Iterations: res.Iterations,
 		RelError: finite(res.RelError), FinalLoss: finite(res.Loss), FStar: in.FStar,

@@ -33,7 +33,7 @@ type fileFlags struct {
 
 // Flags that belong to one mode of solve only.
 var (
-	syntheticOnly = []string{"problem", "n", "r", "m", "kappa", "snr", "seed"}
+	syntheticOnly = []string{"problem", "n", "r", "m", "kappa", "snr", "seed", "precision"}
 	filesOnly     = []string{"sensing", "quadratic", "y", "truth", "n1", "rank", "out"}
 )
 
@@ -204,6 +204,8 @@ func (f *fileFlags) check(pf *problemFlags, set map[string]bool) (dataio.Files, 
 			reason = "is the rank of a synthetic problem; with files, give --rank"
 		case "n":
 			reason = "is the size of a synthetic problem; the files give it (a two-dimensional --sensing file needs --n1 and --n2)"
+		case "precision":
+			reason = "sets up a synthetic problem; a float32 --sensing file is kept as float32"
 		}
 		return dataio.Files{}, badFlag(name, flagValue(f.fs, name), reason)
 	}
