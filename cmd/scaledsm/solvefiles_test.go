@@ -363,6 +363,7 @@ func TestSolveFilesBadInput(t *testing.T) {
 		{"both operators", base("--quadratic", A), 2, "--quadratic " + A + ": give either --sensing or --quadratic, not both"},
 		{"y missing", with("--sensing", A, "--rank", "2"), 2, "--y: missing"},
 		{"synthetic kappa", base("--kappa", "5"), 2, "--kappa 5: sets up a synthetic problem"},
+		{"synthetic precision", base("--precision", "f32"), 2, "--precision f32: sets up a synthetic problem; a float32 --sensing file is kept as float32"},
 		{"synthetic r", base("--r", "2"), 2, "--r 2: is the rank of a synthetic problem; with files, give --rank"},
 		{"synthetic n", base("--n", "6"), 2, "--n 6: is the size of a synthetic problem"},
 		{"n1 without n2", base("--n1", "6"), 2, "--n1 6: give --n2 too"},

@@ -1,0 +1,154 @@
+package main
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/scaledsm/scaledsm/internal/kernel"
+)
+
+// childEnv makes the test binary act as the command: bench re-executes its
+// own binary for each case, which under go test is the test binary.
+const childEnv = "SCALEDSM_TEST_AS_COMMAND"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(childEnv) != "" {
+		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+// TestBenchQuick runs bench in quick mode, each case in a process of its
+// own, and checks the JSON it prints.
+func TestBenchQuick(t *testing.T) {
+	t.Setenv(childEnv, "1")
+	code, out, errs := cli(t, "bench", "--quick", "--json", "--iters", "5")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var rs []map[string]any
+	if err := json.Unmarshal([]byte(out), &rs); err != nil {
+		t.Fatalf("output is not one JSON array: %v\n%s", err, out)
+	}
+	var cases []string
+	for _, r := range rs {
+		name, _ := r["case"].(string)
+		cases = append(cases, name)
+		for _, key := range []string{"ms_per_iter", "floor_ms", "data_mb"} {
+			if v, ok := r[key].(float64); !ok || !(v > 0) || math.IsInf(v, 0) {
+				t.Errorf("%s: %s = %v, want a positive number", name, key, r[key])
+			}
+		}
+		rss, ok := r["peak_rss_mb"].(float64)
+		switch {
+		case runtime.GOOS == "linux" && (!ok || rss < r["data_mb"].(float64)):
+			t.Errorf("%s: peak_rss_mb = %v, want at least the data's %v MB", name, r["peak_rss_mb"], r["data_mb"])
+		case runtime.GOOS != "linux" && r["peak_rss_mb"] != nil:
+			t.Errorf("%s: peak_rss_mb = %v without /proc, want null", name, r["peak_rss_mb"])
+		}
+		if r["kernel"] != kernel.Active() {
+			t.Errorf("%s: kernel %v, want %s", name, r["kernel"], kernel.Active())
+		}
+		if it, _ := r["iterations"].(float64); it < 4 {
+			t.Errorf("%s: %v iterations timed, want the 5 asked for (less the first)", name, r["iterations"])
+		}
+	}
+	if got := strings.Join(cases, ","); got != "sensing-f64,sensing-f32,quadratic,sweep-109" {
+		t.Fatalf("cases %s", got)
+	}
+	sweep := rs[3]
+	if sweep["runs"] != 109.0 || sweep["speedup"] == nil || sweep["one_at_a_time_ms"] == nil {
+		t.Errorf("sweep: runs %v, speedup %v, one at a time %v", sweep["runs"], sweep["speedup"], sweep["one_at_a_time_ms"])
+	}
+	// The sensing cases carry their memory limit, 1.15 × data + 64 MB.
+	for _, r := range rs[:2] {
+		if lim, _ := r["memory_limit_mb"].(float64); math.Abs(lim-(1.15*r["data_mb"].(float64)+64)) > 1e-9 {
+			t.Errorf("%s: memory limit %v", r["case"], r["memory_limit_mb"])
+		}
+	}
+	// float32 storage holds half the bytes.
+	if rs[1]["data_mb"].(float64) != rs[0]["data_mb"].(float64)/2 {
+		t.Errorf("data: %v MB as float32, %v MB as float64", rs[1]["data_mb"], rs[0]["data_mb"])
+	}
+
+	// The table, with one case and another kernel.
+	code, out, errs = cli(t, "bench", "--quick", "--cases", "quadratic", "--kernel", "generic", "--iters", "3")
+	if code != 0 {
+		t.Fatalf("table: exit %d: %s", code, errs)
+	}
+	if !strings.Contains(out, "| quadratic | n=20 r=2 m=320 |") || !strings.Contains(out, "kernel generic") {
+		t.Errorf("table:\n%s", out)
+	}
+}
+
+func TestBenchBadFlags(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--cases", "sensing-f64,fft"}, `--cases sensing-f64,fft: unknown case "fft"`},
+		{[]string{"--iters", "-1"}, "--iters -1"},
+		{[]string{"--kernel", "neon"}, "--kernel neon"},
+	} {
+		code, _, errs := cli(t, append([]string{"bench"}, c.args...)...)
+		if code != 2 || !strings.Contains(errs, c.want) {
+			t.Errorf("%v: exit %d, stderr %q, want 2 and %q", c.args, code, errs, c.want)
+		}
+	}
+	if _, _, errs := cli(t, "bench", "--help"); strings.Contains(errs, "child") || !strings.Contains(errs, "--quick") {
+		t.Errorf("bench --help shows the internal flag or lacks --quick:\n%s", errs)
+	}
+}
+
+// TestKernelSelection checks --kernel and SCALEDSM_KERNEL.
+func TestKernelSelection(t *testing.T) {
+	args := []string{"solve", "--json", "--n", "12", "--r", "2", "--ps", "0.1"}
+	for _, name := range kernel.Available() {
+		code, out, errs := cli(t, append(args, "--kernel", name)...)
+		if code != 0 {
+			t.Fatalf("--kernel %s: exit %d: %s", name, code, errs)
+		}
+		var rep map[string]any
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatal(err)
+		}
+		if rep["kernel"] != name || rep["status"] != "converged" {
+			t.Errorf("--kernel %s: kernel %v, status %v", name, rep["kernel"], rep["status"])
+		}
+	}
+	t.Setenv(kernelEnv, "generic")
+	code, out, errs := cli(t, args...)
+	if code != 0 || !strings.Contains(out, `"kernel": "generic"`) {
+		t.Errorf("%s=generic: exit %d, %s%s", kernelEnv, code, out, errs)
+	}
+	t.Setenv(kernelEnv, "mmx")
+	code, _, errs = cli(t, args...)
+	if code != 2 || !strings.Contains(errs, kernelEnv+"=mmx: unknown implementation") {
+		t.Errorf("%s=mmx: exit %d, stderr %q", kernelEnv, code, errs)
+	}
+	t.Setenv(kernelEnv, "")
+	// Each run starts from the default: a --kernel earlier does not stick.
+	cli(t, append(args, "--kernel", "generic")...)
+	if _, out, _ := cli(t, args...); !strings.Contains(out, `"kernel": "`+kernel.Available()[len(kernel.Available())-1]+`"`) {
+		t.Errorf("after --kernel generic, a run without it uses: %s", out)
+	}
+}
+
+// TestSolvePrecision solves a sensing problem stored as float32 to 1e-12.
+func TestSolvePrecision(t *testing.T) {
+	code, out, errs := cli(t, "solve", "--json", "--problem", "ms", "--n", "14", "--r", "2", "--ps", "0.2", "--precision", "f32")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var rep map[string]any
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep["precision"] != "f32" || rep["status"] != "converged" || rep["rel_error"].(float64) > 1e-12 {
+		t.Errorf("precision %v, status %v, error %v", rep["precision"], rep["status"], rep["rel_error"])
+	}
+}
