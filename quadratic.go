@@ -15,13 +15,15 @@ import (
 // forms a_i a_iᵀ: at the factors it computes b_i = Lᵀ a_i, the residual
 // ||b_i||²/m - y_i and the subgradient 2 Σ ψ(z_i) a_i b_iᵀ / m, which costs
 // O(n r) per measurement instead of O(n²). A pass is two small matrix
-// products: B = A L, by blocks of rows, then Gᵀ = Σ_i w_i b_iᵀ a_i with the
-// rows added in increasing order, the goroutines splitting the rows for
-// the first and the columns of Gᵀ for the second, so that the bits do not
-// depend on the number of cores.
+// products over each chunk of measurements (see chunks): Bᵀ = Lᵀ Aᵀ, then
+// G = Aᵀ W for the weights W = 2ψ(z)/m · B. Both read the vectors through a
+// transposed copy of the data, made once (it doubles the memory of the
+// data, 3.2 MB at the paper's size), so that the products run along the
+// long dimension m.
 type Quadratic struct {
 	m, n int
 	a    []float64
+	at   []float64 // aᵀ: n rows of m, row j holding coordinate j of every a_i
 }
 
 // NewQuadratic returns the quadratic-sampling operator of the m vectors of
@@ -36,7 +38,13 @@ func NewQuadratic(m, n int, a []float64) (*Quadratic, error) {
 	if i := firstNonFinite(a); i >= 0 {
 		return nil, fmt.Errorf("scaledsm: quadratic operator: entry %d of sampling vector %d is %v", i%n, i/n, a[i])
 	}
-	return &Quadratic{m: m, n: n, a: a}, nil
+	at := make([]float64, m*n)
+	for i := range m {
+		for j, v := range a[i*n : (i+1)*n] {
+			at[j*m+i] = v
+		}
+	}
+	return &Quadratic{m: m, n: n, a: a, at: at}, nil
 }
 
 // Dims returns m, n and n.
@@ -97,51 +105,52 @@ func (q *Quadratic) Adjoint(dst *mat.Dense, v []float64) {
 func (q *Quadratic) Evaluate(e *Evaluation) {
 	n, m := q.n, q.m
 	_, r := e.L.Dims()
-	rn := r * n
+	nr := n * r
 	nc := chunks(m)
-	const rowsPer = kernel.BatchRows
-	ws := e.workspace(rn + nc*rn + nc*rowsPer*r)
-	lt, parts, bws := ws[:rn], ws[rn:rn+nc*rn], ws[rn+nc*rn:]
-	mat.NewDense(r, n, lt).Copy(e.L.T())
+	ws := e.workspace(nr + nc*nr + r*m)
+	l, parts, bt := ws[:nr], ws[nr:nr+nc*nr], ws[nr+nc*nr:]
+	mat.NewDense(n, r, l).Copy(e.L)
 	es := []*Evaluation{e}
-	parallel(teamSize(m*rn), nc, func(c int) {
+	parallel(teamSize(m*nr), nc, func(c int) {
 		lo, hi := chunkRange(c, nc, m)
-		bw := bws[c*rowsPer*r : (c+1)*rowsPer*r]
-		for i := lo; i < hi; i += rowsPer {
-			rows := min(rowsPer, hi-i)
-			q.weights(i, rows, lt, r, es, bw)
-			kernel.AxpyBatch(parts[c*rn:], n, bw, r, q.a[i*n:], n, rows, n, r)
-		}
+		q.chunk(lo, hi, l, r, es, bt[r*lo:r*hi], parts[c*nr:(c+1)*nr])
 	})
-	addPartials(parts[:rn], parts, nc, rn)
-	e.GL.Copy(mat.NewDense(r, n, parts[:rn]).T())
+	addPartials(parts[:nr], parts, nc, nr)
+	e.GL.Copy(mat.NewDense(n, r, parts[:nr]))
 }
 
-// weights computes, for rows [i0, i0+rows) and the runs of es (whose
-// factors' transposes are stacked in lt, r rows each), the products
-// b_i = Lᵀ a_i, the residuals, and the weights 2ψ(z_i)/m · b_i, which
-// overwrite b_i in bw: row i0+k, run b's r values at
-// bw[k*len(es)*r+b*r:][:r].
-func (q *Quadratic) weights(i0, rows int, lt []float64, r int, es []*Evaluation, bw []float64) {
-	n := q.n
-	inv := 1 / float64(q.m)
+// chunk makes the pass over measurements [lo, hi) for the runs of es,
+// whose factors are the columns of l (n rows, len(es)·r columns, run b's
+// in columns b·r to (b+1)·r): it sets the runs' residuals and g (n rows,
+// len(es)·r columns) to their subgradients' sums over the chunk. bt is
+// scratch for len(es)·r rows of hi-lo values.
+func (q *Quadratic) chunk(lo, hi int, l []float64, r int, es []*Evaluation, bt, g []float64) {
+	n, m := q.n, q.m
+	k := hi - lo
 	ld := len(es) * r
-	kernel.DotBatch(bw, ld, q.a[i0*n:], n, rows, n, lt, n, ld)
-	for k := range rows {
+	inv := 1 / float64(m)
+	// Row c of Bᵀ (run b, column c-b·r of its L) = Σ_j l[j][c] aᵀ_j,
+	// the coordinates j in increasing order.
+	clear(bt[:ld*k])
+	kernel.AxpyBatch(bt, k, l, ld, q.at[lo:], m, n, k, ld)
+	for i := range k {
 		for b, e := range es {
-			v := bw[k*ld+b*r : k*ld+(b+1)*r]
 			var sq float64
-			for _, x := range v {
-				sq += x * x
+			for c := b * r; c < (b+1)*r; c++ {
+				v := bt[c*k+i]
+				sq += v * v
 			}
-			z := sq*inv - e.Y[i0+k]
-			e.Z[i0+k] = z
-			c := weigh(e.Weight, z) * (2 * inv)
-			for j := range v {
-				v[j] *= c
+			z := sq*inv - e.Y[lo+i]
+			e.Z[lo+i] = z
+			w := weigh(e.Weight, z) * (2 * inv)
+			for c := b * r; c < (b+1)*r; c++ {
+				bt[c*k+i] *= w
 			}
 		}
 	}
+	// g[j][c] = Σ_i aᵀ_j[i] · W[i][c]: the dot products of the rows of
+	// Aᵀ with the rows of Wᵀ.
+	kernel.DotBatch(g, ld, q.at[lo:], m, n, k, bt, k, ld)
 }
 
 // EvaluateBatch evaluates several runs in one pass over the data, each
@@ -153,8 +162,8 @@ func (q *Quadratic) EvaluateBatch(es []*Evaluation) {
 	}
 	n, m := q.n, q.m
 	_, r := es[0].L.Dims()
-	rn := r * n
-	w := teamSize(m * rn * len(es))
+	nr := n * r
+	w := teamSize(m * nr * len(es))
 	if len(es) < max(w, 2) {
 		for _, e := range es {
 			q.Evaluate(e)
@@ -162,42 +171,42 @@ func (q *Quadratic) EvaluateBatch(es []*Evaluation) {
 		return
 	}
 	B := len(es)
-	const rowsPer = kernel.BatchRows
-	buf := getBuffer(3*B*rn + rowsPer*B*r)
-	defer putBuffer(buf)
-	lt, gs, ps, bws := (*buf)[:B*rn], (*buf)[B*rn:2*B*rn], (*buf)[2*B*rn:3*B*rn], (*buf)[3*B*rn:]
-	for b, e := range es {
-		mat.NewDense(r, n, lt[b*rn:(b+1)*rn]).Copy(e.L.T())
-	}
 	nc := chunks(m)
+	maxK := (m + nc - 1) / nc
+	// Each goroutine takes runs b0 to b1 and keeps their factors L, their
+	// subgradients G and a chunk's partial sums as the columns of n×(runs·r)
+	// matrices (run b0+b's in columns b·r to (b+1)·r), and a chunk's Bᵀ:
+	// four areas of buf, each goroutine's part of each starting at b0.
+	buf := getBuffer(3*B*nr + B*r*maxK)
+	defer putBuffer(buf)
+	ls, gs, ps, bts := (*buf)[:B*nr], (*buf)[B*nr:2*B*nr], (*buf)[2*B*nr:3*B*nr], (*buf)[3*B*nr:]
 	parallel(w, w, func(k int) {
 		b0, b1 := k*B/w, (k+1)*B/w
 		ld := (b1 - b0) * r
-		bw := bws[b0*rowsPer*r : b1*rowsPer*r]
-		G, P := gs[b0*rn:b1*rn], ps[b0*rn:b1*rn]
-		clear(G)
+		l, g, p := ls[b0*nr:b1*nr], gs[b0*nr:b1*nr], ps[b0*nr:b1*nr]
+		bt := bts[b0*r*maxK : b1*r*maxK]
+		for b, e := range es[b0:b1] {
+			for j := range n {
+				copy(l[j*ld+b*r:j*ld+(b+1)*r], e.L.RawRowView(j))
+			}
+		}
 		for c := range nc {
-			// Chunk 0 accumulates into G, the others into P, added to G
-			// in chunk order: the order of Evaluate.
-			acc := G
-			if c > 0 {
-				acc = P
-				clear(P)
-			}
 			lo, hi := chunkRange(c, nc, m)
-			for i := lo; i < hi; i += rowsPer {
-				rows := min(rowsPer, hi-i)
-				q.weights(i, rows, lt[b0*rn:], r, es[b0:b1], bw)
-				kernel.AxpyBatch(acc, n, bw, ld, q.a[i*n:], n, rows, n, ld)
-			}
+			// Chunk 0's sums go to g, the others' to p, added to g in
+			// chunk order: the order of Evaluate.
+			acc := g
 			if c > 0 {
-				for b := range b1 - b0 {
-					kernel.Axpy(1, P[b*rn:(b+1)*rn], G[b*rn:(b+1)*rn])
-				}
+				acc = p
+			}
+			q.chunk(lo, hi, l, r, es[b0:b1], bt, acc)
+			if c > 0 {
+				kernel.Axpy(1, p, g)
+			}
+		}
+		for b, e := range es[b0:b1] {
+			for j := range n {
+				copy(e.GL.RawRowView(j), g[j*ld+b*r:j*ld+(b+1)*r])
 			}
 		}
 	})
-	for b, e := range es {
-		e.GL.Copy(mat.NewDense(r, n, gs[b*rn:(b+1)*rn]).T())
-	}
 }

@@ -256,10 +256,11 @@ type run struct {
 	truth *mat.Dense
 	tnorm float64
 
-	l, r       *mat.Dense // current factors
-	dl, dr     *mat.Dense // directions
-	pl, pr     preconditioner
-	x, prev, d *mat.Dense // X_t, X_{t-1}, scratch
+	l, r    *mat.Dense // current factors
+	dl, dr  *mat.Dense // directions
+	pl, pr  preconditioner
+	x, prev *mat.Dense // X_t, X_{t-1}
+	rt      []float64  // scratch of product
 
 	res   Result
 	cur   Iteration // the record of iteration t, under way
@@ -282,7 +283,7 @@ func newRun(p Problem, s Settings, init Factors) *run {
 	}
 	u.x = mat.NewDense(n1, n2, nil)
 	u.prev = mat.NewDense(n1, n2, nil)
-	u.d = mat.NewDense(n1, n2, nil)
+	u.rt = make([]float64, p.Rank*n2)
 	if p.Truth != nil {
 		u.truth = mat.DenseCopyOf(p.Truth)
 		u.tnorm = mat.Norm(u.truth, 2)
@@ -298,16 +299,14 @@ func (u *run) measure() {
 	if u.sym {
 		right = u.l
 	}
-	u.x.Mul(u.l, right.T())
+	product(u.x, u.l, right, u.rt)
 
 	it := Iteration{Iter: u.t, RelError: math.NaN(), Change: math.NaN(), Step: math.NaN(), StepLength: math.NaN()}
 	if u.truth != nil {
-		u.d.Sub(u.x, u.truth)
-		it.RelError = mat.Norm(u.d, 2) / u.tnorm
+		it.RelError = distance(u.x, u.truth) / u.tnorm
 	}
 	if u.t > 0 {
-		u.d.Sub(u.x, u.prev)
-		it.Change = mat.Norm(u.d, 2) / mat.Norm(u.prev, 2)
+		it.Change = distance(u.x, u.prev) / frobenius(u.prev)
 	}
 	u.cur = it
 	u.eval.L, u.eval.R = u.l, u.r
