@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/scaledsm/scaledsm"
+	"github.com/scaledsm/scaledsm/internal/mem"
 )
 
 // A FileError is a problem with one input file: it names the input, the
@@ -113,7 +114,7 @@ func (a *array) float32() bool {
 // readAs reads the data into a new slice of T and checks that it is
 // finite.
 func readAs[T Float](a *array) ([]T, error) {
-	data := make([]T, a.h.Len())
+	data := mem.Make[T](a.h.Len())
 	if err := ReadData(a.f, a.h, data); err != nil {
 		return nil, &FileError{Input: a.input, Path: a.path, Err: err}
 	}

@@ -27,6 +27,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/scaledsm/scaledsm"
+	"github.com/scaledsm/scaledsm/internal/mem"
 )
 
 // Kind is the measurement model.
@@ -315,9 +316,10 @@ func (in *Instance) Corrupted() []bool {
 
 // gaussianRows returns m rows of w standard normal values, row i drawn from
 // its own stream, generated on all cores straight into the one slice the
-// operator keeps (float32 values are the roundings of the float64 draws).
+// operator keeps (float32 values are the roundings of the float64 draws),
+// allocated on huge pages where the system offers them (see package mem).
 func gaussianRows[T float32 | float64](seed uint64, m, w int) []T {
-	data := make([]T, m*w)
+	data := mem.Make[T](m * w)
 	parallelRows(m, func(i int) {
 		rng := rand.New(rand.NewPCG(seed, opStream+uint64(i)))
 		row := data[i*w : (i+1)*w]

@@ -553,13 +553,16 @@ func TestInterrupt(t *testing.T) {
 		l := readMatrix(t, filepath.Join(out, "L.npy"))
 		r := readMatrix(t, filepath.Join(out, "R.npy"))
 		e := relError(l, r, readMatrix(t, filepath.Join(data, "X_star.npy")))
-		if math.Abs(e-sum["rel_error"].(float64)) > 1e-12*max(1, e) {
+		// The solver forms L Rᵀ with other loops than gonum's: after
+		// thousands of long steps the factors are unbalanced and the two
+		// products differ by more than the rounding of X itself.
+		if math.Abs(e-sum["rel_error"].(float64)) > 1e-9*max(1, e) {
 			t.Errorf("%v: the factors written have relative error %v, the summary says %v", sig, e, sum["rel_error"])
 		}
 		if !strings.Contains(stdout.String(), "status     interrupted") {
 			t.Errorf("%v: stdout %q", sig, stdout.String())
 		}
-		t.Logf("%v: stopped after %d iterations at relative error %.3g", sig, iters, e)
+		t.Logf("%v: stopped after %d iterations at relative error %.3g (%.2g from the summary)", sig, iters, e, math.Abs(e-sum["rel_error"].(float64)))
 	}
 }
 
