@@ -10,8 +10,9 @@ import (
 )
 
 // kernelEnv names the environment variable that selects the kernels for
-// every command, as --kernel does for one.
-const kernelEnv = "SCALEDSM_KERNEL"
+// every command, as --kernel does for one. (Package kernel reads it at
+// start-up; the command reports a bad value.)
+const kernelEnv = kernel.EnvVar
 
 // kernelNames lists the values of --kernel and SCALEDSM_KERNEL.
 const kernelNames = "auto, generic, avx2 or avx512"

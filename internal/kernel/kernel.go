@@ -11,7 +11,8 @@
 // internal/kernel/_asm, see gen.go): "avx2" (AVX2 and FMA, 256-bit vectors)
 // and "avx512" (AVX-512 F, DQ, BW and VL, 512-bit vectors). At start-up the
 // package picks the widest one the CPU and operating system support; Use
-// selects another, Active tells which is in use and Available lists them.
+// selects another (so does the environment variable SCALEDSM_KERNEL at
+// start-up), Active tells which is in use and Available lists them.
 //
 // # Summation order
 //
@@ -42,6 +43,7 @@ package kernel
 
 import (
 	"fmt"
+	"os"
 	"sync"
 	"sync/atomic"
 )
@@ -71,8 +73,17 @@ var implNames = [numImpls]string{"generic", "avx2", "avx512"}
 
 var active atomic.Int32
 
+// EnvVar names the environment variable that selects the implementation at
+// start-up, as Use would: SCALEDSM_KERNEL=generic runs the portable code.
+// An unknown or unsupported value leaves the default (a program that wants
+// to report it calls Use with the value).
+const EnvVar = "SCALEDSM_KERNEL"
+
 func init() {
 	active.Store(int32(best()))
+	if name := os.Getenv(EnvVar); name != "" {
+		Use(name)
+	}
 }
 
 // best returns the widest implementation the CPU supports.

@@ -426,6 +426,12 @@ func TestStreamSum(t *testing.T) {
 				a[i] = float64(i%7) - 3
 				want += a[i]
 			}
+			if got := Sum(a); got != want {
+				t.Errorf("n=%d: Sum = %v, want %v", n, got, want)
+			}
+			if got := Sum32(to32(a)); got != want {
+				t.Errorf("n=%d: Sum32 = %v, want %v", n, got, want)
+			}
 			for _, streams := range []int{1, 4} {
 				if got := streamSum(a, streams); got != want {
 					t.Errorf("n=%d streams=%d: streamSum = %v, want %v", n, streams, got, want)
