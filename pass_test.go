@@ -114,13 +114,14 @@ func clone(op scaledsm.Operator, e *scaledsm.Evaluation) *scaledsm.Evaluation {
 
 // TestPassSameBits checks the promise of the passes: the same bits with
 // any number of cores, and a batch gives each run the bits of its own
-// evaluation, with every kernel implementation, batches larger and smaller
-// than the number of goroutines.
+// evaluation, with every kernel implementation, for batches smaller and
+// larger than the number of goroutines and than the largest batch split by
+// chunks of rows.
 func TestPassSameBits(t *testing.T) {
 	forEachKernel(t, func(t *testing.T) {
 		for name, op := range passOperators(t) {
 			rng := rand.New(rand.NewPCG(33, 33))
-			es := evaluations(op, rng, 7, 3)
+			es := evaluations(op, rng, 20, 3)
 			ref := make([]*scaledsm.Evaluation, len(es))
 			withProcs(1, func() {
 				for k, e := range es {
@@ -138,7 +139,7 @@ func TestPassSameBits(t *testing.T) {
 							t.Fatalf("%s: Evaluate with GOMAXPROCS=%d differs from GOMAXPROCS=1: %v", name, procs, err)
 						}
 					}
-					for _, size := range []int{1, 2, 5, 7} {
+					for _, size := range []int{1, 2, 5, 7, 20} {
 						got := make([]*scaledsm.Evaluation, size)
 						for k := range got {
 							got[k] = clone(op, es[k])

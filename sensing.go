@@ -242,21 +242,85 @@ func (s *Sensing) axpyBatch(sv, w []float64, ldw, i0, rows, runs int) {
 	}
 }
 
+// smallBatch is the largest batch EvaluateBatch splits among goroutines by
+// chunks of rows (each reads its rows once for every run, keeping a partial
+// sum per run); larger batches are split by runs (each goroutine reads all
+// the rows for its runs), which needs no partial sums of all the runs.
+// Small batches are bound by memory, large ones by arithmetic.
+const smallBatch = 16
+
 // EvaluateBatch evaluates several runs in one pass over the data: for each
-// block of kernel.BatchRows rows, the dot products of the rows with every
-// run's X (one matrix product), the residuals and weights, and the
-// accumulation of every run's adjoint (another), each goroutine owning
-// whole runs. Each Evaluation is left with the bits Evaluate would give it;
-// with fewer runs than goroutines, the runs are evaluated one at a time.
+// block of rows, the dot products of the rows with every run's X (one
+// matrix product, kernel.DotBatch), the residuals and weights, and the
+// accumulation of every run's adjoint (another, kernel.AxpyBatch). Each
+// Evaluation is left with the bits Evaluate would give it: every run's rows
+// are added in the chunks and order of Evaluate.
 func (s *Sensing) EvaluateBatch(es []*Evaluation) {
 	n, m := s.n1*s.n2, s.m
 	w := teamSize(m * n)
-	if len(es) < max(w, 2) {
-		for _, e := range es {
-			s.Evaluate(e)
-		}
-		return
+	switch {
+	case len(es) == 0:
+	case len(es) == 1:
+		s.Evaluate(es[0])
+	case len(es) <= smallBatch:
+		s.batchByChunks(es, w)
+	default:
+		s.batchByRuns(es, w)
 	}
+}
+
+// batchByChunks is EvaluateBatch with the goroutines taking chunks of rows,
+// each with every run.
+func (s *Sensing) batchByChunks(es []*Evaluation, w int) {
+	n, m := s.n1*s.n2, s.m
+	B, nc := len(es), chunks(m)
+	const rowsPer = kernel.BatchRows / 2
+	buf := getBuffer(B*n + nc*B*n + nc*rowsPer*B)
+	defer putBuffer(buf)
+	xs, parts, ws := (*buf)[:B*n], (*buf)[B*n:B*n+nc*B*n], (*buf)[B*n+nc*B*n:]
+	for b, e := range es {
+		mat.NewDense(s.n1, s.n2, xs[b*n:(b+1)*n]).Mul(e.L, e.R.T())
+	}
+	inv := 1 / float64(m)
+	parallel(w, nc, func(c int) {
+		lo, hi := chunkRange(c, nc, m)
+		p := parts[c*B*n : (c+1)*B*n]
+		clear(p)
+		zw := ws[c*rowsPer*B : (c+1)*rowsPer*B]
+		for i := lo; i < hi; i += rowsPer {
+			rows := min(rowsPer, hi-i)
+			s.dotBatch(zw, B, i, rows, xs, B)
+			s.weighBatch(zw, B, i, rows, es, inv)
+			s.axpyBatch(p, zw, B, i, rows, B)
+		}
+	})
+	// Each run's partial sums, added in chunk order.
+	for b, e := range es {
+		sv := parts[b*n : (b+1)*n]
+		for c := 1; c < nc; c++ {
+			kernel.Axpy(1, parts[c*B*n+b*n:c*B*n+(b+1)*n], sv)
+		}
+		S := mat.NewDense(s.n1, s.n2, sv)
+		e.GL.Mul(S, e.R)
+		e.GR.Mul(S.T(), e.L)
+	}
+}
+
+// weighBatch turns the dot products zw[k*ld+b] of rows i0+k with the runs'
+// X into the runs' residuals and weights ψ(z)/m, in place.
+func (s *Sensing) weighBatch(zw []float64, ld, i0, rows int, es []*Evaluation, inv float64) {
+	for k := range rows {
+		for b, e := range es {
+			z := zw[k*ld+b]*inv - e.Y[i0+k]
+			e.Z[i0+k] = z
+			zw[k*ld+b] = weigh(e.Weight, z) * inv
+		}
+	}
+}
+
+// batchByRuns is EvaluateBatch with the goroutines taking whole runs.
+func (s *Sensing) batchByRuns(es []*Evaluation, w int) {
+	n, m := s.n1*s.n2, s.m
 	B := len(es)
 	const rowsPer = kernel.BatchRows
 	// X and S of every run, a partial sum of S for every run, and each
@@ -287,13 +351,7 @@ func (s *Sensing) EvaluateBatch(es []*Evaluation) {
 			for i := lo; i < hi; i += rowsPer {
 				rows := min(rowsPer, hi-i)
 				s.dotBatch(zw, runs, i, rows, xs[b0*n:], runs)
-				for r := range rows {
-					for b, e := range es[b0:b1] {
-						z := zw[r*runs+b]*inv - e.Y[i+r]
-						e.Z[i+r] = z
-						zw[r*runs+b] = weigh(e.Weight, z) * inv
-					}
-				}
+				s.weighBatch(zw, runs, i, rows, es[b0:b1], inv)
 				s.axpyBatch(acc, zw, runs, i, rows, runs)
 			}
 			if c > 0 {
