@@ -133,18 +133,23 @@ func (q *Quadratic) chunk(lo, hi int, l []float64, r int, es []*Evaluation, bt, 
 	// the coordinates j in increasing order.
 	clear(bt[:ld*k])
 	kernel.AxpyBatch(bt, k, l, ld, q.at[lo:], m, n, k, ld)
-	for i := range k {
-		for b, e := range es {
-			var sq float64
-			for c := b * r; c < (b+1)*r; c++ {
-				v := bt[c*k+i]
-				sq += v * v
+	for b, e := range es {
+		// z_i = ||b_i||²/m - y_i, the squares summed over the run's
+		// columns in order, then the weights, a row of Bᵀ at a time.
+		z := e.Z[lo:hi]
+		clear(z)
+		for c := b * r; c < (b+1)*r; c++ {
+			for i, v := range bt[c*k : (c+1)*k] {
+				z[i] += v * v
 			}
-			z := sq*inv - e.Y[lo+i]
-			e.Z[lo+i] = z
-			w := weigh(e.Weight, z) * (2 * inv)
-			for c := b * r; c < (b+1)*r; c++ {
-				bt[c*k+i] *= w
+		}
+		for i, y := range e.Y[lo:hi] {
+			z[i] = z[i]*inv - y
+		}
+		for c := b * r; c < (b+1)*r; c++ {
+			row := bt[c*k : (c+1)*k]
+			for i, zi := range z {
+				row[i] *= weigh(e.Weight, zi) * (2 * inv)
 			}
 		}
 	}
