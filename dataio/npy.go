@@ -721,13 +721,14 @@ func WriteFloat32(w io.Writer, shape []int, data []float64) error {
 	return WriteArray(w, Header{Dtype: "<f4", Shape: shape}, data)
 }
 
-// WriteArray writes the row-major data as the array h describes: float64
-// or float32 ('<f8', '<f4', or big endian '>f8', '>f4'), in C order, or
+// WriteArray writes the row-major data, float64 or float32 values, as the
+// array h describes: float64 or float32 ('<f8', '<f4', or big endian '>f8',
+// '>f4', float64 values rounded to float32 for the latter), in C order, or
 // in Fortran order when h.Fortran is set, as NumPy writes
 // np.asfortranarray(a). The product of h.Shape must be len(data). The data
 // is encoded through a buffer of 1 MiB, without copying it; Fortran order
 // gathers each column across the rows, which is slower for large arrays.
-func WriteArray(w io.Writer, h Header, data []float64) error {
+func WriteArray[T Float](w io.Writer, h Header, data []T) error {
 	size, order, ok := floatKind(h.Dtype)
 	if !ok {
 		return fmt.Errorf("dataio: %w", unsupportedDtype(h.Dtype))
@@ -741,9 +742,9 @@ func WriteArray(w io.Writer, h Header, data []float64) error {
 	app := order.(binary.AppendByteOrder)
 	per := chunkBytes / size
 	buf := make([]byte, 0, min(per, len(data))*size)
-	put := func(v float64) {
+	put := func(v T) {
 		if size == 8 {
-			buf = app.AppendUint64(buf, math.Float64bits(v))
+			buf = app.AppendUint64(buf, math.Float64bits(float64(v)))
 		} else {
 			buf = app.AppendUint32(buf, math.Float32bits(float32(v)))
 		}

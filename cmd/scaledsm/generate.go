@@ -14,6 +14,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/scaledsm/scaledsm"
 	"github.com/scaledsm/scaledsm/dataio"
 	"github.com/scaledsm/scaledsm/synth"
 )
@@ -72,15 +73,28 @@ problem.json with the setting and the solve command to run.`, stderr)
 	// already written are complete.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if *dtype == "float32" && cfg.Kind == synth.Sensing {
+		// Generated as float32, at half the memory; y comes from the
+		// stored values.
+		cfg.Precision = synth.Float32
+	}
 	draw, err := synth.New(cfg)
 	if err != nil {
 		return err
 	}
-	a := draw.Op.(interface{ Data() []float64 }).Data()
-	if *dtype == "float32" {
-		for i, v := range a {
-			a[i] = float64(float32(v))
+	var writeA func(io.Writer, dataio.Header) error
+	if s, ok := draw.Op.(*scaledsm.Sensing); ok && s.Data32() != nil {
+		writeA = func(w io.Writer, h dataio.Header) error { return dataio.WriteArray(w, h, s.Data32()) }
+	} else {
+		a := draw.Op.(interface{ Data() []float64 }).Data()
+		if *dtype == "float32" {
+			// Rounded before y is computed, so that the problem stays
+			// exact.
+			for i, v := range a {
+				a[i] = float64(float32(v))
+			}
 		}
+		writeA = func(w io.Writer, h dataio.Header) error { return dataio.WriteArray(w, h, a) }
 	}
 	in, err := draw.Instance(setting)
 	if err != nil {
@@ -114,7 +128,7 @@ problem.json with the setting and the solve command to run.`, stderr)
 		write      func(io.Writer) error
 	}
 	files := []file{
-		{"A.npy", fmt.Sprintf("%s %s, %s order", dataio.ShapeString(shape), *dtype, *order), func(w io.Writer) error { return dataio.WriteArray(w, hA, a) }},
+		{"A.npy", fmt.Sprintf("%s %s, %s order", dataio.ShapeString(shape), *dtype, *order), func(w io.Writer) error { return writeA(w, hA) }},
 		{"y.npy", fmt.Sprintf("(%d,)", m), func(w io.Writer) error { return dataio.WriteFloat64(w, []int{m}, in.Y) }},
 		{"X_star.npy", fmt.Sprintf("(%d, %d)", n1, n2), denseWriter(in.Truth)},
 		{"L_star.npy", fmt.Sprintf("(%d, %d)", n1, r), denseWriter(in.Star.L)},
