@@ -15,7 +15,7 @@ import (
 // with the kernels in use, as one batch.
 func figure1b(t *testing.T, precision synth.Precision) []*scaledsm.Result {
 	t.Helper()
-	d, err := synth.New(synth.Config{Kind: synth.Sensing, N1: 20, Rank: 3, Seed: 1, Precision: precision})
+	d, err := synth.New(synth.Config{Kind: synth.Sensing, N1: 16, Rank: 2, Seed: 1, Precision: precision})
 	if err != nil {
 		t.Fatal(err)
 	}

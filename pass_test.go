@@ -56,7 +56,7 @@ func passOperators(t *testing.T) map[string]scaledsm.Operator {
 	return map[string]scaledsm.Operator{
 		"sensing":   s64,
 		"sensing32": s32,
-		"quadratic": newQuadratic(t, 32, 900, 40),
+		"quadratic": newQuadratic(t, 32, 2100, 20), // 4 chunks
 	}
 }
 

@@ -15,7 +15,7 @@ import (
 // forms a_i a_iᵀ: at the factors it computes b_i = Lᵀ a_i, the residual
 // ||b_i||²/m - y_i and the subgradient 2 Σ ψ(z_i) a_i b_iᵀ / m, which costs
 // O(n r) per measurement instead of O(n²). A pass is two small matrix
-// products over each chunk of measurements (see chunks): Bᵀ = Lᵀ Aᵀ, then
+// products over each chunk of measurements (see quadChunks): Bᵀ = Lᵀ Aᵀ, then
 // G = Aᵀ W for the weights W = 2ψ(z)/m · B. Both read the vectors through a
 // transposed copy of the data, made once (it doubles the memory of the
 // data, 3.2 MB at the paper's size), so that the products run along the
@@ -24,6 +24,15 @@ type Quadratic struct {
 	m, n int
 	a    []float64
 	at   []float64 // aᵀ: n rows of m, row j holding coordinate j of every a_i
+}
+
+// quadChunks returns the number of chunks of a quadratic-sampling pass over
+// m measurements, a number that depends on m only (see chunks): fewer than
+// a sensing pass, since the data is small and the products run faster on
+// longer chunks (4 chunks of 1000 measurements made a pass at the paper's
+// size 15-20% faster than 16 of 250).
+func quadChunks(m int) int {
+	return max(1, min(4, m/512))
 }
 
 // NewQuadratic returns the quadratic-sampling operator of the m vectors of
@@ -81,7 +90,7 @@ func (q *Quadratic) Apply(dst []float64, x mat.Matrix) {
 func (q *Quadratic) Adjoint(dst *mat.Dense, v []float64) {
 	n, m := q.n, q.m
 	inv := 1 / float64(m)
-	nc := chunks(m)
+	nc := quadChunks(m)
 	parts := make([]float64, nc*n*n)
 	parallel(teamSize(m*n*n), nc, func(c int) {
 		lo, hi := chunkRange(c, nc, m)
@@ -106,7 +115,7 @@ func (q *Quadratic) Evaluate(e *Evaluation) {
 	n, m := q.n, q.m
 	_, r := e.L.Dims()
 	nr := n * r
-	nc := chunks(m)
+	nc := quadChunks(m)
 	ws := e.workspace(nr + nc*nr + r*m)
 	l, parts, bt := ws[:nr], ws[nr:nr+nc*nr], ws[nr+nc*nr:]
 	mat.NewDense(n, r, l).Copy(e.L)
@@ -176,7 +185,7 @@ func (q *Quadratic) EvaluateBatch(es []*Evaluation) {
 		return
 	}
 	B := len(es)
-	nc := chunks(m)
+	nc := quadChunks(m)
 	maxK := (m + nc - 1) / nc
 	// Each goroutine takes runs b0 to b1 and keeps their factors L, their
 	// subgradients G and a chunk's partial sums as the columns of n×(runs·r)
