@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/scaledsm/scaledsm/internal/kernel"
+	"github.com/scaledsm/scaledsm/internal/mem"
 )
 
 // Paper size of matrix sensing: m = 8000 rows of n1·n2 = 10000.
@@ -235,6 +236,52 @@ func BenchmarkPassDesigns(b *testing.B) {
 					b.ReportMetric(median(wall[k])/median(wall[0]), d.name+"/floor")
 					b.ReportMetric(median(cpu[k])/median(cpu[0]), "cpu-"+d.name+"/floor")
 				}
+			}
+		})
+	}
+}
+
+// BenchmarkHugePages interleaves the pass and the floor over the
+// paper-size data in ordinary memory (4 KB pages) and in a copy on
+// transparent huge pages (see package mem; Linux), and reports the median
+// milliseconds of each.
+func BenchmarkHugePages(b *testing.B) {
+	if testing.Short() {
+		b.Skip("paper size")
+	}
+	a64, a32 := paperData()
+	hp, h32 := mem.Make[float64](len(a64)), mem.Make[float32](len(a32))
+	copy(hp, a64)
+	copy(h32, a32)
+	for _, is32 := range []bool{false, true} {
+		name := "f64"
+		ops := [2]*Sensing{{m: paperM, n1: 100, n2: 100, a: a64}, {m: paperM, n1: 100, n2: 100, a: hp}}
+		if is32 {
+			name = "f32"
+			ops = [2]*Sensing{{m: paperM, n1: 100, n2: 100, a32: a32}, {m: paperM, n1: 100, n2: 100, a32: h32}}
+		}
+		b.Run(name, func(b *testing.B) {
+			x := make([]float64, paperN)
+			for i := range x {
+				x[i] = math.Sin(float64(i)) * 1e-2
+			}
+			y := make([]float64, paperM)
+			var pass, floor [2][]float64
+			for b.Loop() {
+				for k, s := range ops {
+					e := NewEvaluation(s, 1)
+					e.L, e.R, e.Y = mat.NewDense(100, 1, x[:100]), mat.NewDense(100, 1, x[100:200]), y
+					t0 := time.Now()
+					floorSum(s.a, s.a32)
+					floor[k] = append(floor[k], time.Since(t0).Seconds()*1e3)
+					t0 = time.Now()
+					s.Evaluate(e)
+					pass[k] = append(pass[k], time.Since(t0).Seconds()*1e3)
+				}
+			}
+			for k, pages := range []string{"4k", "huge"} {
+				b.ReportMetric(median(pass[k]), "ms-pass-"+pages)
+				b.ReportMetric(median(floor[k]), "ms-floor-"+pages)
 			}
 		})
 	}
