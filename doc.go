@@ -22,6 +22,17 @@
 // The synthetic data recipe of the paper's Section 4 lives in package synth;
 // package dataio reads problems from NumPy .npy files and writes them.
 //
+// Performance. An operator's Evaluate makes one pass over its data per
+// iteration (residuals, weights and adjoint together), on every core, with
+// vector kernels chosen for the CPU (or the portable ones, with the
+// environment variable SCALEDSM_KERNEL=generic). Every pass adds the rows
+// in an order fixed by the number of measurements alone, so a run gives the
+// same bits whatever GOMAXPROCS is. Matrix sensing data may be held as
+// float32 ([NewSensing32]) at half the memory, the arithmetic staying
+// float64. [SolveBatch] advances runs that share an operator together, one
+// pass over the data per iteration for all of them (a [BatchEvaluator]),
+// each run getting the bits it gets alone.
+//
 // Conventions. Both operators scale by 1/m: matrix sensing measures
 // A_i(X) = <A_i, X>/m and quadratic sampling A_i(X) = a_iᵀ X a_i / m, as in
 // the paper. Loss values are reported in that convention; Polyak and

@@ -105,6 +105,12 @@ func weigh(w Weight, z float64) float64 {
 	return 0
 }
 
+// Both operators evaluate batches.
+var (
+	_ BatchEvaluator = (*Sensing)(nil)
+	_ BatchEvaluator = (*Quadratic)(nil)
+)
+
 // buffers holds the scratch buffers of the batched passes, which are too
 // big to allocate at every iteration and belong to no one Evaluation.
 var buffers sync.Pool
