@@ -163,7 +163,13 @@ func (s *Sensing) passSuperblocks(x, y []float64, weight Weight, z, alpha, sv []
 					residuals(b + 1)
 				}
 				lo, hi := b*superRows, min((b+1)*superRows, m)
-				s.axpyRows(sv, alpha[lo:hi], lo, c0, c1)
+				if c1 > c0 {
+					if s.a32 != nil {
+						kernel.AxpyRows32(sv[c0:c1], alpha[lo:hi], s.a32[lo*n+c0:], n, c1-c0)
+					} else {
+						kernel.AxpyRows(sv[c0:c1], alpha[lo:hi], s.a[lo*n+c0:], n, c1-c0)
+					}
+				}
 				bar.wait()
 			}
 		})

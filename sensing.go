@@ -15,7 +15,7 @@ import (
 // The matrices are stored as the rows of an m×(n1·n2) matrix: row i holds
 // A_i in row-major order, entry (j, k) at position j·n2 + k. They are held
 // as float64 (NewSensing) or as float32 (NewSensing32), which halves the
-// memory and the time of a pass; products and sums are float64 either way.
+// memory and shortens a pass; products and sums are float64 either way.
 //
 // # The pass
 //
@@ -106,17 +106,16 @@ func (s *Sensing) dotRows(out []float64, i0 int, x []float64) {
 	}
 }
 
-// axpyRows adds alpha[k] times columns [c0, c1) of row i0+k to y[c0:c1],
-// k in increasing order.
-func (s *Sensing) axpyRows(y, alpha []float64, i0, c0, c1 int) {
-	if c1 <= c0 || len(alpha) == 0 {
+// axpyRows adds alpha[k] times row i0+k to y, k in increasing order.
+func (s *Sensing) axpyRows(y, alpha []float64, i0 int) {
+	if len(alpha) == 0 {
 		return
 	}
 	n := s.n1 * s.n2
 	if s.a32 != nil {
-		kernel.AxpyRows32(y[c0:c1], alpha, s.a32[i0*n+c0:], n, c1-c0)
+		kernel.AxpyRows32(y, alpha, s.a32[i0*n:], n, n)
 	} else {
-		kernel.AxpyRows(y[c0:c1], alpha, s.a[i0*n+c0:], n, c1-c0)
+		kernel.AxpyRows(y, alpha, s.a[i0*n:], n, n)
 	}
 }
 
@@ -154,7 +153,7 @@ func (s *Sensing) Adjoint(dst *mat.Dense, v []float64) {
 	parts := make([]float64, nc*n)
 	parallel(teamSize(m*n), nc, func(c int) {
 		lo, hi := chunkRange(c, nc, m)
-		s.axpyRows(parts[c*n:(c+1)*n], alpha[lo:hi], lo, 0, n)
+		s.axpyRows(parts[c*n:(c+1)*n], alpha[lo:hi], lo)
 	})
 	addPartials(parts[:n], parts, nc, n)
 	dst.Copy(mat.NewDense(s.n1, s.n2, parts[:n]))
@@ -182,7 +181,7 @@ func (s *Sensing) Evaluate(e *Evaluation) {
 				e.Z[i+k] = z
 				alpha[k] = weigh(e.Weight, z) * inv
 			}
-			s.axpyRows(p, alpha[:rows], i, 0, n)
+			s.axpyRows(p, alpha[:rows], i)
 		}
 	})
 	addPartials(parts[:n], parts, nc, n)
