@@ -215,6 +215,7 @@ func benchCase(name string, quick bool, iters int) (*benchResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	tuneGC(draw.Op)
 	res.Size = fmt.Sprintf("n=%d r=%d m=%d", draw.N1, draw.Rank, draw.M)
 	in, err := draw.Instance(synth.Setting{Kappa: 10, PS: 0.2, SNR: math.Inf(1)})
 	if err != nil {

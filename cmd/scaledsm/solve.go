@@ -181,6 +181,7 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	tuneGC(draw.Op)
 	inst, err := draw.Instance(setting)
 	if err != nil {
 		return err

@@ -133,6 +133,7 @@ func solveFiles(ff *fileFlags, pf *problemFlags, sf *solverFlags, tracePath stri
 		return loadError(err, ff)
 	}
 	loaded := time.Since(t0)
+	tuneGC(problem.Op)
 	if ctx.Err() != nil {
 		return exitError{errors.New("interrupted while reading the files; nothing written"), 130}
 	}
