@@ -31,6 +31,7 @@ func init() {
 	commands = []command{
 		{"demo", "recover a matrix from corrupted measurements and show how", runDemo},
 		{"solve", "recover a matrix from a synthetic problem", runSolve},
+		{"table1", "measure Table 1: iterations of GD, ScaledGD, VanillaSM, ScaledSM against kappa", runTable1},
 	}
 }
 

@@ -233,3 +233,46 @@ func TestDemo(t *testing.T) {
 		t.Errorf("demo output:\n%s", out)
 	}
 }
+
+// TestTable1Command runs the quick Table 1 from the command line: every
+// output file is written, nothing else is left in the directory, and the
+// table is printed.
+func TestTable1Command(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	code, out, errs := cli(t, "table1", "--quick", "--out", dir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if got := strings.Join(names, " "); got != "table1.csv table1.md table1.png table1.svg table1_steps.csv" {
+		t.Errorf("output directory holds %s", got)
+	}
+	md, err := os.ReadFile(filepath.Join(dir, "table1.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, string(md)) || !strings.Contains(out, "exponent of κ") {
+		t.Errorf("printed table differs from table1.md:\n%s", out)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--quick"}, "--out is required"},
+		{[]string{"--out", dir, "--n", "0"}, "--n 0"},
+		{[]string{"--out", dir, "--r", "50"}, "--r 50"},
+		{[]string{"--out", dir, "--iters", "0"}, "--iters 0"},
+	} {
+		code, _, errs := cli(t, append([]string{"table1"}, c.args...)...)
+		if code != 2 || !strings.Contains(errs, c.want) {
+			t.Errorf("%v: exit %d, stderr %q, want 2 and %q", c.args, code, errs, c.want)
+		}
+	}
+}
