@@ -1,6 +1,7 @@
 package scaledsm_test
 
 import (
+	"fmt"
 	"math"
 	"testing"
 
@@ -256,4 +257,52 @@ func equalInts(a, b []int) bool {
 		}
 	}
 	return true
+}
+
+// scaledStep is a step rule times a constant.
+type scaledStep struct {
+	scaledsm.Step
+	c float64
+}
+
+func (s scaledStep) Size(c *scaledsm.StepContext) float64 { return s.c * s.Step.Size(c) }
+
+// TestPolyakShortenedAndLengthened measures what Auto's design rests on:
+// Polyak's step shortened by a factor between 0.6 and 0.9 costs few
+// iterations (it is often faster), lengthened by 1.3 or 1.6 it costs many
+// or diverges; so an estimate of f(X_t) - f(X*) should err low.
+func TestPolyakShortenedAndLengthened(t *testing.T) {
+	d, err := synth.New(synth.Config{Kind: synth.Quadratic, N1: 40, Rank: 3, Seed: 351})
+	if err != nil {
+		t.Fatal(err)
+	}
+	factors := []float64{0.6, 0.8, 0.9, 1, 1.3, 1.6}
+	for _, ps := range []float64{0.1, 0.2, 0.3} {
+		in, err := d.Instance(synth.Setting{Kappa: 10, PS: ps, SNR: noNoise})
+		if err != nil {
+			t.Fatal(err)
+		}
+		iters := map[float64]int{}
+		line := ""
+		for _, c := range factors {
+			res := solve(t, in.Problem(), scaledsm.Settings{Step: scaledStep{scaledsm.Polyak{FStar: in.FStar}, c}, InitTrim: ps, Tol: 1e-10, MaxIter: 2000})
+			iters[c] = res.Iterations
+			if res.Status != scaledsm.Converged {
+				iters[c] = math.MaxInt32
+				line += fmt.Sprintf(" ×%g: %v;", c, res.Status)
+				continue
+			}
+			line += fmt.Sprintf(" ×%g: %d;", c, res.Iterations)
+		}
+		t.Logf("p_s=%g: iterations to 1e-10 with Polyak's step%s", ps, line)
+		base := float64(iters[1])
+		for _, c := range []float64{0.6, 0.8, 0.9} {
+			if r := float64(iters[c]) / base; r > 1.2 {
+				t.Errorf("p_s=%g: Polyak's step ×%g takes %.2f times the iterations", ps, c, r)
+			}
+		}
+		if r := float64(min(iters[1.3], iters[1.6])) / base; r < 1.15 {
+			t.Errorf("p_s=%g: Polyak's step ×1.3 or ×1.6 takes only %.2f times the iterations", ps, r)
+		}
+	}
 }
