@@ -63,8 +63,8 @@ func TestSolveBatchRejects(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "job 1") {
 		t.Errorf("two operators: error %v, want one naming job 1", err)
 	}
-	_, err = scaledsm.SolveBatch(context.Background(), []scaledsm.Job{{a.Problem(), good}, {a.Problem(), scaledsm.Settings{}}})
+	_, err = scaledsm.SolveBatch(context.Background(), []scaledsm.Job{{a.Problem(), good}, {a.Problem(), scaledsm.Settings{InitTrim: 0.7}}})
 	if err == nil || !strings.Contains(err.Error(), "job 1") {
-		t.Errorf("missing step: error %v, want one naming job 1", err)
+		t.Errorf("bad trim: error %v, want one naming job 1", err)
 	}
 }

@@ -13,9 +13,13 @@
 //   - what is measured: an [Operator] ([Sensing] for dense Gaussian matrix
 //     sensing, [Quadratic] for quadratic sampling) and the observations, held
 //     in a [Problem];
-//   - how it is minimized: a [Method] ([ScaledSM], [VanillaSM]), a [Loss] and a
-//     [Step] rule ([Polyak], [Geometric]), held in [Settings];
-//   - where it starts: [Spectral], the truncated spectral initialization;
+//   - how it is minimized: a [Method] ([ScaledSM], [VanillaSM], and the smooth
+//     baselines [ScaledGD], [GD]), a [Loss] ([L1], [L2], [L2Squared]) and a
+//     [Step] rule ([Polyak], which needs f(X*); [Auto], which needs nothing;
+//     [Geometric]; [Constant]), held in [Settings];
+//   - where it starts: [Spectral], the truncated spectral initialization,
+//     which drops a known fraction of the largest observations or, with
+//     [MedianTrim], those above three times their median;
 //   - what came out: a [Result] with the factors, a per-iteration trace and a
 //     typed [Status].
 //

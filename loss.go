@@ -6,21 +6,37 @@ import (
 )
 
 // Loss is the penalty on the residuals z = A(X) - y that a method minimizes.
+//
+// Every loss is a mean over the measurements of the unscaled residuals
+// u = m·z (u_i = <A_i, X> - m·y_i for sensing): L1 is mean |u_i| = ||z||_1,
+// the paper's f; L2Squared is mean u_i²/2 = (m/2)||z||², which is
+// ||A(X) - y||²/2 for the isometric scaling of ScaledGD's paper (Gaussian
+// A_i with variance 1/m, so that m A*A is close to the identity for
+// sensing); and L2 is the root mean square sqrt(mean u_i²) = sqrt(2·L2Squared).
+// Polyak, geometric and automatic steps do not depend on the scaling of a
+// loss; a constant step does, and with this one Constant{Eta: 0.5} is the
+// step of ScaledGD's paper.
 type Loss int
 
 const (
+	// DefaultLoss, the zero value, is the method's own loss (see
+	// Method.DefaultLoss): L1 for ScaledSM and VanillaSM, L2Squared for
+	// ScaledGD and GD.
+	DefaultLoss Loss = iota
 	// L1 is the least absolute deviations ||z||_1, the paper's loss: robust
 	// to outliers, nonsmooth.
-	L1 Loss = iota
-	// L2 is the nonsmooth l2 loss ||z||_2 of the paper's remark on ScaledGD;
-	// its subgradient is A*(z)/||z||_2.
+	L1
+	// L2 is the nonsmooth l2 loss ||A(X) - y||_2 of the paper's remark on
+	// ScaledGD, sqrt(m)·||z||_2 here; its subgradient is that of L2Squared
+	// divided by the loss, so that ScaledSM on L2 with steps η_t is
+	// ScaledGD with steps η_t/f(X_t).
 	L2
-	// L2Squared is the smooth least-squares loss ||z||_2²/2 minimized by GD
-	// and ScaledGD.
+	// L2Squared is the smooth least-squares loss (m/2)||z||_2², minimized by
+	// GD and ScaledGD.
 	L2Squared
 )
 
-var lossNames = [...]string{L1: "l1", L2: "l2", L2Squared: "l2sq"}
+var lossNames = [...]string{DefaultLoss: "default", L1: "l1", L2: "l2", L2Squared: "l2sq"}
 
 // String returns the loss's name as the command line spells it.
 func (l Loss) String() string {
@@ -33,14 +49,17 @@ func (l Loss) String() string {
 // ParseLoss returns the loss named s: "l1", "l2" or "l2sq".
 func ParseLoss(s string) (Loss, error) {
 	for l, name := range lossNames {
-		if s == name {
+		if s == name && Loss(l) != DefaultLoss {
 			return Loss(l), nil
 		}
 	}
 	return 0, fmt.Errorf("unknown loss %q (want l1, l2 or l2sq)", s)
 }
 
-func (l Loss) valid() bool { return l >= L1 && l <= L2Squared }
+func (l Loss) valid() bool { return l >= DefaultLoss && l <= L2Squared }
+
+// Smooth reports whether the loss is differentiable: only L2Squared is.
+func (l Loss) Smooth() bool { return l == L2Squared }
 
 // weight returns how the operator weighs residuals for this loss.
 func (l Loss) weight() Weight {
@@ -50,36 +69,40 @@ func (l Loss) weight() Weight {
 	return LinearWeight
 }
 
-// Value returns the loss of the residuals z.
+// Value returns the loss of the residuals z = A(X) - y, of length m; NaN
+// for DefaultLoss, which names no loss until a method resolves it.
 func (l Loss) Value(z []float64) float64 {
-	var s float64
+	m := float64(len(z))
 	switch l {
 	case L1:
+		var s float64
 		for _, v := range z {
 			s += math.Abs(v)
 		}
+		return s
 	case L2:
-		return l2norm(z)
+		return math.Sqrt(m) * l2norm(z)
 	case L2Squared:
-		for _, v := range z {
-			s += v * v
-		}
-		s /= 2
-	default:
-		return math.NaN()
+		n := l2norm(z)
+		return m / 2 * n * n
 	}
-	return s
+	return math.NaN()
 }
 
 // gradientScale returns the factor by which the operator's weighted adjoint
-// must be multiplied to give this loss's subgradient at residuals z whose
-// loss is value.
-func (l Loss) gradientScale(value float64) float64 {
-	if l == L2 {
+// (the subgradient of Σ|z_i| for SignWeight, of Σ z_i²/2 for LinearWeight)
+// must be multiplied to give this loss's subgradient at residuals z of
+// length m whose loss is value.
+func (l Loss) gradientScale(value float64, m int) float64 {
+	switch l {
+	case L2:
+		// ∇ sqrt(m Σ z²) = m z / sqrt(m Σ z²).
 		if value == 0 {
 			return 0
 		}
-		return 1 / value
+		return float64(m) / value
+	case L2Squared:
+		return float64(m)
 	}
 	return 1
 }

@@ -111,7 +111,8 @@ func TestApplyScaling(t *testing.T) {
 	}
 }
 
-// loss evaluates Σ ρ(A(L Rᵀ) - y) for the weight's penalty.
+// lossAt evaluates Σ ρ(A(L Rᵀ) - y) for the penalty ρ of the loss's
+// weight: |·| for L1, (·)²/2 for L2Squared (whose Value is m times that).
 func lossAt(op scaledsm.Operator, l, r *mat.Dense, y []float64, loss scaledsm.Loss) float64 {
 	if r == nil {
 		r = l
@@ -122,6 +123,9 @@ func lossAt(op scaledsm.Operator, l, r *mat.Dense, y []float64, loss scaledsm.Lo
 	op.Apply(z, &x)
 	for i := range z {
 		z[i] -= y[i]
+	}
+	if loss == scaledsm.L2Squared {
+		return loss.Value(z) / float64(len(z))
 	}
 	return loss.Value(z)
 }

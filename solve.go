@@ -24,19 +24,21 @@ type Problem struct {
 }
 
 // Settings say how a Problem is solved. The zero value runs ScaledSM on the
-// l1 loss for up to 1000 iterations to a tolerance of 1e-12, from the plain
-// spectral initialization; only Step has no default.
+// l1 loss with the automatic step (Auto) for up to 1000 iterations to a
+// tolerance of 1e-12, from the plain spectral initialization.
 type Settings struct {
 	Method Method
-	Loss   Loss
-	Step   Step // required
+	Loss   Loss // DefaultLoss means the method's own (Method.DefaultLoss)
+	Step   Step // nil means Auto{}, which needs no f(X*)
 
 	MaxIter int     // iteration limit T; 0 means 1000
 	Tol     float64 // stop at this relative error (or change); 0 means 1e-12; negative never stops early
 
 	// Init, when not nil, is the starting point; otherwise the truncated
 	// spectral initialization drops the ceil(InitTrim·m) observations of
-	// largest magnitude (InitTrim in [0, 0.5); 0 is the plain spectral method).
+	// largest magnitude (InitTrim in [0, 0.5); 0 is the plain spectral
+	// method), or, for InitTrim = MedianTrim, those above 3·median|y|, a rule
+	// that needs no p_s (see Trimmed).
 	Init     *Factors
 	InitTrim float64
 
@@ -193,8 +195,14 @@ func validate(p Problem, s *Settings) error {
 	if !s.Loss.valid() {
 		return fmt.Errorf("scaledsm: unknown loss %v", s.Loss)
 	}
+	if s.Loss == DefaultLoss {
+		s.Loss = s.Method.DefaultLoss()
+	}
+	if s.Method.Smooth() && !s.Loss.Smooth() {
+		return fmt.Errorf("scaledsm: method %v is a gradient method and needs the smooth loss l2sq, not %v (the subgradient methods minimize it)", s.Method, s.Loss)
+	}
 	if s.Step == nil {
-		return errors.New("scaledsm: settings have no step rule")
+		s.Step = Auto{}
 	}
 	if v, ok := s.Step.(interface{ Validate() error }); ok {
 		if err := v.Validate(); err != nil {
@@ -213,8 +221,8 @@ func validate(p Problem, s *Settings) error {
 	case s.Tol == 0:
 		s.Tol = 1e-12
 	}
-	if !(s.InitTrim >= 0 && s.InitTrim < 0.5) {
-		return fmt.Errorf("scaledsm: initialization trim %v must lie in [0, 0.5)", s.InitTrim)
+	if !validTrim(s.InitTrim) {
+		return fmt.Errorf("scaledsm: initialization trim %v must lie in [0, 0.5) or be MedianTrim", s.InitTrim)
 	}
 	if s.Init != nil {
 		if err := checkFactors(*s.Init, p.Op, p.Rank); err != nil {
@@ -343,7 +351,7 @@ func (u *run) advance(ctx context.Context) {
 	norm := math.Sqrt(norm2)
 	eta := u.s.Step.Size(&StepContext{
 		Iter: u.t, Loss: it.Loss, Norm: norm,
-		Residuals: u.eval.Z, Trace: u.res.Trace,
+		Residuals: u.eval.Z, Trace: u.res.Trace, Objective: u.s.Loss,
 	})
 	if !(eta > 0) || math.IsInf(eta, 0) {
 		it.Step, it.StepLength = 0, 0
@@ -367,7 +375,7 @@ func (u *run) advance(ctx context.Context) {
 // returns the squared norm of the subgradient in the method's metric.
 func (u *run) directions(loss float64) (norm2 float64, ok bool) {
 	e := u.eval
-	if c := u.s.Loss.gradientScale(loss); c != 1 {
+	if c := u.s.Loss.gradientScale(loss, len(e.Z)); c != 1 {
 		e.GL.Scale(c, e.GL)
 		if !u.sym {
 			e.GR.Scale(c, e.GR)

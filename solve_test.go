@@ -374,7 +374,13 @@ func TestSolveRejectsBadInput(t *testing.T) {
 		{"rank 0", "rank 0", func(p *scaledsm.Problem, s *scaledsm.Settings) { p.Rank = 0 }},
 		{"rank above min", "rank 6", func(p *scaledsm.Problem, s *scaledsm.Settings) { p.Rank = 6 }},
 		{"truth shape", "truth", func(p *scaledsm.Problem, s *scaledsm.Settings) { p.Truth = mat.NewDense(5, 6, nil) }},
-		{"no step", "step", func(p *scaledsm.Problem, s *scaledsm.Settings) { s.Step = nil }},
+		{"gradient method on l1", "needs the smooth loss", func(p *scaledsm.Problem, s *scaledsm.Settings) {
+			s.Method, s.Loss = scaledsm.ScaledGD, scaledsm.L1
+		}},
+		{"gd on l2", "needs the smooth loss", func(p *scaledsm.Problem, s *scaledsm.Settings) { s.Method, s.Loss = scaledsm.GD, scaledsm.L2 }},
+		{"eta 0", "eta", func(p *scaledsm.Problem, s *scaledsm.Settings) { s.Step = scaledsm.Constant{Eta: 0} }},
+		{"eta NaN", "eta", func(p *scaledsm.Problem, s *scaledsm.Settings) { s.Step = scaledsm.Constant{Eta: math.NaN()} }},
+		{"trim -0.5", "trim", func(p *scaledsm.Problem, s *scaledsm.Settings) { s.InitTrim = -0.5 }},
 		{"lambda 0", "lambda", func(p *scaledsm.Problem, s *scaledsm.Settings) { s.Step = scaledsm.Geometric{Lambda: 0, Q: 0.9} }},
 		{"q 1", "q = 1", func(p *scaledsm.Problem, s *scaledsm.Settings) { s.Step = scaledsm.Geometric{Lambda: 1, Q: 1} }},
 		{"q 0", "q = 0", func(p *scaledsm.Problem, s *scaledsm.Settings) { s.Step = scaledsm.Geometric{Lambda: 1, Q: 0} }},

@@ -23,6 +23,7 @@ type StepContext struct {
 	Norm      float64
 	Residuals []float64   // z = A(X_t) - y
 	Trace     []Iteration // iterations 0, ..., t-1
+	Objective Loss        // the loss minimized, whose value at X_t is Loss
 }
 
 // Polyak is Polyak's stepsize η_t = (f(X_t) - f(X*)) / Norm², which needs
@@ -80,3 +81,26 @@ func (g Geometric) Validate() error {
 }
 
 func (g Geometric) String() string { return "geometric" }
+
+// Constant is the constant stepsize η_t = Eta of the gradient methods. The
+// step multiplies the (preconditioned) gradient as it is, so its scale is
+// that of the loss: for L2Squared, whose normal map is close to the
+// identity on Gaussian sensing, Eta = 0.5 is the step of ScaledGD's paper
+// and GD needs about 0.5/σ₁(X*). With a nonsmooth loss a constant step does
+// not converge to X*; it is there for comparisons.
+type Constant struct {
+	Eta float64 // η > 0
+}
+
+// Size returns Eta.
+func (k Constant) Size(*StepContext) float64 { return k.Eta }
+
+// Validate reports whether Eta is positive and finite.
+func (k Constant) Validate() error {
+	if !(k.Eta > 0) || math.IsInf(k.Eta, 0) {
+		return fmt.Errorf("constant step: eta = %v must be positive and finite", k.Eta)
+	}
+	return nil
+}
+
+func (k Constant) String() string { return "constant" }

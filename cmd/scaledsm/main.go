@@ -34,6 +34,7 @@ func init() {
 		{"demo", "recover a matrix from corrupted measurements and show how", runDemo},
 		{"solve", "recover a matrix from a synthetic problem or from NumPy files", runSolve},
 		{"generate", "write a synthetic problem as NumPy .npy files", runGenerate},
+		{"table1", "measure Table 1: iterations of GD, ScaledGD, VanillaSM, ScaledSM against kappa", runTable1},
 		{"bench", "measure the time per iteration and peak memory against the floor", runBench},
 	}
 }

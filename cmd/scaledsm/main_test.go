@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -42,6 +43,58 @@ func TestSolveJSON(t *testing.T) {
 		}
 		if rep["snr_db"] != nil {
 			t.Errorf("%v: snr_db = %v without --snr, want null", args, rep["snr_db"])
+		}
+	}
+}
+
+// TestSolveMethodsAndLosses reaches every method, loss and step rule from
+// the command line and checks what each run reports and how it ends.
+func TestSolveMethodsAndLosses(t *testing.T) {
+	base := []string{"solve", "--json", "--n", "20", "--r", "2", "--kappa", "3"}
+	cases := []struct {
+		args               []string
+		method, loss, step string
+		status             string
+		maxError           float64
+		eta, trim          any
+	}{
+		{[]string{"--ps", "0.1"}, "scaledsm", "l1", "polyak", "converged", 1e-12, nil, "0.1"},
+		{[]string{"--ps", "0.1", "--step", "auto"}, "scaledsm", "l1", "auto", "converged", 1e-12, nil, "median"},
+		{[]string{"--ps", "0.1", "--method", "vanillasm", "--step", "auto", "--trim", "0.1"}, "vanillasm", "l1", "auto", "converged", 1e-12, nil, "0.1"},
+		{[]string{"--loss", "l2", "--step", "auto", "--tol", "1e-10"}, "scaledsm", "l2", "auto", "converged", 1e-10, nil, "median"},
+		{[]string{"--loss", "l2sq", "--tol", "1e-10"}, "scaledsm", "l2sq", "polyak", "converged", 1e-10, nil, "0"},
+		{[]string{"--method", "scaledgd", "--tol", "1e-8"}, "scaledgd", "l2sq", "constant", "converged", 1e-8, 0.05, "0"},
+		{[]string{"--method", "scaledgd", "--eta", "0.02", "--tol", "1e-8"}, "scaledgd", "l2sq", "constant", "converged", 1e-8, 0.02, "0"},
+		{[]string{"--method", "gd", "--tol", "1e-8", "--iters", "3000"}, "gd", "l2sq", "constant", "converged", 1e-8, nil, "0"},
+		{[]string{"--method", "gd", "--step", "auto", "--tol", "1e-8"}, "gd", "l2sq", "auto", "converged", 1e-8, nil, "median"},
+		{[]string{"--problem", "ms", "--method", "scaledgd", "--tol", "1e-8"}, "scaledgd", "l2sq", "constant", "converged", 1e-8, 0.5, "0"},
+		// Least squares do not survive outliers.
+		{[]string{"--ps", "0.2", "--method", "scaledgd", "--iters", "200"}, "scaledgd", "l2sq", "constant", "iteration-limit", math.Inf(1), 0.05, "0.2"},
+	}
+	for _, c := range cases {
+		code, out, errs := cli(t, append(base, c.args...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", c.args, code, errs)
+		}
+		var rep map[string]any
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatalf("%v: %v", c.args, err)
+		}
+		if rep["method"] != c.method || rep["loss"] != c.loss || rep["step"] != c.step || rep["status"] != c.status || rep["init_trim"] != c.trim {
+			t.Errorf("%v: method %v, loss %v, step %v, status %v, trim %v; want %v %v %v %v %v", c.args,
+				rep["method"], rep["loss"], rep["step"], rep["status"], rep["init_trim"], c.method, c.loss, c.step, c.status, c.trim)
+		}
+		if e, ok := rep["rel_error"].(float64); !ok || e > c.maxError {
+			t.Errorf("%v: relative error %v, want at most %g", c.args, rep["rel_error"], c.maxError)
+		}
+		if c.status == "iteration-limit" && rep["rel_error"].(float64) < 0.1 {
+			t.Errorf("%v: least squares with outliers reached %v", c.args, rep["rel_error"])
+		}
+		if c.eta != nil && rep["eta"] != c.eta {
+			t.Errorf("%v: eta %v, want %v", c.args, rep["eta"], c.eta)
+		}
+		if (c.step == "constant") != (rep["eta"] != nil) {
+			t.Errorf("%v: eta %v with step %v", c.args, rep["eta"], c.step)
 		}
 	}
 }
@@ -110,6 +163,19 @@ func TestBadArguments(t *testing.T) {
 		{[]string{"--ps", "-0.1"}, "--ps -0.1"},
 		{[]string{"--snr", "NaN"}, "--snr NaN"},
 		{[]string{"--method", "newton"}, "--method newton"},
+		{[]string{"--loss", "l3"}, "--loss l3"},
+		{[]string{"--method", "scaledgd", "--loss", "l1"}, "--loss l1: scaledgd is a gradient method"},
+		{[]string{"--method", "gd", "--loss", "l2"}, "--loss l2: gd is a gradient method"},
+		{[]string{"--step", "constant"}, "--step constant: a constant step does not converge on the nonsmooth l1 loss"},
+		{[]string{"--loss", "l2", "--step", "constant"}, "--step constant: a constant step does not converge on the nonsmooth l2 loss"},
+		{[]string{"--method", "scaledgd", "--eta", "0"}, "--eta 0"},
+		{[]string{"--method", "gd", "--eta", "-1"}, "--eta -1"},
+		{[]string{"--method", "gd", "--eta", "Inf"}, "--eta +Inf"},
+		{[]string{"--eta", "0.3"}, "--eta 0.3: applies to --step constant, not polyak"},
+		{[]string{"--step", "auto", "--lambda", "3"}, "--lambda 3: applies to --step geometric, not auto"},
+		{[]string{"--method", "scaledgd", "--q", "0.5"}, "--q 0.5: applies to --step geometric, not constant"},
+		{[]string{"--trim", "0.5"}, "--trim 0.5"},
+		{[]string{"--trim", "mean"}, "--trim mean"},
 		{[]string{"--step", "armijo"}, "--step armijo"},
 		{[]string{"--step", "geometric", "--lambda", "0"}, "--lambda 0"},
 		{[]string{"--step", "geometric", "--lambda", "-1"}, "--lambda -1"},
@@ -168,5 +234,48 @@ func TestDemo(t *testing.T) {
 	}
 	if !strings.Contains(out, "scaledsm  converged") || !strings.Contains(out, "S ScaledSM") {
 		t.Errorf("demo output:\n%s", out)
+	}
+}
+
+// TestTable1Command runs the quick Table 1 from the command line: every
+// output file is written, nothing else is left in the directory, and the
+// table is printed.
+func TestTable1Command(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	code, out, errs := cli(t, "table1", "--quick", "--out", dir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if got := strings.Join(names, " "); got != "table1.csv table1.md table1.png table1.svg table1_steps.csv" {
+		t.Errorf("output directory holds %s", got)
+	}
+	md, err := os.ReadFile(filepath.Join(dir, "table1.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, string(md)) || !strings.Contains(out, "exponent of κ") {
+		t.Errorf("printed table differs from table1.md:\n%s", out)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--quick"}, "--out is required"},
+		{[]string{"--out", dir, "--n", "0"}, "--n 0"},
+		{[]string{"--out", dir, "--r", "50"}, "--r 50"},
+		{[]string{"--out", dir, "--iters", "0"}, "--iters 0"},
+	} {
+		code, _, errs := cli(t, append([]string{"table1"}, c.args...)...)
+		if code != 2 || !strings.Contains(errs, c.want) {
+			t.Errorf("%v: exit %d, stderr %q, want 2 and %q", c.args, code, errs, c.want)
+		}
 	}
 }

@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"time"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/scaledsm/scaledsm"
 	"github.com/scaledsm/scaledsm/internal/kernel"
 	"github.com/scaledsm/scaledsm/synth"
@@ -89,34 +91,72 @@ func (p *problemFlags) config() (synth.Config, synth.Setting, error) {
 	return c, synth.Setting{Kappa: p.kappa, PS: p.ps, SNR: p.snr}, nil
 }
 
-// solverFlags choose the method and its stopping rule.
+// solverFlags choose the method, its loss, its step rule, the
+// initialization's truncation and the stopping rule.
 type solverFlags struct {
-	method, step string
-	lambda, q    float64
-	iters        int
-	tol          float64
+	method, loss, step, trim string
+	lambda, q, eta           float64
+	iters                    int
+	tol                      float64
+	fs                       *flag.FlagSet
 }
 
 func (s *solverFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&s.method, "method", "scaledsm", "scaledsm or vanillasm")
-	fs.StringVar(&s.step, "step", "polyak", "stepsize rule: polyak (needs f(X*), known for synthetic data) or geometric")
+	s.fs = fs
+	fs.StringVar(&s.method, "method", "scaledsm", "scaledsm, vanillasm (subgradient methods) or scaledgd, gd (gradient methods, the smooth baselines)")
+	fs.StringVar(&s.loss, "loss", "", "l1, l2 (||A(X)-y||_2) or l2sq (||A(X)-y||²/2) (default l1 for the subgradient methods, l2sq for the gradient methods, which need it)")
+	fs.StringVar(&s.step, "step", "", "stepsize rule: polyak (needs f(X*)), auto (needs nothing), geometric, or constant (smooth loss only) (default polyak for the subgradient methods when f(X*) is known, as for synthetic data, auto when it is not; constant for the gradient methods)")
 	fs.Float64Var(&s.lambda, "lambda", 2, "geometric steps: initial step length lambda > 0")
 	fs.Float64Var(&s.q, "q", 0.9, "geometric steps: decay rate q in (0, 1)")
+	fs.Float64Var(&s.eta, "eta", 0, "constant steps: eta > 0 (default for scaledgd 0.5 on sensing, 0.05 on quadratic sampling; for gd the same divided by the top singular value of the initialization)")
+	fs.StringVar(&s.trim, "trim", "", "truncation of the spectral initialization: a fraction in [0, 0.5) of largest |y_i| to drop, or median (drop |y_i| > 3·median|y|, needs no p_s) (default median with --step auto, else the outlier fraction when it is known)")
 	fs.IntVar(&s.iters, "iters", 1000, "iteration limit")
 	fs.Float64Var(&s.tol, "tol", 1e-12, "stop when the relative error reaches this")
 }
 
-// settings checks the flags and returns the solver settings; fStar is f(X*)
-// for Polyak steps.
+// settings checks the flags and returns the solver settings. fStar is
+// f(X*), or NaN when it is unknown; the caller sets Polyak's FStar for the
+// loss chosen, Constant's Eta when --eta is not given (see defaultEta) and
+// the initialization's trim when --trim is not given (see initTrim).
 func (s *solverFlags) settings(fStar float64) (scaledsm.Settings, error) {
+	set := setFlags(s.fs)
 	method, err := scaledsm.ParseMethod(s.method)
 	if err != nil {
-		return scaledsm.Settings{}, badFlag("method", s.method, "want scaledsm or vanillasm")
+		return scaledsm.Settings{}, badFlag("method", s.method, "want scaledsm, vanillasm, scaledgd or gd")
+	}
+	loss := method.DefaultLoss()
+	if set["loss"] {
+		if loss, err = scaledsm.ParseLoss(s.loss); err != nil {
+			return scaledsm.Settings{}, badFlag("loss", s.loss, "want l1, l2 or l2sq")
+		}
+	}
+	if method.Smooth() && !loss.Smooth() {
+		return scaledsm.Settings{}, badFlag("loss", s.loss, fmt.Sprintf("%v is a gradient method and needs the smooth loss l2sq (use --method scaledsm or vanillasm for %v)", method, loss))
+	}
+	known := !math.IsNaN(fStar)
+	name := s.step
+	if !set["step"] {
+		// --lambda or --q name the geometric rule, when the method can use it.
+		switch {
+		case (set["lambda"] || set["q"]) && !method.Smooth():
+			name = "geometric"
+		case method.Smooth():
+			name = "constant"
+		case known:
+			name = "polyak"
+		default:
+			name = "auto"
+		}
 	}
 	var step scaledsm.Step
-	switch s.step {
+	switch name {
 	case "polyak":
+		if !known {
+			return scaledsm.Settings{}, badFlag("step", name, "needs f(X*), which only synthetic data gives; use auto")
+		}
 		step = scaledsm.Polyak{FStar: fStar}
+	case "auto":
+		step = scaledsm.Auto{}
 	case "geometric":
 		switch {
 		case !(s.lambda > 0) || math.IsInf(s.lambda, 0):
@@ -125,8 +165,21 @@ func (s *solverFlags) settings(fStar float64) (scaledsm.Settings, error) {
 			return scaledsm.Settings{}, badFlag("q", s.q, "must lie in (0, 1)")
 		}
 		step = scaledsm.Geometric{Lambda: s.lambda, Q: s.q}
+	case "constant":
+		if !loss.Smooth() {
+			return scaledsm.Settings{}, badFlag("step", name, fmt.Sprintf("a constant step does not converge on the nonsmooth %v loss; use polyak, auto or geometric", loss))
+		}
+		if set["eta"] && (!(s.eta > 0) || math.IsInf(s.eta, 0)) {
+			return scaledsm.Settings{}, badFlag("eta", s.eta, "must be positive and finite")
+		}
+		step = scaledsm.Constant{Eta: s.eta}
 	default:
-		return scaledsm.Settings{}, badFlag("step", s.step, "want polyak or geometric")
+		return scaledsm.Settings{}, badFlag("step", s.step, "want polyak, auto, geometric or constant")
+	}
+	for _, only := range [][2]string{{"eta", "constant"}, {"lambda", "geometric"}, {"q", "geometric"}} {
+		if set[only[0]] && name != only[1] {
+			return scaledsm.Settings{}, badFlag(only[0], s.fs.Lookup(only[0]).Value, fmt.Sprintf("applies to --step %s, not %s", only[1], name))
+		}
 	}
 	switch {
 	case s.iters <= 0:
@@ -134,11 +187,78 @@ func (s *solverFlags) settings(fStar float64) (scaledsm.Settings, error) {
 	case !(s.tol >= 0):
 		return scaledsm.Settings{}, badFlag("tol", s.tol, "must be non-negative")
 	}
+	if set["trim"] {
+		if _, err := s.initTrim(0); err != nil {
+			return scaledsm.Settings{}, err
+		}
+	}
 	tol := s.tol
 	if tol == 0 {
 		tol = -1 // never stop early
 	}
-	return scaledsm.Settings{Method: method, Step: step, MaxIter: s.iters, Tol: tol}, nil
+	return scaledsm.Settings{Method: method, Loss: loss, Step: step, MaxIter: s.iters, Tol: tol}, nil
+}
+
+// initTrim returns the truncation of the spectral initialization: --trim
+// when given, otherwise MedianTrim with --step auto or when the outlier
+// fraction ps is unknown (NaN), and ps itself otherwise.
+func (s *solverFlags) initTrim(ps float64) (float64, error) {
+	if !setFlags(s.fs)["trim"] {
+		if s.stepName() == "auto" || math.IsNaN(ps) {
+			return scaledsm.MedianTrim, nil
+		}
+		return ps, nil
+	}
+	if s.trim == "median" {
+		return scaledsm.MedianTrim, nil
+	}
+	v, err := strconv.ParseFloat(s.trim, 64)
+	if err != nil || !(v >= 0 && v < 0.5) {
+		return 0, badFlag("trim", s.trim, "want a fraction in [0, 0.5) or median")
+	}
+	return v, nil
+}
+
+// stepName returns the name of the step rule that settings chose.
+func (s *solverFlags) stepName() string {
+	if setFlags(s.fs)["step"] {
+		return s.step
+	}
+	return ""
+}
+
+// defaultEta returns the constant step used when --eta is not given: 0.5
+// for scaledgd on sensing and 0.05 on quadratic sampling, whose heavy-tailed
+// least squares tolerate less (measured at the paper's sizes: 0.1 diverges
+// at n=100, r=5); for gd the same divided by σ₁ of the initialization, as
+// the authors divide by σ₁(X*).
+func defaultEta(method scaledsm.Method, op scaledsm.Operator, init scaledsm.Factors) float64 {
+	eta := 0.5
+	if op.Symmetric() {
+		eta = 0.05
+	}
+	if method == scaledsm.GD {
+		var svd mat.SVD
+		if svd.Factorize(init.Product(), mat.SVDNone) {
+			if s1 := svd.Values(nil)[0]; s1 > 0 {
+				eta /= s1
+			}
+		}
+	}
+	return eta
+}
+
+// fStarFor returns f(X*) of an instance for the loss: the loss of the
+// residuals A(X*) - y = -(w + s).
+func fStarFor(loss scaledsm.Loss, in *synth.Instance) float64 {
+	if loss == scaledsm.L1 {
+		return in.FStar
+	}
+	z := make([]float64, len(in.Y))
+	for i := range z {
+		z[i] = in.Clean[i] - in.Y[i]
+	}
+	return loss.Value(z)
 }
 
 func runSolve(args []string, stdout, stderr io.Writer) error {
@@ -171,7 +291,11 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	settings, err := sf.settings(0)
+	settings, err := sf.settings(0) // f(X*) is known for synthetic data
+	if err != nil {
+		return err
+	}
+	trim, err := sf.initTrim(setting.PS)
 	if err != nil {
 		return err
 	}
@@ -187,16 +311,19 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if p, ok := settings.Step.(scaledsm.Polyak); ok {
-		p.FStar = inst.FStar
+		p.FStar = fStarFor(settings.Loss, inst)
 		settings.Step = p
 	}
-	settings.InitTrim = setting.PS
+	settings.InitTrim = trim
 	problem := inst.Problem()
 	l, r, err := scaledsm.Spectral(problem.Op, problem.Y, problem.Rank, settings.InitTrim)
 	if err != nil {
 		return err
 	}
 	settings.Init = &scaledsm.Factors{L: l, R: r}
+	if c, ok := settings.Step.(scaledsm.Constant); ok && c.Eta == 0 {
+		settings.Step = scaledsm.Constant{Eta: defaultEta(settings.Method, problem.Op, *settings.Init)}
+	}
 	setup := time.Since(t0)
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -210,7 +337,7 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("--trace: %w", err)
 		}
 	}
-	rep := newReport(cfg, setting, inst, sf, res, setup)
+	rep := newReport(cfg, setting, inst, settings, res, setup)
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -245,7 +372,9 @@ type report struct {
 	Step         string   `json:"step"`
 	Lambda       *float64 `json:"lambda"`
 	Q            *float64 `json:"q"`
+	Eta          *float64 `json:"eta"`
 	Loss         string   `json:"loss"`
+	InitTrim     string   `json:"init_trim"`
 	Status       string   `json:"status"`
 	Iterations   int      `json:"iterations"`
 	RelError     *float64 `json:"rel_error"`
@@ -258,14 +387,15 @@ type report struct {
 	trace        []scaledsm.Iteration
 }
 
-func newReport(c synth.Config, s synth.Setting, in *synth.Instance, sf solverFlags, res *scaledsm.Result, setup time.Duration) report {
+func newReport(c synth.Config, s synth.Setting, in *synth.Instance, set scaledsm.Settings, res *scaledsm.Result, setup time.Duration) report {
 	rep := report{
 		Problem: c.Kind.String(), N1: c.N1, N2: c.N2, Rank: c.Rank, M: c.M,
 		Kappa: s.Kappa, PS: s.PS, Seed: c.Seed, SNR: finite(s.SNR),
 		Precision: c.Precision.String(), Kernel: kernel.Active(),
-		Method: sf.method, Step: sf.step, Loss: scaledsm.L1.String(),
-		Status: res.Status.String(), Iterations: res.Iterations,
-		RelError: finite(res.RelError), FinalLoss: finite(res.Loss), FStar: in.FStar,
+		Method: set.Method.String(), Step: fmt.Sprint(set.Step), Loss: set.Loss.String(),
+		InitTrim: strconv.FormatFloat(set.InitTrim, 'g', -1, 64),
+		Status:   res.Status.String(), Iterations: res.Iterations,
+		RelError: finite(res.RelError), FinalLoss: finite(res.Loss), FStar: fStarFor(set.Loss, in),
 		Seconds: res.Runtime.Seconds(), SetupSeconds: setup.Seconds(),
 		trace: res.Trace,
 	}
@@ -280,8 +410,14 @@ func newReport(c synth.Config, s synth.Setting, in *synth.Instance, sf solverFla
 	if res.Iterations > 0 {
 		rep.MsPerIter = finite(1000 * res.Runtime.Seconds() / float64(len(res.Trace)))
 	}
-	if sf.step == "geometric" {
-		rep.Lambda, rep.Q = &sf.lambda, &sf.q
+	if set.InitTrim == scaledsm.MedianTrim {
+		rep.InitTrim = "median"
+	}
+	switch step := set.Step.(type) {
+	case scaledsm.Geometric:
+		rep.Lambda, rep.Q = &step.Lambda, &step.Q
+	case scaledsm.Constant:
+		rep.Eta = &step.Eta
 	}
 	return rep
 }
@@ -302,10 +438,23 @@ func (r report) print(w io.Writer) {
 	if r.Lambda != nil {
 		step += fmt.Sprintf(" (lambda=%g, q=%g)", *r.Lambda, *r.Q)
 	}
+	if r.Eta != nil {
+		step += fmt.Sprintf(" (eta=%.3g)", *r.Eta)
+	}
 	fmt.Fprintf(w, "method     %s, %s, %s loss\n", r.Method, step, r.Loss)
 	fmt.Fprintf(w, "status     %s after %d iterations\n", r.Status, r.Iterations)
 	if r.RelError != nil && r.InitRelError != nil {
-		fmt.Fprintf(w, "error      %.3g relative (from %.3g at the truncated spectral initialization)\n", *r.RelError, *r.InitRelError)
+		trim := "dropping the largest " + r.InitTrim + " of |y_i|"
+		if v, err := strconv.ParseFloat(r.InitTrim, 64); err == nil {
+			trim = fmt.Sprintf("dropping the largest %g%% of |y_i|", 100*v)
+		}
+		switch r.InitTrim {
+		case "0":
+			trim = "untruncated"
+		case "median":
+			trim = "dropping |y_i| > 3 median|y|"
+		}
+		fmt.Fprintf(w, "error      %.3g relative (from %.3g at the spectral initialization, %s)\n", *r.RelError, *r.InitRelError, trim)
 	}
 	per := ""
 	if r.MsPerIter != nil {

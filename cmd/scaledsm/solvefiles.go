@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -17,11 +18,6 @@ import (
 	"github.com/scaledsm/scaledsm"
 	"github.com/scaledsm/scaledsm/dataio"
 )
-
-// fileDefaultStep is the step rule of a solve from files when --step is not
-// given: the data carry no f(X*) for Polyak's rule. Once the rule that needs
-// no f(X*) lands, "auto" goes here.
-const fileDefaultStep = "geometric"
 
 // fileFlags name the files of a problem read from disk and where the
 // results go.
@@ -91,9 +87,10 @@ func solveUsage(fs *flag.FlagSet, synopsis string) func() {
 				listed[name] = true
 			}
 		}
-		fmt.Fprintf(w, "  With files, --step defaults to %s (f(X*) is unknown; polyak computes it from\n"+
-			"  --truth), --ps is the fraction of measurements assumed corrupted, and without\n"+
-			"  --truth, --tol applies to the relative change of X_t between iterations.\n", fileDefaultStep)
+		fmt.Fprint(w, "  With files, --step defaults to auto (f(X*) is unknown; polyak computes it from\n"+
+			"  --truth); the initialization drops the --ps fraction of largest |y_i| if given,\n"+
+			"  else those above 3 times the median (--trim overrides both); without --truth,\n"+
+			"  --tol applies to the relative change of X_t between iterations.\n")
 		fmt.Fprintln(w, "\nBoth:")
 		fs.VisitAll(func(f *flag.Flag) {
 			if !listed[f.Name] {
@@ -110,17 +107,30 @@ func solveFiles(ff *fileFlags, pf *problemFlags, sf *solverFlags, tracePath stri
 	if err != nil {
 		return err
 	}
-	if !set["step"] {
-		sf.step = fileDefaultStep
+	// The files carry no f(X*): the automatic step is the default, and
+	// Polyak's rule is available only when --truth gives f(X*).
+	fStar := math.NaN()
+	if sf.step == "polyak" && set["step"] {
+		if ff.truth == "" {
+			return badFlag("step", sf.step, "Polyak's step needs f(X*), known here only from --truth; use --step auto")
+		}
+		fStar = 0 // computed from the truth once it is loaded
 	}
-	if sf.step == "polyak" && ff.truth == "" {
-		return badFlag("step", sf.step, "Polyak's step needs f(X*), known here only from --truth; use --step "+fileDefaultStep)
-	}
-	settings, err := sf.settings(0)
+	settings, err := sf.settings(fStar)
 	if err != nil {
 		return err
 	}
-	settings.InitTrim = pf.ps
+	switch {
+	case set["trim"]:
+		settings.InitTrim, err = sf.initTrim(0)
+	case set["ps"]:
+		settings.InitTrim = pf.ps
+	default:
+		settings.InitTrim = scaledsm.MedianTrim
+	}
+	if err != nil {
+		return err
+	}
 
 	// Stop after the current iteration on SIGINT or SIGTERM, and keep
 	// catching them while the results are written.
@@ -137,7 +147,7 @@ func solveFiles(ff *fileFlags, pf *problemFlags, sf *solverFlags, tracePath stri
 	if ctx.Err() != nil {
 		return exitError{errors.New("interrupted while reading the files; nothing written"), 130}
 	}
-	var fStar *float64
+	var fStarOut *float64
 	if p, ok := settings.Step.(scaledsm.Polyak); ok {
 		m, _, _ := problem.Op.Dims()
 		z := make([]float64, m)
@@ -146,7 +156,7 @@ func solveFiles(ff *fileFlags, pf *problemFlags, sf *solverFlags, tracePath stri
 			z[i] -= problem.Y[i]
 		}
 		p.FStar = scaledsm.L1.Value(z)
-		settings.Step, fStar = p, &p.FStar
+		settings.Step, fStarOut = p, &p.FStar
 	}
 
 	t1 := time.Now()
@@ -165,7 +175,10 @@ func solveFiles(ff *fileFlags, pf *problemFlags, sf *solverFlags, tracePath stri
 		return err
 	}
 	sum := newFileSummary(ff, sf, settings, problem, res)
-	sum.FStar = fStar
+	if settings.InitTrim == scaledsm.MedianTrim {
+		sum.Trim, sum.PS = "median", nil
+	}
+	sum.FStar = fStarOut
 	sum.LoadSeconds, sum.InitSeconds = loaded.Seconds(), initialized.Seconds()
 	if err := sum.write(ff.out, res); err != nil {
 		return fmt.Errorf("--out %s: %v", ff.out, unwrapPath(err))
@@ -304,7 +317,8 @@ type fileSummary struct {
 	N1           int      `json:"n1"`
 	N2           int      `json:"n2"`
 	Rank         int      `json:"rank"`
-	PS           float64  `json:"ps"`
+	PS           *float64 `json:"ps"`
+	Trim         string   `json:"trim"`
 	Method       string   `json:"method"`
 	Step         string   `json:"step"`
 	Lambda       *float64 `json:"lambda"`
@@ -331,8 +345,8 @@ func newFileSummary(ff *fileFlags, sf *solverFlags, s scaledsm.Settings, p scale
 	m, n1, n2 := p.Op.Dims()
 	sum := &fileSummary{
 		Problem: "ms", Operator: ff.sensing, Y: ff.y,
-		M: m, N1: n1, N2: n2, Rank: p.Rank, PS: s.InitTrim,
-		Method: s.Method.String(), Step: sf.step, Loss: s.Loss.String(),
+		M: m, N1: n1, N2: n2, Rank: p.Rank, Trim: "fraction", PS: finite(s.InitTrim),
+		Method: s.Method.String(), Step: fmt.Sprint(s.Step), Loss: s.Loss.String(),
 		MaxIter: s.MaxIter, Tol: max(s.Tol, 0),
 		Status: res.Status.String(), Interrupted: res.Status == scaledsm.Interrupted,
 		Iterations: res.Iterations, FinalLoss: finite(res.Loss), RelError: finite(res.RelError),
@@ -418,8 +432,11 @@ func (s *fileSummary) print(w io.Writer, dir string) {
 		step += fmt.Sprintf(" (lambda=%g, q=%g)", *s.Lambda, *s.Q)
 	}
 	init := "the plain spectral initialization (--ps 0)"
-	if s.PS > 0 {
-		init = fmt.Sprintf("the spectral initialization drops the %g%% largest |y_i|", 100*s.PS)
+	switch {
+	case s.Trim == "median":
+		init = "the spectral initialization drops the |y_i| above 3 times their median"
+	case *s.PS > 0:
+		init = fmt.Sprintf("the spectral initialization drops the %g%% largest |y_i|", 100**s.PS)
 	}
 	fmt.Fprintf(w, "method     %s, %s, %s loss; %s\n", s.Method, step, s.Loss, init)
 	fmt.Fprintf(w, "status     %s after %d iterations\n", s.Status, s.Iterations)

@@ -159,9 +159,11 @@ func TestGenerateSolveRoundTrip(t *testing.T) {
 		}
 		for _, withTruth := range []bool{true, false} {
 			res := filepath.Join(dir, fmt.Sprintf("result-%v", withTruth))
-			args := []string{"solve", op, filepath.Join(data, "A.npy"), "--y", filepath.Join(data, "y.npy"), "--rank", fmt.Sprint(c.cfg.Rank), "--ps", "0.1", "--out", res}
+			// Without the truth the solve is also told nothing of the outliers:
+			// the automatic step and the median truncation by default.
+			args := []string{"solve", op, filepath.Join(data, "A.npy"), "--y", filepath.Join(data, "y.npy"), "--rank", fmt.Sprint(c.cfg.Rank), "--out", res}
 			if withTruth {
-				args = append(args, "--truth", filepath.Join(data, "X_star.npy"))
+				args = append(args, "--truth", filepath.Join(data, "X_star.npy"), "--ps", "0.1")
 			}
 			code, out, errs := cli(t, args...)
 			if code != 0 {
@@ -170,6 +172,13 @@ func TestGenerateSolveRoundTrip(t *testing.T) {
 			sum := readSummary(t, filepath.Join(res, "summary.json"))
 			if sum["status"] != "converged" || sum["interrupted"] != false {
 				t.Errorf("%v: status %v", args, sum["status"])
+			}
+			wantTrim, wantPS := "median", any(nil)
+			if withTruth {
+				wantTrim, wantPS = "fraction", 0.1
+			}
+			if sum["step"] != "auto" || sum["trim"] != wantTrim || sum["ps"] != wantPS {
+				t.Errorf("%v: step %v, trim %v, ps %v; want auto, %v, %v", args, sum["step"], sum["trim"], sum["ps"], wantTrim, wantPS)
 			}
 			l := readMatrix(t, filepath.Join(res, "L.npy"))
 			var r *mat.Dense
