@@ -31,6 +31,8 @@ func init() {
 	commands = []command{
 		{"demo", "recover a matrix from corrupted measurements and show how", runDemo},
 		{"solve", "recover a matrix from a synthetic problem", runSolve},
+		{"figure", "reproduce figure N of the paper: CSV, plots and report", runFigure},
+		{"reproduce", "reproduce all six figures of the paper", runReproduce},
 	}
 }
 
