@@ -173,12 +173,12 @@ func (c Flat) Check(r *Result) Verdict {
 // least Ratio times the iterations to Tol that it needs at From, or it
 // does not converge at Worst.
 type Slows struct {
-	Panel          string
-	Method         scaledsm.Method
-	Vary           Param
-	From, To       float64
-	Ratio          float64
-	Worst          float64
+	Panel    string
+	Method   scaledsm.Method
+	Vary     Param
+	From, To float64
+	Ratio    float64
+	Worst    float64
 }
 
 // Check checks the claim.

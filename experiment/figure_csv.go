@@ -143,8 +143,8 @@ func ReadResult(meta, data io.Reader) (*Result, error) {
 		return nil, fmt.Errorf("record: problem %q is not figure %d's %v", m.Problem, m.Figure, fig.Problem.Kind)
 	}
 	res := &Result{
-		Figure: fig,
-		Config: synth.Config{Kind: kind, N1: m.N1, N2: m.N2, Rank: m.Rank, M: m.M, Seed: m.Seed},
+		Figure:  fig,
+		Config:  synth.Config{Kind: kind, N1: m.N1, N2: m.N2, Rank: m.Rank, M: m.M, Seed: m.Seed},
 		Elapsed: time.Duration(m.Seconds * float64(time.Second)),
 		Runs:    m.Runs, Iterations: m.Iterations, Machine: m.Machine,
 	}

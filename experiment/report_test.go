@@ -69,7 +69,7 @@ func TestReportSelfContained(t *testing.T) {
 	for _, want := range []string{
 		`<td class="fails">✗ fails</td>`, "VanillaSM slows with κ",
 		"quadratic sampling, n=100, r=5, m=0, seed 0", // the hand-made config
-		"QS_l1_stepsizes.m", // figure 6's note on λ in panel (c)
+		"QS_l1_stepsizes.m",                           // figure 6's note on λ in panel (c)
 		"λ = 1.4, q = 0.88",
 		"4 of 6", // figure 2: its two "slows" claims fail
 	} {
