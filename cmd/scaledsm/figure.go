@@ -32,9 +32,9 @@ func (f *figureFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.r, "r", 0, "run at this rank instead of the paper's (10 for sensing, 5 for quadratic sampling)")
 }
 
-// check validates the flags and makes sure the output directory can be
-// written, before any work starts.
-func (f *figureFlags) check() error {
+// check validates the flags for the figures and makes sure the output
+// directory can be written, before any work starts.
+func (f *figureFlags) check(figs []*experiment.Figure) error {
 	switch {
 	case f.out == "":
 		return usageError{"--out is required: the directory to write the figures and index.html to"}
@@ -42,6 +42,21 @@ func (f *figureFlags) check() error {
 		return badFlag("n", f.n, "must be positive (leave it out for the paper's size)")
 	case f.r < 0:
 		return badFlag("r", f.r, "must be positive (leave it out for the paper's rank)")
+	}
+	for _, fig := range figs {
+		n, r := fig.Problem.N1, fig.Problem.Rank
+		if f.n > 0 {
+			n = f.n
+		}
+		switch {
+		case f.r > 0 && f.r > n:
+			return badFlag("r", f.r, fmt.Sprintf("rank must lie in [1, n] = [1, %d]", n))
+		case f.r == 0 && r > n:
+			return badFlag("n", f.n, fmt.Sprintf("figure %d's rank %d needs n ≥ %d (or a smaller --r)", fig.Number, r, r))
+		}
+		if _, err := fig.Config(experiment.Options{Seed: f.seed, N: f.n, Rank: f.r}); err != nil {
+			return usageError{err.Error()}
+		}
 	}
 	if err := os.MkdirAll(f.out, 0o755); err != nil {
 		return badFlag("out", f.out, "cannot create the directory: "+errReason(err))
@@ -104,11 +119,12 @@ func runFigure(args []string, stdout, stderr io.Writer) error {
 	if err != nil || n < 1 || n > 6 {
 		return usageError{fmt.Sprintf("figure %q: the paper's figures are 1 to 6", num)}
 	}
-	if err := ff.check(); err != nil {
+	fig, _ := experiment.Lookup(n)
+	figs := []*experiment.Figure{fig}
+	if err := ff.check(figs); err != nil {
 		return err
 	}
-	fig, _ := experiment.Lookup(n)
-	return reproduce(ff, []*experiment.Figure{fig}, stdout, stderr)
+	return reproduce(ff, figs, stdout, stderr)
 }
 
 func runReproduce(args []string, stdout, stderr io.Writer) error {
@@ -118,10 +134,11 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if err := ff.check(); err != nil {
+	figs := experiment.Figures()
+	if err := ff.check(figs); err != nil {
 		return err
 	}
-	return reproduce(ff, experiment.Figures(), stdout, stderr)
+	return reproduce(ff, figs, stdout, stderr)
 }
 
 // reproduce runs the figures one after the other, writing each one's files
