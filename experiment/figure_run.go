@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"sync/atomic"
+	"sync"
 	"time"
 
 	"github.com/scaledsm/scaledsm"
@@ -21,8 +21,7 @@ type Options struct {
 	N, Rank int
 
 	// Progress, when not nil, is called after every iteration of every run
-	// with the work done so far. It may be called from several goroutines,
-	// never at once.
+	// with the work done so far, never by two goroutines at once.
 	Progress func(Progress)
 }
 
@@ -122,17 +121,21 @@ func RunFigure(ctx context.Context, f *Figure, o Options) (*Result, error) {
 		}
 	}
 
-	var runsDone, iters atomic.Int64
+	var mu sync.Mutex // the runs may record from several goroutines
+	var done Progress
+	done.Runs = len(curves)
 	recorder := func(it scaledsm.Iteration) {
+		mu.Lock()
+		defer mu.Unlock()
 		// Every record but a run's last carries the positive step taken
 		// from it; the last (converged, limit, diverged, stalled) does not.
 		if it.Step > 0 {
-			iters.Add(1)
+			done.Iterations++
 		} else {
-			runsDone.Add(1)
+			done.RunsDone++
 		}
 		if o.Progress != nil {
-			o.Progress(Progress{Runs: len(curves), RunsDone: int(runsDone.Load()), Iterations: int(iters.Load())})
+			o.Progress(done)
 		}
 	}
 	jobs := make([]scaledsm.Job, len(curves))

@@ -170,6 +170,32 @@ func reproduce(ff figureFlags, figs []*experiment.Figure, stdout, stderr io.Writ
 	return nil
 }
 
+func runReport(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("report", `Rebuilds the panels (PNG and SVG) and index.html of every figure recorded in
+--out (figureN.json and figureN.csv, as "figure" and "reproduce" write them),
+without running anything: after figures were run separately or elsewhere.`, stderr)
+	out := fs.String("out", "", "directory holding the figures' CSVs and records (required)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *out == "" {
+		return usageError{"--out is required: the directory holding figureN.csv and figureN.json"}
+	}
+	if st, err := os.Stat(*out); err != nil || !st.IsDir() {
+		return badFlag("out", *out, "not a directory")
+	}
+	results, errs := experiment.LoadDir(*out)
+	for _, err := range errs {
+		fmt.Fprintf(stderr, "scaledsm: left out of the report: %v\n", err)
+	}
+	for _, res := range results {
+		if _, err := writePanels(*out, res); err != nil {
+			return err
+		}
+	}
+	return writeReport(*out, stdout, stderr)
+}
+
 // writeFigure writes a figure's CSV, record and panels, each atomically,
 // and returns the names written.
 func writeFigure(dir string, res *experiment.Result) ([]string, error) {
@@ -185,19 +211,32 @@ func writeFigure(dir string, res *experiment.Result) ([]string, error) {
 	if err := write(experiment.CSVName(n), func(w io.Writer) error { return experiment.WriteCSV(w, res) }); err != nil {
 		return nil, err
 	}
-	for i, p := range res.Figure.Panels {
-		for _, ext := range []string{"png", "svg"} {
-			if err := write(experiment.PanelName(n, p.Name, ext), func(w io.Writer) error {
-				return experiment.RenderPanel(w, res, i, ext)
-			}); err != nil {
-				return nil, err
-			}
-		}
+	panels, err := writePanels(dir, res)
+	names = append(names, panels...)
+	if err != nil {
+		return nil, err
 	}
 	// The record goes last: a directory with figureN.json has all of
 	// figure N's files.
 	if err := write(experiment.MetaName(n), func(w io.Writer) error { return experiment.WriteMeta(w, res) }); err != nil {
 		return nil, err
+	}
+	return names, nil
+}
+
+// writePanels writes each panel of a figure as PNG and SVG, atomically,
+// and returns the names written.
+func writePanels(dir string, res *experiment.Result) ([]string, error) {
+	var names []string
+	for i, p := range res.Figure.Panels {
+		for _, ext := range []string{"png", "svg"} {
+			name := experiment.PanelName(res.Figure.Number, p.Name, ext)
+			path := filepath.Join(dir, name)
+			if err := writeAtomic(path, func(w io.Writer) error { return experiment.RenderPanel(w, res, i, ext) }); err != nil {
+				return names, fmt.Errorf("writing %s: %w", path, err)
+			}
+			names = append(names, name)
+		}
 	}
 	return names, nil
 }

@@ -67,6 +67,31 @@ func TestFigureCommand(t *testing.T) {
 			t.Errorf("index.html lacks %q", want)
 		}
 	}
+
+	// "report" rebuilds the panels and the page from the CSVs alone, to
+	// the same bytes.
+	before := map[string][]byte{}
+	for _, name := range want[2:] {
+		if strings.HasSuffix(name, ".csv") || strings.HasSuffix(name, ".json") {
+			continue
+		}
+		path := filepath.Join(dir, name)
+		if before[name], err = os.ReadFile(path); err != nil {
+			t.Fatal(err)
+		}
+		os.Remove(path)
+	}
+	if code, out, errs = cli(t, "report", "--out", dir); code != 0 || !strings.Contains(out, "(figures 2, 4)") {
+		t.Fatalf("report: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	for name, b := range before {
+		got, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Errorf("report did not rebuild %s: %v", name, err)
+		} else if !bytes.Equal(got, b) {
+			t.Errorf("report rebuilt %s differently", name)
+		}
+	}
 }
 
 // TestReproduceCommand runs all six figures at a small size.
@@ -117,6 +142,8 @@ func TestFigureBadArguments(t *testing.T) {
 		{[]string{"reproduce", "--out", file}, "--out " + file + ": cannot"},
 		{[]string{"figure", "1", "--out", tmp, "--n", "-4"}, "--n -4: must be positive"},
 		{[]string{"figure", "1", "--out", tmp, "--r", "-1"}, "--r -1: must be positive"},
+		{[]string{"report"}, "--out is required"},
+		{[]string{"report", "--out", filepath.Join(tmp, "none")}, "--out " + filepath.Join(tmp, "none") + ": not a directory"},
 		{[]string{"figure", "2", "--out", tmp, "--n", "4", "--r", "5"}, "--r 5: rank must lie in [1, n] = [1, 4]"},
 		{[]string{"figure", "2", "--out", tmp, "--n", "4"}, "--n 4: figure 2's rank 5 needs n ≥ 5 (or a smaller --r)"},
 		{[]string{"reproduce", "--out", tmp, "--n", "7"}, "--n 7: figure 1's rank 10 needs n ≥ 10"},

@@ -33,6 +33,7 @@ func init() {
 		{"solve", "recover a matrix from a synthetic problem", runSolve},
 		{"figure", "reproduce figure N of the paper: CSV, plots and report", runFigure},
 		{"reproduce", "reproduce all six figures of the paper", runReproduce},
+		{"report", "rebuild the panels and index.html from the figures in a directory", runReport},
 	}
 }
 
