@@ -80,11 +80,15 @@ func sci(v float64) string {
 	return fmt.Sprintf("%.2g", v)
 }
 
-// outcome describes how a run ended: "267 iterations" to Tol, or
-// "7.3e-09 after 1000".
+// outcome describes how a run ended: "267" iterations to Tol, or
+// "7.3e-09 after 1000", or "1.3e-12, stalled after 270" when a zero
+// Polyak step (f(X_t) <= f(X*)) stopped it.
 func outcome(run Run) string {
 	if t := run.ItersTo(Tol); t >= 0 {
 		return fmt.Sprintf("%d", t)
+	}
+	if n := len(run.Trace); n > 0 && run.Trace[n-1].StepLength == 0 {
+		return fmt.Sprintf("%s, stalled after %d", sci(run.Final()), run.Iterations())
 	}
 	return fmt.Sprintf("%s after %d", sci(run.Final()), run.Iterations())
 }

@@ -154,6 +154,20 @@ func TestOutlierAndNoiseClaims(t *testing.T) {
 		}
 	}
 
+	// A run stalled just short of 1e-12 counts as slower than any that
+	// reaches it, and says so.
+	r = byHand(t, 3, func(p *Panel, c Curve) []scaledsm.Iteration {
+		if p.Name == "a" && c.Setting.PS == 0.3 {
+			tr := flooring(0.9, 1.3e-12, 270)
+			tr[270].StepLength = 0
+			return tr
+		}
+		return paper(p, c)
+	})
+	if v := verdict(t, r, "a", "more slowly as p_s grows"); !v.Holds || !strings.Contains(v.Measured, "p_s=0.3: 1.3e-12, stalled after 270") {
+		t.Errorf("a stall short of 1e-12 at p_s=0.3: %+v", v)
+	}
+
 	r = byHand(t, 4, func(p *Panel, c Curve) []scaledsm.Iteration {
 		switch {
 		case p.Name == "a" && c.Method == scaledsm.ScaledSM:
