@@ -207,26 +207,18 @@ func (c Slows) Check(r *Result) Verdict {
 			c.Ratio, sci(Tol), c.Vary.Format(to.Curve), c.Vary.Format(from.Curve), c.Vary.Format(worst.Curve)),
 	}
 	tf, tt := from.ItersTo(Tol), to.ItersTo(Tol)
-	var parts []string
-	ratioOK := false
-	switch {
-	case tf < 0:
-		parts = append(parts, fmt.Sprintf("%s: does not converge (%s)", c.Vary.Format(from.Curve), outcome(from)))
-	case tt < 0:
-		parts = append(parts, fmt.Sprintf("%s: %d, %s: does not converge (%s)", c.Vary.Format(from.Curve), tf, c.Vary.Format(to.Curve), outcome(to)))
-		ratioOK = true
-	default:
-		ratio := float64(tt) / float64(max(tf, 1))
-		parts = append(parts, fmt.Sprintf("%s: %d, %s: %d (%.2f×)", c.Vary.Format(from.Curve), tf, c.Vary.Format(to.Curve), tt, ratio))
-		ratioOK = ratio >= c.Ratio
-	}
+	ratioOK := tf >= 0 && (tt < 0 || float64(tt) >= c.Ratio*float64(max(tf, 1)))
 	worstOK := !worst.Converged()
-	if worstOK {
-		parts = append(parts, fmt.Sprintf("%s: no convergence (%s)", c.Vary.Format(worst.Curve), outcome(worst)))
-	} else {
-		parts = append(parts, fmt.Sprintf("%s: %d", c.Vary.Format(worst.Curve), worst.ItersTo(Tol)))
-	}
-	v.Measured = strings.Join(parts, "; ")
+	v.Measured = "iterations: " + perRun(runsOf(r, c.Panel, c.Method, c.Vary), c.Vary, func(run Run) string {
+		t := run.ItersTo(Tol)
+		switch {
+		case t < 0:
+			return "no convergence (" + outcome(run) + ")"
+		case tf < 0 || run.Curve == from.Curve:
+			return fmt.Sprint(t)
+		}
+		return fmt.Sprintf("%d (%.2f×)", t, float64(t)/float64(max(tf, 1)))
+	})
 	v.Holds = tf >= 0 && (ratioOK || worstOK)
 	return v
 }

@@ -134,6 +134,16 @@ func TestKappaClaims(t *testing.T) {
 	if v := verdict(t, r, "a", "slows with κ"); !v.Holds {
 		t.Errorf("VanillaSM not converging at κ=20: %+v", v)
 	}
+	// Not converging anywhere is not slowing with κ.
+	r = byHand(t, 2, func(p *Panel, c Curve) []scaledsm.Iteration {
+		if c.Method == scaledsm.VanillaSM {
+			return flooring(0.99, 1e-5, 1000)
+		}
+		return paper(p, c)
+	})
+	if v := verdict(t, r, "b", "slows with κ"); v.Holds || !strings.Contains(v.Measured, "κ=1: no convergence (1e-05 after 1000)") {
+		t.Errorf("VanillaSM converging nowhere: %+v", v)
+	}
 }
 
 func TestOutlierAndNoiseClaims(t *testing.T) {
