@@ -180,6 +180,9 @@ diverged shows its last error (above 1e3). The authors' script shows 1e-12 for a
 early, diverged ones included, because it reads the last entry of a preallocated array of zeros.
 A noisy run whose Polyak step becomes zero (f(X<sub>t</sub>) ≤ f(X*): it has reached its noise floor)
 stops there with its iterate kept; a dotted line carries its error on to the iteration limit T.
+Without noise but with many outliers a Polyak run can stall the same way just above 1e-12 (the
+claims tables say "stalled"): f(X<sub>t</sub>) − f(X*) has fallen to the rounding error of the
+loss, a sum of m terms dominated by the outliers.
 Panels (d) fit log λ<sub>t</sub> = log λ + t log q by least squares over Polyak's positive step
 lengths λ<sub>t</sub> = (f(X<sub>t</sub>) − f(X*))/‖subgradient‖ (in the scaled metric), t counted from 0.</p>
 </body>

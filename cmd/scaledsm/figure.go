@@ -189,9 +189,11 @@ without running anything: after figures were run separately or elsewhere.`, stde
 		fmt.Fprintf(stderr, "scaledsm: left out of the report: %v\n", err)
 	}
 	for _, res := range results {
-		if _, err := writePanels(*out, res); err != nil {
+		written, err := writePanels(*out, res)
+		if err != nil {
 			return err
 		}
+		printFigure(stdout, res, written)
 	}
 	return writeReport(*out, stdout, stderr)
 }
