@@ -64,6 +64,17 @@ func WriteReport(w io.Writer, results []*Result) error {
 		page.Claims += len(f.Verdicts)
 		page.Figures = append(page.Figures, f)
 	}
+	if len(results) > 0 {
+		have := map[int]bool{}
+		for _, r := range results {
+			have[r.Figure.Number] = true
+		}
+		for n := 1; n <= 6; n++ {
+			if !have[n] {
+				page.Missing = append(page.Missing, n)
+			}
+		}
+	}
 	return reportTemplate.Execute(w, page)
 }
 
@@ -92,6 +103,7 @@ func command(r *Result) string {
 type reportPage struct {
 	Figures       []reportFigure
 	Holds, Claims int
+	Missing       []int // figures not in the report
 }
 
 type reportFigure struct {
@@ -149,6 +161,7 @@ its panels in <code>figureNx.png</code> and <code>.svg</code>.</p>
 <table>
 <tr><th>figure</th><th>claims that hold</th><th>time</th></tr>
 {{range .Figures}}<tr><td><a href="#figure{{.Number}}">Figure {{.Number}}</a></td><td>{{.Holds}} of {{len .Verdicts}}</td><td>{{.Time}}</td></tr>
+{{end}}{{range .Missing}}<tr><td>Figure {{.}}</td><td colspan="2">not run into this directory: <code>scaledsm figure {{.}} --out DIR</code></td></tr>
 {{end}}<tr><th>all</th><th>{{.Holds}} of {{.Claims}}</th><th></th></tr>
 </table>
 {{else}}

@@ -72,6 +72,7 @@ func TestReportSelfContained(t *testing.T) {
 		"QS_l1_stepsizes.m",                           // figure 6's note on λ in panel (c)
 		"λ = 1.4, q = 0.88",
 		"4 of 6", // figure 2: its two "slows" claims fail
+		"<td>Figure 5</td><td colspan=\"2\">not run into this directory: <code>scaledsm figure 5 --out DIR</code>",
 	} {
 		if !strings.Contains(html, want) {
 			t.Errorf("report lacks %q", want)
