@@ -29,6 +29,10 @@ type Options struct {
 type Progress struct {
 	Runs, RunsDone int // runs in the figure's batch, and those stopped
 	Iterations     int // updates made, over all runs
+	// Bound is the most updates the figure can take: those made, plus
+	// those the runs under way may still make before their limits. It
+	// falls as runs stop early; Iterations/Bound never decreases.
+	Bound int
 }
 
 // Run is one curve of a figure as solved: its specification and its trace,
@@ -124,18 +128,25 @@ func RunFigure(ctx context.Context, f *Figure, o Options) (*Result, error) {
 	var mu sync.Mutex // the runs may record from several goroutines
 	var done Progress
 	done.Runs = len(curves)
-	recorder := func(it scaledsm.Iteration) {
-		mu.Lock()
-		defer mu.Unlock()
-		// Every record but a run's last carries the positive step taken
-		// from it; the last (converged, limit, diverged, stalled) does not.
-		if it.Step > 0 {
-			done.Iterations++
-		} else {
-			done.RunsDone++
-		}
-		if o.Progress != nil {
-			o.Progress(done)
+	for _, c := range curves {
+		done.Bound += c.MaxIter
+	}
+	recorder := func(maxIter int) func(scaledsm.Iteration) {
+		return func(it scaledsm.Iteration) {
+			mu.Lock()
+			defer mu.Unlock()
+			// Every record but a run's last carries the positive step
+			// taken from it; the last (converged, limit, diverged,
+			// stalled) does not.
+			if it.Step > 0 {
+				done.Iterations++
+			} else {
+				done.RunsDone++
+				done.Bound -= maxIter - it.Iter
+			}
+			if o.Progress != nil {
+				o.Progress(done)
+			}
 		}
 	}
 	jobs := make([]scaledsm.Job, len(curves))
@@ -156,7 +167,7 @@ func RunFigure(ctx context.Context, f *Figure, o Options) (*Result, error) {
 		init := p.init
 		jobs[i] = scaledsm.Job{Problem: p.in.Problem(), Settings: scaledsm.Settings{
 			Method: c.Method, Step: step, MaxIter: c.MaxIter, Tol: Tol,
-			Init: &init, InitTrim: c.Setting.PS, Recorder: recorder,
+			Init: &init, InitTrim: c.Setting.PS, Recorder: recorder(c.MaxIter),
 		}}
 	}
 	results, err := scaledsm.SolveBatch(ctx, jobs)

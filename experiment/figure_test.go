@@ -158,7 +158,13 @@ func TestEveryFigurePipeline(t *testing.T) {
 		t.Run(fmt.Sprint("figure", fig.Number), func(t *testing.T) {
 			var last Progress
 			opts := small
-			opts.Progress = func(p Progress) { last = p }
+			opts.Progress = func(p Progress) {
+				// The share done never falls, and the bound never rises.
+				if last.Bound > 0 && (p.Bound > last.Bound || float64(p.Iterations)/float64(p.Bound) < float64(last.Iterations)/float64(last.Bound)) {
+					t.Errorf("progress went from %+v back to %+v", last, p)
+				}
+				last = p
+			}
 			r, err := RunFigure(context.Background(), fig, opts)
 			if err != nil {
 				t.Fatal(err)
@@ -195,7 +201,7 @@ func TestEveryFigurePipeline(t *testing.T) {
 			for _, n := range updates {
 				total += n
 			}
-			if r.Iterations != total || last.Iterations != total || last.Runs != r.Runs || last.RunsDone != r.Runs {
+			if r.Iterations != total || last.Iterations != total || last.Bound != total || last.Runs != r.Runs || last.RunsDone != r.Runs {
 				t.Errorf("iterations %d, last progress %+v; want %d iterations over %d runs", r.Iterations, last, total, r.Runs)
 			}
 			for s, e := range inits {

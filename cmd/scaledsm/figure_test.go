@@ -179,7 +179,7 @@ func TestProgressBarQuietWhenNotATerminal(t *testing.T) {
 	}
 	// Drawn (as on a terminal), it shows the runs and iterations done.
 	b = &progressBar{w: &buf, label: "figure 5"}
-	b.update(experiment.Progress{Runs: 109, RunsDone: 40, Iterations: 31234})
+	b.update(experiment.Progress{Runs: 109, RunsDone: 40, Iterations: 31234, Bound: 85000})
 	b.done()
 	if got := buf.String(); !strings.Contains(got, "figure 5 [###########-------------------] 40/109 runs, 31234 iterations") || !strings.HasSuffix(got, "\r\033[K") {
 		t.Errorf("bar drew %q", got)

@@ -49,11 +49,14 @@ func (b *progressBar) update(p experiment.Progress) {
 	}
 }
 
+// draw draws the bar: filled in proportion to the iterations done out of
+// the most the figure can still take, then the runs done and the
+// iterations done.
 func (b *progressBar) draw() {
 	const width = 30
 	fill := 0
-	if b.p.Runs > 0 {
-		fill = width * b.p.RunsDone / b.p.Runs
+	if b.p.Bound > 0 {
+		fill = min(width, width*b.p.Iterations/b.p.Bound)
 	}
 	fmt.Fprintf(b.w, "\r%s [%s%s] %d/%d runs, %d iterations, %s ", b.label,
 		strings.Repeat("#", fill), strings.Repeat("-", width-fill),
