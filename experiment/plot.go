@@ -82,7 +82,7 @@ func RenderPanel(w io.Writer, r *Result, i int, format string) error {
 	}
 
 	pl := plot.New()
-	pl.Title.Text = fmt.Sprintf("Figure %d(%s): %s\n%s\n%s", r.Figure.Number, p.Name, p.Caption, SettingText(r, -1), sharedText(p, r.Panels[i]))
+	pl.Title.Text = fmt.Sprintf("Figure %d(%s): %s\n%s\n%s", r.Figure.Number, p.Name, p.Caption, settingText(r, -1), sharedText(p, r.Panels[i]))
 	pl.Title.TextStyle.Font = sans(13)
 	pl.Title.Padding = vg.Points(6)
 	pl.X.Label.Text, pl.Y.Label.Text = xlabel, ylabel
@@ -364,10 +364,10 @@ func stepSeries(runs []Run) ([]series, error) {
 	return nil, fmt.Errorf("no Polyak run to fit")
 }
 
-// SettingText describes the setting of panel i of a result: the problem,
+// settingText describes the setting of panel i of a result: the problem,
 // its sizes and seed, then the settings its curves share. For i < 0, it
 // describes the figure: the problem, its sizes and the seed.
-func SettingText(r *Result, i int) string {
+func settingText(r *Result, i int) string {
 	c := r.Config
 	name := map[string]string{"ms": "matrix sensing", "qs": "quadratic sampling"}[c.Kind.String()]
 	s := fmt.Sprintf("%s, n=%d, r=%d, m=%d, seed %d", name, c.N1, c.Rank, c.M, c.Seed)

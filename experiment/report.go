@@ -22,7 +22,7 @@ func WriteReport(w io.Writer, results []*Result) error {
 			Number:  r.Figure.Number,
 			Caption: r.Figure.Caption,
 			Note:    r.Figure.Note,
-			Setting: fmt.Sprintf("%s; %d distinct runs, %d iterations in all.", SettingText(r, -1), r.Runs, r.Iterations),
+			Setting: fmt.Sprintf("%s; %d distinct runs, %d iterations in all.", settingText(r, -1), r.Runs, r.Iterations),
 			Time:    fmt.Sprintf("%s on %s", r.Elapsed.Round(100*time.Millisecond), orUnknown(r.Machine)),
 			Command: command(r),
 		}
