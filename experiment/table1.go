@@ -1,7 +1,3 @@
-// Package experiment holds the specifications of the paper's experiments
-// and the code that runs them: Table 1 (iteration counts of GD, ScaledGD,
-// VanillaSM and ScaledSM against the condition number) and the figures of
-// Section 4.
 package experiment
 
 import (

@@ -36,6 +36,9 @@ func init() {
 		{"generate", "write a synthetic problem as NumPy .npy files", runGenerate},
 		{"table1", "measure Table 1: iterations of GD, ScaledGD, VanillaSM, ScaledSM against kappa", runTable1},
 		{"bench", "measure the time per iteration and peak memory against the floor", runBench},
+		{"figure", "reproduce figure N of the paper: CSV, plots and report", runFigure},
+		{"reproduce", "reproduce all six figures of the paper", runReproduce},
+		{"report", "rebuild the panels and index.html from the figures in a directory", runReport},
 	}
 }
 

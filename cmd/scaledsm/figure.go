@@ -1,0 +1,286 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/scaledsm/scaledsm/experiment"
+)
+
+// figureFlags are the flags of "figure" and "reproduce".
+type figureFlags struct {
+	out  string
+	seed uint64
+	n, r int
+}
+
+func (f *figureFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.out, "out", "", "directory to write the CSVs, the panels (PNG and SVG) and index.html to (required; created if missing)")
+	fs.Uint64Var(&f.seed, "seed", 1, "seed of every random draw")
+	fs.IntVar(&f.n, "n", 0, "run at this n instead of the paper's 100, for a quick look (m stays 8nr)")
+	fs.IntVar(&f.r, "r", 0, "run at this rank instead of the paper's (10 for sensing, 5 for quadratic sampling)")
+}
+
+// check validates the flags for the figures and makes sure the output
+// directory can be written, before any work starts.
+func (f *figureFlags) check(figs []*experiment.Figure) error {
+	switch {
+	case f.out == "":
+		return usageError{"--out is required: the directory to write the figures and index.html to"}
+	case f.n < 0:
+		return badFlag("n", f.n, "must be positive (leave it out for the paper's size)")
+	case f.r < 0:
+		return badFlag("r", f.r, "must be positive (leave it out for the paper's rank)")
+	}
+	for _, fig := range figs {
+		n, r := fig.Problem.N1, fig.Problem.Rank
+		if f.n > 0 {
+			n = f.n
+		}
+		switch {
+		case f.r > 0 && f.r > n:
+			return badFlag("r", f.r, fmt.Sprintf("rank must lie in [1, n] = [1, %d]", n))
+		case f.r == 0 && r > n:
+			return badFlag("n", f.n, fmt.Sprintf("figure %d's rank %d needs n ≥ %d (or a smaller --r)", fig.Number, r, r))
+		}
+		if _, err := fig.Config(experiment.Options{Seed: f.seed, N: f.n, Rank: f.r}); err != nil {
+			return usageError{err.Error()}
+		}
+	}
+	if err := os.MkdirAll(f.out, 0o755); err != nil {
+		return badFlag("out", f.out, "cannot create the directory: "+errReason(err))
+	}
+	probe, err := os.CreateTemp(f.out, ".scaledsm-probe-*")
+	if err != nil {
+		return badFlag("out", f.out, "cannot write there: "+errReason(err))
+	}
+	probe.Close()
+	os.Remove(probe.Name())
+	return nil
+}
+
+// errReason is an error without the path the flag already names.
+func errReason(err error) string {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+const figureSynopsis = `Reproduces figure N (1 to 6) of the paper's Section 4: runs every curve of
+the figure on one synthetic draw, then writes to --out
+  figureN.csv     one row per curve and iteration (tidy CSV)
+  figureN.json    the sizes, the seed, and the run time and machine
+  figureNa.png    each panel, also as .svg
+  index.html      the report of every figure in --out, with the paper's
+                  claims checked
+and prints the claims table. Figures 2, 4 and 6 (quadratic sampling) take
+minutes at the paper's size; 1, 3 and 5 (matrix sensing) take longer:
+--n 40 gives a quick look.`
+
+func runFigure(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("figure N", figureSynopsis, stderr)
+	var ff figureFlags
+	ff.register(fs)
+	// The figure number comes first ("figure 3 --out DIR") or last.
+	var num string
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		num, args = args[0], args[1:]
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return errUsage
+	}
+	rest := fs.Args()
+	if num == "" && len(rest) > 0 {
+		num, rest = rest[0], rest[1:]
+	}
+	if len(rest) > 0 {
+		return usageError{fmt.Sprintf("unexpected argument %q (usage: scaledsm figure N --out DIR)", rest[0])}
+	}
+	if num == "" {
+		return usageError{"missing the figure number (usage: scaledsm figure N --out DIR, N from 1 to 6)"}
+	}
+	n, err := strconv.Atoi(num)
+	if err != nil || n < 1 || n > 6 {
+		return usageError{fmt.Sprintf("figure %q: the paper's figures are 1 to 6", num)}
+	}
+	fig, _ := experiment.Lookup(n)
+	figs := []*experiment.Figure{fig}
+	if err := ff.check(figs); err != nil {
+		return err
+	}
+	return reproduce(ff, figs, stdout, stderr)
+}
+
+func runReproduce(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("reproduce", strings.Replace(strings.Replace(figureSynopsis, "figure N (1 to 6)", "Figures 1 to 6", 1), "runs every curve of\nthe figure", "runs every curve\nof each figure", 1), stderr)
+	var ff figureFlags
+	ff.register(fs)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	figs := experiment.Figures()
+	if err := ff.check(figs); err != nil {
+		return err
+	}
+	return reproduce(ff, figs, stdout, stderr)
+}
+
+// reproduce runs the figures one after the other, writing each one's files
+// and the report as soon as it is done.
+func reproduce(ff figureFlags, figs []*experiment.Figure, stdout, stderr io.Writer) error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	opts := experiment.Options{Seed: ff.seed, N: ff.n, Rank: ff.r}
+	for _, fig := range figs {
+		bar := newProgressBar(stderr, fmt.Sprintf("figure %d", fig.Number))
+		opts.Progress = bar.update
+		res, err := experiment.RunFigure(ctx, fig, opts)
+		bar.done()
+		if ctx.Err() != nil {
+			return exitError{fmt.Errorf("interrupted during figure %d; its files were not written", fig.Number), 130}
+		}
+		if err != nil {
+			return err
+		}
+		written, err := writeFigure(ff.out, res)
+		if err != nil {
+			return err
+		}
+		printFigure(stdout, res, written)
+		if err := writeReport(ff.out, stdout, stderr); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func runReport(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("report", `Rebuilds the panels (PNG and SVG) and index.html of every figure recorded in
+--out (figureN.json and figureN.csv, as "figure" and "reproduce" write them),
+without running anything: after figures were run separately or elsewhere.`, stderr)
+	out := fs.String("out", "", "directory holding the figures' CSVs and records (required)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *out == "" {
+		return usageError{"--out is required: the directory holding figureN.csv and figureN.json"}
+	}
+	if st, err := os.Stat(*out); err != nil || !st.IsDir() {
+		return badFlag("out", *out, "not a directory")
+	}
+	results, errs := experiment.LoadDir(*out)
+	for _, err := range errs {
+		fmt.Fprintf(stderr, "scaledsm: left out of the report: %v\n", err)
+	}
+	for _, res := range results {
+		written, err := writePanels(*out, res)
+		if err != nil {
+			return err
+		}
+		printFigure(stdout, res, written)
+	}
+	return writeReport(*out, stdout, stderr)
+}
+
+// writeFigure writes a figure's CSV, record and panels, each atomically,
+// and returns the names written.
+func writeFigure(dir string, res *experiment.Result) ([]string, error) {
+	n := res.Figure.Number
+	var names []string
+	write := func(name string, f func(io.Writer) error) error {
+		if err := writeAtomic(filepath.Join(dir, name), f); err != nil {
+			return fmt.Errorf("writing %s: %w", filepath.Join(dir, name), err)
+		}
+		names = append(names, name)
+		return nil
+	}
+	if err := write(experiment.CSVName(n), func(w io.Writer) error { return experiment.WriteCSV(w, res) }); err != nil {
+		return nil, err
+	}
+	panels, err := writePanels(dir, res)
+	names = append(names, panels...)
+	if err != nil {
+		return nil, err
+	}
+	// The record goes last: a directory with figureN.json has all of
+	// figure N's files.
+	if err := write(experiment.MetaName(n), func(w io.Writer) error { return experiment.WriteMeta(w, res) }); err != nil {
+		return nil, err
+	}
+	return names, nil
+}
+
+// writePanels writes each panel of a figure as PNG and SVG, atomically,
+// and returns the names written.
+func writePanels(dir string, res *experiment.Result) ([]string, error) {
+	var names []string
+	for i, p := range res.Figure.Panels {
+		for _, ext := range []string{"png", "svg"} {
+			name := experiment.PanelName(res.Figure.Number, p.Name, ext)
+			path := filepath.Join(dir, name)
+			if err := writeAtomic(path, func(w io.Writer) error { return experiment.RenderPanel(w, res, i, ext) }); err != nil {
+				return names, fmt.Errorf("writing %s: %w", path, err)
+			}
+			names = append(names, name)
+		}
+	}
+	return names, nil
+}
+
+// printFigure prints what a figure run did and its claims table.
+func printFigure(w io.Writer, res *experiment.Result, written []string) {
+	c := res.Config
+	fmt.Fprintf(w, "figure %d: %s, n=%d, r=%d, m=%d, seed %d: %d runs, %d iterations in %s\n",
+		res.Figure.Number, map[string]string{"ms": "matrix sensing", "qs": "quadratic sampling"}[c.Kind.String()],
+		c.N1, c.Rank, c.M, c.Seed, res.Runs, res.Iterations, res.Elapsed.Round(100*time.Millisecond))
+	fmt.Fprintf(w, "  wrote %s\n", strings.Join(written, " "))
+	holds := 0
+	vs := experiment.Check(res)
+	for _, v := range vs {
+		mark := "FAILS"
+		if v.Holds {
+			mark = "holds"
+			holds++
+		}
+		fmt.Fprintf(w, "  (%s) %s  %s: %s\n", v.Panel, mark, v.Claim, v.Measured)
+	}
+	fmt.Fprintf(w, "  %d of %d claims hold\n", holds, len(vs))
+}
+
+// writeReport rewrites index.html from every figure recorded in dir.
+func writeReport(dir string, stdout, stderr io.Writer) error {
+	results, errs := experiment.LoadDir(dir)
+	for _, err := range errs {
+		fmt.Fprintf(stderr, "scaledsm: left out of the report: %v\n", err)
+	}
+	var buf bytes.Buffer
+	if err := experiment.WriteReport(&buf, results); err != nil {
+		return err
+	}
+	path := filepath.Join(dir, "index.html")
+	if err := writeAtomic(path, func(w io.Writer) error { _, err := w.Write(buf.Bytes()); return err }); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	var nums []string
+	for _, r := range results {
+		nums = append(nums, strconv.Itoa(r.Figure.Number))
+	}
+	fmt.Fprintf(stdout, "report %s (figures %s)\n", path, strings.Join(nums, ", "))
+	return nil
+}

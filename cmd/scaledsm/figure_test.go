@@ -1,0 +1,187 @@
+package main
+
+import (
+	"bytes"
+	"encoding/csv"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/scaledsm/scaledsm/experiment"
+)
+
+// TestFigureCommand runs "figure 4" at a small size, then "figure 2" into
+// the same directory: both figures' files are written, nothing else is
+// left behind, and the report covers both.
+func TestFigureCommand(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out") // created by the command
+	code, out, errs := cli(t, "figure", "4", "--out", dir, "--n", "10", "--r", "2")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if errs != "" {
+		t.Errorf("stderr is not a terminal, yet the command wrote to it: %q", errs)
+	}
+	for _, want := range []string{"figure 4: quadratic sampling, n=10, r=2, m=160, seed 1: 12 runs", "claims hold", "report " + filepath.Join(dir, "index.html") + " (figures 4)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	// The figure number may also come last.
+	if code, out, errs = cli(t, "figure", "--out", dir, "--n", "10", "--r", "2", "2"); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.Contains(out, "(figures 2, 4)") {
+		t.Errorf("the report does not cover both figures:\n%s", out)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	want := []string{"figure2.csv", "figure2.json", "figure2a.png", "figure2a.svg", "figure2b.png", "figure2b.svg",
+		"figure4.csv", "figure4.json", "figure4a.png", "figure4a.svg", "figure4b.png", "figure4b.svg", "index.html"}
+	if !slices.Equal(names, want) {
+		t.Errorf("directory holds %v, want %v", names, want)
+	}
+	f, err := os.Open(filepath.Join(dir, "figure4.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil || len(rows) < 2 || strings.Join(rows[0], ",") != strings.Join(experiment.Header, ",") {
+		t.Errorf("figure4.csv: %d rows, %v", len(rows), err)
+	}
+	page, err := os.ReadFile(filepath.Join(dir, "index.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`id="figure2"`, `id="figure4"`, "scaledsm figure 4 --out DIR --n 10 --r 2"} {
+		if !bytes.Contains(page, []byte(want)) {
+			t.Errorf("index.html lacks %q", want)
+		}
+	}
+
+	// "report" rebuilds the panels and the page from the CSVs alone, to
+	// the same bytes.
+	before := map[string][]byte{}
+	for _, name := range want[2:] {
+		if strings.HasSuffix(name, ".csv") || strings.HasSuffix(name, ".json") {
+			continue
+		}
+		path := filepath.Join(dir, name)
+		if before[name], err = os.ReadFile(path); err != nil {
+			t.Fatal(err)
+		}
+		os.Remove(path)
+	}
+	if code, out, errs = cli(t, "report", "--out", dir); code != 0 || !strings.Contains(out, "(figures 2, 4)") {
+		t.Fatalf("report: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	for name, b := range before {
+		got, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Errorf("report did not rebuild %s: %v", name, err)
+		} else if !bytes.Equal(got, b) {
+			t.Errorf("report rebuilt %s differently", name)
+		}
+	}
+}
+
+// TestReproduceCommand runs all six figures at a small size.
+func TestReproduceCommand(t *testing.T) {
+	if testing.Short() {
+		t.Skip("six figures take several seconds")
+	}
+	dir := t.TempDir()
+	code, out, errs := cli(t, "reproduce", "--out", dir, "--n", "10", "--r", "2", "--seed", "3")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.Contains(out, "(figures 1, 2, 3, 4, 5, 6)") {
+		t.Errorf("output:\n%s", out)
+	}
+	pngs, _ := filepath.Glob(filepath.Join(dir, "*.png"))
+	svgs, _ := filepath.Glob(filepath.Join(dir, "*.svg"))
+	csvs, _ := filepath.Glob(filepath.Join(dir, "*.csv"))
+	if len(pngs) != 16 || len(svgs) != 16 || len(csvs) != 6 {
+		t.Errorf("%d PNGs, %d SVGs, %d CSVs; want 16, 16, 6", len(pngs), len(svgs), len(csvs))
+	}
+	if _, err := os.Stat(filepath.Join(dir, "index.html")); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestFigureBadArguments: one line naming the input and the reason, exit
+// status 2, nothing written.
+func TestFigureBadArguments(t *testing.T) {
+	tmp := t.TempDir()
+	file := filepath.Join(tmp, "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"figure", "7", "--out", tmp}, `figure "7": the paper's figures are 1 to 6`},
+		{[]string{"figure", "0", "--out", tmp}, `figure "0": the paper's figures are 1 to 6`},
+		{[]string{"figure", "two", "--out", tmp}, `figure "two": the paper's figures are 1 to 6`},
+		{[]string{"figure", "--out", tmp}, "missing the figure number"},
+		{[]string{"figure", "1", "2", "--out", tmp}, `unexpected argument "2"`},
+		{[]string{"figure", "3"}, "--out is required"},
+		{[]string{"reproduce"}, "--out is required"},
+		{[]string{"reproduce", "stray", "--out", tmp}, `unexpected argument "stray"`},
+		{[]string{"figure", "1", "--out", filepath.Join(file, "sub")}, "--out " + filepath.Join(file, "sub") + ": cannot create the directory: not a directory"},
+		{[]string{"reproduce", "--out", file}, "--out " + file + ": cannot"},
+		{[]string{"figure", "1", "--out", tmp, "--n", "-4"}, "--n -4: must be positive"},
+		{[]string{"figure", "1", "--out", tmp, "--r", "-1"}, "--r -1: must be positive"},
+		{[]string{"report"}, "--out is required"},
+		{[]string{"report", "--out", filepath.Join(tmp, "none")}, "--out " + filepath.Join(tmp, "none") + ": not a directory"},
+		{[]string{"figure", "2", "--out", tmp, "--n", "4", "--r", "5"}, "--r 5: rank must lie in [1, n] = [1, 4]"},
+		{[]string{"figure", "2", "--out", tmp, "--n", "4"}, "--n 4: figure 2's rank 5 needs n ≥ 5 (or a smaller --r)"},
+		{[]string{"reproduce", "--out", tmp, "--n", "7"}, "--n 7: figure 1's rank 10 needs n ≥ 10"},
+	}
+	for _, c := range cases {
+		code, out, errs := cli(t, c.args...)
+		if code != 2 {
+			t.Errorf("%v: exit %d, want 2 (stderr %q)", c.args, code, errs)
+		}
+		if out != "" {
+			t.Errorf("%v: wrote to stdout: %q", c.args, out)
+		}
+		lines := strings.Split(strings.TrimSpace(errs), "\n")
+		if len(lines) != 1 || !strings.Contains(lines[0], c.want) {
+			t.Errorf("%v: stderr %q, want one line containing %q", c.args, errs, c.want)
+		}
+	}
+	if entries, _ := os.ReadDir(tmp); len(entries) != 1 {
+		t.Errorf("bad arguments left %d entries in the output directory", len(entries))
+	}
+	if code, _, errs := cli(t, "figure", "--help"); code != 0 || !strings.Contains(errs, "--out") || !strings.Contains(errs, "--seed") {
+		t.Errorf("figure --help: exit %d, stderr %q", code, errs)
+	}
+}
+
+func TestProgressBarQuietWhenNotATerminal(t *testing.T) {
+	var buf bytes.Buffer
+	b := newProgressBar(&buf, "figure 1")
+	b.update(experiment.Progress{Runs: 2, RunsDone: 2, Iterations: 10})
+	b.done()
+	if buf.Len() != 0 {
+		t.Errorf("bar wrote %q to a buffer", buf.String())
+	}
+	// Drawn (as on a terminal), it shows the runs and iterations done.
+	b = &progressBar{w: &buf, label: "figure 5"}
+	b.update(experiment.Progress{Runs: 109, RunsDone: 40, Iterations: 31234, Bound: 85000})
+	b.done()
+	if got := buf.String(); !strings.Contains(got, "figure 5 [###########-------------------] 40/109 runs, 31234 iterations") || !strings.HasSuffix(got, "\r\033[K") {
+		t.Errorf("bar drew %q", got)
+	}
+}
