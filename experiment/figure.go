@@ -1,10 +1,10 @@
-// Package experiment reproduces the experiments of Tong, Ma and Chi's
-// paper. Table1 measures Table 1 (iteration counts of GD, ScaledGD,
-// VanillaSM and ScaledSM against the condition number). For the figures of
-// Section 4 it holds their specifications as data, a runner that solves every curve of a
-// figure in one batch on one synthetic draw, a tidy CSV form of the
-// results, plots in the paper's style, a checker of the paper's claims, and
-// a self-contained HTML report.
+// Package experiment reproduces the experiments of Tong, Ma and Chi's paper.
+// Table1 measures Table 1 (iteration counts of GD, ScaledGD, VanillaSM and
+// ScaledSM against the condition number). For the figures of Section 4 it
+// holds their specifications as data, a runner that solves every curve of a
+// figure in one batch on one synthetic draw, a tidy CSV form of the results,
+// plots in the paper's style, a checker of the paper's claims, and a self-
+// contained HTML report.
 //
 // A Figure is a list of panels, each a list of curves (a method, a step
 // rule and a setting of the data), and the claims the paper makes about

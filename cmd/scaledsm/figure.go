@@ -86,9 +86,9 @@ the figure on one synthetic draw, then writes to --out
   figureNa.png    each panel, also as .svg
   index.html      the report of every figure in --out, with the paper's
                   claims checked
-and prints the claims table. Figures 2, 4 and 6 (quadratic sampling) take
-minutes at the paper's size; 1, 3 and 5 (matrix sensing) take longer:
---n 40 gives a quick look.`
+and prints the claims table. On two cores at the paper's size, Figures 2,
+4 and 6 (quadratic sampling) take seconds, Figures 1 and 3 (matrix sensing)
+about a minute each and Figure 5 about nine: --n 40 gives a quick look.`
 
 func runFigure(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("figure N", figureSynopsis, stderr)

@@ -21,21 +21,13 @@ import (
 
 // problemFile is problem.json, written by generate beside the arrays.
 type problemFile struct {
-	Problem  string   `json:"problem"`
-	N1       int      `json:"n1"`
-	N2       int      `json:"n2"`
-	Rank     int      `json:"rank"`
-	M        int      `json:"m"`
-	Kappa    float64  `json:"kappa"`
-	PS       float64  `json:"ps"`
-	Outliers int      `json:"outliers"`
-	SNR      *float64 `json:"snr_db"`
-	Seed     uint64   `json:"seed"`
-	Dtype    string   `json:"dtype"`
-	Order    string   `json:"order"`
-	FStar    float64  `json:"f_star"`
-	Files    []string `json:"files"`
-	Solve    string   `json:"solve"`
+	shapeJSON
+	drawJSON
+	Dtype string   `json:"dtype"`
+	Order string   `json:"order"`
+	FStar float64  `json:"f_star"`
+	Files []string `json:"files"`
+	Solve string   `json:"solve"`
 }
 
 func runGenerate(args []string, stdout, stderr io.Writer) error {
@@ -117,12 +109,6 @@ problem.json with the setting and the solve command to run.`, stderr)
 		hA.Dtype = "<f4"
 	}
 	mask := in.Corrupted()
-	outliers := 0
-	for _, c := range mask {
-		if c {
-			outliers++
-		}
-	}
 	type file struct {
 		name, desc string
 		write      func(io.Writer) error
@@ -149,9 +135,9 @@ problem.json with the setting and the solve command to run.`, stderr)
 	}
 	solve += " --out " + filepath.Join(*out, "result")
 	meta := problemFile{
-		Problem: cfg.Kind.String(), N1: n1, N2: n2, Rank: r, M: m,
-		Kappa: setting.Kappa, PS: setting.PS, Outliers: outliers, SNR: finite(setting.SNR),
-		Seed: cfg.Seed, Dtype: *dtype, Order: *order, FStar: in.FStar, Solve: solve,
+		shapeJSON: shapeJSON{Problem: cfg.Kind.String(), N1: n1, N2: n2, Rank: r, M: m},
+		drawJSON:  newDrawJSON(cfg, setting, in),
+		Dtype:     *dtype, Order: *order, FStar: in.FStar, Solve: solve,
 	}
 	for _, f := range files {
 		meta.Files = append(meta.Files, f.name)
@@ -183,7 +169,7 @@ problem.json with the setting and the solve command to run.`, stderr)
 
 	kind := map[synth.Kind]string{synth.Sensing: "matrix sensing", synth.Quadratic: "quadratic sampling"}[cfg.Kind]
 	fmt.Fprintf(stdout, "wrote a %s problem (n1=%d, n2=%d, rank %d, m=%d, kappa=%g, %d outliers, seed %d) to %s:\n",
-		kind, n1, n2, r, m, setting.Kappa, outliers, cfg.Seed, *out)
+		kind, n1, n2, r, m, setting.Kappa, meta.Outliers, cfg.Seed, *out)
 	fmt.Fprintf(stdout, "  %s\n", strings.Join(listing, "\n  "))
 	fmt.Fprintf(stdout, "solve it with\n  %s\n", solve)
 	return nil

@@ -356,68 +356,29 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 // report is the summary of a synthetic solve; its JSON form is what
 // "solve --json" prints.
 type report struct {
-	Problem      string   `json:"problem"`
-	N1           int      `json:"n1"`
-	N2           int      `json:"n2"`
-	Rank         int      `json:"rank"`
-	M            int      `json:"m"`
-	Kappa        float64  `json:"kappa"`
-	PS           float64  `json:"ps"`
-	Outliers     int      `json:"outliers"`
-	SNR          *float64 `json:"snr_db"`
-	Seed         uint64   `json:"seed"`
-	Precision    string   `json:"precision"`
-	Kernel       string   `json:"kernel"`
-	Method       string   `json:"method"`
-	Step         string   `json:"step"`
-	Lambda       *float64 `json:"lambda"`
-	Q            *float64 `json:"q"`
-	Eta          *float64 `json:"eta"`
-	Loss         string   `json:"loss"`
-	InitTrim     string   `json:"init_trim"`
-	Status       string   `json:"status"`
-	Iterations   int      `json:"iterations"`
-	RelError     *float64 `json:"rel_error"`
-	InitRelError *float64 `json:"init_rel_error"`
-	FinalLoss    *float64 `json:"final_loss"`
-	FStar        float64  `json:"f_star"`
-	Seconds      float64  `json:"seconds"`
-	SetupSeconds float64  `json:"setup_seconds"`
-	MsPerIter    *float64 `json:"ms_per_iter"`
+	shapeJSON
+	drawJSON
+	Precision string `json:"precision"`
+	Kernel    string `json:"kernel"`
+	runJSON
+	InitTrim     string  `json:"init_trim"`
+	FStar        float64 `json:"f_star"`
+	SetupSeconds float64 `json:"setup_seconds"`
 	trace        []scaledsm.Iteration
 }
 
 func newReport(c synth.Config, s synth.Setting, in *synth.Instance, set scaledsm.Settings, res *scaledsm.Result, setup time.Duration) report {
 	rep := report{
-		Problem: c.Kind.String(), N1: c.N1, N2: c.N2, Rank: c.Rank, M: c.M,
-		Kappa: s.Kappa, PS: s.PS, Seed: c.Seed, SNR: finite(s.SNR),
+		shapeJSON: shapeJSON{Problem: c.Kind.String(), N1: c.N1, N2: c.N2, Rank: c.Rank, M: c.M},
+		drawJSON:  newDrawJSON(c, s, in),
 		Precision: c.Precision.String(), Kernel: kernel.Active(),
-		Method: set.Method.String(), Step: fmt.Sprint(set.Step), Loss: set.Loss.String(),
+		runJSON:  newRunJSON(set, res),
 		InitTrim: strconv.FormatFloat(set.InitTrim, 'g', -1, 64),
-		Status:   res.Status.String(), Iterations: res.Iterations,
-		RelError: finite(res.RelError), FinalLoss: finite(res.Loss), FStar: fStarFor(set.Loss, in),
-		Seconds: res.Runtime.Seconds(), SetupSeconds: setup.Seconds(),
+		FStar:    fStarFor(set.Loss, in), SetupSeconds: setup.Seconds(),
 		trace: res.Trace,
-	}
-	for _, v := range in.Outlier {
-		if v != 0 {
-			rep.Outliers++
-		}
-	}
-	if len(res.Trace) > 0 {
-		rep.InitRelError = finite(res.Trace[0].RelError)
-	}
-	if res.Iterations > 0 {
-		rep.MsPerIter = finite(1000 * res.Runtime.Seconds() / float64(len(res.Trace)))
 	}
 	if set.InitTrim == scaledsm.MedianTrim {
 		rep.InitTrim = "median"
-	}
-	switch step := set.Step.(type) {
-	case scaledsm.Geometric:
-		rep.Lambda, rep.Q = &step.Lambda, &step.Q
-	case scaledsm.Constant:
-		rep.Eta = &step.Eta
 	}
 	return rep
 }

@@ -309,49 +309,33 @@ func unwrapPath(err error) error {
 
 // fileSummary is summary.json: what was solved, how, and what came out.
 type fileSummary struct {
-	Problem      string   `json:"problem"`
-	Operator     string   `json:"operator_file"`
-	Y            string   `json:"y_file"`
-	Truth        *string  `json:"truth_file"`
-	M            int      `json:"m"`
-	N1           int      `json:"n1"`
-	N2           int      `json:"n2"`
-	Rank         int      `json:"rank"`
-	PS           *float64 `json:"ps"`
-	Trim         string   `json:"trim"`
-	Method       string   `json:"method"`
-	Step         string   `json:"step"`
-	Lambda       *float64 `json:"lambda"`
-	Q            *float64 `json:"q"`
-	FStar        *float64 `json:"f_star"`
-	Loss         string   `json:"loss"`
-	MaxIter      int      `json:"max_iter"`
-	Tol          float64  `json:"tol"`
-	Status       string   `json:"status"`
-	Interrupted  bool     `json:"interrupted"`
-	Iterations   int      `json:"iterations"`
-	FinalLoss    *float64 `json:"final_loss"`
-	FinalChange  *float64 `json:"final_change"`
-	RelError     *float64 `json:"rel_error"`
-	InitRelError *float64 `json:"init_rel_error"`
-	Seconds      float64  `json:"seconds"`
-	LoadSeconds  float64  `json:"load_seconds"`
-	InitSeconds  float64  `json:"init_seconds"`
-	MsPerIter    *float64 `json:"ms_per_iter"`
-	Files        []string `json:"files"`
+	shapeJSON
+	Operator string   `json:"operator_file"`
+	Y        string   `json:"y_file"`
+	Truth    *string  `json:"truth_file"`
+	PS       *float64 `json:"ps"`
+	Trim     string   `json:"trim"`
+	FStar    *float64 `json:"f_star"`
+	MaxIter  int      `json:"max_iter"`
+	Tol      float64  `json:"tol"`
+	runJSON
+	Interrupted bool     `json:"interrupted"`
+	FinalChange *float64 `json:"final_change"`
+	LoadSeconds float64  `json:"load_seconds"`
+	InitSeconds float64  `json:"init_seconds"`
+	Files       []string `json:"files"`
 }
 
 func newFileSummary(ff *fileFlags, sf *solverFlags, s scaledsm.Settings, p scaledsm.Problem, res *scaledsm.Result) *fileSummary {
 	m, n1, n2 := p.Op.Dims()
 	sum := &fileSummary{
-		Problem: "ms", Operator: ff.sensing, Y: ff.y,
-		M: m, N1: n1, N2: n2, Rank: p.Rank, Trim: "fraction", PS: finite(s.InitTrim),
-		Method: s.Method.String(), Step: fmt.Sprint(s.Step), Loss: s.Loss.String(),
+		shapeJSON: shapeJSON{Problem: "ms", M: m, N1: n1, N2: n2, Rank: p.Rank},
+		Operator:  ff.sensing, Y: ff.y,
+		Trim: "fraction", PS: finite(s.InitTrim),
 		MaxIter: s.MaxIter, Tol: max(s.Tol, 0),
-		Status: res.Status.String(), Interrupted: res.Status == scaledsm.Interrupted,
-		Iterations: res.Iterations, FinalLoss: finite(res.Loss), RelError: finite(res.RelError),
-		Seconds: res.Runtime.Seconds(),
-		Files:   []string{"L.npy", "R.npy", "trace.csv", "summary.json"},
+		runJSON:     newRunJSON(s, res),
+		Interrupted: res.Status == scaledsm.Interrupted,
+		Files:       []string{"L.npy", "R.npy", "trace.csv", "summary.json"},
 	}
 	if p.Op.Symmetric() {
 		sum.Problem, sum.Operator = "qs", ff.quadratic
@@ -360,15 +344,8 @@ func newFileSummary(ff *fileFlags, sf *solverFlags, s scaledsm.Settings, p scale
 	if ff.truth != "" {
 		sum.Truth = &ff.truth
 	}
-	if g, ok := s.Step.(scaledsm.Geometric); ok {
-		sum.Lambda, sum.Q = &g.Lambda, &g.Q
-	}
 	if n := len(res.Trace); n > 0 {
-		sum.InitRelError = finite(res.Trace[0].RelError)
 		sum.FinalChange = finite(res.Trace[n-1].Change)
-		if res.Iterations > 0 {
-			sum.MsPerIter = finite(1000 * res.Runtime.Seconds() / float64(n))
-		}
 	}
 	return sum
 }
