@@ -521,23 +521,16 @@ type starGlyph struct{}
 
 // DrawGlyph draws the star.
 func (starGlyph) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) {
-	c.SetLineStyle(draw.LineStyle{Color: sty.Color, Width: vg.Points(0.8)})
-	var p vg.Path
+	xy := make([]float64, 0, 20)
 	for k := range 10 {
-		r := sty.Radius * 1.2
+		r := 1.2
 		if k%2 == 1 {
 			r *= 0.42
 		}
 		a := math.Pi/2 + float64(k)*math.Pi/5
-		q := vg.Point{X: pt.X + r*vg.Length(math.Cos(a)), Y: pt.Y + r*vg.Length(math.Sin(a))}
-		if k == 0 {
-			p.Move(q)
-		} else {
-			p.Line(q)
-		}
+		xy = append(xy, r*math.Cos(a), r*math.Sin(a))
 	}
-	p.Close()
-	c.Stroke(p)
+	polygon(c, sty, pt, xy)
 }
 
 // diamondGlyph is the outline of a diamond (MATLAB's 'd').
