@@ -85,6 +85,7 @@ func (Auto) Size(c *StepContext) float64 {
 	return math.Pow(autoDamping, float64(n)) * gap / (c.Norm * c.Norm)
 }
 
+// String returns "auto", the step's name on the command line.
 func (Auto) String() string { return "auto" }
 
 // AutoGap returns Auto's estimate of f(X) - f(X*) from the residuals

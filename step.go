@@ -51,6 +51,7 @@ func (p Polyak) Validate() error {
 	return nil
 }
 
+// String returns "polyak", the step's name on the command line.
 func (p Polyak) String() string { return "polyak" }
 
 // Geometric is the geometrically decaying stepsize η_t = λ q^t / Norm
@@ -80,6 +81,7 @@ func (g Geometric) Validate() error {
 	return nil
 }
 
+// String returns "geometric", the step's name on the command line.
 func (g Geometric) String() string { return "geometric" }
 
 // Constant is the constant stepsize η_t = Eta of the gradient methods. The
@@ -103,4 +105,5 @@ func (k Constant) Validate() error {
 	return nil
 }
 
+// String returns "constant", the step's name on the command line.
 func (k Constant) String() string { return "constant" }

@@ -372,6 +372,8 @@ type stopWhenStalled struct {
 	window int
 }
 
+// Size returns the wrapped step's size, or zero once the relative error has
+// stalled.
 func (s stopWhenStalled) Size(c *scaledsm.StepContext) float64 {
 	// Checked every tenth iteration, the cost stays small next to the runs'.
 	t := len(c.Trace)
