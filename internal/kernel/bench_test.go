@@ -201,6 +201,19 @@ func BenchmarkRowsInCache(b *testing.B) {
 				AxpyRows32(y, alpha, a32, paperN, paperN)
 			}
 		})
+		// Both blocks of the fused kernel in L2: bytes of both counted.
+		b.Run("DotAxpyRows", func(b *testing.B) {
+			b.SetBytes(2 * FusedRows * paperN * 8)
+			for b.Loop() {
+				DotAxpyRows(out[:FusedRows], a64[FusedRows*paperN:], y, alpha[:FusedRows], a64, paperN, paperN, x)
+			}
+		})
+		b.Run("DotAxpyRows32", func(b *testing.B) {
+			b.SetBytes(2 * FusedRows * paperN * 4)
+			for b.Loop() {
+				DotAxpyRows32(out[:FusedRows], a32[FusedRows*paperN:], y, alpha[:FusedRows], a32, paperN, paperN, x)
+			}
+		})
 	})
 }
 
@@ -229,6 +242,42 @@ func fusedPass(a64 []float64, a32 []float32, m, n int, x, y []float64, parts [2]
 					AxpyRows32(sh, alpha[:k], a32[r0*n:], n, n)
 				} else {
 					AxpyRows(sh, alpha[:k], a64[r0*n:], n, n)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	copy(s, parts[0])
+	Axpy(1, parts[1], s)
+}
+
+// pipelinedPass is fusedPass with the software-pipelined kernel: blocks of
+// FusedRows rows, DotAxpyRows adding block k (weights known, from the
+// caches) while it forms the dot products of block k+1 (from memory).
+func pipelinedPass(a64 []float64, a32 []float32, m, n int, x, y []float64, parts [2][]float64, s []float64) {
+	var wg sync.WaitGroup
+	for h := range 2 {
+		wg.Go(func() {
+			sh := parts[h]
+			clear(sh)
+			var z, alpha [FusedRows]float64
+			lo, hi := h*m/2, (h+1)*m/2
+			k := min(FusedRows, hi-lo)
+			if a32 != nil {
+				DotRows32(z[:k], a32[lo*n:], n, n, x)
+			} else {
+				DotRows(z[:k], a64[lo*n:], n, n, x)
+			}
+			for r0 := lo; r0 < hi; r0 += k {
+				k = min(FusedRows, hi-r0)
+				for i := range k {
+					alpha[i] = math.Copysign(1/float64(m), z[i]/float64(m)-y[r0+i])
+				}
+				next := min(FusedRows, hi-r0-k)
+				if a32 != nil {
+					DotAxpyRows32(z[:next], a32[(r0+k)*n:], sh, alpha[:k], a32[r0*n:], n, n, x)
+				} else {
+					DotAxpyRows(z[:next], a64[(r0+k)*n:], sh, alpha[:k], a64[r0*n:], n, n, x)
 				}
 			}
 		})
@@ -282,16 +331,20 @@ func BenchmarkFusedVsStream(b *testing.B) {
 			name = "f32"
 		}
 		b.Run(name, func(b *testing.B) {
-			var wall, cpu [3]time.Duration
+			var wall, cpu [4]time.Duration
 			var sink float64
 			for b.Loop() {
-				for k := range 3 {
+				for k := range 4 {
 					t0, c0 := time.Now(), cpuTime()
 					switch {
 					case k < 2 && is32:
 						sink += parallelSum(2, len(a32), func(lo, hi int) float64 { return streamSum32(a32[lo:hi], 1+3*k) })
 					case k < 2:
 						sink += parallelSum(2, len(a64), func(lo, hi int) float64 { return streamSum(a64[lo:hi], 1+3*k) })
+					case k == 3 && is32:
+						pipelinedPass(nil, a32, paperM, paperN, x, y, parts, s)
+					case k == 3:
+						pipelinedPass(a64, nil, paperM, paperN, x, y, parts, s)
 					case is32:
 						fusedPass(nil, a32, paperM, paperN, x, y, parts, s)
 					default:
@@ -303,15 +356,17 @@ func BenchmarkFusedVsStream(b *testing.B) {
 			}
 			_ = sink
 			ms := func(d time.Duration) float64 { return d.Seconds() * 1e3 / float64(b.N) }
-			for k, what := range []string{"stream1", "stream4", "fused"} {
+			for k, what := range []string{"stream1", "stream4", "fused", "pipelined"} {
 				b.ReportMetric(ms(wall[k]), "ms-"+what)
 			}
 			b.ReportMetric(float64(wall[2])/float64(min(wall[0], wall[1])), "fused/floor")
+			b.ReportMetric(float64(wall[3])/float64(min(wall[0], wall[1])), "pipelined/floor")
 			if cpu[0] > 0 {
-				for k, what := range []string{"stream1", "stream4", "fused"} {
+				for k, what := range []string{"stream1", "stream4", "fused", "pipelined"} {
 					b.ReportMetric(ms(cpu[k])/2, "cpu-ms-"+what)
 				}
 				b.ReportMetric(float64(cpu[2])/float64(min(cpu[0], cpu[1])), "cpu-fused/floor")
+				b.ReportMetric(float64(cpu[3])/float64(min(cpu[0], cpu[1])), "cpu-pipelined/floor")
 			}
 		})
 	}

@@ -142,6 +142,51 @@ func axpyRows32(impl int, y, alpha []float64, a []float32, stride, n int) {
 	}
 }
 
+// dotAxpyRows runs the fused kernels on the rows the two blocks have in
+// common, as many at a time as the implementation can (rows of b in
+// increasing order), then the unfused kernels on the rest of either block.
+func dotAxpyRows(impl int, out []float64, a64 []float64, a32 []float32, y, alpha []float64, b64 []float64, b32 []float32, stride, n int, x []float64) {
+	maxG := 0
+	switch impl {
+	case implAVX512:
+		maxG = maxFusedAvx512
+	case implAVX2:
+		maxG = maxFusedAvx2
+	default:
+		dotAxpyRowsGeneric(out, a64, a32, y, alpha, b64, b32, stride, n, x)
+		return
+	}
+	k, common := 0, min(len(out), len(alpha))
+	for k < common {
+		g := min(group(common-k), maxG)
+		switch {
+		case impl == implAVX512 && a32 != nil:
+			dotAxpyRowsG32Avx512(g, &out[k], &a32[k*stride], &y[0], &alpha[k], &b32[k*stride], stride, n, &x[0])
+		case impl == implAVX512:
+			dotAxpyRowsGAvx512(g, &out[k], &a64[k*stride], &y[0], &alpha[k], &b64[k*stride], stride, n, &x[0])
+		case a32 != nil:
+			dotAxpyRowsG32Avx2(g, &out[k], &a32[k*stride], &y[0], &alpha[k], &b32[k*stride], stride, n, &x[0])
+		default:
+			dotAxpyRowsGAvx2(g, &out[k], &a64[k*stride], &y[0], &alpha[k], &b64[k*stride], stride, n, &x[0])
+		}
+		k += g
+	}
+	if k < len(alpha) {
+		if b32 != nil {
+			axpyRows32(impl, y, alpha[k:], b32[k*stride:], stride, n)
+		} else {
+			axpyRows(impl, y, alpha[k:], b64[k*stride:], stride, n)
+		}
+	}
+	if k < len(out) {
+		if a32 != nil {
+			dotRows32(impl, out[k:], a32[k*stride:], stride, n, x)
+		} else {
+			dotRows(impl, out[k:], a64[k*stride:], stride, n, x)
+		}
+	}
+}
+
 // Column blocks of the batched kernels: DotBatch works on dotNC columns of
 // all its rows at a time (each run's x segment is then reused by every
 // row tile from L1), AxpyBatch on axpyNC columns (the rows' segment is then

@@ -27,6 +27,10 @@ func axpyRows32(_ int, y, alpha []float64, a []float32, stride, n int) {
 	axpyRowsGeneric(y, alpha, a, stride, n)
 }
 
+func dotAxpyRows(_ int, out []float64, a64 []float64, a32 []float32, y, alpha []float64, b64 []float64, b32 []float32, stride, n int, x []float64) {
+	dotAxpyRowsGeneric(out, a64, a32, y, alpha, b64, b32, stride, n, x)
+}
+
 func dotBatch(_ int, out []float64, ldo int, a64 []float64, a32 []float32, lda, rows, n int, x []float64, ldx, runs int) {
 	dotBatchGeneric(out, ldo, a64, a32, lda, rows, n, x, ldx, runs)
 }

@@ -96,6 +96,25 @@ func axpyRowsGeneric[T real](y, alpha []float64, a []T, stride, n int) {
 	}
 }
 
+// dotAxpyRowsGeneric is axpyRowsGeneric of the rows of b then
+// dotRowsGeneric of the rows of a (a64, b64 or a32, b32).
+func dotAxpyRowsGeneric(out []float64, a64 []float64, a32 []float32, y, alpha []float64, b64 []float64, b32 []float32, stride, n int, x []float64) {
+	if len(alpha) > 0 {
+		if b32 != nil {
+			axpyRowsGeneric(y, alpha, b32, stride, n)
+		} else {
+			axpyRowsGeneric(y, alpha, b64, stride, n)
+		}
+	}
+	if len(out) > 0 {
+		if a32 != nil {
+			dotRowsGeneric(out, a32, stride, n, x)
+		} else {
+			dotRowsGeneric(out, a64, stride, n, x)
+		}
+	}
+}
+
 // dotBatchGeneric runs DotRows of the whole block for each run in turn.
 func dotBatchGeneric(out []float64, ldo int, a64 []float64, a32 []float32, lda, rows, n int, x []float64, ldx, runs int) {
 	tp := getScratch(rows)

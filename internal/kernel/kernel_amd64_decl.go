@@ -44,6 +44,21 @@ func axpyRows4Avx2(y *float64, alpha *float64, a *float64, stride int, n int)
 //go:noescape
 func axpyRows8Avx2(y *float64, alpha *float64, a *float64, stride int, n int)
 
+// dotAxpyRows1Avx2 sets out[r] = sum_{j<n} a[r*stride+j]*x[j] and adds sum_{r<1} alpha[r]*b[r*stride+j] to y[j] for r < 1, j < n, rows in order.
+//
+//go:noescape
+func dotAxpyRows1Avx2(out *float64, a *float64, y *float64, alpha *float64, b *float64, stride int, n int, x *float64)
+
+// dotAxpyRows2Avx2 sets out[r] = sum_{j<n} a[r*stride+j]*x[j] and adds sum_{r<2} alpha[r]*b[r*stride+j] to y[j] for r < 2, j < n, rows in order.
+//
+//go:noescape
+func dotAxpyRows2Avx2(out *float64, a *float64, y *float64, alpha *float64, b *float64, stride int, n int, x *float64)
+
+// dotAxpyRows4Avx2 sets out[r] = sum_{j<n} a[r*stride+j]*x[j] and adds sum_{r<4} alpha[r]*b[r*stride+j] to y[j] for r < 4, j < n, rows in order.
+//
+//go:noescape
+func dotAxpyRows4Avx2(out *float64, a *float64, y *float64, alpha *float64, b *float64, stride int, n int, x *float64)
+
 // sum1Avx2 returns the sum of a[i*stride+j], i < 1, j < n (n a multiple of 32); it only serves to measure a streaming read.
 //
 //go:noescape
@@ -93,6 +108,21 @@ func axpyRows432Avx2(y *float64, alpha *float64, a *float32, stride int, n int)
 //
 //go:noescape
 func axpyRows832Avx2(y *float64, alpha *float64, a *float32, stride int, n int)
+
+// dotAxpyRows132Avx2 sets out[r] = sum_{j<n} a[r*stride+j]*x[j] and adds sum_{r<1} alpha[r]*b[r*stride+j] to y[j] for r < 1, j < n, rows in order.
+//
+//go:noescape
+func dotAxpyRows132Avx2(out *float64, a *float32, y *float64, alpha *float64, b *float32, stride int, n int, x *float64)
+
+// dotAxpyRows232Avx2 sets out[r] = sum_{j<n} a[r*stride+j]*x[j] and adds sum_{r<2} alpha[r]*b[r*stride+j] to y[j] for r < 2, j < n, rows in order.
+//
+//go:noescape
+func dotAxpyRows232Avx2(out *float64, a *float32, y *float64, alpha *float64, b *float32, stride int, n int, x *float64)
+
+// dotAxpyRows432Avx2 sets out[r] = sum_{j<n} a[r*stride+j]*x[j] and adds sum_{r<4} alpha[r]*b[r*stride+j] to y[j] for r < 4, j < n, rows in order.
+//
+//go:noescape
+func dotAxpyRows432Avx2(out *float64, a *float32, y *float64, alpha *float64, b *float32, stride int, n int, x *float64)
 
 // sum132Avx2 returns the sum of a[i*stride+j], i < 1, j < n (n a multiple of 32); it only serves to measure a streaming read.
 //
@@ -263,6 +293,19 @@ func axpyRowsGAvx2(g int, y, alpha *float64, a *float64, stride, n int) {
 	}
 }
 
+func dotAxpyRowsGAvx2(g int, out *float64, a *float64, y, alpha *float64, b *float64, stride, n int, x *float64) {
+	switch g {
+	case 1:
+		dotAxpyRows1Avx2(out, a, y, alpha, b, stride, n, x)
+	case 2:
+		dotAxpyRows2Avx2(out, a, y, alpha, b, stride, n, x)
+	case 4:
+		dotAxpyRows4Avx2(out, a, y, alpha, b, stride, n, x)
+	default:
+		panic("kernel: bad row group")
+	}
+}
+
 func dotRowsG32Avx2(g int, out *float64, a *float32, stride, n int, x *float64) {
 	switch g {
 	case 1:
@@ -292,6 +335,22 @@ func axpyRowsG32Avx2(g int, y, alpha *float64, a *float32, stride, n int) {
 		panic("kernel: bad row group")
 	}
 }
+
+func dotAxpyRowsG32Avx2(g int, out *float64, a *float32, y, alpha *float64, b *float32, stride, n int, x *float64) {
+	switch g {
+	case 1:
+		dotAxpyRows132Avx2(out, a, y, alpha, b, stride, n, x)
+	case 2:
+		dotAxpyRows232Avx2(out, a, y, alpha, b, stride, n, x)
+	case 4:
+		dotAxpyRows432Avx2(out, a, y, alpha, b, stride, n, x)
+	default:
+		panic("kernel: bad row group")
+	}
+}
+
+// maxFusedAvx2 is the largest row count of the dotAxpyRows kernels.
+const maxFusedAvx2 = 4
 
 func dotTileAvx2(r, c int, acc *float64, accs int, a *float64, lda int, x *float64, ldx, n int, pf *float64) {
 	switch r*16 + c {
@@ -396,6 +455,26 @@ func axpyRows4Avx512(y *float64, alpha *float64, a *float64, stride int, n int)
 //go:noescape
 func axpyRows8Avx512(y *float64, alpha *float64, a *float64, stride int, n int)
 
+// dotAxpyRows1Avx512 sets out[r] = sum_{j<n} a[r*stride+j]*x[j] and adds sum_{r<1} alpha[r]*b[r*stride+j] to y[j] for r < 1, j < n, rows in order.
+//
+//go:noescape
+func dotAxpyRows1Avx512(out *float64, a *float64, y *float64, alpha *float64, b *float64, stride int, n int, x *float64)
+
+// dotAxpyRows2Avx512 sets out[r] = sum_{j<n} a[r*stride+j]*x[j] and adds sum_{r<2} alpha[r]*b[r*stride+j] to y[j] for r < 2, j < n, rows in order.
+//
+//go:noescape
+func dotAxpyRows2Avx512(out *float64, a *float64, y *float64, alpha *float64, b *float64, stride int, n int, x *float64)
+
+// dotAxpyRows4Avx512 sets out[r] = sum_{j<n} a[r*stride+j]*x[j] and adds sum_{r<4} alpha[r]*b[r*stride+j] to y[j] for r < 4, j < n, rows in order.
+//
+//go:noescape
+func dotAxpyRows4Avx512(out *float64, a *float64, y *float64, alpha *float64, b *float64, stride int, n int, x *float64)
+
+// dotAxpyRows8Avx512 sets out[r] = sum_{j<n} a[r*stride+j]*x[j] and adds sum_{r<8} alpha[r]*b[r*stride+j] to y[j] for r < 8, j < n, rows in order.
+//
+//go:noescape
+func dotAxpyRows8Avx512(out *float64, a *float64, y *float64, alpha *float64, b *float64, stride int, n int, x *float64)
+
 // sum1Avx512 returns the sum of a[i*stride+j], i < 1, j < n (n a multiple of 64); it only serves to measure a streaming read.
 //
 //go:noescape
@@ -445,6 +524,26 @@ func axpyRows432Avx512(y *float64, alpha *float64, a *float32, stride int, n int
 //
 //go:noescape
 func axpyRows832Avx512(y *float64, alpha *float64, a *float32, stride int, n int)
+
+// dotAxpyRows132Avx512 sets out[r] = sum_{j<n} a[r*stride+j]*x[j] and adds sum_{r<1} alpha[r]*b[r*stride+j] to y[j] for r < 1, j < n, rows in order.
+//
+//go:noescape
+func dotAxpyRows132Avx512(out *float64, a *float32, y *float64, alpha *float64, b *float32, stride int, n int, x *float64)
+
+// dotAxpyRows232Avx512 sets out[r] = sum_{j<n} a[r*stride+j]*x[j] and adds sum_{r<2} alpha[r]*b[r*stride+j] to y[j] for r < 2, j < n, rows in order.
+//
+//go:noescape
+func dotAxpyRows232Avx512(out *float64, a *float32, y *float64, alpha *float64, b *float32, stride int, n int, x *float64)
+
+// dotAxpyRows432Avx512 sets out[r] = sum_{j<n} a[r*stride+j]*x[j] and adds sum_{r<4} alpha[r]*b[r*stride+j] to y[j] for r < 4, j < n, rows in order.
+//
+//go:noescape
+func dotAxpyRows432Avx512(out *float64, a *float32, y *float64, alpha *float64, b *float32, stride int, n int, x *float64)
+
+// dotAxpyRows832Avx512 sets out[r] = sum_{j<n} a[r*stride+j]*x[j] and adds sum_{r<8} alpha[r]*b[r*stride+j] to y[j] for r < 8, j < n, rows in order.
+//
+//go:noescape
+func dotAxpyRows832Avx512(out *float64, a *float32, y *float64, alpha *float64, b *float32, stride int, n int, x *float64)
 
 // sum132Avx512 returns the sum of a[i*stride+j], i < 1, j < n (n a multiple of 64); it only serves to measure a streaming read.
 //
@@ -705,6 +804,21 @@ func axpyRowsGAvx512(g int, y, alpha *float64, a *float64, stride, n int) {
 	}
 }
 
+func dotAxpyRowsGAvx512(g int, out *float64, a *float64, y, alpha *float64, b *float64, stride, n int, x *float64) {
+	switch g {
+	case 1:
+		dotAxpyRows1Avx512(out, a, y, alpha, b, stride, n, x)
+	case 2:
+		dotAxpyRows2Avx512(out, a, y, alpha, b, stride, n, x)
+	case 4:
+		dotAxpyRows4Avx512(out, a, y, alpha, b, stride, n, x)
+	case 8:
+		dotAxpyRows8Avx512(out, a, y, alpha, b, stride, n, x)
+	default:
+		panic("kernel: bad row group")
+	}
+}
+
 func dotRowsG32Avx512(g int, out *float64, a *float32, stride, n int, x *float64) {
 	switch g {
 	case 1:
@@ -734,6 +848,24 @@ func axpyRowsG32Avx512(g int, y, alpha *float64, a *float32, stride, n int) {
 		panic("kernel: bad row group")
 	}
 }
+
+func dotAxpyRowsG32Avx512(g int, out *float64, a *float32, y, alpha *float64, b *float32, stride, n int, x *float64) {
+	switch g {
+	case 1:
+		dotAxpyRows132Avx512(out, a, y, alpha, b, stride, n, x)
+	case 2:
+		dotAxpyRows232Avx512(out, a, y, alpha, b, stride, n, x)
+	case 4:
+		dotAxpyRows432Avx512(out, a, y, alpha, b, stride, n, x)
+	case 8:
+		dotAxpyRows832Avx512(out, a, y, alpha, b, stride, n, x)
+	default:
+		panic("kernel: bad row group")
+	}
+}
+
+// maxFusedAvx512 is the largest row count of the dotAxpyRows kernels.
+const maxFusedAvx512 = 8
 
 func dotTileAvx512(r, c int, acc *float64, accs int, a *float64, lda int, x *float64, ldx, n int, pf *float64) {
 	switch r*16 + c {
