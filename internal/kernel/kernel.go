@@ -278,37 +278,36 @@ func AxpyRows32(y []float64, alpha []float64, a []float32, stride, n int) {
 // memory requests are in flight during the whole pass instead of only
 // during the dot products. Use FusedRows rows per call.
 func DotAxpyRows(out []float64, a []float64, y, alpha []float64, b []float64, stride, n int, x []float64) {
-	checkRows("DotAxpyRows", len(a), len(out), stride, n)
-	checkRows("DotAxpyRows", len(b), len(alpha), stride, n)
-	if len(x) < n {
-		panic("kernel: DotAxpyRows: x shorter than n")
-	}
-	if len(y) < n {
-		panic("kernel: DotAxpyRows: y shorter than n")
-	}
-	if n == 0 {
+	if checkDotAxpy("DotAxpyRows", len(out), len(a), len(y), len(alpha), len(b), stride, n, len(x)) {
+		dotAxpyRows(int(active.Load()), out, a, nil, y, alpha, b, nil, stride, n, x)
+	} else {
 		clear(out)
-		return
 	}
-	dotAxpyRows(int(active.Load()), out, a, nil, y, alpha, b, nil, stride, n, x)
 }
 
 // DotAxpyRows32 is DotAxpyRows for float32 data, with the bits of
 // AxpyRows32 and DotRows32.
 func DotAxpyRows32(out []float64, a []float32, y, alpha []float64, b []float32, stride, n int, x []float64) {
-	checkRows("DotAxpyRows32", len(a), len(out), stride, n)
-	checkRows("DotAxpyRows32", len(b), len(alpha), stride, n)
-	if len(x) < n {
-		panic("kernel: DotAxpyRows32: x shorter than n")
-	}
-	if len(y) < n {
-		panic("kernel: DotAxpyRows32: y shorter than n")
-	}
-	if n == 0 {
+	if checkDotAxpy("DotAxpyRows32", len(out), len(a), len(y), len(alpha), len(b), stride, n, len(x)) {
+		dotAxpyRows(int(active.Load()), out, nil, a, y, alpha, nil, b, stride, n, x)
+	} else {
 		clear(out)
-		return
 	}
-	dotAxpyRows(int(active.Load()), out, nil, a, y, alpha, nil, b, stride, n, x)
+}
+
+// checkDotAxpy panics unless the slices given to DotAxpyRows or
+// DotAxpyRows32 (by their lengths) hold the rows and columns it reads and
+// writes, and reports whether there is work to do (n > 0).
+func checkDotAxpy(fn string, lout, la, ly, lalpha, lb, stride, n, lx int) bool {
+	checkRows(fn, la, lout, stride, n)
+	checkRows(fn, lb, lalpha, stride, n)
+	if lx < n {
+		panic("kernel: " + fn + ": x shorter than n")
+	}
+	if ly < n {
+		panic("kernel: " + fn + ": y shorter than n")
+	}
+	return n > 0
 }
 
 // checkMat panics unless a rows x cols matrix with leading dimension ld fits
