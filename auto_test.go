@@ -30,15 +30,9 @@ func TestAutoGapBracketsTheGap(t *testing.T) {
 		{Kind: synth.Sensing, N1: 20, Rank: 2, Seed: 301},
 		{Kind: synth.Quadratic, N1: 30, Rank: 3, Seed: 302},
 	} {
-		d, err := synth.New(c)
-		if err != nil {
-			t.Fatal(err)
-		}
+		d := newDraw(t, c)
 		for _, ps := range []float64{0, 0.1, 0.2, 0.3} {
-			in, err := d.Instance(synth.Setting{Kappa: 5, PS: ps, SNR: noNoise})
-			if err != nil {
-				t.Fatal(err)
-			}
+			in := instanceOf(t, d, synth.Setting{Kappa: 5, PS: ps, SNR: noNoise})
 			// A point at relative error 1e-3, along the spectral
 			// initialization's error.
 			l, r, err := scaledsm.Spectral(in.Op, in.Y, c.Rank, ps)
@@ -90,15 +84,9 @@ func TestAutoMatchesPolyak(t *testing.T) {
 		{Kind: synth.Sensing, N1: 20, Rank: 2, Seed: 311},
 		{Kind: synth.Quadratic, N1: 30, Rank: 3, Seed: 312},
 	} {
-		d, err := synth.New(c)
-		if err != nil {
-			t.Fatal(err)
-		}
+		d := newDraw(t, c)
 		for _, s := range settings {
-			in, err := d.Instance(synth.Setting{Kappa: s.kappa, PS: s.ps, SNR: noNoise})
-			if err != nil {
-				t.Fatal(err)
-			}
+			in := instanceOf(t, d, synth.Setting{Kappa: s.kappa, PS: s.ps, SNR: noNoise})
 			polyak := solve(t, in.Problem(), scaledsm.Settings{Step: scaledsm.Polyak{FStar: in.FStar}, InitTrim: s.ps, Tol: 1e-10, MaxIter: 2000})
 			auto := solve(t, in.Problem(), scaledsm.Settings{Step: scaledsm.Auto{}, InitTrim: scaledsm.MedianTrim, Tol: 1e-10, MaxIter: 2000})
 			if polyak.Status != scaledsm.Converged {
@@ -123,15 +111,9 @@ func TestAutoNoiseFloor(t *testing.T) {
 		{Kind: synth.Sensing, N1: 20, Rank: 2, Seed: 321},
 		{Kind: synth.Quadratic, N1: 30, Rank: 3, Seed: 322},
 	} {
-		d, err := synth.New(c)
-		if err != nil {
-			t.Fatal(err)
-		}
+		d := newDraw(t, c)
 		for _, snr := range []float64{40, 60, 80} {
-			in, err := d.Instance(synth.Setting{Kappa: 10, PS: 0.1, SNR: snr})
-			if err != nil {
-				t.Fatal(err)
-			}
+			in := instanceOf(t, d, synth.Setting{Kappa: 10, PS: 0.1, SNR: snr})
 			polyak := solve(t, in.Problem(), scaledsm.Settings{Step: scaledsm.Polyak{FStar: in.FStar}, InitTrim: 0.1, Tol: -1, MaxIter: 300})
 			auto := solve(t, in.Problem(), scaledsm.Settings{Step: scaledsm.Auto{}, InitTrim: scaledsm.MedianTrim, Tol: -1, MaxIter: 300})
 			if polyak.Status != scaledsm.Stalled {
@@ -196,15 +178,9 @@ func TestMedianTrim(t *testing.T) {
 		{Kind: synth.Sensing, N1: 20, Rank: 2, Seed: 341},
 		{Kind: synth.Quadratic, N1: 40, Rank: 3, Seed: 342},
 	} {
-		d, err := synth.New(c)
-		if err != nil {
-			t.Fatal(err)
-		}
+		d := newDraw(t, c)
 		for _, ps := range []float64{0, 0.1, 0.2, 0.3} {
-			in, err := d.Instance(synth.Setting{Kappa: 5, PS: ps, SNR: noNoise})
-			if err != nil {
-				t.Fatal(err)
-			}
+			in := instanceOf(t, d, synth.Setting{Kappa: 5, PS: ps, SNR: noNoise})
 			kept := scaledsm.Trimmed(in.Y, scaledsm.MedianTrim)
 			keep := map[int]bool{}
 			for _, i := range kept {
@@ -272,16 +248,10 @@ func (s scaledStep) Size(c *scaledsm.StepContext) float64 { return s.c * s.Step.
 // iterations (it is often faster), lengthened by 1.3 or 1.6 it costs many
 // or diverges; so an estimate of f(X_t) - f(X*) should err low.
 func TestPolyakShortenedAndLengthened(t *testing.T) {
-	d, err := synth.New(synth.Config{Kind: synth.Quadratic, N1: 40, Rank: 3, Seed: 351})
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := newDraw(t, synth.Config{Kind: synth.Quadratic, N1: 40, Rank: 3, Seed: 351})
 	factors := []float64{0.6, 0.8, 0.9, 1, 1.3, 1.6}
 	for _, ps := range []float64{0.1, 0.2, 0.3} {
-		in, err := d.Instance(synth.Setting{Kappa: 10, PS: ps, SNR: noNoise})
-		if err != nil {
-			t.Fatal(err)
-		}
+		in := instanceOf(t, d, synth.Setting{Kappa: 10, PS: ps, SNR: noNoise})
 		iters := map[float64]int{}
 		line := ""
 		for _, c := range factors {

@@ -124,16 +124,10 @@ func TestLossGradients(t *testing.T) {
 // iterations at κ = 1 and 10, GD with 0.5/σ₁ several times more at κ = 10;
 // with 20% outliers neither gets anywhere near X*.
 func TestScaledGDFlatInKappa(t *testing.T) {
-	d, err := synth.New(synth.Config{Kind: synth.Sensing, N1: 20, Rank: 2, Seed: 221})
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := newDraw(t, synth.Config{Kind: synth.Sensing, N1: 20, Rank: 2, Seed: 221})
 	iters := map[scaledsm.Method][]int{}
 	for _, kappa := range []float64{1, 10} {
-		in, err := d.Instance(synth.Setting{Kappa: kappa, SNR: noNoise})
-		if err != nil {
-			t.Fatal(err)
-		}
+		in := instanceOf(t, d, synth.Setting{Kappa: kappa, SNR: noNoise})
 		for _, m := range []scaledsm.Method{scaledsm.ScaledGD, scaledsm.GD} {
 			eta := 0.5
 			if m == scaledsm.GD {
@@ -155,10 +149,7 @@ func TestScaledGDFlatInKappa(t *testing.T) {
 		t.Errorf("GD: %d iterations at κ=10, %d at κ=1: it should slow down about κ-fold", g[1], g[0])
 	}
 
-	in, err := d.Instance(synth.Setting{Kappa: 1, PS: 0.2, SNR: noNoise})
-	if err != nil {
-		t.Fatal(err)
-	}
+	in := instanceOf(t, d, synth.Setting{Kappa: 1, PS: 0.2, SNR: noNoise})
 	res := solve(t, in.Problem(), scaledsm.Settings{Method: scaledsm.ScaledGD, Step: scaledsm.Constant{Eta: 0.5}, InitTrim: 0.2, Tol: 1e-10, MaxIter: 500})
 	if res.RelError < 0.1 {
 		t.Errorf("ScaledGD with 20%% outliers reached error %.3g: least squares should not recover X*", res.RelError)

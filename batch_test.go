@@ -13,16 +13,10 @@ import (
 // and checks each against its own Solve, bit for bit, runs stopping at
 // different iterations.
 func TestSolveBatchMatchesSolve(t *testing.T) {
-	d, err := synth.New(synth.Config{Kind: synth.Sensing, N1: 12, N2: 10, Rank: 2, Seed: 5})
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := newDraw(t, synth.Config{Kind: synth.Sensing, N1: 12, N2: 10, Rank: 2, Seed: 5})
 	var jobs []scaledsm.Job
 	for _, kappa := range []float64{1, 8} {
-		in, err := d.Instance(synth.Setting{Kappa: kappa, PS: 0.1, SNR: noNoise})
-		if err != nil {
-			t.Fatal(err)
-		}
+		in := instanceOf(t, d, synth.Setting{Kappa: kappa, PS: 0.1, SNR: noNoise})
 		for _, m := range []scaledsm.Method{scaledsm.ScaledSM, scaledsm.VanillaSM} {
 			jobs = append(jobs, scaledsm.Job{Problem: in.Problem(), Settings: scaledsm.Settings{
 				Method: m, Step: scaledsm.Polyak{FStar: in.FStar}, InitTrim: 0.1, MaxIter: 400, Tol: 1e-10,

@@ -15,16 +15,10 @@ import (
 // with the kernels in use, as one batch.
 func figure1b(t *testing.T, precision synth.Precision) []*scaledsm.Result {
 	t.Helper()
-	d, err := synth.New(synth.Config{Kind: synth.Sensing, N1: 16, Rank: 2, Seed: 1, Precision: precision})
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := newDraw(t, synth.Config{Kind: synth.Sensing, N1: 16, Rank: 2, Seed: 1, Precision: precision})
 	var jobs []scaledsm.Job
 	for _, kappa := range []float64{1, 5, 10, 20} {
-		in, err := d.Instance(synth.Setting{Kappa: kappa, PS: 0.2, SNR: math.Inf(1)})
-		if err != nil {
-			t.Fatal(err)
-		}
+		in := instanceOf(t, d, synth.Setting{Kappa: kappa, PS: 0.2, SNR: math.Inf(1)})
 		for _, m := range []scaledsm.Method{scaledsm.ScaledSM, scaledsm.VanillaSM} {
 			jobs = append(jobs, scaledsm.Job{Problem: in.Problem(), Settings: scaledsm.Settings{
 				Method: m, Step: scaledsm.Polyak{FStar: in.FStar}, InitTrim: 0.2,

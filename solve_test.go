@@ -12,17 +12,31 @@ import (
 	"github.com/scaledsm/scaledsm/synth"
 )
 
-func instance(t testing.TB, c synth.Config, s synth.Setting) *synth.Instance {
+// newDraw draws the synthetic ingredients of c, failing the test on error.
+func newDraw(t testing.TB, c synth.Config) *synth.Draw {
 	t.Helper()
 	d, err := synth.New(c)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return d
+}
+
+// instanceOf is the instance of draw d for the setting s, failing the test
+// on error.
+func instanceOf(t testing.TB, d *synth.Draw, s synth.Setting) *synth.Instance {
+	t.Helper()
 	in, err := d.Instance(s)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return in
+}
+
+// instance draws c and returns its instance for the setting s.
+func instance(t testing.TB, c synth.Config, s synth.Setting) *synth.Instance {
+	t.Helper()
+	return instanceOf(t, newDraw(t, c), s)
 }
 
 func solve(t testing.TB, p scaledsm.Problem, s scaledsm.Settings) *scaledsm.Result {
@@ -76,16 +90,10 @@ func TestKappaIndependence(t *testing.T) {
 		{Kind: synth.Quadratic, N1: 40, Rank: 3, Seed: 21},
 		{Kind: synth.Sensing, N1: 20, Rank: 2, Seed: 22},
 	} {
-		d, err := synth.New(c)
-		if err != nil {
-			t.Fatal(err)
-		}
+		d := newDraw(t, c)
 		iters := map[scaledsm.Method][]int{}
 		for _, kappa := range []float64{1, 10} {
-			in, err := d.Instance(synth.Setting{Kappa: kappa, PS: 0.1, SNR: noNoise})
-			if err != nil {
-				t.Fatal(err)
-			}
+			in := instanceOf(t, d, synth.Setting{Kappa: kappa, PS: 0.1, SNR: noNoise})
 			for _, m := range []scaledsm.Method{scaledsm.ScaledSM, scaledsm.VanillaSM} {
 				res := solve(t, in.Problem(), scaledsm.Settings{Method: m, Step: scaledsm.Polyak{FStar: in.FStar}, InitTrim: 0.1, Tol: 1e-10, MaxIter: 3000})
 				if res.Status != scaledsm.Converged {
