@@ -40,18 +40,26 @@ type benchResult struct {
 	// The sweep: runs in the batch, the median number still running, the
 	// batched iteration's median ms, one run alone's median ms per
 	// iteration (the same process), and their ratio per run.
-	Runs          int      `json:"runs,omitempty"`
-	ActiveRuns    float64  `json:"active_runs,omitempty"`
-	BatchMs       *float64 `json:"batch_ms_per_iter,omitempty"`
-	OneAtATimeMs  *float64 `json:"one_at_a_time_ms,omitempty"`
-	Speedup       *float64 `json:"speedup,omitempty"`
-	Target        string   `json:"target"`
-	Met           bool     `json:"met"`
-	PeakRSSMB     *float64 `json:"peak_rss_mb"`             // VmHWM of the case's process; null where unknown
-	HugePagesMB   *float64 `json:"huge_pages_mb,omitempty"` // memory on transparent huge pages at the end (AnonHugePages)
-	DataMB        float64  `json:"data_mb"`
-	MemoryLimitMB *float64 `json:"memory_limit_mb,omitempty"` // sensing: 1.15 × data + 64 MB
-	MemoryMet     *bool    `json:"memory_met,omitempty"`
+	Runs         int      `json:"runs,omitempty"`
+	ActiveRuns   float64  `json:"active_runs,omitempty"`
+	BatchMs      *float64 `json:"batch_ms_per_iter,omitempty"`
+	OneAtATimeMs *float64 `json:"one_at_a_time_ms,omitempty"`
+	Speedup      *float64 `json:"speedup,omitempty"`
+	// The sweep's arithmetic floor: the fastest rate of independent fused
+	// multiply-adds on all cores (G per second, measured between the
+	// batched iterations), the milliseconds per run of a run's 2·m·n1·n2
+	// multiply-adds at that rate, and the speed-up over one at a time that
+	// it allows.
+	FMAPeakG       *float64 `json:"fma_peak_g_per_s,omitempty"`
+	ComputeFloorMs *float64 `json:"compute_floor_ms,omitempty"`
+	MaxSpeedup     *float64 `json:"max_speedup,omitempty"`
+	Target         string   `json:"target"`
+	Met            bool     `json:"met"`
+	PeakRSSMB      *float64 `json:"peak_rss_mb"`             // VmHWM of the case's process; null where unknown
+	HugePagesMB    *float64 `json:"huge_pages_mb,omitempty"` // memory on transparent huge pages at the end (AnonHugePages)
+	DataMB         float64  `json:"data_mb"`
+	MemoryLimitMB  *float64 `json:"memory_limit_mb,omitempty"` // sensing: 1.15 × data + 64 MB
+	MemoryMet      *bool    `json:"memory_met,omitempty"`
 	// CPUShare is the CPU time of the timed iterations over their wall time
 	// and GOMAXPROCS: near 1 when the case had the cores to itself.
 	CPUShare float64   `json:"cpu_share"`
@@ -160,6 +168,9 @@ func printBenchTable(w io.Writer, rs []benchResult, elapsed time.Duration) {
 		if r.Speedup != nil {
 			ms = fmt.Sprintf("%.3g per run (batch %.4g / %.0f runs; alone %.3g)", r.MsPerIter, *r.BatchMs, r.ActiveRuns, *r.OneAtATimeMs)
 			ratio = fmt.Sprintf("%.1f × faster", *r.Speedup)
+			if r.MaxSpeedup != nil {
+				ratio += fmt.Sprintf(" (at most %.1f × at the FMA peak, %.0f G/s: %.3g ms per run)", *r.MaxSpeedup, *r.FMAPeakG, *r.ComputeFloorMs)
+			}
 		}
 		if r.Case == "quadratic" {
 			ratio = "-"
@@ -265,6 +276,12 @@ func benchCase(name string, quick bool, iters int) (*benchResult, error) {
 		speedup := one / res.MsPerIter
 		res.Speedup = &speedup
 		res.RatioToFloor = batch / floor.median()
+		m, n1, n2 := problem.Op.Dims()
+		peak := slices.Max(floor.fma)
+		cf := 2 * float64(m*n1*n2) / peak * 1e3
+		most := one / cf
+		peakG := peak / 1e9
+		res.FMAPeakG, res.ComputeFloorMs, res.MaxSpeedup = &peakG, &cf, &most
 		res.Target = "≥ 10 × one at a time"
 		res.Met = speedup >= 10
 	default:
@@ -322,11 +339,13 @@ func sweepJobs(p scaledsm.Problem, fStar float64, init *scaledsm.Factors, iters 
 	return jobs
 }
 
-// floor is the streaming read of an operator's data on all cores.
+// floor is the streaming read of an operator's data on all cores, and
+// for the sweep the rate of multiply-adds on all cores.
 type floor struct {
 	read  func()
 	bytes int64
 	ms    []float64
+	fma   []float64 // multiply-adds per second, by measureFMA
 }
 
 func newFloor(op scaledsm.Operator) *floor {
@@ -375,6 +394,34 @@ func (f *floor) measure() {
 	f.ms = append(f.ms, best)
 }
 
+// measureFMA runs kernel.MultiplyAdds on every core at once with each
+// implementation floorImpls returns, and records the fastest rate in
+// multiply-adds per second: the arithmetic floor of a batched pass.
+func (f *floor) measureFMA() {
+	active := kernel.Active()
+	defer kernel.Use(active)
+	const rounds = 1 << 20 // a few milliseconds
+	procs := runtime.GOMAXPROCS(0)
+	best := 0.0
+	for _, impl := range floorImpls() {
+		kernel.Use(impl)
+		done := make([]float64, procs)
+		t := time.Now()
+		var wg sync.WaitGroup
+		for k := range procs {
+			wg.Go(func() { done[k] = kernel.MultiplyAdds(rounds) })
+		}
+		wg.Wait()
+		sec := time.Since(t).Seconds()
+		var sum float64
+		for _, d := range done {
+			sum += d
+		}
+		best = max(best, sum/sec)
+	}
+	f.fma = append(f.fma, best)
+}
+
 // floorImpls returns the implementations whose loads the floor tries: the
 // vector ones, or the generic one where there is none.
 func floorImpls() []string {
@@ -417,18 +464,17 @@ func timeSolve(p scaledsm.Problem, s scaledsm.Settings, f *floor) ([]float64, er
 
 // timeBatch solves the jobs as one batch and returns the wall milliseconds
 // of each batched iteration but the first and the number of runs it
-// advanced. Job 0 must not stop before the others; a floor read is
-// interleaved between iterations, not counted.
+// advanced. Job 0 must not stop before the others; a floor read and a
+// measure of the multiply-add rate are interleaved between iterations,
+// not counted.
 func timeBatch(jobs []scaledsm.Job, f *floor) (times []float64, active []int, err error) {
 	var last time.Time
-	var floorMs float64
 	jobs[0].Settings.Recorder = func(it scaledsm.Iteration) {
 		if it.Iter > 0 {
-			times = append(times, msSince(last)-floorMs)
+			times = append(times, msSince(last))
 		}
-		t := time.Now()
 		f.measure()
-		floorMs = msSince(t)
+		f.measureFMA()
 		last = time.Now()
 	}
 	results, err := scaledsm.SolveBatch(context.Background(), jobs)

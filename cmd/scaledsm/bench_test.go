@@ -64,6 +64,24 @@ func TestBenchQuick(t *testing.T) {
 	if sweep["runs"] != 109.0 || sweep["speedup"] == nil || sweep["one_at_a_time_ms"] == nil {
 		t.Errorf("sweep: runs %v, speedup %v, one at a time %v", sweep["runs"], sweep["speedup"], sweep["one_at_a_time_ms"])
 	}
+	num := func(key string) float64 {
+		v, ok := sweep[key].(float64)
+		if !ok || !(v > 0) || math.IsInf(v, 0) {
+			t.Errorf("sweep: %s = %v, want a positive number", key, sweep[key])
+		}
+		return v
+	}
+	// The arithmetic floor: a run's 2·m·n1·n2 multiply-adds (m = 480,
+	// n1 = n2 = 20 in quick mode) at the measured rate, and the speed-up
+	// over one at a time it allows.
+	peak, cf, most := num("fma_peak_g_per_s"), num("compute_floor_ms"), num("max_speedup")
+	if want := 2 * 480 * 20 * 20 / (peak * 1e9) * 1e3; math.Abs(cf-want) > 1e-9*want {
+		t.Errorf("sweep: compute floor %v ms, want %v at %v G/s", cf, want, peak)
+	}
+	if want := num("one_at_a_time_ms") / cf; math.Abs(most-want) > 1e-9*want {
+		t.Errorf("sweep: max speed-up %v, want %v", most, want)
+	}
+	num("batch_ms_per_iter")
 	// The sensing cases carry their memory limit, 1.15 × data + 64 MB.
 	for _, r := range rs[:2] {
 		if lim, _ := r["memory_limit_mb"].(float64); math.Abs(lim-(1.15*r["data_mb"].(float64)+64)) > 1e-9 {

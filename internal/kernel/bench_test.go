@@ -98,6 +98,23 @@ func BenchmarkStream(b *testing.B) {
 	}
 }
 
+// BenchmarkMultiplyAdds is the arithmetic floor: independent fused
+// multiply-adds in registers, on one core and on two, in G per second.
+func BenchmarkMultiplyAdds(b *testing.B) {
+	const rounds = 1 << 16
+	forEachImplB(b, func(b *testing.B) {
+		for _, cores := range []int{1, 2} {
+			b.Run(fmt.Sprintf("cores=%d", cores), func(b *testing.B) {
+				var done float64
+				for b.Loop() {
+					done += parallelSum(cores, cores, func(int, int) float64 { return MultiplyAdds(rounds) })
+				}
+				b.ReportMetric(done/b.Elapsed().Seconds()/1e9, "GFMA/s")
+			})
+		}
+	})
+}
+
 func parallelSum(cores, n int, f func(lo, hi int) float64) float64 {
 	if cores == 1 {
 		return f(0, n)

@@ -359,3 +359,13 @@ func streamSumT[T real](a []T, streams int, wide, narrow func(*T, int, int) floa
 	}
 	return f(&a[0], q, q) + sumGeneric(a[streams*q:])
 }
+
+func multiplyAdds(rounds int) float64 {
+	switch active.Load() {
+	case implAVX512:
+		return multiplyAddsAvx512(rounds)
+	case implAVX2:
+		return multiplyAddsAvx2(rounds)
+	}
+	return multiplyAddsGeneric(rounds)
+}

@@ -43,3 +43,5 @@ func axpyBatch(_ int, s []float64, lds int, w []float64, ldw int, a64 []float64,
 func streamSum(a []float64, _ int) float64 { return sumGeneric(a) }
 
 func streamSum32(a []float32, _ int) float64 { return sumGeneric(a) }
+
+func multiplyAdds(rounds int) float64 { return multiplyAddsGeneric(rounds) }

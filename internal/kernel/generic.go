@@ -167,3 +167,26 @@ func sumGeneric[T real](a []T) float64 {
 	}
 	return (s0 + s1) + (s2 + s3)
 }
+
+// genericOne is 1, in a variable so that the compiler cannot fold the
+// products of multiplyAddsGeneric.
+var genericOne = 1.0
+
+// multiplyAddsGeneric does rounds rounds of 8 independent chains
+// s = s*1 + 1, a multiplication and an addition each as in the generic
+// kernels, and returns their number, 8*rounds.
+func multiplyAddsGeneric(rounds int) float64 {
+	one := genericOne
+	var s0, s1, s2, s3, s4, s5, s6, s7 float64
+	for range rounds {
+		s0 = float64(s0*one) + one
+		s1 = float64(s1*one) + one
+		s2 = float64(s2*one) + one
+		s3 = float64(s3*one) + one
+		s4 = float64(s4*one) + one
+		s5 = float64(s5*one) + one
+		s6 = float64(s6*one) + one
+		s7 = float64(s7*one) + one
+	}
+	return ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))
+}

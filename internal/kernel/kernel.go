@@ -442,6 +442,20 @@ func widen(dst []float64, a []float32, lda, rows, j0, n int) {
 	}
 }
 
+// MultiplyAdds does rounds rounds of independent multiply-adds on one core
+// with the widest instructions of the active implementation (fused, in
+// vector registers, for the assembly ones) and returns how many it did,
+// computed by them: every chain counts its own. It measures the arithmetic
+// floor of a pass bound by arithmetic, such as a large batch, as Sum
+// measures the memory floor of a pass bound by memory. rounds must not
+// exceed 2^45, so that the count is exact.
+func MultiplyAdds(rounds int) float64 {
+	if rounds < 0 || rounds > 1<<45 {
+		panic(fmt.Sprintf("kernel: MultiplyAdds: rounds = %d, want 0 to 2^45", rounds))
+	}
+	return multiplyAdds(rounds)
+}
+
 // Sum returns the sum of the elements of a, reading them with the widest
 // loads available in one sequential stream: the speed of a streaming read
 // of memory, the floor of a pass over data that does not fit in the

@@ -134,6 +134,11 @@ func sum132Avx2(a *float32, stride int, n int) float64
 //go:noescape
 func sum432Avx2(a *float32, stride int, n int) float64
 
+// multiplyAddsAvx2 does n rounds of 12 independent 4-lane fused multiply-adds and returns their number, 48*n; it only serves to measure the arithmetic floor.
+//
+//go:noescape
+func multiplyAddsAvx2(n int) float64
+
 // dotTile1x1Avx2 adds to the lane accumulators acc[i*accs+k*4:][:4] the lane-wise products of a[i*lda+j] and x[k*ldx+j], j < n, for i < 1, k < 1.
 //
 //go:noescape
@@ -554,6 +559,11 @@ func sum132Avx512(a *float32, stride int, n int) float64
 //
 //go:noescape
 func sum432Avx512(a *float32, stride int, n int) float64
+
+// multiplyAddsAvx512 does n rounds of 12 independent 8-lane fused multiply-adds and returns their number, 96*n; it only serves to measure the arithmetic floor.
+//
+//go:noescape
+func multiplyAddsAvx512(n int) float64
 
 // dotTile1x1Avx512 adds to the lane accumulators acc[i*accs+k*8:][:8] the lane-wise products of a[i*lda+j] and x[k*ldx+j], j < n, for i < 1, k < 1.
 //

@@ -389,11 +389,12 @@ func TestImplementationsAgree(t *testing.T) {
 
 func TestPanics(t *testing.T) {
 	cases := map[string]func(){
-		"short x":      func() { DotRows(make([]float64, 2), make([]float64, 20), 10, 10, make([]float64, 9)) },
-		"short a":      func() { DotRows(make([]float64, 3), make([]float64, 20), 10, 10, make([]float64, 10)) },
-		"short stride": func() { AxpyRows(make([]float64, 10), make([]float64, 2), make([]float64, 20), 5, 10) },
-		"short out":    func() { DotBatch(make([]float64, 5), 3, make([]float64, 20), 10, 2, 10, make([]float64, 30), 10, 3) },
-		"short s":      func() { AxpyBatch(make([]float64, 25), 10, make([]float64, 6), 3, make([]float64, 20), 10, 2, 10, 3) },
+		"short x":         func() { DotRows(make([]float64, 2), make([]float64, 20), 10, 10, make([]float64, 9)) },
+		"short a":         func() { DotRows(make([]float64, 3), make([]float64, 20), 10, 10, make([]float64, 10)) },
+		"short stride":    func() { AxpyRows(make([]float64, 10), make([]float64, 2), make([]float64, 20), 5, 10) },
+		"short out":       func() { DotBatch(make([]float64, 5), 3, make([]float64, 20), 10, 2, 10, make([]float64, 30), 10, 3) },
+		"short s":         func() { AxpyBatch(make([]float64, 25), 10, make([]float64, 6), 3, make([]float64, 20), 10, 2, 10, 3) },
+		"negative rounds": func() { MultiplyAdds(-1) },
 	}
 	for name, f := range cases {
 		func() {
@@ -439,6 +440,23 @@ func TestStreamSum(t *testing.T) {
 				if got := streamSum32(to32(a), streams); got != want {
 					t.Errorf("n=%d streams=%d: streamSum32 = %v, want %v", n, streams, got, want)
 				}
+			}
+		}
+	})
+}
+
+// TestMultiplyAdds checks that the arithmetic floor's kernels do what they
+// count: every chain of every lane adds one per round.
+func TestMultiplyAdds(t *testing.T) {
+	perRound := map[string]float64{"generic": 8, "avx2": 12 * 4, "avx512": 12 * 8}
+	forEachImpl(t, func(t *testing.T) {
+		k := perRound[Active()]
+		if k == 0 {
+			t.Fatalf("no count known for %s", Active())
+		}
+		for _, rounds := range []int{0, 1, 7, 1000} {
+			if got, want := MultiplyAdds(rounds), k*float64(rounds); got != want {
+				t.Errorf("MultiplyAdds(%d) = %v, want %v", rounds, got, want)
 			}
 		}
 	})

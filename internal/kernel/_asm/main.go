@@ -622,6 +622,44 @@ func sum(s isa, d dtype, streams int) {
 	p("RET")
 }
 
+// fmaChains is the number of independent accumulators of multiplyAdds:
+// enough to cover the latency of a fused multiply-add on both FMA units.
+const fmaChains = 12
+
+// multiplyAdds is the arithmetic floor used by the benchmarks: n rounds of
+// fmaChains independent vector fused multiply-adds acc = acc*1 + 1, so
+// that every lane ends at n and the sum of all lanes, returned, is the
+// number of multiply-adds done.
+func multiplyAdds(s isa) {
+	name := "multiplyAdds" + s.name
+	text(name, fmt.Sprintf("%s does n rounds of %d independent %d-lane fused multiply-adds and returns their number, %d*n; it only serves to measure the arithmetic floor.", name, fmaChains, s.L, fmaChains*s.L),
+		[]arg{{"n", "int"}}, "float64")
+	one := s.v(14)
+	p("MOVQ $0x3ff0000000000000, AX")
+	p("VMOVQ AX, %s", x(14))
+	p("VBROADCASTSD %s, %s", x(14), one)
+	for i := 0; i < fmaChains; i++ {
+		p("VXORPD %s, %s, %s", s.v(i), s.v(i), s.v(i))
+	}
+	p("MOVQ n+0(FP), BX")
+	p("TESTQ BX, BX")
+	p("JLE reduce")
+	label("loop")
+	for i := 0; i < fmaChains; i++ {
+		p("VFMADD231PD %s, %s, %s", one, one, s.v(i))
+	}
+	p("DECQ BX")
+	p("JNZ loop")
+	label("reduce")
+	for i := 1; i < fmaChains; i++ {
+		p("VADDPD %s, %s, %s", s.v(i), s.v(0), s.v(0))
+	}
+	reduce(s, 0)
+	p("VMOVSD X0, ret+8(FP)")
+	p("VZEROUPPER")
+	p("RET")
+}
+
 // dotAxpyRows is dotRows of g rows of a and axpyRows of g rows of b in one
 // sweep over the columns: the rows of a are read from memory while the rows
 // of b, whose weights are known, are read from the caches, so memory loads
@@ -828,6 +866,7 @@ func main() {
 			sum(s, d, 1)
 			sum(s, d, 4)
 		}
+		multiplyAdds(s)
 		for r := 1; r <= s.dotMR; r++ {
 			for c := 1; c <= s.dotNR; c++ {
 				dotTile(s, r, c)
