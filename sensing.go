@@ -370,15 +370,14 @@ func (s *Sensing) weighBatch(zw []float64, ld, i0, rows int, es []*Evaluation, i
 	}
 }
 
-// batchByRuns is EvaluateBatch with the goroutines taking groups of whole
-// runs.
+// batchByRuns is EvaluateBatch with the goroutines taking whole runs.
 func (s *Sensing) batchByRuns(es []*Evaluation, w int) {
 	n, m := s.n1*s.n2, s.m
 	B := len(es)
 	const rowsPer = kernel.BatchRows
 	// X and S of every run, a partial sum of S for every run, and each
-	// group's block of dot products and weights (rowsPer for each run).
-	buf := getBuffer(3*B*n + rowsPer*B)
+	// goroutine's block of dot products and weights.
+	buf := getBuffer(3*B*n + w*rowsPer*B)
 	defer putBuffer(buf)
 	xs, ss, ps, ws := (*buf)[:B*n], (*buf)[B*n:2*B*n], (*buf)[2*B*n:3*B*n], (*buf)[3*B*n:]
 	parallel(w, B, func(b int) {
@@ -386,20 +385,10 @@ func (s *Sensing) batchByRuns(es []*Evaluation, w int) {
 	})
 	inv := 1 / float64(m)
 	nc := chunks(m)
-	// The runs are split into groups that the goroutines take in turn,
-	// each group reading all the rows: two per goroutine for float64 data,
-	// so that a core the machine holds back delays the pass by less, at
-	// the cost of reading the rows twice more from memory (4-7% faster a
-	// pass at the paper's size on 2 cores; for float32 data, whose groups
-	// each convert the rows again, no faster).
-	g := w
-	if s.a32 == nil {
-		g = 2 * w
-	}
-	parallel(w, g, func(k int) {
-		b0, b1 := k*B/g, (k+1)*B/g
+	parallel(w, w, func(k int) {
+		b0, b1 := k*B/w, (k+1)*B/w
 		runs := b1 - b0
-		zw := ws[b0*rowsPer:][:rowsPer*runs]
+		zw := ws[k*rowsPer*B:][:rowsPer*runs]
 		S, P := ss[b0*n:b1*n], ps[b0*n:b1*n]
 		clear(S)
 		for c := range nc {
