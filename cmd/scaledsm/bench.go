@@ -349,15 +349,9 @@ type floor struct {
 }
 
 func newFloor(op scaledsm.Operator) *floor {
-	procs := runtime.GOMAXPROCS(0)
-	parts := make([]float64, 8*procs) // one cache line per goroutine
 	split := func(n int, sum func(lo, hi int) float64) func() {
 		return func() {
-			var wg sync.WaitGroup
-			for k := range procs {
-				wg.Go(func() { parts[8*k] += sum(k*n/procs, (k+1)*n/procs) })
-			}
-			wg.Wait()
+			onAllCores(func(k, procs int) float64 { return sum(k*n/procs, (k+1)*n/procs) })
 		}
 	}
 	f := &floor{}
@@ -382,44 +376,50 @@ func newFloor(op scaledsm.Operator) *floor {
 // fastest stands for the floor, whatever --kernel is) and records the time
 // of the fastest read.
 func (f *floor) measure() {
-	active := kernel.Active()
-	defer kernel.Use(active)
-	best := math.Inf(1)
-	for _, impl := range floorImpls() {
-		kernel.Use(impl)
-		t := time.Now()
-		f.read()
-		best = min(best, msSince(t))
-	}
-	f.ms = append(f.ms, best)
+	f.ms = append(f.ms, 1e3/bestRate(func() float64 { f.read(); return 1 }))
 }
 
 // measureFMA runs kernel.MultiplyAdds on every core at once with each
 // implementation floorImpls returns, and records the fastest rate in
 // multiply-adds per second: the arithmetic floor of a batched pass.
 func (f *floor) measureFMA() {
+	const rounds = 1 << 20 // a few milliseconds
+	f.fma = append(f.fma, bestRate(func() float64 {
+		return onAllCores(func(int, int) float64 { return kernel.MultiplyAdds(rounds) })
+	}))
+}
+
+// bestRate runs work once with each implementation floorImpls returns and
+// returns the highest rate, in what work returns per second of wall time.
+// The active implementation is restored.
+func bestRate(work func() float64) float64 {
 	active := kernel.Active()
 	defer kernel.Use(active)
-	const rounds = 1 << 20 // a few milliseconds
-	procs := runtime.GOMAXPROCS(0)
 	best := 0.0
 	for _, impl := range floorImpls() {
 		kernel.Use(impl)
-		done := make([]float64, procs)
 		t := time.Now()
-		var wg sync.WaitGroup
-		for k := range procs {
-			wg.Go(func() { done[k] = kernel.MultiplyAdds(rounds) })
-		}
-		wg.Wait()
-		sec := time.Since(t).Seconds()
-		var sum float64
-		for _, d := range done {
-			sum += d
-		}
-		best = max(best, sum/sec)
+		done := work()
+		best = max(best, done/time.Since(t).Seconds())
 	}
-	f.fma = append(f.fma, best)
+	return best
+}
+
+// onAllCores runs f(k, procs) on procs = GOMAXPROCS goroutines at once, k <
+// procs, and returns the sum of the results.
+func onAllCores(f func(k, procs int) float64) float64 {
+	procs := runtime.GOMAXPROCS(0)
+	parts := make([]float64, 8*procs) // one cache line per goroutine
+	var wg sync.WaitGroup
+	for k := range procs {
+		wg.Go(func() { parts[8*k] = f(k, procs) })
+	}
+	wg.Wait()
+	var sum float64
+	for k := range procs {
+		sum += parts[8*k]
+	}
+	return sum
 }
 
 // floorImpls returns the implementations whose loads the floor tries: the
