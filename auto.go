@@ -2,7 +2,8 @@ package scaledsm
 
 import (
 	"math"
-	"slices"
+
+	"github.com/scaledsm/scaledsm/internal/fsum"
 )
 
 // Auto is a stepsize rule that needs neither f(X*) nor the outlier fraction
@@ -46,11 +47,14 @@ import (
 // stops shrinking: it measures the noise, no longer the distance to X*.
 // The iterates reach the noise floor as fast as with Polyak's step, whose
 // numerator f(X_t) - f(X*) turns negative there, and then wander around it.
-// Auto sees this in the loss history: an iteration is stagnant when the
-// best loss of its last 25 iterations is not below the best loss before
-// them by 1% of ĝ_t. A converging run never stalls that long (ScaledSM
-// shrinks the gap more than tenfold in 25 iterations); at a noise floor
-// nearly every iteration stalls. Each stagnant iteration in the history
+// Auto sees this in the history of its estimates (Iteration.Gap): an
+// iteration is stagnant when the smallest estimate of its last 25
+// iterations is not below the smallest before them by 1% of ĝ_t. A
+// converging run never stalls that long (ScaledSM shrinks the gap more than
+// tenfold in 25 iterations); at a noise floor nearly every iteration
+// stalls. (The loss would tell the same where it is not dominated by a few
+// huge observations; with one y_i of 1e12 it keeps no digit below 1e-4,
+// and the estimates, which leave such observations out, keep them all.) Each stagnant iteration in the history
 // shortens the step by 0.9, so that at the floor the steps decay
 // geometrically, as a geometric schedule's do, and the iterate settles,
 // measured at about half the error at which Polyak's step stops: the
@@ -73,17 +77,20 @@ const (
 )
 
 // Size returns the automatic stepsize.
-func (Auto) Size(c *StepContext) float64 {
+func (a Auto) Size(c *StepContext) float64 {
 	if c.Norm == 0 || len(c.Residuals) == 0 {
 		return 0
 	}
-	gap := AutoGap(c.Objective, c.Residuals)
+	gap := c.gapOf(a)
 	if !(gap > 0) || math.IsInf(gap, 0) {
 		return 0
 	}
-	n := stagnant(c.Trace, c.Loss, autoProgress*gap)
+	n := stagnant(c.Trace, gap, autoProgress*gap)
 	return math.Pow(autoDamping, float64(n)) * gap / (c.Norm * c.Norm)
 }
+
+// EstimateGap returns ĝ_t, AutoGap of the residuals.
+func (Auto) EstimateGap(c *StepContext) float64 { return AutoGap(c.Objective, c.Residuals) }
 
 // String returns "auto", the step's name on the command line.
 func (Auto) String() string { return "auto" }
@@ -91,7 +98,8 @@ func (Auto) String() string { return "auto" }
 // AutoGap returns Auto's estimate of f(X) - f(X*) from the residuals
 // z = A(X) - y alone, for the loss l (DefaultLoss counts as L1): the loss of
 // the residuals no larger than ten times the lower quartile of |z|, times
-// (1-2p̂)/(1-p̂) for the fraction p̂ of residuals above it (see Auto).
+// (1-2p̂)/(1-p̂) for the fraction p̂ of residuals above it (see Auto). It
+// takes O(m) time: the quartile is found by selection, not by sorting.
 func AutoGap(l Loss, z []float64) float64 {
 	m := len(z)
 	if m == 0 {
@@ -104,43 +112,94 @@ func AutoGap(l Loss, z []float64) float64 {
 	for i, v := range z {
 		abs[i] = math.Abs(v)
 	}
-	slices.Sort(abs)
-	tau := autoMultiple * abs[int(autoQuantile*float64(m-1))]
-	// outside holds the residuals above the threshold, zero elsewhere.
-	outside := make([]float64, m)
+	tau := autoMultiple * selectKth(abs, int(autoQuantile*float64(m-1)))
+	var kept, left fsum.Sum // Σ|z_i| (l1) or Σz_i² (l2) of the kept and the left out
 	out := 0
-	for i, v := range z {
-		if math.Abs(v) > tau {
-			outside[i] = v
+	for _, v := range z {
+		a := math.Abs(v)
+		t := a
+		if l != L1 {
+			t = a * a
+		}
+		if a > tau {
+			left.Add(t)
 			out++
+		} else {
+			kept.Add(t)
 		}
 	}
-	var kept float64
-	if l == L1 {
-		for _, v := range abs {
-			if v > tau {
-				break
-			}
-			kept += v
+	var c float64
+	fm := float64(m)
+	switch l {
+	case L1:
+		c = kept.Value()
+	case L2Squared:
+		c = fm / 2 * kept.Value()
+	default:
+		// sqrt(m Σ_all) - sqrt(m Σ_left), without differencing the two.
+		all := math.Sqrt(fm*(kept.Value()+left.Value())) + math.Sqrt(fm*left.Value())
+		if all > 0 {
+			c = fm * kept.Value() / all
 		}
-	} else {
-		kept = l.Value(z) - l.Value(outside)
 	}
-	p := min(float64(out)/float64(m), autoMaxP)
-	return max(kept, 0) * (1 - 2*p) / (1 - p)
+	p := min(float64(out)/fm, autoMaxP)
+	return max(c, 0) * (1 - 2*p) / (1 - p)
 }
 
-// stagnant counts the iterations s <= t, t = len(trace), whose best loss
-// over the autoWindow iterations ending at s is not below the best loss
-// before them by at least margin; loss is f(X_t), the trace holds f(X_s)
-// for s < t.
-func stagnant(trace []Iteration, loss, margin float64) int {
+// selectKth returns the k-th smallest of v (from 0), reordering v: Hoare's
+// selection with the median of three as pivot, O(len(v)) on average.
+func selectKth(v []float64, k int) float64 {
+	lo, hi := 0, len(v)-1
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		// Order v[lo], v[mid], v[hi] and take the middle one as pivot.
+		if v[mid] < v[lo] {
+			v[mid], v[lo] = v[lo], v[mid]
+		}
+		if v[hi] < v[lo] {
+			v[hi], v[lo] = v[lo], v[hi]
+		}
+		if v[hi] < v[mid] {
+			v[hi], v[mid] = v[mid], v[hi]
+		}
+		pivot := v[mid]
+		i, j := lo, hi
+		for i <= j {
+			for v[i] < pivot {
+				i++
+			}
+			for v[j] > pivot {
+				j--
+			}
+			if i <= j {
+				v[i], v[j] = v[j], v[i]
+				i++
+				j--
+			}
+		}
+		switch {
+		case k <= j:
+			hi = j
+		case k >= i:
+			lo = i
+		default:
+			return v[k]
+		}
+	}
+	return v[k]
+}
+
+// stagnant counts the iterations s <= t, t = len(trace), whose smallest gap
+// estimate over the autoWindow iterations ending at s is not below the
+// smallest before them by at least margin; gap is the estimate at t, the
+// trace holds those of s < t (Iteration.Gap).
+func stagnant(trace []Iteration, gap, margin float64) int {
 	t := len(trace)
 	at := func(s int) float64 {
 		if s == t {
-			return loss
+			return gap
 		}
-		return trace[s].Loss
+		return trace[s].Gap
 	}
 	n := 0
 	before := math.Inf(1)

@@ -45,7 +45,7 @@ func TestStagnant(t *testing.T) {
 		for _, margin := range []float64{0, autoProgress * h[len(h)-1]} {
 			trace := make([]Iteration, len(h)-1)
 			for i := range trace {
-				trace[i].Loss = h[i]
+				trace[i].Gap = h[i]
 			}
 			got := stagnant(trace, h[len(h)-1], margin)
 			if d := direct(h, margin); got != d {
@@ -63,7 +63,7 @@ func TestStagnant(t *testing.T) {
 	// the floor: stagnation starts about a window later.
 	trace := make([]Iteration, len(both)-1)
 	for i := range trace {
-		trace[i].Loss = both[i]
+		trace[i].Gap = both[i]
 	}
 	if got := stagnant(trace, both[len(both)-1], 1e-8); got < 200-62-2*autoWindow || got > 200-62 {
 		t.Errorf("converge then floor: %d stagnant iterations, want about %d", got, 200-62-autoWindow)
@@ -97,13 +97,14 @@ func TestAutoSize(t *testing.T) {
 	}
 	// A flat history of 30 records: iterations 25 to 30 are stagnant.
 	for i := range 30 {
-		c.Trace = append(c.Trace, Iteration{Iter: i, Loss: c.Loss})
+		c.Trace = append(c.Trace, Iteration{Iter: i, Loss: c.Loss, Gap: gap})
 	}
 	c.Iter = 30
+	c = &StepContext{Iter: 30, Loss: c.Loss, Norm: 2, Residuals: z, Objective: L1, Trace: c.Trace}
 	if got, want := (Auto{}).Size(c), math.Pow(autoDamping, 6)*gap/4; math.Abs(got-want) > 1e-12*want {
 		t.Errorf("Size after a flat history = %g, want %g", got, want)
 	}
-	c.Norm = 0
+	c = &StepContext{Iter: 30, Loss: c.Loss, Norm: 0, Residuals: z, Objective: L1, Trace: c.Trace}
 	if got := (Auto{}).Size(c); got != 0 {
 		t.Errorf("Size with a zero subgradient = %g, want 0", got)
 	}

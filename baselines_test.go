@@ -71,7 +71,7 @@ func TestLossGradients(t *testing.T) {
 		{Kind: synth.Quadratic, N1: 7, Rank: 2, Seed: 212},
 	} {
 		in := instance(t, c, synth.Setting{Kappa: 3, PS: 0.1, SNR: noNoise})
-		l0, r0, err := scaledsm.Spectral(in.Op, in.Y, c.Rank, 0.1)
+		spec, err := scaledsm.Spectral(in.Op, in.Y, c.Rank, scaledsm.TrimFraction(0.1))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -82,7 +82,7 @@ func TestLossGradients(t *testing.T) {
 			}
 			const eta = 1e-3
 			res := solve(t, in.Problem(), scaledsm.Settings{Method: method, Loss: loss, Step: scaledsm.Constant{Eta: eta}, MaxIter: 1, Tol: -1,
-				Init: &scaledsm.Factors{L: l0, R: r0}})
+				Init: &spec})
 			value := func(l, r *mat.Dense) float64 {
 				x := scaledsm.Factors{L: l, R: r}.Product()
 				z := make([]float64, len(in.Y))
@@ -99,9 +99,9 @@ func TestLossGradients(t *testing.T) {
 						h := 1e-6 * math.Max(1, math.Abs(f.At(i, j)))
 						old := f.At(i, j)
 						f.Set(i, j, old+h)
-						up := value(l0, r0)
+						up := value(spec.L, spec.R)
 						f.Set(i, j, old-h)
-						down := value(l0, r0)
+						down := value(spec.L, spec.R)
 						f.Set(i, j, old)
 						grad := (up - down) / (2 * h)
 						got := (old - moved.At(i, j)) / eta
@@ -111,9 +111,9 @@ func TestLossGradients(t *testing.T) {
 					}
 				}
 			}
-			check("L", l0, res.L)
-			if r0 != nil {
-				check("R", r0, res.R)
+			check("L", spec.L, res.L)
+			if spec.R != nil {
+				check("R", spec.R, res.R)
 			}
 		}
 	}
@@ -150,11 +150,11 @@ func TestScaledGDFlatInKappa(t *testing.T) {
 	}
 
 	in := instanceOf(t, d, synth.Setting{Kappa: 1, PS: 0.2, SNR: noNoise})
-	res := solve(t, in.Problem(), scaledsm.Settings{Method: scaledsm.ScaledGD, Step: scaledsm.Constant{Eta: 0.5}, InitTrim: 0.2, Tol: 1e-10, MaxIter: 500})
+	res := solve(t, in.Problem(), scaledsm.Settings{Method: scaledsm.ScaledGD, Step: scaledsm.Constant{Eta: 0.5}, Trim: scaledsm.TrimFraction(0.2), Tol: 1e-10, MaxIter: 500})
 	if res.RelError < 0.1 {
 		t.Errorf("ScaledGD with 20%% outliers reached error %.3g: least squares should not recover X*", res.RelError)
 	}
-	l1 := solve(t, in.Problem(), scaledsm.Settings{Method: scaledsm.ScaledSM, Step: scaledsm.Polyak{FStar: in.FStar}, InitTrim: 0.2, Tol: 1e-10, MaxIter: 500})
+	l1 := solve(t, in.Problem(), scaledsm.Settings{Method: scaledsm.ScaledSM, Step: scaledsm.Polyak{FStar: in.FStar}, Trim: scaledsm.TrimFraction(0.2), Tol: 1e-10, MaxIter: 500})
 	if l1.Status != scaledsm.Converged {
 		t.Errorf("ScaledSM on the same data: %v at %.3g", l1.Status, l1.RelError)
 	}
@@ -229,17 +229,17 @@ func TestLossValues(t *testing.T) {
 // every update goes through the pseudo-inverse without failing.
 func TestPseudoInverseFallbackRepeats(t *testing.T) {
 	in := instance(t, synth.Config{Kind: synth.Sensing, N1: 10, N2: 8, Rank: 2, Seed: 241}, synth.Setting{Kappa: 2, SNR: noNoise})
-	l, r, err := scaledsm.Spectral(in.Op, in.Y, 2, 0)
+	spec, err := scaledsm.Spectral(in.Op, in.Y, 2, scaledsm.TrimFraction(0))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i := range 10 {
-		l.Set(i, 1, 0)
+		spec.L.Set(i, 1, 0)
 	}
 	for i := range 8 {
-		r.Set(i, 1, 0)
+		spec.R.Set(i, 1, 0)
 	}
-	res := solve(t, in.Problem(), scaledsm.Settings{Step: scaledsm.Polyak{FStar: in.FStar}, Init: &scaledsm.Factors{L: l, R: r}, MaxIter: 10, Tol: -1})
+	res := solve(t, in.Problem(), scaledsm.Settings{Step: scaledsm.Polyak{FStar: in.FStar}, Init: &spec, MaxIter: 10, Tol: -1})
 	if res.Fallbacks != res.Iterations || res.Iterations < 2 {
 		t.Errorf("%d fallbacks in %d iterations (%v): want one per update", res.Fallbacks, res.Iterations, res.Status)
 	}

@@ -121,12 +121,12 @@ func BenchmarkIteration(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			l, r, err := scaledsm.Spectral(in.Op, in.Y, d.Rank, 0.2)
+			spec, err := scaledsm.Spectral(in.Op, in.Y, d.Rank, scaledsm.TrimFraction(0.2))
 			if err != nil {
 				b.Fatal(err)
 			}
 			s := scaledsm.Settings{
-				Step: scaledsm.Geometric{Lambda: 1, Q: 0.999}, Init: &scaledsm.Factors{L: l, R: r},
+				Step: scaledsm.Geometric{Lambda: 1, Q: 0.999}, Init: &spec,
 				MaxIter: b.N, Tol: -1,
 			}
 			b.ResetTimer()

@@ -21,9 +21,9 @@ func ExampleSolve() {
 		panic(err)
 	}
 	res, err := scaledsm.Solve(context.Background(), in.Problem(), scaledsm.Settings{
-		Method:   scaledsm.ScaledSM,
-		Step:     scaledsm.Polyak{FStar: in.FStar}, // f(X*) = ||w + s||_1 is known for synthetic data
-		InitTrim: 0.2,                              // drop the 20% largest |y_i| before the spectral initialization
+		Method: scaledsm.ScaledSM,
+		Step:   scaledsm.Polyak{FStar: in.FStar}, // f(X*) = ||w + s||_1 is known for synthetic data
+		Trim:   scaledsm.TrimFraction(0.2),       // drop the 20% largest |y_i| before the spectral initialization
 	})
 	if err != nil {
 		panic(err)
@@ -67,7 +67,7 @@ func ExampleSolveBatch() {
 
 // Recover a matrix without knowing f(X*) or the fraction of outliers: the
 // automatic step (the default when Settings.Step is nil) estimates Polyak's
-// numerator from the residuals, and MedianTrim truncates the spectral
+// numerator from the residuals, and the zero Trim truncates the spectral
 // initialization without p_s.
 func ExampleAuto() {
 	draw, err := synth.New(synth.Config{Kind: synth.Quadratic, N1: 40, Rank: 3, Seed: 1})
@@ -79,9 +79,8 @@ func ExampleAuto() {
 		panic(err)
 	}
 	res, err := scaledsm.Solve(context.Background(), in.Problem(), scaledsm.Settings{
-		Step:     scaledsm.Auto{},
-		InitTrim: scaledsm.MedianTrim,
-		Tol:      1e-10,
+		Step: scaledsm.Auto{},
+		Tol:  1e-10,
 	})
 	if err != nil {
 		panic(err)
@@ -107,6 +106,7 @@ func ExampleConstant() {
 		{Method: scaledsm.ScaledGD, Step: scaledsm.Constant{Eta: 0.5}},
 		{Method: scaledsm.GD, Step: scaledsm.Constant{Eta: 0.5 / kappa}},
 	} {
+		s.Trim = scaledsm.Trim{None: true} // no outliers: the plain spectral initialization
 		s.Tol, s.MaxIter = 1e-8, 5000
 		res, err := scaledsm.Solve(context.Background(), in.Problem(), s)
 		if err != nil {

@@ -5,13 +5,16 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/scaledsm/scaledsm/internal/fsum"
 )
 
-// MedianTrim, passed as a trim fraction to Spectral, Trimmed or
-// Settings.InitTrim, selects the truncation that needs no outlier fraction:
-// drop the observations with |y_i| > 3·median|y|.
+// Trim says which observations the spectral initialization leaves out, so
+// that gross outliers do not steer it. The zero value drops those above
+// three times the median magnitude, a rule that needs no outlier fraction.
 //
 // Clean observations seldom exceed three times their median magnitude (4%
 // of Gaussian ones do, 5 to 11% of the heavier-tailed ones of quadratic
@@ -22,81 +25,131 @@ import (
 // error of the one that knows p_s for sensing, and within 0.25 for
 // quadratic sampling, whose spectral initializations sit near relative
 // error 1 either way; the iterations that follow differ by about 10%.
-const MedianTrim = -1.0
+type Trim struct {
+	// Fraction, when positive, drops instead the ceil(Fraction·m)
+	// observations of largest magnitude, the paper's truncation for a known
+	// outlier fraction p_s; it must be below 0.5.
+	Fraction float64
+	// None keeps every observation: the plain spectral method.
+	None bool
+}
 
-// medianMultiple is the multiple of median|y| above which MedianTrim drops
-// an observation.
+// TrimFraction returns the truncation that drops the ceil(p·m) observations
+// of largest magnitude, or none for p = 0.
+func TrimFraction(p float64) Trim {
+	if p == 0 {
+		return Trim{None: true}
+	}
+	return Trim{Fraction: p}
+}
+
+// ParseTrim returns the truncation named s: "median", "none", or a fraction
+// in [0, 0.5) (as TrimFraction).
+func ParseTrim(s string) (Trim, error) {
+	switch s {
+	case "median":
+		return Trim{}, nil
+	case "none":
+		return Trim{None: true}, nil
+	}
+	p, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return Trim{}, inputError("trim", s, "want median, none, or a fraction in [0, 0.5)")
+	}
+	t := TrimFraction(p)
+	return t, t.validate()
+}
+
+// String returns the truncation as ParseTrim reads it.
+func (t Trim) String() string {
+	switch {
+	case t.None:
+		return "none"
+	case t.Fraction != 0:
+		return strconv.FormatFloat(t.Fraction, 'g', -1, 64)
+	}
+	return "median"
+}
+
+// Describe returns what the truncation does, in words.
+func (t Trim) Describe() string {
+	switch {
+	case t.None:
+		return "untruncated"
+	case t.Fraction != 0:
+		return fmt.Sprintf("dropping the largest %g%% of |y_i|", 100*t.Fraction)
+	}
+	return fmt.Sprintf("dropping |y_i| > %d·median|y|", medianMultiple)
+}
+
+func (t Trim) validate() error {
+	switch {
+	case math.IsNaN(t.Fraction) || t.Fraction < 0 || t.Fraction >= 0.5:
+		return inputError("trim", t.Fraction, "the fraction of observations dropped must lie in [0, 0.5)")
+	case t.None && t.Fraction != 0:
+		return inputError("trim", t.Fraction, "a fraction was given with None, which drops nothing")
+	}
+	return nil
+}
+
+// medianMultiple is the multiple of median|y| above which the median rule
+// drops an observation.
 const medianMultiple = 3
 
-// validTrim reports whether trim is a trim fraction in [0, 0.5) or
-// MedianTrim.
-func validTrim(trim float64) bool {
-	return trim == MedianTrim || trim >= 0 && trim < 0.5
+// A SpectralOperator is an Operator that forms its own spectral estimate
+// of X*: each measurement model knows the estimator that suits it.
+type SpectralOperator interface {
+	Operator
+	// Spectral returns the factors of the best rank-r approximation of the
+	// model's spectral estimate of X* from the observations y_i with i in
+	// kept (increasing indices; the others are left out as outliers):
+	// L = U Σ^{1/2}, R = V Σ^{1/2}, or L = U Λ^{1/2} and R = nil for a
+	// symmetric operator.
+	Spectral(y []float64, kept []int, r int) (Factors, error)
 }
 
 // Spectral returns the truncated spectral initialization of Section 4 for
-// rank r: it drops the ceil(trim·m) observations of largest magnitude (or,
-// for trim = MedianTrim, those above 3·median|y|), forms the spectral
-// estimate of X* from the rest (the index set I), and factors its best
-// rank-r approximation. With trim = 0 it is the plain spectral method.
-//
-// For matrix sensing the estimate is Σ_{i∈I} y_i A_i / |I| in the unscaled
-// convention y_i = <A_i, X>, and L = U Σ^{1/2}, R = V Σ^{1/2} from its top-r
-// singular triplets. For quadratic sampling (a symmetric operator) it is
-// (Σ_{i∈I} y_i a_i a_iᵀ - (Σ_{i∈I} y_i) I) / (2|I|), whose expectation is X
-// for Gaussian a_i, and L = U Λ^{1/2} from its top-r eigenpairs (negative
-// eigenvalues clipped to 0); R is then nil. Both estimates assume Gaussian
-// measurements, as in the paper.
-func Spectral(op Operator, y []float64, r int, trim float64) (L, R *mat.Dense, err error) {
+// rank r: it leaves out the observations that trim drops (Trimmed) and
+// asks the operator for its spectral estimate from the rest. The operator
+// must be a SpectralOperator; the models of this package are.
+func Spectral(op Operator, y []float64, r int, trim Trim) (Factors, error) {
 	m, n1, n2 := op.Dims()
 	if len(y) != m {
-		return nil, nil, fmt.Errorf("scaledsm: spectral initialization: y has length %d, want m = %d", len(y), m)
+		return Factors{}, inputError("y", nil, "%d observations, want m = %d", len(y), m)
 	}
 	if r < 1 || r > min(n1, n2) {
-		return nil, nil, fmt.Errorf("scaledsm: spectral initialization: rank %d must lie in [1, %d]", r, min(n1, n2))
+		return Factors{}, inputError("rank", r, "must lie in [1, min(n1, n2)] = [1, %d]", min(n1, n2))
 	}
-	if !validTrim(trim) {
-		return nil, nil, fmt.Errorf("scaledsm: spectral initialization: trim %v must lie in [0, 0.5) or be MedianTrim", trim)
+	if err := trim.validate(); err != nil {
+		return Factors{}, err
+	}
+	so, ok := op.(SpectralOperator)
+	if !ok {
+		return Factors{}, fmt.Errorf("scaledsm: spectral initialization: operator %T has no spectral estimate; give Settings.Init", op)
 	}
 	kept := Trimmed(y, trim)
 	if len(kept) == 0 {
-		return nil, nil, errors.New("scaledsm: spectral initialization: no observation left after trimming")
+		return Factors{}, errors.New("scaledsm: spectral initialization: no observation left after trimming")
 	}
-	v := make([]float64, m)
-	var sum float64
-	for _, i := range kept {
-		v[i] = y[i]
-		sum += y[i]
-	}
-	est := mat.NewDense(n1, n2, nil)
-	op.Adjoint(est, v)
-	// A*(v) carries a 1/m and so does each y_i: the unscaled sum
-	// Σ y_i A_i is m²·A*(v) in the operator's convention.
-	fm, k := float64(m), float64(len(kept))
-	if !op.Symmetric() {
-		est.Scale(fm*fm/k, est)
-		return topSingular(est, r)
-	}
-	est.Scale(fm*fm, est)
-	for i := range n1 {
-		est.Set(i, i, est.At(i, i)-fm*sum)
-	}
-	est.Scale(1/(2*k), est)
-	L, err = topEigen(est, r)
-	return L, nil, err
+	return so.Spectral(y, kept, r)
 }
 
-// Trimmed returns the indices of y that remain after dropping the
-// ceil(trim·m) entries of largest magnitude, in increasing order. Ties in
-// magnitude are broken by index, so the set is always the same. For
-// trim = MedianTrim it drops the entries with |y_i| > 3·median|y| instead,
-// none when the median is 0.
-func Trimmed(y []float64, trim float64) []int {
+// Trimmed returns the indices of y that remain after the truncation, in
+// increasing order. Ties in magnitude are broken by index, so the set is
+// always the same. The median rule drops none when the median is 0.
+func Trimmed(y []float64, trim Trim) []int {
 	m := len(y)
-	if trim == MedianTrim {
+	switch {
+	case trim.None:
+		kept := make([]int, m)
+		for i := range kept {
+			kept[i] = i
+		}
+		return kept
+	case trim.Fraction == 0:
 		return medianTrimmed(y)
 	}
-	drop := int(math.Ceil(trim*float64(m) - 1e-9))
+	drop := int(math.Ceil(trim.Fraction*float64(m) - 1e-9))
 	drop = max(0, min(drop, m))
 	idx := make([]int, m)
 	for i := range idx {
@@ -122,10 +175,9 @@ func medianTrimmed(y []float64) []int {
 	for i, v := range y {
 		abs[i] = math.Abs(v)
 	}
-	sort.Float64s(abs)
-	med := abs[m/2]
+	med := selectKth(abs, m/2)
 	if m%2 == 0 {
-		med = (abs[m/2-1] + abs[m/2]) / 2
+		med = (selectKth(abs[:m/2], m/2-1) + med) / 2
 	}
 	kept := make([]int, 0, m)
 	for i, v := range y {
@@ -136,32 +188,46 @@ func medianTrimmed(y []float64) []int {
 	return kept
 }
 
-func topSingular(a *mat.Dense, r int) (L, R *mat.Dense, err error) {
+// keptOnly returns y with the entries not in kept set to zero, and their
+// sum.
+func keptOnly(y []float64, kept []int) (v []float64, sum float64) {
+	v = make([]float64, len(y))
+	var a fsum.Sum
+	for _, i := range kept {
+		v[i] = y[i]
+		a.Add(y[i])
+	}
+	return v, a.Value()
+}
+
+// topSingular returns the factors U_r Σ_r^{1/2}, V_r Σ_r^{1/2} of the best
+// rank-r approximation of a.
+func topSingular(a *mat.Dense, r int) (Factors, error) {
 	var svd mat.SVD
 	if !svd.Factorize(a, mat.SVDThin) {
-		return nil, nil, errors.New("scaledsm: spectral initialization: SVD did not converge")
+		return Factors{}, errors.New("scaledsm: spectral initialization: SVD did not converge")
 	}
 	var u, v mat.Dense
 	svd.UTo(&u)
 	svd.VTo(&v)
 	s := svd.Values(nil)
-	n1, _ := a.Dims()
-	_, n2 := a.Dims()
-	L = mat.NewDense(n1, r, nil)
-	R = mat.NewDense(n2, r, nil)
+	n1, n2 := a.Dims()
+	f := Factors{L: mat.NewDense(n1, r, nil), R: mat.NewDense(n2, r, nil)}
 	for k := range r {
 		c := math.Sqrt(s[k])
 		for i := range n1 {
-			L.Set(i, k, u.At(i, k)*c)
+			f.L.Set(i, k, u.At(i, k)*c)
 		}
 		for i := range n2 {
-			R.Set(i, k, v.At(i, k)*c)
+			f.R.Set(i, k, v.At(i, k)*c)
 		}
 	}
-	return L, R, nil
+	return f, nil
 }
 
-func topEigen(a *mat.Dense, r int) (*mat.Dense, error) {
+// topEigen returns the factor U_r Λ_r^{1/2} of the top r eigenpairs of the
+// symmetric part of a, negative eigenvalues clipped to 0.
+func topEigen(a *mat.Dense, r int) (Factors, error) {
 	n, _ := a.Dims()
 	sym := mat.NewSymDense(n, nil)
 	for i := range n {
@@ -171,7 +237,7 @@ func topEigen(a *mat.Dense, r int) (*mat.Dense, error) {
 	}
 	var eig mat.EigenSym
 	if !eig.Factorize(sym, true) {
-		return nil, errors.New("scaledsm: spectral initialization: eigendecomposition did not converge")
+		return Factors{}, errors.New("scaledsm: spectral initialization: eigendecomposition did not converge")
 	}
 	vals := eig.Values(nil) // ascending
 	var vecs mat.Dense
@@ -184,5 +250,5 @@ func topEigen(a *mat.Dense, r int) (*mat.Dense, error) {
 			L.Set(i, k, vecs.At(i, src)*c)
 		}
 	}
-	return L, nil
+	return Factors{L: L}, nil
 }

@@ -3,6 +3,8 @@ package scaledsm
 import (
 	"fmt"
 	"math"
+
+	"github.com/scaledsm/scaledsm/internal/fsum"
 )
 
 // Loss is the penalty on the residuals z = A(X) - y that a method minimizes.
@@ -70,23 +72,77 @@ func (l Loss) weight() Weight {
 }
 
 // Value returns the loss of the residuals z = A(X) - y, of length m; NaN
-// for DefaultLoss, which names no loss until a method resolves it.
+// for DefaultLoss, which names no loss until a method resolves it. The
+// residuals are summed with compensation (package fsum), so that a loss
+// differenced against another, as Polyak's step does, keeps its digits.
 func (l Loss) Value(z []float64) float64 {
 	m := float64(len(z))
 	switch l {
 	case L1:
-		var s float64
-		for _, v := range z {
-			s += math.Abs(v)
-		}
-		return s
+		return fsum.Abs(z)
 	case L2:
-		return math.Sqrt(m) * l2norm(z)
+		return math.Sqrt(m) * fsum.Norm(z)
 	case L2Squared:
-		n := l2norm(z)
+		n := fsum.Norm(z)
 		return m / 2 * n * n
 	}
 	return math.NaN()
+}
+
+// Gap returns f(X) - f(X*) for the residuals z = A(X) - y at X and
+// zStar = A(X*) - y at X*, from the differences d = A(X) - A(X*) of the
+// fits, term by term: |d_i + c_i| - |c_i| for the l1 loss, with
+// c_i = zStar_i, is sign(c_i)·d_i whenever d_i does not change the sign of
+// the residual. Near X* the gap is far smaller than the losses, and
+// differencing two loss values loses it to their rounding, and to the
+// rounding of each residual of a large observation y_i; d keeps it, to the
+// rounding of the fits themselves. zStar only gives the signs and the
+// magnitudes of the terms that change sign, so its own rounding does not
+// matter. NaN for DefaultLoss.
+func (l Loss) Gap(d, zStar []float64) float64 {
+	var g fsum.Sum
+	switch l {
+	case L1:
+		for i, di := range d {
+			g.Add(l1Term(di, zStar[i]))
+		}
+		return g.Value()
+	case L2, L2Squared:
+		// z² - c² = d (d + 2c).
+		for i, di := range d {
+			g.Add(di * (di + 2*zStar[i]))
+		}
+		m := float64(len(d))
+		if l == L2Squared {
+			return m / 2 * g.Value()
+		}
+		// sqrt(m Σz²) - sqrt(m Σc²) = m (Σz² - Σc²) / (f(X) + f(X*)).
+		z := make([]float64, len(d))
+		for i, di := range d {
+			z[i] = zStar[i] + di
+		}
+		f, fStar := math.Sqrt(m)*fsum.Norm(z), math.Sqrt(m)*fsum.Norm(zStar)
+		if f+fStar == 0 {
+			return 0
+		}
+		return m * g.Value() / (f + fStar)
+	}
+	return math.NaN()
+}
+
+// l1Term returns |d + c| - |c| without cancellation where d + c keeps the
+// sign of c.
+func l1Term(d, c float64) float64 {
+	s := d + c
+	switch {
+	case c > 0 && s >= 0:
+		return d
+	case c < 0 && s <= 0:
+		return -d
+	}
+	// The residual changed sign (or c = 0): |c| <= |d|, so both terms are
+	// of the size of d.
+	return math.Abs(s) - math.Abs(c)
 }
 
 // gradientScale returns the factor by which the operator's weighted adjoint
@@ -105,22 +161,4 @@ func (l Loss) gradientScale(value float64, m int) float64 {
 		return float64(m)
 	}
 	return 1
-}
-
-// l2norm returns ||v||_2 without overflow or underflow in the squares.
-func l2norm(v []float64) float64 {
-	var scale, ssq float64 = 0, 1
-	for _, x := range v {
-		if x == 0 {
-			continue
-		}
-		a := math.Abs(x)
-		if scale < a {
-			ssq = 1 + ssq*(scale/a)*(scale/a)
-			scale = a
-		} else {
-			ssq += (a / scale) * (a / scale)
-		}
-	}
-	return scale * math.Sqrt(ssq)
 }

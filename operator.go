@@ -64,6 +64,11 @@ type Evaluation struct {
 	Z      []float64  // residuals A(L Rᵀ) - Y, length m
 	GL, GR *mat.Dense // factor subgradients, n1×r and n2×r (GR nil when symmetric)
 
+	// Fit, when not nil, is set to A(L Rᵀ), length m. The solver asks for
+	// it when the truth is known, to compute f(X_t) - f(X*) without the
+	// rounding of large observations in the residuals (see Loss.Gap).
+	Fit []float64
+
 	scratch []float64 // operator-owned workspace
 }
 
@@ -104,12 +109,6 @@ func weigh(w Weight, z float64) float64 {
 	}
 	return 0
 }
-
-// Both operators evaluate batches.
-var (
-	_ BatchEvaluator = (*Sensing)(nil)
-	_ BatchEvaluator = (*Quadratic)(nil)
-)
 
 // buffers holds the scratch buffers of the batched passes, which are too
 // big to allocate at every iteration and belong to no one Evaluation.

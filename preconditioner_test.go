@@ -16,16 +16,16 @@ import (
 // panic at the second fallback.
 func TestRepeatedFallback(t *testing.T) {
 	in := instance(t, synth.Config{Kind: synth.Sensing, N1: 12, Rank: 2, Seed: 52}, synth.Setting{Kappa: 2, SNR: noNoise})
-	l, r, err := scaledsm.Spectral(in.Op, in.Y, 2, 0)
+	spec, err := scaledsm.Spectral(in.Op, in.Y, 2, scaledsm.TrimFraction(0))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []*mat.Dense{l, r} {
+	for _, f := range []*mat.Dense{spec.L, spec.R} {
 		for i := range 12 {
 			f.Set(i, 1, 2*f.At(i, 0))
 		}
 	}
-	res := solve(t, in.Problem(), scaledsm.Settings{Step: scaledsm.Geometric{Lambda: 1, Q: 0.9}, Init: &scaledsm.Factors{L: l, R: r}, MaxIter: 20})
+	res := solve(t, in.Problem(), scaledsm.Settings{Step: scaledsm.Geometric{Lambda: 1, Q: 0.9}, Init: &spec, MaxIter: 20})
 	if res.Fallbacks < 2 {
 		t.Errorf("%d fallbacks in %d iterations, want one per iteration", res.Fallbacks, res.Iterations)
 	}

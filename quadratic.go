@@ -56,6 +56,31 @@ func NewQuadratic(m, n int, a []float64) (*Quadratic, error) {
 	return &Quadratic{m: m, n: n, a: a, at: at}, nil
 }
 
+// Quadratic evaluates batches and forms its spectral estimate.
+var (
+	_ BatchEvaluator   = (*Quadratic)(nil)
+	_ SpectralOperator = (*Quadratic)(nil)
+)
+
+// Spectral returns the factor of the best rank-r PSD approximation of the
+// spectral estimate (Σ_{i∈kept} y_i a_i a_iᵀ - (Σ_{i∈kept} y_i) I) / (2|kept|),
+// in the unscaled convention y_i = a_iᵀ X a_i (whose expectation is X for
+// Gaussian a_i): L = U Λ^{1/2} from its top r eigenpairs, negative
+// eigenvalues clipped to 0, and R = nil.
+func (q *Quadratic) Spectral(y []float64, kept []int, r int) (Factors, error) {
+	v, sum := keptOnly(y, kept)
+	est := mat.NewDense(q.n, q.n, nil)
+	q.Adjoint(est, v)
+	// The unscaled sum Σ y_i a_i a_iᵀ is m²·A*(v), and Σ y_i is m·sum.
+	fm, k := float64(q.m), float64(len(kept))
+	est.Scale(fm*fm, est)
+	for i := range q.n {
+		est.Set(i, i, est.At(i, i)-fm*sum)
+	}
+	est.Scale(1/(2*k), est)
+	return topEigen(est, r)
+}
+
 // Dims returns m, n and n.
 func (q *Quadratic) Dims() (m, n1, n2 int) { return q.m, q.n, q.n }
 
@@ -150,6 +175,11 @@ func (q *Quadratic) chunk(lo, hi int, l []float64, r int, es []*Evaluation, bt, 
 		for c := b * r; c < (b+1)*r; c++ {
 			for i, v := range bt[c*k : (c+1)*k] {
 				z[i] += v * v
+			}
+		}
+		if e.Fit != nil {
+			for i := range z {
+				e.Fit[lo+i] = z[i] * inv
 			}
 		}
 		for i, y := range e.Y[lo:hi] {

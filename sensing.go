@@ -77,6 +77,12 @@ func checkSensing(m, n1, n2, values int) error {
 	return nil
 }
 
+// Sensing evaluates batches and forms its spectral estimate.
+var (
+	_ BatchEvaluator   = (*Sensing)(nil)
+	_ SpectralOperator = (*Sensing)(nil)
+)
+
 // Dims returns m, n1 and n2.
 func (s *Sensing) Dims() (m, n1, n2 int) { return s.m, s.n1, s.n2 }
 
@@ -131,6 +137,22 @@ func (s *Sensing) dotAxpyRows(out []float64, i1 int, x, y, alpha []float64, i0 i
 	} else {
 		kernel.DotAxpyRows(out, s.a[i1*n:], y, alpha, s.a[i0*n:], n, n, x)
 	}
+}
+
+// Spectral returns the factors of the best rank-r approximation of the
+// spectral estimate Σ_{i∈kept} y_i A_i / |kept|, in the unscaled
+// convention y_i = <A_i, X> of the paper's Section 4 (whose expectation is
+// X for Gaussian A_i): L = U Σ^{1/2}, R = V Σ^{1/2} from its top r
+// singular triplets.
+func (s *Sensing) Spectral(y []float64, kept []int, r int) (Factors, error) {
+	v, _ := keptOnly(y, kept)
+	est := mat.NewDense(s.n1, s.n2, nil)
+	s.Adjoint(est, v)
+	// A*(v) carries a 1/m and so does each y_i: the unscaled sum
+	// Σ y_i A_i is m²·A*(v) in the operator's convention.
+	fm, k := float64(s.m), float64(len(kept))
+	est.Scale(fm*fm/k, est)
+	return topSingular(est, r)
 }
 
 // applyRows is the number of rows handed out at a time by Apply.
@@ -237,7 +259,11 @@ func (s *Sensing) pipelinedChunk(e *Evaluation, p, xv []float64, lo, hi int, inv
 // into residuals, in place, and sets alpha[k] to their weights ψ(z)/m.
 func (s *Sensing) weighRows(e *Evaluation, alpha []float64, i0 int, inv float64) {
 	for k := range alpha {
-		z := e.Z[i0+k]*inv - e.Y[i0+k]
+		fit := e.Z[i0+k] * inv
+		if e.Fit != nil {
+			e.Fit[i0+k] = fit
+		}
+		z := fit - e.Y[i0+k]
 		e.Z[i0+k] = z
 		alpha[k] = weigh(e.Weight, z) * inv
 	}
@@ -363,7 +389,11 @@ func (s *Sensing) batchByChunks(es []*Evaluation, w int) {
 func (s *Sensing) weighBatch(zw []float64, ld, i0, rows int, es []*Evaluation, inv float64) {
 	for k := range rows {
 		for b, e := range es {
-			z := zw[k*ld+b]*inv - e.Y[i0+k]
+			fit := zw[k*ld+b] * inv
+			if e.Fit != nil {
+				e.Fit[i0+k] = fit
+			}
+			z := fit - e.Y[i0+k]
 			e.Z[i0+k] = z
 			zw[k*ld+b] = weigh(e.Weight, z) * inv
 		}

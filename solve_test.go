@@ -2,6 +2,7 @@ package scaledsm_test
 
 import (
 	"context"
+	"errors"
 	"math"
 	"strings"
 	"testing"
@@ -69,7 +70,7 @@ func TestExactRecoveryWithOutliers(t *testing.T) {
 		if corrupted < len(in.Y)/8 {
 			t.Fatalf("%v: only %d of %d measurements corrupted", c.Kind, corrupted, len(in.Y))
 		}
-		res := solve(t, in.Problem(), scaledsm.Settings{Step: scaledsm.Polyak{FStar: in.FStar}, InitTrim: 0.2})
+		res := solve(t, in.Problem(), scaledsm.Settings{Step: scaledsm.Polyak{FStar: in.FStar}, Trim: scaledsm.TrimFraction(0.2)})
 		if res.Status != scaledsm.Converged || res.RelError > 1e-12 {
 			t.Errorf("%v: %v with relative error %.3g after %d iterations", c.Kind, res.Status, res.RelError, res.Iterations)
 		}
@@ -95,7 +96,7 @@ func TestKappaIndependence(t *testing.T) {
 		for _, kappa := range []float64{1, 10} {
 			in := instanceOf(t, d, synth.Setting{Kappa: kappa, PS: 0.1, SNR: noNoise})
 			for _, m := range []scaledsm.Method{scaledsm.ScaledSM, scaledsm.VanillaSM} {
-				res := solve(t, in.Problem(), scaledsm.Settings{Method: m, Step: scaledsm.Polyak{FStar: in.FStar}, InitTrim: 0.1, Tol: 1e-10, MaxIter: 3000})
+				res := solve(t, in.Problem(), scaledsm.Settings{Method: m, Step: scaledsm.Polyak{FStar: in.FStar}, Trim: scaledsm.TrimFraction(0.1), Tol: 1e-10, MaxIter: 3000})
 				if res.Status != scaledsm.Converged {
 					t.Fatalf("%v κ=%g %v: %v at error %.3g", c.Kind, kappa, m, res.Status, res.RelError)
 				}
@@ -118,7 +119,7 @@ func TestKappaIndependence(t *testing.T) {
 // tell the two apart).
 func TestScaledSMInvariance(t *testing.T) {
 	in := instance(t, synth.Config{Kind: synth.Sensing, N1: 15, N2: 12, Rank: 3, Seed: 31}, synth.Setting{Kappa: 4, PS: 0.1, SNR: noNoise})
-	l, r, err := scaledsm.Spectral(in.Op, in.Y, 3, 0.1)
+	spec, err := scaledsm.Spectral(in.Op, in.Y, 3, scaledsm.TrimFraction(0.1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,15 +129,15 @@ func TestScaledSMInvariance(t *testing.T) {
 		t.Fatal(err)
 	}
 	var lq, rq mat.Dense
-	lq.Mul(l, q)
-	rq.Mul(r, qinv.T())
+	lq.Mul(spec.L, q)
+	rq.Mul(spec.R, qinv.T())
 
 	for _, step := range []scaledsm.Step{scaledsm.Polyak{FStar: in.FStar}, scaledsm.Geometric{Lambda: 1, Q: 0.9}} {
 		maxDiff := map[scaledsm.Method]float64{}
 		for _, method := range []scaledsm.Method{scaledsm.ScaledSM, scaledsm.VanillaSM} {
 			for iters := 1; iters <= 30; iters += 29 {
 				s := scaledsm.Settings{Method: method, Step: step, MaxIter: iters, Tol: -1}
-				s.Init = &scaledsm.Factors{L: l, R: r}
+				s.Init = &spec
 				a := solve(t, in.Problem(), s)
 				s.Init = &scaledsm.Factors{L: &lq, R: &rq}
 				b := solve(t, in.Problem(), s)
@@ -159,14 +160,14 @@ func TestScaledSMInvariance(t *testing.T) {
 // for orthogonal Q.
 func TestPSDInvariance(t *testing.T) {
 	in := instance(t, synth.Config{Kind: synth.Quadratic, N1: 20, Rank: 2, Seed: 32}, synth.Setting{Kappa: 3, SNR: noNoise})
-	l, _, err := scaledsm.Spectral(in.Op, in.Y, 2, 0)
+	spec, err := scaledsm.Spectral(in.Op, in.Y, 2, scaledsm.TrimFraction(0))
 	if err != nil {
 		t.Fatal(err)
 	}
 	c, s := math.Cos(0.7), math.Sin(0.7)
 	var lq mat.Dense
-	lq.Mul(l, mat.NewDense(2, 2, []float64{c, -s, s, c}))
-	set := scaledsm.Settings{Step: scaledsm.Polyak{FStar: in.FStar}, MaxIter: 25, Tol: -1, Init: &scaledsm.Factors{L: l}}
+	lq.Mul(spec.L, mat.NewDense(2, 2, []float64{c, -s, s, c}))
+	set := scaledsm.Settings{Step: scaledsm.Polyak{FStar: in.FStar}, MaxIter: 25, Tol: -1, Init: &spec}
 	a := solve(t, in.Problem(), set)
 	set.Init = &scaledsm.Factors{L: &lq}
 	b := solve(t, in.Problem(), set)
@@ -198,7 +199,7 @@ func TestPSDMatchesAsymmetricFromSymmetricStart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, _, err := scaledsm.Spectral(q, in.Y, 2, 0.1)
+	spec, err := scaledsm.Spectral(q, in.Y, 2, scaledsm.TrimFraction(0.1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,9 +211,9 @@ func TestPSDMatchesAsymmetricFromSymmetricStart(t *testing.T) {
 		{scaledsm.Geometric{Lambda: 0.5, Q: 0.9}, scaledsm.Geometric{Lambda: 0.5 * math.Sqrt2, Q: 0.9}},
 	} {
 		step := steps[0]
-		set := scaledsm.Settings{Step: steps[0], MaxIter: 40, Tol: -1, Init: &scaledsm.Factors{L: l}}
+		set := scaledsm.Settings{Step: steps[0], MaxIter: 40, Tol: -1, Init: &spec}
 		psd := solve(t, in.Problem(), set)
-		set.Init = &scaledsm.Factors{L: l, R: l}
+		set.Init = &scaledsm.Factors{L: spec.L, R: spec.L}
 		set.Step = steps[1]
 		asym := solve(t, scaledsm.Problem{Op: sens, Y: in.Y, Rank: 2, Truth: in.Truth}, set)
 		for i := range psd.Trace {
@@ -229,13 +230,13 @@ func TestPSDMatchesAsymmetricFromSymmetricStart(t *testing.T) {
 // the iterate near the floor instead of moving it uphill.
 func TestPolyakNegativeNumeratorKeepsIterate(t *testing.T) {
 	in := instance(t, synth.Config{Kind: synth.Quadratic, N1: 30, Rank: 3, Seed: 41}, synth.Setting{Kappa: 5, PS: 0.1, SNR: 40})
-	res := solve(t, in.Problem(), scaledsm.Settings{Step: scaledsm.Polyak{FStar: in.FStar}, InitTrim: 0.1, MaxIter: 500})
+	res := solve(t, in.Problem(), scaledsm.Settings{Step: scaledsm.Polyak{FStar: in.FStar}, Trim: scaledsm.TrimFraction(0.1), MaxIter: 500})
 	last := res.Trace[len(res.Trace)-1]
 	if res.Status != scaledsm.Stalled {
 		t.Fatalf("status %v at error %.3g: expected the noisy run to reach f(X_t) <= f(X*)", res.Status, res.RelError)
 	}
-	if !(last.Loss <= in.FStar) || last.Step != 0 {
-		t.Errorf("stalled with loss %g, f(X*) %g, step %g", last.Loss, in.FStar, last.Step)
+	if !(last.Gap <= 0) || last.Step != 0 {
+		t.Errorf("stalled with f(X_t) - f(X*) = %g (loss %g, f(X*) %g), step %g", last.Gap, last.Loss, in.FStar, last.Step)
 	}
 	best := math.Inf(1)
 	for _, it := range res.Trace {
@@ -257,21 +258,21 @@ func TestPolyakNegativeNumeratorKeepsIterate(t *testing.T) {
 // rank-deficient one goes through the pseudo-inverse without NaN.
 func TestSingularPreconditioner(t *testing.T) {
 	in := instance(t, synth.Config{Kind: synth.Sensing, N1: 15, Rank: 2, Seed: 51}, synth.Setting{Kappa: 2, SNR: noNoise})
-	l, r, err := scaledsm.Spectral(in.Op, in.Y, 2, 0)
+	spec, err := scaledsm.Spectral(in.Op, in.Y, 2, scaledsm.TrimFraction(0))
 	if err != nil {
 		t.Fatal(err)
 	}
 	zero := mat.NewDense(15, 2, nil)
-	res := solve(t, in.Problem(), scaledsm.Settings{Step: scaledsm.Polyak{FStar: in.FStar}, Init: &scaledsm.Factors{L: l, R: zero}})
+	res := solve(t, in.Problem(), scaledsm.Settings{Step: scaledsm.Polyak{FStar: in.FStar}, Init: &scaledsm.Factors{L: spec.L, R: zero}})
 	if res.Status != scaledsm.Singular {
 		t.Errorf("zero R: status %v, want singular", res.Status)
 	}
 
-	deficient := mat.DenseCopyOf(l)
+	deficient := mat.DenseCopyOf(spec.L)
 	for i := range 15 {
 		deficient.Set(i, 1, 2*deficient.At(i, 0)) // rank 1
 	}
-	res = solve(t, in.Problem(), scaledsm.Settings{Step: scaledsm.Polyak{FStar: in.FStar}, Init: &scaledsm.Factors{L: deficient, R: r}, MaxIter: 50})
+	res = solve(t, in.Problem(), scaledsm.Settings{Step: scaledsm.Polyak{FStar: in.FStar}, Init: &scaledsm.Factors{L: deficient, R: spec.R}, MaxIter: 50})
 	if res.Fallbacks == 0 {
 		t.Errorf("rank-deficient L: no pseudo-inverse fallback recorded")
 	}
@@ -295,7 +296,7 @@ func TestTraceAndResultAgree(t *testing.T) {
 	in := instance(t, synth.Config{Kind: synth.Quadratic, N1: 20, Rank: 2, Seed: 71}, synth.Setting{Kappa: 2, PS: 0.1, SNR: noNoise})
 	var seen []scaledsm.Iteration
 	res := solve(t, in.Problem(), scaledsm.Settings{
-		Step: scaledsm.Geometric{Lambda: 0.5, Q: 0.9}, MaxIter: 7, InitTrim: 0.1,
+		Step: scaledsm.Geometric{Lambda: 0.5, Q: 0.9}, MaxIter: 7, Trim: scaledsm.TrimFraction(0.1),
 		Recorder: func(it scaledsm.Iteration) { seen = append(seen, it) },
 	})
 	if res.Status != scaledsm.IterationLimit || res.Iterations != 7 || len(res.Trace) != 8 || len(seen) != 8 {
@@ -354,9 +355,9 @@ func TestNoTruthStopsOnChange(t *testing.T) {
 	in := instance(t, synth.Config{Kind: synth.Quadratic, N1: 25, Rank: 2, Seed: 81}, synth.Setting{Kappa: 3, PS: 0.1, SNR: noNoise})
 	p := in.Problem()
 	p.Truth = nil
-	res := solve(t, p, scaledsm.Settings{Step: scaledsm.Polyak{FStar: in.FStar}, InitTrim: 0.1, Tol: 1e-13})
-	if res.Status != scaledsm.Converged || !math.IsNaN(res.RelError) {
-		t.Fatalf("status %v, error %v", res.Status, res.RelError)
+	res := solve(t, p, scaledsm.Settings{Step: scaledsm.Polyak{FStar: in.FStar}, Trim: scaledsm.TrimFraction(0.1), Tol: 1e-13})
+	if res.Status != scaledsm.Stationary || !math.IsNaN(res.RelError) {
+		t.Fatalf("status %v, error %v, want stationary without an error", res.Status, res.RelError)
 	}
 	var d mat.Dense
 	d.Sub(res.Product(), in.Truth)
@@ -365,6 +366,8 @@ func TestNoTruthStopsOnChange(t *testing.T) {
 	}
 }
 
+// TestSolveRejectsBadInput checks that every invalid input is refused with
+// an *InputError that names it.
 func TestSolveRejectsBadInput(t *testing.T) {
 	in := instance(t, synth.Config{Kind: synth.Sensing, N1: 6, N2: 5, Rank: 2, Seed: 91}, synth.Setting{Kappa: 2, SNR: noNoise})
 	good := func() (scaledsm.Problem, scaledsm.Settings) {
@@ -373,35 +376,41 @@ func TestSolveRejectsBadInput(t *testing.T) {
 	nanY := append([]float64(nil), in.Y...)
 	nanY[3] = math.NaN()
 	cases := []struct {
-		name, want string
-		mod        func(p *scaledsm.Problem, s *scaledsm.Settings)
+		name, input, want string
+		mod               func(p *scaledsm.Problem, s *scaledsm.Settings)
 	}{
-		{"no operator", "no operator", func(p *scaledsm.Problem, s *scaledsm.Settings) { p.Op = nil }},
-		{"short y", "length", func(p *scaledsm.Problem, s *scaledsm.Settings) { p.Y = p.Y[1:] }},
-		{"NaN in y", "y[3]", func(p *scaledsm.Problem, s *scaledsm.Settings) { p.Y = nanY }},
-		{"rank 0", "rank 0", func(p *scaledsm.Problem, s *scaledsm.Settings) { p.Rank = 0 }},
-		{"rank above min", "rank 6", func(p *scaledsm.Problem, s *scaledsm.Settings) { p.Rank = 6 }},
-		{"truth shape", "truth", func(p *scaledsm.Problem, s *scaledsm.Settings) { p.Truth = mat.NewDense(5, 6, nil) }},
-		{"gradient method on l1", "needs the smooth loss", func(p *scaledsm.Problem, s *scaledsm.Settings) {
+		{"no operator", "operator", "none", func(p *scaledsm.Problem, s *scaledsm.Settings) { p.Op = nil }},
+		{"short y", "y", "want m = ", func(p *scaledsm.Problem, s *scaledsm.Settings) { p.Y = p.Y[1:] }},
+		{"no observations", "y", "no observations", func(p *scaledsm.Problem, s *scaledsm.Settings) { p.Y = nil }},
+		{"NaN in y", "y", "observation 3 is NaN", func(p *scaledsm.Problem, s *scaledsm.Settings) { p.Y = nanY }},
+		{"rank 0", "rank", "rank 0", func(p *scaledsm.Problem, s *scaledsm.Settings) { p.Rank = 0 }},
+		{"rank above min", "rank", "rank 6", func(p *scaledsm.Problem, s *scaledsm.Settings) { p.Rank = 6 }},
+		{"truth shape", "truth", "5×6", func(p *scaledsm.Problem, s *scaledsm.Settings) { p.Truth = mat.NewDense(5, 6, nil) }},
+		{"zero truth", "truth", "undefined", func(p *scaledsm.Problem, s *scaledsm.Settings) { p.Truth = mat.NewDense(6, 5, nil) }},
+		{"zero factored truth", "truth", "undefined", func(p *scaledsm.Problem, s *scaledsm.Settings) {
+			p.Truth = scaledsm.Factors{L: mat.NewDense(6, 2, nil), R: mat.NewDense(5, 2, nil)}
+		}},
+		{"gradient method on l1", "loss", "needs the smooth loss", func(p *scaledsm.Problem, s *scaledsm.Settings) {
 			s.Method, s.Loss = scaledsm.ScaledGD, scaledsm.L1
 		}},
-		{"gd on l2", "needs the smooth loss", func(p *scaledsm.Problem, s *scaledsm.Settings) { s.Method, s.Loss = scaledsm.GD, scaledsm.L2 }},
-		{"eta 0", "eta", func(p *scaledsm.Problem, s *scaledsm.Settings) { s.Step = scaledsm.Constant{Eta: 0} }},
-		{"eta NaN", "eta", func(p *scaledsm.Problem, s *scaledsm.Settings) { s.Step = scaledsm.Constant{Eta: math.NaN()} }},
-		{"trim -0.5", "trim", func(p *scaledsm.Problem, s *scaledsm.Settings) { s.InitTrim = -0.5 }},
-		{"lambda 0", "lambda", func(p *scaledsm.Problem, s *scaledsm.Settings) { s.Step = scaledsm.Geometric{Lambda: 0, Q: 0.9} }},
-		{"q 1", "q = 1", func(p *scaledsm.Problem, s *scaledsm.Settings) { s.Step = scaledsm.Geometric{Lambda: 1, Q: 1} }},
-		{"q 0", "q = 0", func(p *scaledsm.Problem, s *scaledsm.Settings) { s.Step = scaledsm.Geometric{Lambda: 1, Q: 0} }},
-		{"negative f*", "f(X*)", func(p *scaledsm.Problem, s *scaledsm.Settings) { s.Step = scaledsm.Polyak{FStar: -1} }},
-		{"negative iterations", "iteration limit", func(p *scaledsm.Problem, s *scaledsm.Settings) { s.MaxIter = -3 }},
-		{"NaN tolerance", "tolerance", func(p *scaledsm.Problem, s *scaledsm.Settings) { s.Tol = math.NaN() }},
-		{"trim 0.5", "trim", func(p *scaledsm.Problem, s *scaledsm.Settings) { s.InitTrim = 0.5 }},
-		{"unknown method", "method", func(p *scaledsm.Problem, s *scaledsm.Settings) { s.Method = 99 }},
-		{"unknown loss", "loss", func(p *scaledsm.Problem, s *scaledsm.Settings) { s.Loss = 99 }},
-		{"init shape", "initial L", func(p *scaledsm.Problem, s *scaledsm.Settings) {
+		{"gd on l2", "loss", "needs the smooth loss", func(p *scaledsm.Problem, s *scaledsm.Settings) { s.Method, s.Loss = scaledsm.GD, scaledsm.L2 }},
+		{"eta 0", "eta", "eta 0", func(p *scaledsm.Problem, s *scaledsm.Settings) { s.Step = scaledsm.Constant{Eta: 0} }},
+		{"eta NaN", "eta", "eta NaN", func(p *scaledsm.Problem, s *scaledsm.Settings) { s.Step = scaledsm.Constant{Eta: math.NaN()} }},
+		{"trim -0.5", "trim", "[0, 0.5)", func(p *scaledsm.Problem, s *scaledsm.Settings) { s.Trim = scaledsm.Trim{Fraction: -0.5} }},
+		{"trim 0.5", "trim", "[0, 0.5)", func(p *scaledsm.Problem, s *scaledsm.Settings) { s.Trim = scaledsm.Trim{Fraction: 0.5} }},
+		{"trim none and fraction", "trim", "None", func(p *scaledsm.Problem, s *scaledsm.Settings) { s.Trim = scaledsm.Trim{Fraction: 0.1, None: true} }},
+		{"lambda 0", "lambda", "lambda 0", func(p *scaledsm.Problem, s *scaledsm.Settings) { s.Step = scaledsm.Geometric{Lambda: 0, Q: 0.9} }},
+		{"q 1", "q", "q 1", func(p *scaledsm.Problem, s *scaledsm.Settings) { s.Step = scaledsm.Geometric{Lambda: 1, Q: 1} }},
+		{"q 0", "q", "q 0", func(p *scaledsm.Problem, s *scaledsm.Settings) { s.Step = scaledsm.Geometric{Lambda: 1, Q: 0} }},
+		{"negative f*", "f(X*)", "f(X*) -1", func(p *scaledsm.Problem, s *scaledsm.Settings) { s.Step = scaledsm.Polyak{FStar: -1} }},
+		{"negative iterations", "iterations", "iteration limit", func(p *scaledsm.Problem, s *scaledsm.Settings) { s.MaxIter = -3 }},
+		{"NaN tolerance", "tol", "tol NaN", func(p *scaledsm.Problem, s *scaledsm.Settings) { s.Tol = math.NaN() }},
+		{"unknown method", "method", "unknown", func(p *scaledsm.Problem, s *scaledsm.Settings) { s.Method = 99 }},
+		{"unknown loss", "loss", "unknown", func(p *scaledsm.Problem, s *scaledsm.Settings) { s.Loss = 99 }},
+		{"init shape", "init", "initial L", func(p *scaledsm.Problem, s *scaledsm.Settings) {
 			s.Init = &scaledsm.Factors{L: mat.NewDense(6, 3, nil), R: mat.NewDense(5, 2, nil)}
 		}},
-		{"init without R", "no R", func(p *scaledsm.Problem, s *scaledsm.Settings) {
+		{"init without R", "init", "no R", func(p *scaledsm.Problem, s *scaledsm.Settings) {
 			s.Init = &scaledsm.Factors{L: mat.NewDense(6, 2, nil)}
 		}},
 	}
@@ -412,6 +421,10 @@ func TestSolveRejectsBadInput(t *testing.T) {
 		if err == nil {
 			t.Errorf("%s: accepted", c.name)
 			continue
+		}
+		var ie *scaledsm.InputError
+		if !errors.As(err, &ie) || ie.Input != c.input {
+			t.Errorf("%s: error %q (%T) does not name the input %q", c.name, err, err, c.input)
 		}
 		if !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %q does not mention %q", c.name, err, c.want)
@@ -427,7 +440,7 @@ func TestTrimmed(t *testing.T) {
 	y := []float64{0.5, -3, 2, 0.1, -2, 7, 0}
 	// Drops ceil(0.3·7) = 3: 7 and -3, then of the tie 2, -2 the one of
 	// higher index (4) sorts last and goes.
-	got := scaledsm.Trimmed(y, 0.3)
+	got := scaledsm.Trimmed(y, scaledsm.TrimFraction(0.3))
 	want := []int{0, 2, 3, 6}
 	if len(got) != len(want) {
 		t.Fatalf("Trimmed = %v, want %v", got, want)
@@ -437,7 +450,7 @@ func TestTrimmed(t *testing.T) {
 			t.Fatalf("Trimmed = %v, want %v", got, want)
 		}
 	}
-	if n := len(scaledsm.Trimmed(make([]float64, 8000), 0.2)); n != 6400 {
+	if n := len(scaledsm.Trimmed(make([]float64, 8000), scaledsm.TrimFraction(0.2))); n != 6400 {
 		t.Errorf("Trimmed(8000, 0.2) keeps %d, want 6400", n)
 	}
 }
@@ -450,12 +463,12 @@ func TestSpectralCloseWithoutCorruption(t *testing.T) {
 		{Kind: synth.Quadratic, N1: 10, Rank: 2, M: 8000, Seed: 102},
 	} {
 		in := instance(t, c, synth.Setting{Kappa: 2, SNR: noNoise})
-		l, r, err := scaledsm.Spectral(in.Op, in.Y, c.Rank, 0)
+		spec, err := scaledsm.Spectral(in.Op, in.Y, c.Rank, scaledsm.TrimFraction(0))
 		if err != nil {
 			t.Fatal(err)
 		}
 		var d mat.Dense
-		d.Sub(scaledsm.Factors{L: l, R: r}.Product(), in.Truth)
+		d.Sub(spec.Product(), in.Truth)
 		e := mat.Norm(&d, 2) / mat.Norm(in.Truth, 2)
 		if e > 0.15 {
 			t.Errorf("%v: spectral initialization at relative error %.3g", c.Kind, e)
@@ -465,14 +478,86 @@ func TestSpectralCloseWithoutCorruption(t *testing.T) {
 }
 
 func TestPolyakAndGeometricSizes(t *testing.T) {
-	c := &scaledsm.StepContext{Iter: 3, Loss: 5, Norm: 2}
+	c := &scaledsm.StepContext{Iter: 3, Loss: 5, Gap: math.NaN(), Norm: 2}
 	if got := (scaledsm.Polyak{FStar: 1}).Size(c); got != 1 {
 		t.Errorf("Polyak size %g, want (5-1)/2² = 1", got)
 	}
+	c = &scaledsm.StepContext{Iter: 3, Loss: 5, Gap: math.NaN(), Norm: 2}
 	if got := (scaledsm.Polyak{FStar: 6}).Size(c); got != 0 {
 		t.Errorf("Polyak size %g with f < f*, want 0", got)
 	}
+	// With a truth, the gap computed from it is the numerator.
+	c = &scaledsm.StepContext{Iter: 3, Loss: 5, Gap: 8, Norm: 2}
+	if got := (scaledsm.Polyak{FStar: 1}).Size(c); got != 2 {
+		t.Errorf("Polyak size %g with a gap of 8, want 8/2² = 2", got)
+	}
 	if got, want := (scaledsm.Geometric{Lambda: 2, Q: 0.5}).Size(c), 2*0.125/2; got != want {
 		t.Errorf("geometric size %g, want %g", got, want)
+	}
+}
+
+// TestStationaryIsNotConvergence solves without a truth twice: with Auto,
+// which recovers X* and so fits every measurement but the outliers, and
+// with geometric steps that shrink too fast (q = 0.5), which stop the
+// iterate far from X*. Both stop moving; the status says only that
+// (stationary, never converged), and the fit fraction tells them apart.
+func TestStationaryIsNotConvergence(t *testing.T) {
+	in := instance(t, synth.Config{Kind: synth.Sensing, N1: 30, Rank: 2, Seed: 17}, synth.Setting{Kappa: 5, PS: 0.2, SNR: noNoise})
+	p := in.Problem()
+	p.Truth = nil
+	outliers := 0
+	for _, c := range in.Corrupted() {
+		if c {
+			outliers++
+		}
+	}
+	clean := 1 - float64(outliers)/float64(len(in.Y))
+	good := solve(t, p, scaledsm.Settings{Tol: 1e-13})
+	bad := solve(t, p, scaledsm.Settings{Step: scaledsm.Geometric{Lambda: 2, Q: 0.5}})
+	for _, r := range []*scaledsm.Result{good, bad} {
+		if r.Status != scaledsm.Stationary {
+			t.Errorf("status %v after %d iterations, want stationary", r.Status, r.Iterations)
+		}
+	}
+	if math.Abs(good.FitFraction-clean) > 0.01 {
+		t.Errorf("recovered: fit fraction %.3f, want the clean fraction %.3f", good.FitFraction, clean)
+	}
+	if bad.FitFraction > 0.01 {
+		t.Errorf("stopped short: fit fraction %.3f, want about 0", bad.FitFraction)
+	}
+	var d mat.Dense
+	d.Sub(bad.Product(), in.Truth)
+	if e := mat.Norm(&d, 2) / mat.Norm(in.Truth, 2); e < 1e-3 {
+		t.Errorf("the q = 0.5 run reached relative error %.3g: the test cannot tell", e)
+	}
+	t.Logf("fit fraction %.3f (recovered, %d iterations) and %.3f (stopped short after %d); clean fraction %.3f",
+		good.FitFraction, good.Iterations, bad.FitFraction, bad.Iterations, clean)
+}
+
+// stopAt is a Converger that stops a run at iteration at with a status.
+type stopAt struct {
+	at     int
+	status scaledsm.Status
+	seen   *[]int
+}
+
+func (s stopAt) Converged(trace []scaledsm.Iteration) (scaledsm.Status, bool) {
+	*s.seen = append(*s.seen, len(trace))
+	return s.status, trace[len(trace)-1].Iter == s.at
+}
+
+// TestConverger checks the stopping hook: it sees the trace with the
+// current record, and its status ends the run there.
+func TestConverger(t *testing.T) {
+	in := instance(t, synth.Config{Kind: synth.Quadratic, N1: 20, Rank: 2, Seed: 7}, synth.Setting{Kappa: 3, SNR: noNoise})
+	var seen []int
+	res := solve(t, in.Problem(), scaledsm.Settings{Converger: stopAt{7, scaledsm.Stalled, &seen}})
+	if res.Status != scaledsm.Stalled || res.Iterations != 7 || len(res.Trace) != 8 {
+		t.Errorf("%v after %d iterations, %d records; want stalled after 7, 8 records", res.Status, res.Iterations, len(res.Trace))
+	}
+	for i, n := range seen {
+		if n != i+1 {
+			t.Fatalf("call %d saw %d records, want %d", i, n, i+1)
+		}
 	}
 }

@@ -1,7 +1,6 @@
 package scaledsm
 
 import (
-	"fmt"
 	"math"
 )
 
@@ -17,6 +16,11 @@ type Step interface {
 type StepContext struct {
 	Iter int     // t, counted from 0
 	Loss float64 // f(X_t)
+	// Gap is f(X_t) - f(X*) when the problem has a truth, computed
+	// measurement by measurement from A(X_t) - A(X*) (see Loss.Gap), so
+	// that it keeps its digits when it is far smaller than f; NaN without
+	// a truth.
+	Gap float64
 	// Norm is the norm of the factor subgradient in the method's metric:
 	// sqrt(||GL (RᵀR)^{-1/2}||² + ||GR (LᵀL)^{-1/2}||²) for the scaled
 	// methods, sqrt(||GL||² + ||GR||²) for the vanilla ones.
@@ -24,19 +28,50 @@ type StepContext struct {
 	Residuals []float64   // z = A(X_t) - y
 	Trace     []Iteration // iterations 0, ..., t-1
 	Objective Loss        // the loss minimized, whose value at X_t is Loss
+
+	estimate  float64 // a GapEstimator's estimate, once computed
+	estimated bool
+}
+
+// A GapEstimator is a Step rule whose steps rest on an estimate of the gap
+// f(X_t) - f(X*). The solver records the estimate in the trace
+// (Iteration.Gap).
+type GapEstimator interface {
+	Step
+	EstimateGap(c *StepContext) float64
+}
+
+// gapOf returns the estimate of g at c, computed once per context.
+func (c *StepContext) gapOf(g GapEstimator) float64 {
+	if !c.estimated {
+		c.estimate, c.estimated = g.EstimateGap(c), true
+	}
+	return c.estimate
 }
 
 // Polyak is Polyak's stepsize η_t = (f(X_t) - f(X*)) / Norm², which needs
-// the optimal value f(X*) (eq. Polyak_stepsize). Near a noise floor the
-// numerator can turn negative, f(X_t) < f(X*); the step is then zero, never
-// negative, so the iterate is kept rather than pushed uphill.
+// the optimal value f(X*) (eq. Polyak_stepsize). When the problem has a
+// truth, the numerator is the StepContext's Gap, computed from it without
+// cancellation, and FStar is not used; otherwise it is f(X_t) - FStar.
+// Near a noise floor the numerator can turn negative, f(X_t) < f(X*); the
+// step is then zero, never negative, so the iterate is kept rather than
+// pushed uphill.
 type Polyak struct {
 	FStar float64 // f(X*), the loss at the truth
 }
 
+// EstimateGap returns the numerator of the step: c.Gap when it is known,
+// otherwise f(X_t) - FStar.
+func (p Polyak) EstimateGap(c *StepContext) float64 {
+	if !math.IsNaN(c.Gap) {
+		return c.Gap
+	}
+	return c.Loss - p.FStar
+}
+
 // Size returns Polyak's stepsize.
 func (p Polyak) Size(c *StepContext) float64 {
-	num := c.Loss - p.FStar
+	num := c.gapOf(p)
 	if !(num > 0) || c.Norm == 0 {
 		return 0
 	}
@@ -46,7 +81,7 @@ func (p Polyak) Size(c *StepContext) float64 {
 // Validate reports whether f(X*) is a finite non-negative number.
 func (p Polyak) Validate() error {
 	if math.IsNaN(p.FStar) || math.IsInf(p.FStar, 0) || p.FStar < 0 {
-		return fmt.Errorf("polyak step: f(X*) = %v must be finite and non-negative", p.FStar)
+		return inputError("f(X*)", p.FStar, "Polyak's step needs an optimal value that is finite and non-negative")
 	}
 	return nil
 }
@@ -73,10 +108,10 @@ func (g Geometric) Size(c *StepContext) float64 {
 // Validate reports whether λ > 0 and 0 < q < 1.
 func (g Geometric) Validate() error {
 	if !(g.Lambda > 0) || math.IsInf(g.Lambda, 0) {
-		return fmt.Errorf("geometric step: lambda = %v must be positive and finite", g.Lambda)
+		return inputError("lambda", g.Lambda, "the geometric step's initial length must be positive and finite")
 	}
 	if !(g.Q > 0 && g.Q < 1) {
-		return fmt.Errorf("geometric step: q = %v must lie in (0, 1)", g.Q)
+		return inputError("q", g.Q, "the geometric step's decay rate must lie in (0, 1)")
 	}
 	return nil
 }
@@ -100,7 +135,7 @@ func (k Constant) Size(*StepContext) float64 { return k.Eta }
 // Validate reports whether Eta is positive and finite.
 func (k Constant) Validate() error {
 	if !(k.Eta > 0) || math.IsInf(k.Eta, 0) {
-		return fmt.Errorf("constant step: eta = %v must be positive and finite", k.Eta)
+		return inputError("eta", k.Eta, "the constant step must be positive and finite")
 	}
 	return nil
 }

@@ -2,10 +2,9 @@ package scaledsm
 
 import (
 	"runtime"
-	"sync"
-	"sync/atomic"
 
 	"github.com/scaledsm/scaledsm/internal/kernel"
+	"github.com/scaledsm/scaledsm/internal/par"
 )
 
 // How a pass splits its work among cores without changing its bits.
@@ -57,33 +56,6 @@ func teamSize(work int) int {
 	return max(1, min(runtime.GOMAXPROCS(0), work/minWork))
 }
 
-// parallel runs f(c) for c in [0, n) on up to workers goroutines, the
-// caller's among them, handing out the indices one at a time in increasing
-// order. Each f(c) must write results of its own, so that the schedule
-// cannot change them. The caller starts at once: on a busy machine, where
-// the other goroutines may wait for a core, it takes what they have not.
-func parallel(workers, n int, f func(c int)) {
-	workers = min(workers, n)
-	if workers <= 1 {
-		for c := range n {
-			f(c)
-		}
-		return
-	}
-	var next atomic.Int64
-	work := func() {
-		for {
-			c := int(next.Add(1) - 1)
-			if c >= n {
-				return
-			}
-			f(c)
-		}
-	}
-	var wg sync.WaitGroup
-	for range workers - 1 {
-		wg.Go(work)
-	}
-	work()
-	wg.Wait()
-}
+// parallel runs f(c) for c in [0, n) on up to workers goroutines (see
+// par.Do).
+func parallel(workers, n int, f func(c int)) { par.Do(workers, n, f) }

@@ -104,11 +104,11 @@ func RunFigure(ctx context.Context, f *Figure, o Options) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		l, r, err := scaledsm.Spectral(in.Op, in.Y, cfg.Rank, s.PS)
+		spec, err := scaledsm.Spectral(in.Op, in.Y, cfg.Rank, scaledsm.TrimFraction(s.PS))
 		if err != nil {
 			return nil, fmt.Errorf("experiment: figure %d, initialization at %+v: %w", f.Number, s, err)
 		}
-		p := &prepared{in: in, init: scaledsm.Factors{L: l, R: r}}
+		p := &prepared{in: in, init: spec}
 		settings[s] = p
 		return p, nil
 	}
@@ -167,7 +167,7 @@ func RunFigure(ctx context.Context, f *Figure, o Options) (*Result, error) {
 		init := p.init
 		jobs[i] = scaledsm.Job{Problem: p.in.Problem(), Settings: scaledsm.Settings{
 			Method: c.Method, Step: step, MaxIter: c.MaxIter, Tol: Tol,
-			Init: &init, InitTrim: c.Setting.PS, Recorder: recorder(c.MaxIter),
+			Init: &init, Trim: scaledsm.TrimFraction(c.Setting.PS), Recorder: recorder(c.MaxIter),
 		}}
 	}
 	results, err := scaledsm.SolveBatch(ctx, jobs)

@@ -141,12 +141,12 @@ func initialError(t *testing.T, cfg synth.Config, s synth.Setting) float64 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, r, err := scaledsm.Spectral(in.Op, in.Y, cfg.Rank, s.PS)
+	spec, err := scaledsm.Spectral(in.Op, in.Y, cfg.Rank, scaledsm.TrimFraction(s.PS))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var diff mat.Dense
-	diff.Sub(scaledsm.Factors{L: l, R: r}.Product(), in.Truth)
+	diff.Sub(spec.Product(), in.Truth)
 	return mat.Norm(&diff, 2) / mat.Norm(in.Truth, 2)
 }
 

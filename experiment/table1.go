@@ -254,11 +254,11 @@ func (r Table1Run) outcome() string {
 // gradient methods, returning the best run and the trials.
 func (c Table1Config) measure(ctx context.Context, in *synth.Instance, m scaledsm.Method) (Table1Run, []Table1Trial, error) {
 	run := Table1Run{Problem: kindOf(in), PS: in.PS, Kappa: in.Kappa, Method: m, Step: math.NaN()}
-	l, r, err := scaledsm.Spectral(in.Op, in.Y, len(in.Sigma), in.PS)
+	init, err := scaledsm.Spectral(in.Op, in.Y, len(in.Sigma), scaledsm.TrimFraction(in.PS))
 	if err != nil {
 		return run, nil, err
 	}
-	settings := scaledsm.Settings{Method: m, Tol: c.Tol, MaxIter: c.MaxIter, Init: &scaledsm.Factors{L: l, R: r}}
+	settings := scaledsm.Settings{Method: m, Tol: c.Tol, MaxIter: c.MaxIter, Init: &init}
 	if !m.Smooth() {
 		settings.Step = scaledsm.Polyak{FStar: in.FStar}
 		res, err := scaledsm.Solve(ctx, in.Problem(), settings)
@@ -286,7 +286,8 @@ func (c Table1Config) measure(ctx context.Context, in *synth.Instance, m scaleds
 		if in.PS > 0 {
 			window = stallCorrupted
 		}
-		settings.Step = stopWhenStalled{scaledsm.Constant{Eta: eta}, window}
+		settings.Step = scaledsm.Constant{Eta: eta}
+		settings.Converger = stallConverger{window}
 		settings.MaxIter = limit
 		res, err := scaledsm.Solve(ctx, in.Problem(), settings)
 		if err != nil {
@@ -364,30 +365,27 @@ const (
 	stallFactor    = 0.9
 )
 
-// stopWhenStalled wraps a step rule and returns a zero step, which stops the
-// run with status Stalled, once the relative error of the last window
-// iterations is no lower than stallFactor times the best before them.
-type stopWhenStalled struct {
-	scaledsm.Step
+// stallConverger stops a trial with status Stalled once the relative error
+// of the last window iterations is no lower than stallFactor times the best
+// before them.
+type stallConverger struct {
 	window int
 }
 
-// Size returns the wrapped step's size, or zero once the relative error has
-// stalled.
-func (s stopWhenStalled) Size(c *scaledsm.StepContext) float64 {
-	// Checked every tenth iteration, the cost stays small next to the runs'.
-	t := len(c.Trace)
-	if t > s.window && t%10 == 0 {
-		before, recent := math.Inf(1), math.Inf(1)
-		for _, it := range c.Trace[:t-s.window] {
-			before = min(before, it.RelError)
-		}
-		for _, it := range c.Trace[t-s.window:] {
-			recent = min(recent, it.RelError)
-		}
-		if recent > stallFactor*before {
-			return 0
-		}
+// Converged reports whether the relative error has stalled. It is checked
+// every tenth iteration, so that its cost stays small next to the runs'.
+func (s stallConverger) Converged(trace []scaledsm.Iteration) (scaledsm.Status, bool) {
+	past := trace[:len(trace)-1] // the records before the current one
+	t := len(past)
+	if t <= s.window || t%10 != 0 {
+		return 0, false
 	}
-	return s.Step.Size(c)
+	before, recent := math.Inf(1), math.Inf(1)
+	for _, it := range past[:t-s.window] {
+		before = min(before, it.RelError)
+	}
+	for _, it := range past[t-s.window:] {
+		recent = min(recent, it.RelError)
+	}
+	return scaledsm.Stalled, recent > stallFactor*before
 }

@@ -21,13 +21,14 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
-	"sync"
-	"sync/atomic"
+	"strings"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/scaledsm/scaledsm"
+	"github.com/scaledsm/scaledsm/internal/fsum"
 	"github.com/scaledsm/scaledsm/internal/mem"
+	"github.com/scaledsm/scaledsm/internal/par"
 )
 
 // Kind is the measurement model.
@@ -40,26 +41,47 @@ const (
 	Quadratic
 )
 
+// kinds names the kinds: the command line's name and the model's.
+var kinds = [...]struct{ name, model string }{
+	Sensing:   {"ms", "matrix sensing"},
+	Quadratic: {"qs", "quadratic sampling"},
+}
+
+// Kinds returns every kind, in order.
+func Kinds() []Kind {
+	k := make([]Kind, len(kinds))
+	for i := range k {
+		k[i] = Kind(i)
+	}
+	return k
+}
+
 // String returns "ms" or "qs", as the command line spells the kinds.
 func (k Kind) String() string {
-	switch k {
-	case Sensing:
-		return "ms"
-	case Quadratic:
-		return "qs"
+	if k >= 0 && int(k) < len(kinds) {
+		return kinds[k].name
 	}
 	return fmt.Sprintf("Kind(%d)", int(k))
 }
 
+// Model returns the name of the measurement model, as in "matrix sensing".
+func (k Kind) Model() string {
+	if k >= 0 && int(k) < len(kinds) {
+		return kinds[k].model
+	}
+	return k.String()
+}
+
 // ParseKind returns the kind named s: "ms" or "qs".
 func ParseKind(s string) (Kind, error) {
-	switch s {
-	case "ms":
-		return Sensing, nil
-	case "qs":
-		return Quadratic, nil
+	var names []string
+	for k, c := range kinds {
+		if s == c.name {
+			return Kind(k), nil
+		}
+		names = append(names, c.name)
 	}
-	return 0, fmt.Errorf("unknown problem %q (want ms or qs)", s)
+	return 0, &scaledsm.InputError{Input: "problem", Value: s, Reason: "unknown; want " + strings.Join(names, " or ")}
 }
 
 // Precision is how the sensing matrices are stored.
@@ -68,11 +90,13 @@ type Precision int
 const (
 	// Float64 stores the operator's data as float64, the default.
 	Float64 Precision = iota
-	// Float32 stores the sensing matrices as float32, half the memory and
-	// half the time of a pass; each value is the float32 rounding of the
-	// Gaussian draw Float64 stores, the observations are computed from the
-	// stored values (so recovery is as exact as with Float64), and every
-	// computation is done in float64. Matrix sensing only.
+	// Float32 rounds the operator's data to float32 values: each value is
+	// the float32 rounding of the Gaussian draw Float64 stores, and the
+	// observations are computed from the rounded values, so recovery is as
+	// exact as with Float64 and the data can be written as float32 without
+	// changing the problem. Sensing matrices are then stored as float32,
+	// half the memory and half the time of a pass; quadratic sampling's
+	// small data stays float64. Every computation is done in float64.
 	Float32
 )
 
@@ -95,7 +119,7 @@ func ParsePrecision(s string) (Precision, error) {
 	case "f32":
 		return Float32, nil
 	}
-	return 0, fmt.Errorf("unknown precision %q (want f64 or f32)", s)
+	return 0, &scaledsm.InputError{Input: "precision", Value: s, Reason: "unknown; want f64 or f32"}
 }
 
 // Config sets the sizes of a synthetic problem and its seed.
@@ -133,46 +157,76 @@ const (
 	opStream = 1 << 32
 )
 
-// Validate checks the configuration and fills in its defaults.
+// invalid returns the *scaledsm.InputError of a configuration or setting.
+func invalid(input string, value any, format string, args ...any) error {
+	return &scaledsm.InputError{Input: input, Value: value, Reason: fmt.Sprintf(format, args...)}
+}
+
+// Validate checks the configuration and fills in its defaults. Its errors
+// are *scaledsm.InputError values naming the field: "problem", "n", "n2",
+// "rank", "m", "precision".
 func (c *Config) Validate() error {
-	if c.Kind != Sensing && c.Kind != Quadratic {
-		return fmt.Errorf("synth: unknown problem kind %d", int(c.Kind))
+	if c.Kind < 0 || int(c.Kind) >= len(kinds) {
+		return invalid("problem", int(c.Kind), "unknown kind")
 	}
 	if c.N1 < 1 {
-		return fmt.Errorf("synth: n = %d must be at least 1", c.N1)
+		return invalid("n", c.N1, "must be at least 1")
 	}
 	if c.N2 == 0 {
 		c.N2 = c.N1
 	}
 	if c.N2 < 1 {
-		return fmt.Errorf("synth: n2 = %d must be at least 1", c.N2)
+		return invalid("n2", c.N2, "must be at least 1")
 	}
 	if c.Precision != Float64 && c.Precision != Float32 {
-		return fmt.Errorf("synth: unknown precision %d", int(c.Precision))
-	}
-	if c.Kind == Quadratic && c.Precision != Float64 {
-		return errors.New("synth: float32 storage applies to matrix sensing; quadratic sampling keeps float64 (its data is small)")
+		return invalid("precision", int(c.Precision), "unknown precision")
 	}
 	if c.Kind == Quadratic && c.N2 != c.N1 {
-		return fmt.Errorf("synth: quadratic sampling recovers a square n×n matrix, but n2 = %d differs from n = %d", c.N2, c.N1)
+		return invalid("n2", c.N2, "quadratic sampling recovers a square n×n matrix; n2 must equal n = %d", c.N1)
 	}
 	if c.Rank < 1 || c.Rank > min(c.N1, c.N2) {
-		return fmt.Errorf("synth: rank %d must lie in [1, min(n1, n2)] = [1, %d]", c.Rank, min(c.N1, c.N2))
+		return invalid("rank", c.Rank, "must lie in [1, min(n1, n2)] = [1, %d]", min(c.N1, c.N2))
 	}
 	if c.M == 0 {
 		c.M = DefaultM(c.N1, c.N2, c.Rank)
 	}
 	if c.M < 1 {
-		return fmt.Errorf("synth: m = %d measurements must be at least 1", c.M)
+		return invalid("m", c.M, "the number of measurements must be at least 1")
 	}
-	width := c.N1
-	if c.Kind == Sensing {
-		width = c.N1 * c.N2
-	}
-	if float64(c.M)*float64(width) > math.MaxInt32*64 {
-		return fmt.Errorf("synth: m·%d = %.3g values is too large to store", width, float64(c.M)*float64(width))
+	if float64(c.M)*float64(c.width()) > math.MaxInt32*64 {
+		return invalid("m", c.M, "m·%d = %.3g values is too large to store", c.width(), float64(c.M)*float64(c.width()))
 	}
 	return nil
+}
+
+// width returns the number of values of one measurement: n1·n2 for
+// sensing, n for quadratic sampling.
+func (c *Config) width() int {
+	if c.Kind == Sensing {
+		return c.N1 * c.N2
+	}
+	return c.N1
+}
+
+// Bytes returns the memory that New needs for the draw of a valid
+// configuration, in bytes: the operator's data (and for quadratic
+// sampling its transposed copy), the per-measurement draws and, per
+// measurement, the vectors of an instance and of a solve. It is an
+// estimate a little above what is allocated, to check a problem against
+// the memory of the machine before drawing it.
+func (c *Config) Bytes() int64 {
+	m, w := int64(c.M), int64(c.width())
+	data := 8 * m * w
+	switch {
+	case c.Kind == Quadratic:
+		data *= 2 // the transposed copy
+	case c.Precision == Float32:
+		data /= 2
+	}
+	// Three draws per measurement; an instance's clean values, noise,
+	// outliers and y; a solve's residuals, fits and two vectors for the
+	// gap; scratch.
+	return data + 8*m*(3+4+4+2)
 }
 
 // New draws the ingredients of a problem.
@@ -191,6 +245,11 @@ func New(c Config) (*Draw, error) {
 		d.Op, err = scaledsm.NewSensing(c.M, c.N1, c.N2, data)
 	default:
 		data := gaussianRows[float64](c.Seed, c.M, c.N1)
+		if c.Precision == Float32 {
+			for i, v := range data {
+				data[i] = float64(float32(v))
+			}
+		}
 		d.Op, err = scaledsm.NewQuadratic(c.M, c.N1, data)
 	}
 	if err != nil {
@@ -221,13 +280,13 @@ type Setting struct {
 // Validate checks the setting.
 func (s Setting) Validate() error {
 	if !(s.Kappa >= 1) || math.IsInf(s.Kappa, 0) {
-		return fmt.Errorf("synth: kappa = %v must be finite and at least 1", s.Kappa)
+		return invalid("kappa", s.Kappa, "the condition number must be finite and at least 1")
 	}
 	if !(s.PS >= 0 && s.PS < 0.5) {
-		return fmt.Errorf("synth: outlier fraction p_s = %v must lie in [0, 0.5)", s.PS)
+		return invalid("ps", s.PS, "the outlier fraction must lie in [0, 0.5)")
 	}
 	if math.IsNaN(s.SNR) || math.IsInf(s.SNR, -1) {
-		return fmt.Errorf("synth: SNR = %v dB must be a number (+Inf for no noise)", s.SNR)
+		return invalid("snr", s.SNR, "the SNR must be a number of dB (+Inf for no noise)")
 	}
 	return nil
 }
@@ -269,9 +328,9 @@ func (d *Draw) Instance(s Setting) (*Instance, error) {
 
 	in.Clean = make([]float64, m)
 	d.Op.Apply(in.Clean, in.Truth)
-	var l1, linf float64
+	l1 := fsum.Abs(in.Clean)
+	var linf float64
 	for _, v := range in.Clean {
-		l1 += math.Abs(v)
 		linf = max(linf, math.Abs(v))
 	}
 
@@ -292,17 +351,19 @@ func (d *Draw) Instance(s Setting) (*Instance, error) {
 	// y = (A(X*) + s) + w and f(X*) = ||y - A(X*)||_1, in the authors'
 	// order of operations.
 	in.Y = make([]float64, m)
+	zStar := make([]float64, m)
 	for i := range in.Y {
 		in.Y[i] = in.Clean[i] + in.Outlier[i] + in.Noise[i]
-		in.FStar += math.Abs(in.Y[i] - in.Clean[i])
+		zStar[i] = in.Clean[i] - in.Y[i]
 	}
+	in.FStar = scaledsm.L1.Value(zStar)
 	return in, nil
 }
 
 // Problem returns the instance as a problem for scaledsm.Solve, truth
 // included.
 func (in *Instance) Problem() scaledsm.Problem {
-	return scaledsm.Problem{Op: in.Op, Y: in.Y, Rank: len(in.Sigma), Truth: in.Truth}
+	return scaledsm.Problem{Op: in.Op, Y: in.Y, Rank: len(in.Sigma), Truth: in.Star}
 }
 
 // Corrupted returns the outlier mask: true where s_i != 0.
@@ -320,7 +381,7 @@ func (in *Instance) Corrupted() []bool {
 // allocated on huge pages where the system offers them (see package mem).
 func gaussianRows[T float32 | float64](seed uint64, m, w int) []T {
 	data := mem.Make[T](m * w)
-	parallelRows(m, func(i int) {
+	par.Do(runtime.GOMAXPROCS(0), m, func(i int) {
 		rng := rand.New(rand.NewPCG(seed, opStream+uint64(i)))
 		row := data[i*w : (i+1)*w]
 		for j := range row {
@@ -351,26 +412,6 @@ func orthonormalRademacher(seed, stream uint64, n, r int) (*mat.Dense, error) {
 	var u mat.Dense
 	svd.UTo(&u)
 	return mat.DenseCopyOf(u.Slice(0, n, 0, r)), nil
-}
-
-// parallelRows calls f(i) for every i in [0, m) on all cores. Each row is
-// independent of the others, so the schedule does not change the result.
-func parallelRows(m int, f func(i int)) {
-	workers := min(runtime.GOMAXPROCS(0), m)
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= m {
-					return
-				}
-				f(i)
-			}
-		})
-	}
-	wg.Wait()
 }
 
 func uniforms(seed, stream uint64, m int, lo, hi float64) []float64 {

@@ -1,6 +1,7 @@
 package synth_test
 
 import (
+	"errors"
 	"math"
 	"runtime"
 	"testing"
@@ -175,11 +176,12 @@ func TestRejects(t *testing.T) {
 		{Kind: synth.Sensing, N1: 5, Rank: 0},
 		{Kind: synth.Sensing, N1: 5, N2: 3, Rank: 4},
 		{Kind: synth.Sensing, N1: 5, Rank: 1, M: -2},
-		{Kind: synth.Quadratic, N1: 5, Rank: 1, Precision: synth.Float32},
 		{Kind: synth.Sensing, N1: 5, Rank: 1, Precision: 2},
 	} {
-		if _, err := synth.New(c); err == nil {
-			t.Errorf("%+v accepted", c)
+		_, err := synth.New(c)
+		var ie *scaledsm.InputError
+		if !errors.As(err, &ie) {
+			t.Errorf("%+v: error %v, want an *InputError naming the field", c, err)
 		}
 	}
 	d := draw(t, synth.Config{Kind: synth.Quadratic, N1: 5, Rank: 1})
@@ -190,8 +192,10 @@ func TestRejects(t *testing.T) {
 		{Kappa: 1, PS: -0.01, SNR: math.Inf(1)},
 		{Kappa: 1, SNR: math.NaN()},
 	} {
-		if _, err := d.Instance(s); err == nil {
-			t.Errorf("%+v accepted", s)
+		_, err := d.Instance(s)
+		var ie *scaledsm.InputError
+		if !errors.As(err, &ie) {
+			t.Errorf("%+v: error %v, want an *InputError naming the field", s, err)
 		}
 	}
 }
@@ -235,6 +239,29 @@ func TestFloat32(t *testing.T) {
 	for i := range want {
 		if want[i] != in.Clean[i] {
 			t.Fatalf("A(X*)_%d = %v from the float32 storage, %v from float64 storage of the same values", i, in.Clean[i], want[i])
+		}
+	}
+	// Quadratic sampling rounds its data to float32 values, kept as float64,
+	// before the observations are computed.
+	q := synth.Config{Kind: synth.Quadratic, N1: 9, Rank: 2, Seed: 6}
+	q64 := draw(t, q).Op.(*scaledsm.Quadratic).Data()
+	q.Precision = synth.Float32
+	dq := draw(t, q)
+	for i, v := range dq.Op.(*scaledsm.Quadratic).Data() {
+		if v != float64(float32(q64[i])) {
+			t.Fatalf("quadratic value %d: %v, want the rounding of %v", i, v, q64[i])
+		}
+	}
+	qop, err := scaledsm.NewQuadratic(dq.M, 9, append([]float64(nil), dq.Op.(*scaledsm.Quadratic).Data()...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	qin := inst(t, dq, s)
+	want = make([]float64, dq.M)
+	qop.Apply(want, qin.Truth)
+	for i := range want {
+		if want[i] != qin.Clean[i] {
+			t.Fatalf("quadratic A(X*)_%d = %v, %v from an operator of the rounded values", i, qin.Clean[i], want[i])
 		}
 	}
 	if synth.Float32.String() != "f32" {

@@ -233,11 +233,11 @@ func benchCase(name string, quick bool, iters int) (*benchResult, error) {
 		return nil, err
 	}
 	problem := in.Problem()
-	l, r, err := scaledsm.Spectral(problem.Op, problem.Y, problem.Rank, 0.2)
+	spec, err := scaledsm.Spectral(problem.Op, problem.Y, problem.Rank, scaledsm.TrimFraction(0.2))
 	if err != nil {
 		return nil, err
 	}
-	init := &scaledsm.Factors{L: l, R: r}
+	init := &spec
 	floor := newFloor(draw.Op)
 	res.DataMB = float64(floor.bytes) / 1e6
 

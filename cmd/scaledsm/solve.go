@@ -202,21 +202,18 @@ func (s *solverFlags) settings(fStar float64) (scaledsm.Settings, error) {
 // initTrim returns the truncation of the spectral initialization: --trim
 // when given, otherwise MedianTrim with --step auto or when the outlier
 // fraction ps is unknown (NaN), and ps itself otherwise.
-func (s *solverFlags) initTrim(ps float64) (float64, error) {
+func (s *solverFlags) initTrim(ps float64) (scaledsm.Trim, error) {
 	if !setFlags(s.fs)["trim"] {
 		if s.stepName() == "auto" || math.IsNaN(ps) {
-			return scaledsm.MedianTrim, nil
+			return scaledsm.Trim{}, nil
 		}
-		return ps, nil
+		return scaledsm.TrimFraction(ps), nil
 	}
-	if s.trim == "median" {
-		return scaledsm.MedianTrim, nil
+	t, err := scaledsm.ParseTrim(s.trim)
+	if err != nil {
+		return t, badFlag("trim", s.trim, "want a fraction in [0, 0.5) or median")
 	}
-	v, err := strconv.ParseFloat(s.trim, 64)
-	if err != nil || !(v >= 0 && v < 0.5) {
-		return 0, badFlag("trim", s.trim, "want a fraction in [0, 0.5) or median")
-	}
-	return v, nil
+	return t, nil
 }
 
 // stepName returns the name of the step rule that settings chose.
@@ -314,13 +311,13 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 		p.FStar = fStarFor(settings.Loss, inst)
 		settings.Step = p
 	}
-	settings.InitTrim = trim
+	settings.Trim = trim
 	problem := inst.Problem()
-	l, r, err := scaledsm.Spectral(problem.Op, problem.Y, problem.Rank, settings.InitTrim)
+	init, err := scaledsm.Spectral(problem.Op, problem.Y, problem.Rank, settings.Trim)
 	if err != nil {
 		return err
 	}
-	settings.Init = &scaledsm.Factors{L: l, R: r}
+	settings.Init = &init
 	if c, ok := settings.Step.(scaledsm.Constant); ok && c.Eta == 0 {
 		settings.Step = scaledsm.Constant{Eta: defaultEta(settings.Method, problem.Op, *settings.Init)}
 	}
@@ -373,12 +370,9 @@ func newReport(c synth.Config, s synth.Setting, in *synth.Instance, set scaledsm
 		drawJSON:  newDrawJSON(c, s, in),
 		Precision: c.Precision.String(), Kernel: kernel.Active(),
 		runJSON:  newRunJSON(set, res),
-		InitTrim: strconv.FormatFloat(set.InitTrim, 'g', -1, 64),
+		InitTrim: set.Trim.String(),
 		FStar:    fStarFor(set.Loss, in), SetupSeconds: setup.Seconds(),
 		trace: res.Trace,
-	}
-	if set.InitTrim == scaledsm.MedianTrim {
-		rep.InitTrim = "median"
 	}
 	return rep
 }

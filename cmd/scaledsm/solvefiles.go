@@ -122,11 +122,11 @@ func solveFiles(ff *fileFlags, pf *problemFlags, sf *solverFlags, tracePath stri
 	}
 	switch {
 	case set["trim"]:
-		settings.InitTrim, err = sf.initTrim(0)
+		settings.Trim, err = sf.initTrim(0)
 	case set["ps"]:
-		settings.InitTrim = pf.ps
+		settings.Trim = scaledsm.TrimFraction(pf.ps)
 	default:
-		settings.InitTrim = scaledsm.MedianTrim
+		settings.Trim = scaledsm.Trim{}
 	}
 	if err != nil {
 		return err
@@ -160,11 +160,11 @@ func solveFiles(ff *fileFlags, pf *problemFlags, sf *solverFlags, tracePath stri
 	}
 
 	t1 := time.Now()
-	l, r, err := scaledsm.Spectral(problem.Op, problem.Y, problem.Rank, settings.InitTrim)
+	init, err := scaledsm.Spectral(problem.Op, problem.Y, problem.Rank, settings.Trim)
 	if err != nil {
 		return err
 	}
-	settings.Init = &scaledsm.Factors{L: l, R: r}
+	settings.Init = &init
 	initialized := time.Since(t1)
 	if err := os.MkdirAll(ff.out, 0o755); err != nil {
 		return fmt.Errorf("--out %s: %v", ff.out, unwrapPath(err))
@@ -175,7 +175,7 @@ func solveFiles(ff *fileFlags, pf *problemFlags, sf *solverFlags, tracePath stri
 		return err
 	}
 	sum := newFileSummary(ff, sf, settings, problem, res)
-	if settings.InitTrim == scaledsm.MedianTrim {
+	if settings.Trim == (scaledsm.Trim{}) {
 		sum.Trim, sum.PS = "median", nil
 	}
 	sum.FStar = fStarOut
@@ -331,7 +331,7 @@ func newFileSummary(ff *fileFlags, sf *solverFlags, s scaledsm.Settings, p scale
 	sum := &fileSummary{
 		shapeJSON: shapeJSON{Problem: "ms", M: m, N1: n1, N2: n2, Rank: p.Rank},
 		Operator:  ff.sensing, Y: ff.y,
-		Trim: "fraction", PS: finite(s.InitTrim),
+		Trim: "fraction", PS: finite(s.Trim.Fraction),
 		MaxIter: s.MaxIter, Tol: max(s.Tol, 0),
 		runJSON:     newRunJSON(s, res),
 		Interrupted: res.Status == scaledsm.Interrupted,

@@ -1,0 +1,165 @@
+package scaledsm
+
+import (
+	"math"
+
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/lapack/lapack64"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/scaledsm/scaledsm/internal/fsum"
+)
+
+// Factors are the factors of X = L Rᵀ; R is nil for X = L Lᵀ.
+//
+// Factors is a mat.Matrix whose element (i, j) is the dot product of row i
+// of L with row j of R, so a truth known by its factors can be given as
+// Problem.Truth without forming the n1×n2 matrix: the solver then measures
+// its errors from the factors alone.
+type Factors struct {
+	L, R *mat.Dense
+}
+
+// right returns R, or L for X = L Lᵀ.
+func (f Factors) right() *mat.Dense {
+	if f.R == nil {
+		return f.L
+	}
+	return f.R
+}
+
+// Dims returns the shape n1×n2 of L Rᵀ.
+func (f Factors) Dims() (r, c int) {
+	r, _ = f.L.Dims()
+	c, _ = f.right().Dims()
+	return r, c
+}
+
+// At returns element (i, j) of L Rᵀ.
+func (f Factors) At(i, j int) float64 {
+	return fsum.Dot(f.L.RawRowView(i), f.right().RawRowView(j))
+}
+
+// T returns the transpose of L Rᵀ, without forming it.
+func (f Factors) T() mat.Matrix { return mat.Transpose{Matrix: f} }
+
+// Rank returns the number of columns of the factors.
+func (f Factors) Rank() int {
+	_, r := f.L.Dims()
+	return r
+}
+
+// Product returns L Rᵀ, or L Lᵀ when R is nil.
+func (f Factors) Product() *mat.Dense {
+	var x mat.Dense
+	x.Mul(f.L, f.right().T())
+	return &x
+}
+
+// lowRank measures Frobenius norms of low-rank matrices from their factors,
+// in O((n1 + n2) k²) for a difference of two rank-k matrices: with
+// [La, Lb] = Q1 T1 and [Ra, -Rb] = Q2 T2 (thin QR factorizations),
+// La Raᵀ - Lb Rbᵀ = Q1 T1 T2ᵀ Q2ᵀ and its norm is ||T1 T2ᵀ||_F, a 2k×2k
+// product. The large terms cancel inside the entries of T1 T2ᵀ, each
+// within rounding of ||X||, so a difference of relative size 1e-12 keeps
+// four digits; the difference of Gram traces ||Xa||² - 2<Xa, Xb> + ||Xb||²
+// would keep none. It keeps its buffers between calls.
+type lowRank struct {
+	left, right, tau, work, t1, t2 []float64
+}
+
+// distance returns ||a - b||_F.
+func (q *lowRank) distance(a, b Factors) float64 {
+	n1, n2 := a.Dims()
+	ka, kb := a.Rank(), b.Rank()
+	k := ka + kb
+	q.left = stack(q.left, n1, a.L, b.L, 1)
+	q.right = stack(q.right, n2, a.right(), b.right(), -1)
+	return q.norm(n1, n2, k)
+}
+
+// size returns ||f||_F.
+func (q *lowRank) size(f Factors) float64 {
+	n1, n2 := f.Dims()
+	k := f.Rank()
+	q.left = stack(q.left, n1, f.L, nil, 1)
+	q.right = stack(q.right, n2, f.right(), nil, 1)
+	return q.norm(n1, n2, k)
+}
+
+// stack sets buf to the n×(ka+kb) matrix [a, s·b] (b may be nil).
+func stack(buf []float64, n int, a, b *mat.Dense, s float64) []float64 {
+	_, ka := a.Dims()
+	kb := 0
+	if b != nil {
+		_, kb = b.Dims()
+	}
+	k := ka + kb
+	buf = grow(buf, n*k)
+	for i := range n {
+		row := buf[i*k : (i+1)*k]
+		copy(row, a.RawRowView(i))
+		if b != nil {
+			for j, v := range b.RawRowView(i) {
+				row[ka+j] = s * v
+			}
+		}
+	}
+	return buf
+}
+
+// norm returns ||T1 T2ᵀ||_F for the triangular factors of the n1×k matrix
+// in q.left and the n2×k matrix in q.right.
+func (q *lowRank) norm(n1, n2, k int) float64 {
+	k1, k2 := min(n1, k), min(n2, k)
+	q.t1 = q.triangle(q.t1, q.left, n1, k)
+	q.t2 = q.triangle(q.t2, q.right, n2, k)
+	// Entry (i, j) of T1 T2ᵀ: row i of T1 with row j of T2; T1 is upper
+	// trapezoidal, k1×k, T2 is k2×k.
+	var s fsum.Sum
+	var scale float64
+	prod := make([]float64, 0, k1*k2)
+	for i := range k1 {
+		for j := range k2 {
+			v := fsum.Dot(q.t1[i*k+max(i, j):(i+1)*k], q.t2[j*k+max(i, j):(j+1)*k])
+			prod = append(prod, v)
+			scale = max(scale, math.Abs(v))
+		}
+	}
+	if scale == 0 || math.IsInf(scale, 0) || math.IsNaN(scale) {
+		return scale
+	}
+	for _, v := range prod {
+		s.Add((v / scale) * (v / scale))
+	}
+	return scale * math.Sqrt(s.Value())
+}
+
+// triangle factors the n×k matrix a (overwriting it) and returns its
+// triangular factor, min(n, k)×k, row-major in dst.
+func (q *lowRank) triangle(dst, a []float64, n, k int) []float64 {
+	kk := min(n, k)
+	q.tau = grow(q.tau, kk)
+	g := blas64.General{Rows: n, Cols: k, Stride: k, Data: a[:n*k]}
+	if len(q.work) < 1 {
+		q.work = make([]float64, 1)
+	}
+	lapack64.Geqrf(g, q.tau, q.work, -1)
+	q.work = grow(q.work, max(int(q.work[0]), n, 1))
+	lapack64.Geqrf(g, q.tau, q.work, len(q.work))
+	dst = grow(dst, kk*k)
+	for i := range kk {
+		row := dst[i*k : (i+1)*k]
+		clear(row[:i])
+		copy(row[i:], a[i*k+i:(i+1)*k])
+	}
+	return dst
+}
+
+// grow returns buf with length n, reallocated if its capacity is smaller.
+func grow(buf []float64, n int) []float64 {
+	if cap(buf) < n {
+		return make([]float64, n)
+	}
+	return buf[:n]
+}

@@ -1,0 +1,317 @@
+package scaledsm
+
+import (
+	"context"
+	"math"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// run is the state of one solve, advanced one iteration at a time: measure
+// readies the evaluation at X_t, the operator evaluates it, and advance
+// records the iteration and steps to X_{t+1} or stops.
+type run struct {
+	p    Problem
+	s    Settings
+	eval *Evaluation
+	sym  bool
+
+	// The errors are measured either on formed n1×n2 matrices (dense, for
+	// small problems or a truth given as a matrix) or from the factors (see
+	// lowRank), whichever costs less.
+	dense   bool
+	x, prev *mat.Dense // X_t, X_{t-1} (dense)
+	rt      []float64  // scratch of product (dense)
+	lr      lowRank
+	prevF   Factors // the factors of X_{t-1} (from the factors)
+
+	// The truth, when known: formed (dense) or as factors, its norm, and
+	// for the gap f(X_t) - f(X*): A(X*), A(X*) - y and A(X_t) - A(X*).
+	truth          bool
+	xStar          *mat.Dense
+	star           Factors
+	tnorm          float64
+	fitStar, zStar []float64
+	d              []float64
+
+	l, r   *mat.Dense // current factors
+	dl, dr *mat.Dense // directions
+	pl, pr preconditioner
+
+	res   Result
+	cur   Iteration // the record of iteration t, under way
+	t     int
+	done  bool
+	start time.Time
+}
+
+// formCost and factorCost are the flops, up to a common constant, of
+// measuring an iteration's errors on formed matrices and from the factors.
+func formCost(n1, n2, r int) int   { return n1 * n2 * (r + 2) }
+func factorCost(n1, n2, r int) int { return 2 * (n1 + n2) * (2 * r) * (2 * r) }
+
+func newRun(p Problem, s Settings, init Factors) (*run, error) {
+	m, n1, n2 := p.Op.Dims()
+	u := &run{p: p, s: s, sym: p.Op.Symmetric(), start: time.Now()}
+	u.eval = NewEvaluation(p.Op, p.Rank)
+	u.eval.Y = p.Y
+	u.eval.Weight = s.Loss.weight()
+	u.l = mat.DenseCopyOf(init.L)
+	u.dl = mat.NewDense(n1, p.Rank, nil)
+	if !u.sym {
+		u.r = mat.DenseCopyOf(init.R)
+		u.dr = mat.NewDense(n2, p.Rank, nil)
+	}
+	star, factored := p.Truth.(Factors)
+	u.dense = formCost(n1, n2, p.Rank) <= factorCost(n1, n2, p.Rank) || (p.Truth != nil && !factored)
+	if u.dense {
+		u.x = mat.NewDense(n1, n2, nil)
+		u.prev = mat.NewDense(n1, n2, nil)
+		u.rt = make([]float64, p.Rank*n2)
+	} else {
+		u.prevF.L = mat.NewDense(n1, p.Rank, nil)
+		if !u.sym {
+			u.prevF.R = mat.NewDense(n2, p.Rank, nil)
+		}
+	}
+	if p.Truth == nil {
+		return u, nil
+	}
+	u.truth = true
+	if u.dense {
+		if factored {
+			u.xStar = star.Product()
+		} else {
+			u.xStar = mat.DenseCopyOf(p.Truth)
+		}
+		u.tnorm = frobenius(u.xStar)
+	} else {
+		u.star = star
+		u.tnorm = u.lr.size(star)
+	}
+	if !(u.tnorm > 0) || math.IsInf(u.tnorm, 0) {
+		return nil, inputError("truth", nil, "||X*||_F = %v: the relative error is undefined", u.tnorm)
+	}
+	u.fitStar = make([]float64, m)
+	p.Op.Apply(u.fitStar, p.Truth)
+	u.zStar = make([]float64, m)
+	for i, f := range u.fitStar {
+		u.zStar[i] = f - p.Y[i]
+	}
+	u.d = make([]float64, m)
+	u.eval.Fit = make([]float64, m)
+	return u, nil
+}
+
+// measure measures X_t's errors and readies the evaluation at it: the
+// first half of an iteration, before the operator's pass.
+func (u *run) measure() {
+	it := Iteration{Iter: u.t, RelError: math.NaN(), Change: math.NaN(), Gap: math.NaN(), Step: math.NaN(), StepLength: math.NaN()}
+	cur := Factors{L: u.l, R: u.r}
+	if u.dense {
+		u.x, u.prev = u.prev, u.x
+		product(u.x, u.l, cur.right(), u.rt)
+		if u.truth {
+			it.RelError = distance(u.x, u.xStar) / u.tnorm
+		}
+		if u.t > 0 {
+			it.Change = distance(u.x, u.prev) / frobenius(u.prev)
+		}
+	} else {
+		if u.truth {
+			it.RelError = u.lr.distance(cur, u.star) / u.tnorm
+		}
+		if u.t > 0 {
+			it.Change = u.lr.distance(cur, u.prevF) / u.lr.size(u.prevF)
+		}
+		u.prevF.L.Copy(u.l)
+		if !u.sym {
+			u.prevF.R.Copy(u.r)
+		}
+	}
+	u.cur = it
+	u.eval.L, u.eval.R = u.l, u.r
+}
+
+// advance finishes iteration t once the operator has evaluated u.eval: it
+// records the iteration and either stops or steps to X_{t+1}.
+func (u *run) advance(ctx context.Context) {
+	it := u.cur
+	it.Loss = u.s.Loss.Value(u.eval.Z)
+
+	finite := !math.IsNaN(it.Loss) && !math.IsInf(it.Loss, 0)
+	switch {
+	case !finite || (u.truth && !(it.RelError <= DivergenceThreshold)):
+		u.record(it, Diverged)
+		return
+	case u.truth && it.RelError <= u.s.Tol:
+		u.record(it, Converged)
+		return
+	case !u.truth && it.Change <= u.s.Tol:
+		u.record(it, Stationary)
+		return
+	case u.t >= u.s.MaxIter:
+		u.record(it, IterationLimit)
+		return
+	case ctx.Err() != nil:
+		u.record(it, Interrupted)
+		return
+	}
+	if u.s.Converger != nil {
+		// The trace with this record; record appends it in the same place.
+		if status, stop := u.s.Converger.Converged(append(u.res.Trace, it)); stop {
+			u.record(it, status)
+			return
+		}
+	}
+
+	norm2, ok := u.directions(it.Loss)
+	if !ok {
+		u.record(it, Singular)
+		return
+	}
+	norm := math.Sqrt(norm2)
+	sc := &StepContext{
+		Iter: u.t, Loss: it.Loss, Gap: u.gap(), Norm: norm,
+		Residuals: u.eval.Z, Trace: u.res.Trace, Objective: u.s.Loss,
+	}
+	eta := u.s.Step.Size(sc)
+	if g, ok := u.s.Step.(GapEstimator); ok {
+		it.Gap = sc.gapOf(g)
+	}
+	if !(eta > 0) || math.IsInf(eta, 0) {
+		it.Step, it.StepLength = 0, 0
+		u.record(it, Stalled)
+		return
+	}
+	it.Step, it.StepLength = eta, eta*norm
+	// Both factors move from the old pair: the directions were computed
+	// before either update.
+	u.dl.Scale(eta, u.dl)
+	u.l.Sub(u.l, u.dl)
+	if !u.sym {
+		u.dr.Scale(eta, u.dr)
+		u.r.Sub(u.r, u.dr)
+	}
+	u.record(it, -1)
+	u.t++
+}
+
+// gap returns f(X_t) - f(X*) from the truth, NaN without one.
+func (u *run) gap() float64 {
+	if !u.truth {
+		return math.NaN()
+	}
+	for i, f := range u.eval.Fit {
+		u.d[i] = f - u.fitStar[i]
+	}
+	return u.s.Loss.Gap(u.d, u.zStar)
+}
+
+// directions sets the search directions from the factor subgradients and
+// returns the squared norm of the subgradient in the method's metric.
+func (u *run) directions(loss float64) (norm2 float64, ok bool) {
+	e := u.eval
+	if c := u.s.Loss.gradientScale(loss, len(e.Z)); c != 1 {
+		e.GL.Scale(c, e.GL)
+		if !u.sym {
+			e.GR.Scale(c, e.GR)
+		}
+	}
+	if !u.s.Method.scaled() {
+		u.dl.Copy(e.GL)
+		norm2 = inner(e.GL, e.GL)
+		if !u.sym {
+			u.dr.Copy(e.GR)
+			norm2 += inner(e.GR, e.GR)
+		}
+		return norm2, true
+	}
+	// GL is preconditioned by the Gram matrix of the other factor.
+	other := u.r
+	if u.sym {
+		other = u.l
+	}
+	fb, ok := u.pl.apply(u.dl, e.GL, other)
+	if !ok {
+		return 0, false
+	}
+	norm2 = inner(e.GL, u.dl)
+	if !u.sym {
+		fb2, ok := u.pr.apply(u.dr, e.GR, u.l)
+		if !ok {
+			return 0, false
+		}
+		fb = fb || fb2
+		norm2 += inner(e.GR, u.dr)
+	}
+	if fb {
+		u.res.Fallbacks++
+	}
+	return norm2, true
+}
+
+// record appends it to the trace and, for a status >= 0, ends the run.
+func (u *run) record(it Iteration, status Status) {
+	u.res.Trace = append(u.res.Trace, it)
+	if u.s.Recorder != nil {
+		u.s.Recorder(it)
+	}
+	if status >= 0 {
+		u.res.Status = status
+		u.done = true
+	}
+}
+
+// finish fills in the result of a stopped run.
+func (u *run) finish() {
+	r := &u.res
+	r.L, r.R = u.l, u.r
+	r.Iterations = u.t
+	r.RelError, r.Loss = math.NaN(), math.NaN()
+	if n := len(r.Trace); n > 0 {
+		r.RelError = r.Trace[n-1].RelError
+		r.Loss = r.Trace[n-1].Loss
+	}
+	r.FitFraction = fitFraction(u.eval.Z, u.p.Y)
+	r.Runtime = time.Since(u.start)
+}
+
+// fitFraction returns the fraction of the residuals z no larger than
+// FitTolerance times the median |y_i| (the largest |y_i| when the median
+// is zero).
+func fitFraction(z, y []float64) float64 {
+	abs := make([]float64, len(y))
+	for i, v := range y {
+		abs[i] = math.Abs(v)
+	}
+	scale := selectKth(abs, len(abs)/2)
+	if scale == 0 {
+		for _, v := range abs {
+			scale = max(scale, v)
+		}
+	}
+	n := 0
+	for _, v := range z {
+		if math.Abs(v) <= FitTolerance*scale {
+			n++
+		}
+	}
+	return float64(n) / float64(len(z))
+}
+
+// inner returns the Frobenius inner product <a, b> of two matrices of the
+// same shape.
+func inner(a, b *mat.Dense) float64 {
+	ra, rb := a.RawMatrix(), b.RawMatrix()
+	var s float64
+	for i := range ra.Rows {
+		x := ra.Data[i*ra.Stride : i*ra.Stride+ra.Cols]
+		y := rb.Data[i*rb.Stride : i*rb.Stride+rb.Cols]
+		for j, v := range x {
+			s += v * y[j]
+		}
+	}
+	return s
+}
