@@ -216,6 +216,24 @@ func validate(p Problem, s *Settings) error {
 			return inputError("truth", nil, "%d×%d, want %d×%d", r, c, n1, n2)
 		}
 	}
+	if err := s.resolve(); err != nil {
+		return err
+	}
+	if s.Init != nil {
+		if err := checkFactors(*s.Init, p.Op, p.Rank); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Validate reports the first invalid setting, as an *InputError, without
+// a problem: what Solve checks of the settings alone, so that a program can
+// refuse bad settings before it loads a problem.
+func (s Settings) Validate() error { return s.resolve() }
+
+// resolve checks the settings and fills in their defaults.
+func (s *Settings) resolve() error {
 	if !s.Method.valid() {
 		return inputError("method", s.Method, "unknown")
 	}
@@ -251,11 +269,6 @@ func validate(p Problem, s *Settings) error {
 	if err := s.Trim.validate(); err != nil {
 		return err
 	}
-	if s.Init != nil {
-		if err := checkFactors(*s.Init, p.Op, p.Rank); err != nil {
-			return err
-		}
-	}
 	return nil
 }
 
@@ -280,4 +293,19 @@ func checkFactors(f Factors, op Operator, rank int) error {
 		return inputError("init", nil, "initial R is %d×%d, want %d×%d", r, c, n2, rank)
 	}
 	return nil
+}
+
+// TruthLoss returns f(X*), the loss l of the residuals A(X*) - y at the
+// truth, or NaN when the problem has none.
+func (p Problem) TruthLoss(l Loss) float64 {
+	if p.Truth == nil || p.Op == nil {
+		return math.NaN()
+	}
+	m, _, _ := p.Op.Dims()
+	z := make([]float64, m)
+	p.Op.Apply(z, p.Truth)
+	for i := range z {
+		z[i] -= p.Y[i]
+	}
+	return l.Value(z)
 }

@@ -40,16 +40,6 @@ func (e *FileError) Unwrap() error { return e.Err }
 // shape that does not match.
 var ErrMatrixShape = errors.New("the matrices' shape n1×n2 is needed")
 
-// A RankError is a rank out of [1, min(n1, n2)] for the files' matrices.
-type RankError struct {
-	Rank, Max int
-}
-
-// Error returns the rank and the range it must lie in.
-func (e *RankError) Error() string {
-	return fmt.Sprintf("rank %d must lie in [1, min(n1, n2)] = [1, %d]", e.Rank, e.Max)
-}
-
 // array is an open .npy file whose header has been read.
 type array struct {
 	input, path string
@@ -195,8 +185,8 @@ type Files struct {
 // problem occupies the size of its files and no more: a float32 sensing
 // file is kept as float32 (see scaledsm.NewSensing32), the other files are
 // read as float64. Errors about a file are
-// *FileError values naming it; a rank out of range is a *RankError. NaN and
-// infinite values are rejected.
+// *FileError values naming it; a rank out of range is a
+// *scaledsm.InputError. NaN and infinite values are rejected.
 func Load(f Files, rank int) (scaledsm.Problem, error) {
 	switch {
 	case f.Sensing == "" && f.Quadratic == "":
@@ -245,7 +235,8 @@ func Load(f Files, rank int) (scaledsm.Problem, error) {
 		}
 	}
 	if rank < 1 || rank > min(n1, n2) {
-		return scaledsm.Problem{}, &RankError{Rank: rank, Max: min(n1, n2)}
+		return scaledsm.Problem{}, &scaledsm.InputError{Input: "rank", Value: rank,
+			Reason: fmt.Sprintf("must lie in [1, min(n1, n2)] = [1, %d] for the %d×%d matrices of %s", min(n1, n2), n1, n2, op.path)}
 	}
 
 	// A float32 sensing file is kept as float32, at its own size; the
@@ -285,6 +276,37 @@ func Load(f Files, rank int) (scaledsm.Problem, error) {
 		p.Truth = mat.NewDense(n1, n2, x)
 	}
 	return p, nil
+}
+
+// Size returns the memory, in bytes, that Load takes for the files (the
+// size of their data as it is kept: a float32 sensing file as float32, the
+// rest as float64, and quadratic sampling's transposed copy) and the number
+// of observations m. It reads the headers only, so that a problem too big
+// for the machine can be refused before any data is read; its errors are
+// those of Load.
+func (f Files) Size() (bytes int64, m int, err error) {
+	for _, c := range []struct{ input, path string }{{"sensing", f.Sensing}, {"quadratic", f.Quadratic}, {"y", f.Y}, {"truth", f.Truth}} {
+		if c.path == "" {
+			continue
+		}
+		a, err := openArray(c.input, c.path)
+		if err != nil {
+			return 0, 0, err
+		}
+		if c.input == "y" {
+			m = a.h.Len()
+		}
+		n := int64(a.h.Len()) * 8
+		switch {
+		case c.input == "sensing" && a.float32():
+			n /= 2
+		case c.input == "quadratic":
+			n *= 2
+		}
+		a.close()
+		bytes += n
+	}
+	return bytes, m, nil
 }
 
 // operatorShape returns the dimensions of the operator file's data.

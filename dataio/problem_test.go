@@ -180,7 +180,7 @@ func TestLoadErrors(t *testing.T) {
 		name  string
 		files Files
 		rank  int
-		input string // the FileError's input; "" for a RankError
+		input string // the FileError's input; "" for an InputError
 		want  string
 	}{
 		{"missing", Files{Sensing: filepath.Join(dir, "nope.npy"), Y: y}, 1, "sensing", "cannot open: no such file"},
@@ -202,8 +202,8 @@ func TestLoadErrors(t *testing.T) {
 		{"empty shape", Files{Sensing: save(t, dir, "z.npy", f64([]int{0, 3, 4}, nil)), Y: y}, 1, "sensing", "shape (0, 3, 4) is empty"},
 		{"NaN in y", Files{Sensing: good, Y: save(t, dir, "ynan.npy", f64([]int{20}, nan))}, 1, "y", "entry [7] is NaN"},
 		{"Inf in A", Files{Sensing: save(t, dir, "ainf.npy", f64([]int{20, 3, 4}, inf)), Y: y}, 1, "sensing", "entry (2, 1, 1) is -Inf"},
-		{"rank 0", Files{Sensing: good, Y: y}, 0, "", "rank 0 must lie in [1, min(n1, n2)] = [1, 3]"},
-		{"rank 4", Files{Sensing: good, Y: y}, 4, "", "rank 4 must lie in [1, min(n1, n2)] = [1, 3]"},
+		{"rank 0", Files{Sensing: good, Y: y}, 0, "", "rank 0: must lie in [1, min(n1, n2)] = [1, 3]"},
+		{"rank 4", Files{Sensing: good, Y: y}, 4, "", "rank 4: must lie in [1, min(n1, n2)] = [1, 3]"},
 		{"rank 6 quadratic", Files{Quadratic: q, Y: y}, 6, "", "[1, 5]"},
 	}
 	for _, c := range cases {
@@ -213,10 +213,10 @@ func TestLoadErrors(t *testing.T) {
 			continue
 		}
 		var fe *FileError
-		var re *RankError
+		var re *scaledsm.InputError
 		switch {
 		case c.input == "" && !errors.As(err, &re):
-			t.Errorf("%s: %v is not a RankError", c.name, err)
+			t.Errorf("%s: %v is not an InputError", c.name, err)
 		case c.input != "" && (!errors.As(err, &fe) || fe.Input != c.input):
 			t.Errorf("%s: %v is not a FileError for input %q", c.name, err, c.input)
 		}

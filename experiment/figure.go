@@ -182,12 +182,13 @@ func Figures() []*Figure {
 	}
 }
 
-// Lookup returns the specification of figure n, 1 to 6.
+// Lookup returns the specification of figure n, from 1.
 func Lookup(n int) (*Figure, error) {
-	if n < 1 || n > 6 {
-		return nil, fmt.Errorf("no figure %d: the paper's figures are 1 to 6", n)
+	figs := Figures()
+	if n < 1 || n > len(figs) {
+		return nil, fmt.Errorf("no figure %d: the paper's figures are 1 to %d", n, len(figs))
 	}
-	return Figures()[n-1], nil
+	return figs[n-1], nil
 }
 
 var methods = []scaledsm.Method{scaledsm.ScaledSM, scaledsm.VanillaSM}

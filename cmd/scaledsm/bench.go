@@ -78,7 +78,7 @@ is its own; the whole takes a few minutes. Prints a Markdown table, or with
 --json one JSON array.`
 
 func runBench(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("bench", benchSynopsis, stderr)
+	fs := newFlagSet("bench", benchSynopsis, stdout)
 	asJSON := fs.Bool("json", false, "print one JSON array of objects instead of the table")
 	quick := fs.Bool("quick", false, "small sizes, for a check in seconds (the targets are those of the paper's sizes)")
 	cases := fs.String("cases", strings.Join(benchCases, ","), "the cases to run, comma-separated")

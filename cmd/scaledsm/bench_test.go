@@ -117,8 +117,8 @@ func TestBenchBadFlags(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q, want 2 and %q", c.args, code, errs, c.want)
 		}
 	}
-	if _, _, errs := cli(t, "bench", "--help"); strings.Contains(errs, "child") || !strings.Contains(errs, "--quick") {
-		t.Errorf("bench --help shows the internal flag or lacks --quick:\n%s", errs)
+	if _, out, _ := cli(t, "bench", "--help"); strings.Contains(out, "child") || !strings.Contains(out, "--quick") {
+		t.Errorf("bench --help shows the internal flag or lacks --quick:\n%s", out)
 	}
 }
 

@@ -12,7 +12,7 @@ import (
 )
 
 func runDemo(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("demo", "Recovers a rank-5, 100×100 PSD matrix of condition number 10 from 4000\nquadratic measurements, 20% of them replaced by gross outliers, with ScaledSM and\nwith VanillaSM from the same start, and draws both error curves.", stderr)
+	fs := newFlagSet("demo", "Recovers a rank-5, 100×100 PSD matrix of condition number 10 from 4000\nquadratic measurements, 20% of them replaced by gross outliers, with ScaledSM and\nwith VanillaSM from the same start, and draws both error curves.", stdout)
 	seed := fs.Uint64("seed", 1, "seed of every random draw")
 	if err := parseFlags(fs, args); err != nil {
 		return err

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -59,24 +58,12 @@ func (f *figureFlags) check(figs []*experiment.Figure) error {
 		}
 	}
 	if err := os.MkdirAll(f.out, 0o755); err != nil {
-		return badFlag("out", f.out, "cannot create the directory: "+errReason(err))
+		return badFlag("out", f.out, unwrapPath(err).Error())
 	}
-	probe, err := os.CreateTemp(f.out, ".scaledsm-probe-*")
-	if err != nil {
-		return badFlag("out", f.out, "cannot write there: "+errReason(err))
+	if err := probe(f.out); err != nil {
+		return badFlag("out", f.out, "cannot write there: "+unwrapPath(err).Error())
 	}
-	probe.Close()
-	os.Remove(probe.Name())
 	return nil
-}
-
-// errReason is an error without the path the flag already names.
-func errReason(err error) string {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return pe.Err.Error()
-	}
-	return err.Error()
 }
 
 const figureSynopsis = `Reproduces figure N (1 to 6) of the paper's Section 4: runs every curve of
@@ -91,35 +78,31 @@ and prints the claims table. On two cores at the paper's size, Figures 2,
 about a minute each and Figure 5 about nine: --n 40 gives a quick look.`
 
 func runFigure(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("figure N", figureSynopsis, stderr)
+	fs := newFlagSet("figure N", figureSynopsis, stdout)
 	var ff figureFlags
 	ff.register(fs)
 	// The figure number comes first ("figure 3 --out DIR") or last.
 	var num string
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		num, args = args[0], args[1:]
+	} else if k := len(args) - 1; k >= 0 && !strings.HasPrefix(args[k], "-") && (k == 0 || !takesValue(fs, args[k-1])) {
+		num, args = args[k], args[:k]
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return errUsage
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
-	rest := fs.Args()
-	if num == "" && len(rest) > 0 {
-		num, rest = rest[0], rest[1:]
-	}
-	if len(rest) > 0 {
-		return usageError{fmt.Sprintf("unexpected argument %q (usage: scaledsm figure N --out DIR)", rest[0])}
-	}
+	count := len(experiment.Figures())
 	if num == "" {
-		return usageError{"missing the figure number (usage: scaledsm figure N --out DIR, N from 1 to 6)"}
+		return usageError{fmt.Sprintf("missing the figure number (usage: scaledsm figure N --out DIR, N from 1 to %d)", count)}
 	}
 	n, err := strconv.Atoi(num)
-	if err != nil || n < 1 || n > 6 {
-		return usageError{fmt.Sprintf("figure %q: the paper's figures are 1 to 6", num)}
+	if err != nil {
+		return usageError{fmt.Sprintf("figure %q: the paper's figures are 1 to %d", num, count)}
 	}
-	fig, _ := experiment.Lookup(n)
+	fig, err := experiment.Lookup(n)
+	if err != nil {
+		return usageError{err.Error()}
+	}
 	figs := []*experiment.Figure{fig}
 	if err := ff.check(figs); err != nil {
 		return err
@@ -127,8 +110,23 @@ func runFigure(args []string, stdout, stderr io.Writer) error {
 	return reproduce(ff, figs, stdout, stderr)
 }
 
+// takesValue reports whether arg is a flag of fs that takes a value
+// (--name without "="), so that the argument after it is its value.
+func takesValue(fs *flag.FlagSet, arg string) bool {
+	name := strings.TrimLeft(arg, "-")
+	if strings.Contains(name, "=") {
+		return false
+	}
+	f := fs.Lookup(name)
+	if f == nil {
+		return false
+	}
+	b, ok := f.Value.(interface{ IsBoolFlag() bool })
+	return !ok || !b.IsBoolFlag()
+}
+
 func runReproduce(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("reproduce", strings.Replace(strings.Replace(figureSynopsis, "figure N (1 to 6)", "Figures 1 to 6", 1), "runs every curve of\nthe figure", "runs every curve\nof each figure", 1), stderr)
+	fs := newFlagSet("reproduce", strings.Replace(strings.Replace(figureSynopsis, "figure N (1 to 6)", "every figure", 1), "runs every curve of\nthe figure", "runs every curve\nof each figure", 1), stdout)
 	var ff figureFlags
 	ff.register(fs)
 	if err := parseFlags(fs, args); err != nil {
@@ -153,7 +151,7 @@ func reproduce(ff figureFlags, figs []*experiment.Figure, stdout, stderr io.Writ
 		res, err := experiment.RunFigure(ctx, fig, opts)
 		bar.done()
 		if ctx.Err() != nil {
-			return exitError{fmt.Errorf("interrupted during figure %d; its files were not written", fig.Number), 130}
+			return exitError{fmt.Errorf("interrupted during figure %d; its files were not written", fig.Number), exitInterrupted}
 		}
 		if err != nil {
 			return err
@@ -173,7 +171,7 @@ func reproduce(ff figureFlags, figs []*experiment.Figure, stdout, stderr io.Writ
 func runReport(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("report", `Rebuilds the panels (PNG and SVG) and index.html of every figure recorded in
 --out (figureN.json and figureN.csv, as "figure" and "reproduce" write them),
-without running anything: after figures were run separately or elsewhere.`, stderr)
+without running anything: after figures were run separately or elsewhere.`, stdout)
 	out := fs.String("out", "", "directory holding the figures' CSVs and records (required)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -186,7 +184,10 @@ without running anything: after figures were run separately or elsewhere.`, stde
 	}
 	results, errs := experiment.LoadDir(*out)
 	for _, err := range errs {
-		fmt.Fprintf(stderr, "scaledsm: left out of the report: %v\n", err)
+		fmt.Fprintf(stderr, "scaledsm report: left out of the report: %v\n", err)
+	}
+	if len(results) == 0 {
+		return exitError{fmt.Errorf("--out %s: holds no figure (figureN.json and figureN.csv, as \"scaledsm figure\" and \"reproduce\" write them)", *out), exitBadInput}
 	}
 	for _, res := range results {
 		written, err := writePanels(*out, res)
@@ -205,7 +206,7 @@ func writeFigure(dir string, res *experiment.Result) ([]string, error) {
 	var names []string
 	write := func(name string, f func(io.Writer) error) error {
 		if err := writeAtomic(filepath.Join(dir, name), f); err != nil {
-			return fmt.Errorf("writing %s: %w", filepath.Join(dir, name), err)
+			return outputError("out", dir, fmt.Errorf("%s: %w", name, unwrapPath(err)))
 		}
 		names = append(names, name)
 		return nil
@@ -233,9 +234,8 @@ func writePanels(dir string, res *experiment.Result) ([]string, error) {
 	for i, p := range res.Figure.Panels {
 		for _, ext := range []string{"png", "svg"} {
 			name := experiment.PanelName(res.Figure.Number, p.Name, ext)
-			path := filepath.Join(dir, name)
-			if err := writeAtomic(path, func(w io.Writer) error { return experiment.RenderPanel(w, res, i, ext) }); err != nil {
-				return names, fmt.Errorf("writing %s: %w", path, err)
+			if err := writeAtomic(filepath.Join(dir, name), func(w io.Writer) error { return experiment.RenderPanel(w, res, i, ext) }); err != nil {
+				return names, outputError("out", dir, fmt.Errorf("%s: %w", name, unwrapPath(err)))
 			}
 			names = append(names, name)
 		}
@@ -247,7 +247,7 @@ func writePanels(dir string, res *experiment.Result) ([]string, error) {
 func printFigure(w io.Writer, res *experiment.Result, written []string) {
 	c := res.Config
 	fmt.Fprintf(w, "figure %d: %s, n=%d, r=%d, m=%d, seed %d: %d runs, %d iterations in %s\n",
-		res.Figure.Number, map[string]string{"ms": "matrix sensing", "qs": "quadratic sampling"}[c.Kind.String()],
+		res.Figure.Number, c.Kind.Model(),
 		c.N1, c.Rank, c.M, c.Seed, res.Runs, res.Iterations, res.Elapsed.Round(100*time.Millisecond))
 	fmt.Fprintf(w, "  wrote %s\n", strings.Join(written, " "))
 	holds := 0
@@ -275,7 +275,7 @@ func writeReport(dir string, stdout, stderr io.Writer) error {
 	}
 	path := filepath.Join(dir, "index.html")
 	if err := writeAtomic(path, func(w io.Writer) error { _, err := w.Write(buf.Bytes()); return err }); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+		return outputError("out", dir, fmt.Errorf("index.html: %w", unwrapPath(err)))
 	}
 	var nums []string
 	for _, r := range results {

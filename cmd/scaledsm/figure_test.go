@@ -130,15 +130,16 @@ func TestFigureBadArguments(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"figure", "7", "--out", tmp}, `figure "7": the paper's figures are 1 to 6`},
-		{[]string{"figure", "0", "--out", tmp}, `figure "0": the paper's figures are 1 to 6`},
+		{[]string{"figure", "7", "--out", tmp}, `no figure 7: the paper's figures are 1 to 6`},
+		{[]string{"figure", "0", "--out", tmp}, `no figure 0: the paper's figures are 1 to 6`},
+		{[]string{"figure", "--out", tmp, "7"}, `no figure 7: the paper's figures are 1 to 6`},
 		{[]string{"figure", "two", "--out", tmp}, `figure "two": the paper's figures are 1 to 6`},
 		{[]string{"figure", "--out", tmp}, "missing the figure number"},
 		{[]string{"figure", "1", "2", "--out", tmp}, `unexpected argument "2"`},
 		{[]string{"figure", "3"}, "--out is required"},
 		{[]string{"reproduce"}, "--out is required"},
 		{[]string{"reproduce", "stray", "--out", tmp}, `unexpected argument "stray"`},
-		{[]string{"figure", "1", "--out", filepath.Join(file, "sub")}, "--out " + filepath.Join(file, "sub") + ": cannot create the directory: not a directory"},
+		{[]string{"figure", "1", "--out", filepath.Join(file, "sub")}, "--out " + filepath.Join(file, "sub") + ": cannot mkdir: not a directory"},
 		{[]string{"reproduce", "--out", file}, "--out " + file + ": cannot"},
 		{[]string{"figure", "1", "--out", tmp, "--n", "-4"}, "--n -4: must be positive"},
 		{[]string{"figure", "1", "--out", tmp, "--r", "-1"}, "--r -1: must be positive"},
@@ -164,8 +165,14 @@ func TestFigureBadArguments(t *testing.T) {
 	if entries, _ := os.ReadDir(tmp); len(entries) != 1 {
 		t.Errorf("bad arguments left %d entries in the output directory", len(entries))
 	}
-	if code, _, errs := cli(t, "figure", "--help"); code != 0 || !strings.Contains(errs, "--out") || !strings.Contains(errs, "--seed") {
-		t.Errorf("figure --help: exit %d, stderr %q", code, errs)
+	if code, out, _ := cli(t, "figure", "--help"); code != 0 || !strings.Contains(out, "--out") || !strings.Contains(out, "--seed") {
+		t.Errorf("figure --help: exit %d, stdout %q", code, out)
+	}
+	// A directory without figures is not a report.
+	empty := filepath.Join(tmp, "empty")
+	os.Mkdir(empty, 0o755)
+	if code, _, errs := cli(t, "report", "--out", empty); code != 2 || !strings.Contains(errs, "holds no figure") || strings.Count(errs, "\n") != 1 {
+		t.Errorf("report on an empty directory: exit %d, stderr %q", code, errs)
 	}
 }
 

@@ -12,8 +12,6 @@ import (
 	"strings"
 	"syscall"
 
-	"gonum.org/v1/gonum/mat"
-
 	"github.com/scaledsm/scaledsm"
 	"github.com/scaledsm/scaledsm/dataio"
 	"github.com/scaledsm/scaledsm/synth"
@@ -30,23 +28,27 @@ type problemFile struct {
 	Solve string   `json:"solve"`
 }
 
+// generatedFiles are the names of every file generate may write: a
+// directory that holds another problem loses those the new one does not
+// have.
+var generatedFiles = []string{"A.npy", "y.npy", "X_star.npy", "L_star.npy", "R_star.npy", "outliers.npy", "problem.json"}
+
 func runGenerate(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("generate", `Draws a synthetic problem of the paper's Section 4 recipe, as solve does, and
 writes it to --out DIR as NumPy .npy files: the operator A.npy (matrix sensing:
 shape (m, n1, n2); quadratic sampling: (m, n)), the observations y.npy (m,),
 the truth X_star.npy (n1, n2), its factors L_star.npy (n1, r) and, for
 sensing, R_star.npy (n2, r), the outlier mask outliers.npy (m,) of bools, and
-problem.json with the setting and the solve command to run.`, stderr)
-	var pf problemFlags
-	pf.register(fs)
+problem.json with the setting and the solve command to run. The set is written
+to a new directory beside DIR and moved into DIR once complete: a failure or an
+interrupt leaves DIR as it was, and a DIR that held another problem keeps no
+file of it.`, stdout)
+	var sp synthFlags
+	sp.register(fs)
 	out := fs.String("out", "", "directory for the files (created if needed)")
 	dtype := fs.String("dtype", "float64", "element type of A.npy: float64 or float32 (the operator is rounded to\nfloat32 before y is computed, so the problem stays exact)")
 	order := fs.String("order", "C", "memory order of A.npy: C (row-major, NumPy's default) or F (column-major,\nas np.asfortranarray writes it; slower to write)")
 	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	cfg, setting, err := pf.config()
-	if err != nil {
 		return err
 	}
 	switch {
@@ -57,46 +59,46 @@ problem.json with the setting and the solve command to run.`, stderr)
 	case *order != "C" && *order != "F":
 		return badFlag("order", *order, "want C or F")
 	}
+	src, err := sp.config()
+	if err != nil {
+		return err
+	}
+	if *dtype == "float32" {
+		// Drawn as float32 values, so y comes from what A.npy holds (and
+		// sensing data is generated at half the memory).
+		src.cfg.Precision = synth.Float32
+	}
 	if st, err := os.Stat(*out); err == nil && !st.IsDir() {
 		return badFlag("out", *out, "is not a directory")
 	}
+	if err := writableParent(*out); err != nil {
+		return badFlag("out", *out, "cannot be written: "+err.Error())
+	}
+	if err := checkMemory(src); err != nil {
+		return err
+	}
 
-	// A signal stops the writing: the file under way is removed, those
-	// already written are complete.
+	// A signal stops the writing: nothing is moved into --out.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if *dtype == "float32" && cfg.Kind == synth.Sensing {
-		// Generated as float32, at half the memory; y comes from the
-		// stored values.
-		cfg.Precision = synth.Float32
-	}
+	cfg, setting := src.cfg, src.setting
 	draw, err := synth.New(cfg)
 	if err != nil {
-		return err
+		return inputFlag(err, synthInputs)
 	}
 	var writeA func(io.Writer, dataio.Header) error
 	if s, ok := draw.Op.(*scaledsm.Sensing); ok && s.Data32() != nil {
 		writeA = func(w io.Writer, h dataio.Header) error { return dataio.WriteArray(w, h, s.Data32()) }
 	} else {
 		a := draw.Op.(interface{ Data() []float64 }).Data()
-		if *dtype == "float32" {
-			// Rounded before y is computed, so that the problem stays
-			// exact.
-			for i, v := range a {
-				a[i] = float64(float32(v))
-			}
-		}
 		writeA = func(w io.Writer, h dataio.Header) error { return dataio.WriteArray(w, h, a) }
 	}
 	in, err := draw.Instance(setting)
 	if err != nil {
-		return err
+		return inputFlag(err, synthInputs)
 	}
 	if ctx.Err() != nil {
-		return exitError{errors.New("interrupted; nothing written"), 130}
-	}
-	if err := os.MkdirAll(*out, 0o755); err != nil {
-		return fmt.Errorf("--out %s: %v", *out, unwrapPath(err))
+		return exitError{errors.New("interrupted; nothing written"), exitInterrupted}
 	}
 
 	m, n1, n2, r := cfg.M, cfg.N1, cfg.N2, cfg.Rank
@@ -149,42 +151,67 @@ problem.json with the setting and the solve command to run.`, stderr)
 		return enc.Encode(meta)
 	}})
 
-	// The files are written one by one, each complete or not at all:
-	// holding them all as temporary files would double the disk space of
-	// A.npy for no gain, and problem.json, written last, marks a complete
-	// set.
+	// The set goes to a fresh directory beside --out, and moves in once
+	// complete: on the same file system the moves are renames, so the data
+	// is written once.
+	tmp, err := os.MkdirTemp(filepath.Dir(filepath.Clean(*out)), "."+filepath.Base(filepath.Clean(*out))+".tmp-*")
+	if err != nil {
+		return outputError("out", *out, err)
+	}
+	defer os.RemoveAll(tmp)
 	var listing []string
 	for _, f := range files {
-		err := writeAtomic(filepath.Join(*out, f.name), func(w io.Writer) error {
+		err := writeAtomic(filepath.Join(tmp, f.name), func(w io.Writer) error {
 			return f.write(ctxWriter{ctx, w})
 		})
 		if ctx.Err() != nil {
-			return exitError{fmt.Errorf("interrupted while writing %s; %s holds an incomplete problem (no problem.json)", f.name, *out), 130}
+			return exitError{fmt.Errorf("interrupted while writing %s; %s is left as it was", f.name, *out), exitInterrupted}
 		}
 		if err != nil {
-			return fmt.Errorf("--out %s: %s: %v", *out, f.name, unwrapPath(err))
+			return outputError("out", *out, fmt.Errorf("%s: %w", f.name, unwrapPath(err)))
 		}
 		listing = append(listing, strings.TrimSpace(f.name+" "+f.desc))
 	}
+	if err := moveInto(tmp, *out, meta.Files); err != nil {
+		return outputError("out", *out, err)
+	}
 
-	kind := map[synth.Kind]string{synth.Sensing: "matrix sensing", synth.Quadratic: "quadratic sampling"}[cfg.Kind]
 	fmt.Fprintf(stdout, "wrote a %s problem (n1=%d, n2=%d, rank %d, m=%d, kappa=%g, %d outliers, seed %d) to %s:\n",
-		kind, n1, n2, r, m, setting.Kappa, meta.Outliers, cfg.Seed, *out)
+		cfg.Kind.Model(), n1, n2, r, m, setting.Kappa, meta.Outliers, cfg.Seed, *out)
 	fmt.Fprintf(stdout, "  %s\n", strings.Join(listing, "\n  "))
 	fmt.Fprintf(stdout, "solve it with\n  %s\n", solve)
 	return nil
 }
 
-// denseWriter returns a function writing a matrix as a float64 .npy array.
-func denseWriter(x *mat.Dense) func(io.Writer) error {
-	return func(w io.Writer) error {
-		r, c := x.Dims()
-		data := make([]float64, 0, r*c)
-		for i := range r {
-			data = append(data, x.RawRowView(i)...)
+// moveInto moves the files names (problem.json last) from the directory tmp
+// into dir: tmp itself when dir does not exist, otherwise file by file,
+// after removing the files of an earlier problem that the new set lacks.
+func moveInto(tmp, dir string, names []string) error {
+	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
+		if err := os.Chmod(tmp, 0o755); err != nil {
+			return err
 		}
-		return dataio.WriteFloat64(w, []int{r, c}, data)
+		return os.Rename(tmp, dir)
 	}
+	keep := map[string]bool{}
+	for _, n := range names {
+		keep[n] = true
+	}
+	// problem.json goes first and comes back last: a directory without it
+	// holds no complete problem.
+	for _, n := range append([]string{"problem.json"}, generatedFiles...) {
+		if !keep[n] || n == "problem.json" {
+			if err := os.Remove(filepath.Join(dir, n)); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return err
+			}
+		}
+	}
+	for _, n := range names {
+		if err := os.Rename(filepath.Join(tmp, n), filepath.Join(dir, n)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // ctxWriter fails its writes once ctx is done, so that a long write stops

@@ -6,8 +6,15 @@
 //
 //	scaledsm <command> [flags]
 //
-// Run "scaledsm help" for the commands and "scaledsm <command> --help" for
-// a command's flags.
+// Run "scaledsm help" for the commands and "scaledsm help <command>" (or
+// "scaledsm <command> --help") for a command's flags.
+//
+// Exit status: 0 when the command did its work (a solve that converged,
+// became stationary, or stopped at its iteration limit or stalled, the
+// latter two with a warning on stderr); 1 when a solve failed (diverged,
+// or a numerical failure); 2 for bad input (a flag, a file, the data, or a
+// problem too big for the machine's memory); 3 when an output could not be
+// written; 130 when interrupted.
 package main
 
 import (
@@ -16,8 +23,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"strings"
 
+	"github.com/scaledsm/scaledsm"
+	"github.com/scaledsm/scaledsm/dataio"
 	"github.com/scaledsm/scaledsm/internal/kernel"
 )
 
@@ -37,7 +47,7 @@ func init() {
 		{"table1", "measure Table 1: iterations of GD, ScaledGD, VanillaSM, ScaledSM against kappa", runTable1},
 		{"bench", "measure the time per iteration and peak memory against the floor", runBench},
 		{"figure", "reproduce figure N of the paper: CSV, plots and report", runFigure},
-		{"reproduce", "reproduce all six figures of the paper", runReproduce},
+		{"reproduce", "reproduce every figure of the paper", runReproduce},
 		{"report", "rebuild the panels and index.html from the figures in a directory", runReport},
 	}
 }
@@ -46,21 +56,33 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-// errUsage marks an error that was already reported with the usage.
-var errUsage = errors.New("usage")
+// Exit codes.
+const (
+	exitOK          = 0   // the command did its work
+	exitFailed      = 1   // a solve failed: diverged, singular or another numerical failure
+	exitBadInput    = 2   // a bad flag, file or data, or a problem too big for the machine
+	exitOutput      = 3   // an output could not be written
+	exitInterrupted = 130 // stopped by SIGINT or SIGTERM
+)
 
-// run executes the command line args and returns the exit code: 0 on
-// success, 2 for a bad command line, 1 for any other failure.
+// run executes the command line args and returns the exit code.
 func run(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" || args[0] == "-help" {
-		usage(stdout)
-		if len(args) == 0 {
-			return 2
+	if len(args) == 0 {
+		usage(stderr)
+		return exitBadInput
+	}
+	name := args[0]
+	switch name {
+	case "help", "-h", "--help", "-help":
+		if len(args) == 1 {
+			usage(stdout)
+			return exitOK
 		}
-		return 0
+		// "scaledsm help solve" is "scaledsm solve --help".
+		name, args = args[1], []string{args[1], "--help"}
 	}
 	for _, c := range commands {
-		if c.name != args[0] {
+		if c.name != name {
 			continue
 		}
 		// Each run starts from the default kernels (tests call run many
@@ -70,26 +92,37 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if err == nil {
 			err = c.run(args[1:], stdout, stderr)
 		}
-		switch {
-		case err == nil, errors.Is(err, flag.ErrHelp):
-			return 0
-		case errors.Is(err, errUsage):
-			return 2
-		}
-		var ue usageError
-		if errors.As(err, &ue) {
-			fmt.Fprintf(stderr, "scaledsm %s: %v\n", c.name, err)
-			return 2
-		}
-		fmt.Fprintf(stderr, "scaledsm %s: %v\n", c.name, err)
-		var ex exitError
-		if errors.As(err, &ex) {
-			return ex.code
-		}
-		return 1
+		return exit(c.name, err, stderr)
 	}
-	fmt.Fprintf(stderr, "scaledsm: unknown command %q (run \"scaledsm help\" for the list)\n", args[0])
-	return 2
+	fmt.Fprintf(stderr, "scaledsm: unknown command %q (run \"scaledsm help\" for the list)\n", name)
+	return exitBadInput
+}
+
+// exit prints the one line that says why a command failed, and returns its
+// exit code.
+func exit(name string, err error, stderr io.Writer) int {
+	if err == nil || errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	var (
+		ue usageError
+		ie *scaledsm.InputError
+		fe *dataio.FileError
+		ex exitError
+	)
+	switch {
+	case errors.As(err, &ue):
+		fmt.Fprintf(stderr, "scaledsm %s: %v (run \"scaledsm %s --help\")\n", name, err, name)
+		return exitBadInput
+	case errors.As(err, &ex):
+		fmt.Fprintf(stderr, "scaledsm %s: %v\n", name, err)
+		return ex.code
+	case errors.As(err, &ie), errors.As(err, &fe):
+		fmt.Fprintf(stderr, "scaledsm %s: %v\n", name, err)
+		return exitBadInput
+	}
+	fmt.Fprintf(stderr, "scaledsm %s: %v\n", name, err)
+	return exitFailed
 }
 
 func usage(w io.Writer) {
@@ -99,10 +132,11 @@ func usage(w io.Writer) {
 	for _, c := range commands {
 		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
 	}
-	fmt.Fprintln(w, "\nRun \"scaledsm <command> --help\" for a command's flags.")
+	fmt.Fprintln(w, "\nRun \"scaledsm help <command>\" for a command's flags.")
 }
 
 // usageError is a bad command line: a flag's value or a stray argument.
+// Its message names the flag; the exit line adds where to find help.
 type usageError struct{ msg string }
 
 func (e usageError) Error() string { return e.msg }
@@ -121,11 +155,30 @@ type exitError struct {
 func (e exitError) Error() string { return e.err.Error() }
 func (e exitError) Unwrap() error { return e.err }
 
-// newFlagSet returns a flag set for a subcommand whose usage lists every
-// flag with a double dash and its default.
-func newFlagSet(name, synopsis string, stderr io.Writer) *flag.FlagSet {
+// outputError returns the error of an output that could not be written.
+func outputError(flagName, path string, err error) error {
+	return exitError{fmt.Errorf("--%s %s: %v", flagName, path, unwrapPath(err)), exitOutput}
+}
+
+// unwrapPath returns the reason of a *fs.PathError, whose path the message
+// already names, or err itself.
+func unwrapPath(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("cannot %s: %w", pe.Op, pe.Err)
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return fmt.Errorf("cannot %s: %w", le.Op, le.Err)
+	}
+	return err
+}
+
+// newFlagSet returns a flag set for a subcommand whose usage, printed to w
+// on --help, lists every flag with a double dash and its default.
+func newFlagSet(name, synopsis string, w io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(w)
 	fs.Usage = func() {
 		w := fs.Output()
 		fmt.Fprintf(w, "Usage: scaledsm %s [flags]\n\n%s\n\nFlags:\n", name, synopsis)
@@ -149,18 +202,48 @@ func printFlag(w io.Writer, f *flag.Flag) {
 	fmt.Fprintf(w, "    \t%s\n", help)
 }
 
-// parseFlags parses args, rejecting positional arguments.
+// parseFlags parses args, rejecting positional arguments. A bad flag is one
+// usage error naming it; --help prints the usage and returns flag.ErrHelp.
 func parseFlags(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return errUsage // the flag package has printed the error and usage
-	}
-	if fs.NArg() > 0 {
+	out := fs.Output()
+	fs.SetOutput(io.Discard) // the flag package would print the error and the whole usage
+	err := fs.Parse(args)
+	fs.SetOutput(out)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		fs.Usage()
+		return err
+	case err != nil:
+		return usageError{flagMessage(err)}
+	case fs.NArg() > 0:
 		return usageError{fmt.Sprintf("unexpected argument %q (flags are written --name value)", fs.Arg(0))}
 	}
 	return nil
+}
+
+var (
+	invalidValue = regexp.MustCompile(`^invalid (?:boolean )?value "(.*)" for (?:flag )?-(\S+): (.*)$`)
+	notDefined   = regexp.MustCompile(`^flag provided but not defined: -(\S+)$`)
+	needsValue   = regexp.MustCompile(`^flag needs an argument: -(\S+)$`)
+)
+
+// flagMessage words an error of the flag package as "--name value: reason".
+func flagMessage(err error) string {
+	msg := err.Error()
+	if m := invalidValue.FindStringSubmatch(msg); m != nil {
+		reason := m[3]
+		if strings.HasSuffix(reason, "parse error") {
+			reason = "not a valid value of this flag"
+		}
+		return fmt.Sprintf("--%s %s: %s", m[2], m[1], reason)
+	}
+	if m := notDefined.FindStringSubmatch(msg); m != nil {
+		return fmt.Sprintf("--%s: no such flag", m[1])
+	}
+	if m := needsValue.FindStringSubmatch(msg); m != nil {
+		return fmt.Sprintf("--%s: needs a value", m[1])
+	}
+	return msg
 }
 
 // setFlags returns the names of the flags given on the command line.
@@ -168,4 +251,25 @@ func setFlags(fs *flag.FlagSet) map[string]bool {
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	return set
+}
+
+// flagValue returns the value of the named flag as given.
+func flagValue(fs *flag.FlagSet, name string) string { return fs.Lookup(name).Value.String() }
+
+// inputFlag turns a library *scaledsm.InputError into a usage error naming
+// the flag that set the input (flags maps inputs to flags); other errors
+// are returned as they are.
+func inputFlag(err error, flags map[string]string) error {
+	var ie *scaledsm.InputError
+	if !errors.As(err, &ie) {
+		return err
+	}
+	name, ok := flags[ie.Input]
+	if !ok {
+		return err
+	}
+	if ie.Value == nil {
+		return usageError{fmt.Sprintf("--%s: %s", name, ie.Reason)}
+	}
+	return badFlag(name, ie.Value, ie.Reason)
 }

@@ -62,12 +62,12 @@ func TestSolveMethodsAndLosses(t *testing.T) {
 		{[]string{"--ps", "0.1", "--step", "auto"}, "scaledsm", "l1", "auto", "converged", 1e-12, nil, "median"},
 		{[]string{"--ps", "0.1", "--method", "vanillasm", "--step", "auto", "--trim", "0.1"}, "vanillasm", "l1", "auto", "converged", 1e-12, nil, "0.1"},
 		{[]string{"--loss", "l2", "--step", "auto", "--tol", "1e-10"}, "scaledsm", "l2", "auto", "converged", 1e-10, nil, "median"},
-		{[]string{"--loss", "l2sq", "--tol", "1e-10"}, "scaledsm", "l2sq", "polyak", "converged", 1e-10, nil, "0"},
-		{[]string{"--method", "scaledgd", "--tol", "1e-8"}, "scaledgd", "l2sq", "constant", "converged", 1e-8, 0.05, "0"},
-		{[]string{"--method", "scaledgd", "--eta", "0.02", "--tol", "1e-8"}, "scaledgd", "l2sq", "constant", "converged", 1e-8, 0.02, "0"},
-		{[]string{"--method", "gd", "--tol", "1e-8", "--iters", "3000"}, "gd", "l2sq", "constant", "converged", 1e-8, nil, "0"},
+		{[]string{"--loss", "l2sq", "--tol", "1e-10"}, "scaledsm", "l2sq", "polyak", "converged", 1e-10, nil, "none"},
+		{[]string{"--method", "scaledgd", "--tol", "1e-8"}, "scaledgd", "l2sq", "constant", "converged", 1e-8, 0.05, "none"},
+		{[]string{"--method", "scaledgd", "--eta", "0.02", "--tol", "1e-8"}, "scaledgd", "l2sq", "constant", "converged", 1e-8, 0.02, "none"},
+		{[]string{"--method", "gd", "--tol", "1e-8", "--iters", "3000"}, "gd", "l2sq", "constant", "converged", 1e-8, nil, "none"},
 		{[]string{"--method", "gd", "--step", "auto", "--tol", "1e-8"}, "gd", "l2sq", "auto", "converged", 1e-8, nil, "median"},
-		{[]string{"--problem", "ms", "--method", "scaledgd", "--tol", "1e-8"}, "scaledgd", "l2sq", "constant", "converged", 1e-8, 0.5, "0"},
+		{[]string{"--problem", "ms", "--method", "scaledgd", "--tol", "1e-8"}, "scaledgd", "l2sq", "constant", "converged", 1e-8, 0.5, "none"},
 		// Least squares do not survive outliers.
 		{[]string{"--ps", "0.2", "--method", "scaledgd", "--iters", "200"}, "scaledgd", "l2sq", "constant", "iteration-limit", math.Inf(1), 0.05, "0.2"},
 	}
@@ -75,6 +75,9 @@ func TestSolveMethodsAndLosses(t *testing.T) {
 		code, out, errs := cli(t, append(base, c.args...)...)
 		if code != 0 {
 			t.Fatalf("%v: exit %d: %s", c.args, code, errs)
+		}
+		if warned := strings.Contains(errs, "warning: stopped at the iteration limit"); warned != (c.status == "iteration-limit") {
+			t.Errorf("%v: status %s, stderr %q", c.args, c.status, errs)
 		}
 		var rep map[string]any
 		if err := json.Unmarshal([]byte(out), &rep); err != nil {
@@ -119,7 +122,7 @@ func TestSolveSummaryAndTrace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Join(rows[0], ","); got != "iteration,rel_error,change,loss,step,step_length" {
+	if got := strings.Join(rows[0], ","); got != "iteration,rel_error,change,loss,gap,step,step_length" {
 		t.Errorf("trace header %q", got)
 	}
 	if len(rows) != 32 {
@@ -133,8 +136,8 @@ func TestSolveSummaryAndTrace(t *testing.T) {
 			t.Fatalf("row %d: rel_error %q: %v", i, row[1], err)
 		}
 	}
-	if rows[1][2] != "" || rows[31][4] != "" {
-		t.Errorf("change at iteration 0 (%q) and step at the last (%q) should be empty", rows[1][2], rows[31][4])
+	if rows[1][2] != "" || rows[31][5] != "" || rows[1][4] != "" {
+		t.Errorf("change at iteration 0 (%q), step at the last (%q) and the gap of geometric steps (%q) should be empty", rows[1][2], rows[31][5], rows[1][4])
 	}
 	if entries, _ := os.ReadDir(filepath.Dir(path)); len(entries) != 1 {
 		t.Errorf("trace directory holds %d entries, want only trace.csv", len(entries))
@@ -185,10 +188,11 @@ func TestBadArguments(t *testing.T) {
 		{[]string{"--iters", "-5"}, "--iters -5"},
 		{[]string{"--tol", "-1"}, "--tol -1"},
 		{[]string{"--precision", "f16"}, "--precision f16"},
-		{[]string{"--problem", "qs", "--precision", "f32"}, "--precision f32: float32 storage applies to matrix sensing"},
 		{[]string{"--kernel", "sse9"}, "--kernel sse9: unknown implementation"},
-		{[]string{"--n", "ten"}, "invalid value \"ten\" for flag -n"},
-		{[]string{"--frobnicate"}, "flag provided but not defined: -frobnicate"},
+		{[]string{"--n", "ten"}, "--n ten: not a valid value of this flag"},
+		{[]string{"--n"}, "--n: needs a value"},
+		{[]string{"--json=maybe"}, "--json maybe"},
+		{[]string{"--frobnicate"}, "--frobnicate: no such flag"},
 		{[]string{"stray"}, "unexpected argument \"stray\""},
 	}
 	for _, c := range cases {
@@ -199,9 +203,8 @@ func TestBadArguments(t *testing.T) {
 		if out != "" {
 			t.Errorf("%v: wrote to stdout: %q", c.args, out)
 		}
-		first := strings.SplitN(errs, "\n", 2)[0]
-		if !strings.Contains(first, c.want) {
-			t.Errorf("%v: first line of stderr %q does not contain %q", c.args, first, c.want)
+		if strings.Count(errs, "\n") != 1 || !strings.Contains(errs, c.want) || !strings.HasSuffix(errs, `(run "scaledsm solve --help")`+"\n") {
+			t.Errorf("%v: stderr %q is not one line with %q and where to find help", c.args, errs, c.want)
 		}
 		if strings.Contains(errs, "panic") || strings.Contains(errs, "goroutine") {
 			t.Errorf("%v: stderr shows a panic:\n%s", c.args, errs)
@@ -213,8 +216,15 @@ func TestHelpAndUnknownCommand(t *testing.T) {
 	if code, out, _ := cli(t, "help"); code != 0 || !strings.Contains(out, "solve") {
 		t.Errorf("help: exit %d, output %q", code, out)
 	}
-	if code, _, errs := cli(t, "solve", "--help"); code != 0 || !strings.Contains(errs, "--kappa") {
-		t.Errorf("solve --help: exit %d, stderr %q", code, errs)
+	code, help, errs := cli(t, "solve", "--help")
+	if code != 0 || !strings.Contains(help, "--kappa") || errs != "" {
+		t.Errorf("solve --help: exit %d, stdout %q, stderr %q", code, help, errs)
+	}
+	if code, out, _ := cli(t, "help", "solve"); code != 0 || out != help {
+		t.Errorf("help solve: exit %d, output differs from solve --help:\n%s", code, out)
+	}
+	if code, _, errs := cli(t, "help", "frob"); code != 2 || !strings.Contains(errs, "unknown command \"frob\"") {
+		t.Errorf("help frob: exit %d, stderr %q", code, errs)
 	}
 	if code, _, errs := cli(t, "frob"); code != 2 || !strings.Contains(errs, "unknown command \"frob\"") {
 		t.Errorf("unknown command: exit %d, stderr %q", code, errs)

@@ -4,12 +4,14 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"math"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"syscall"
 	"time"
@@ -17,79 +19,8 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/scaledsm/scaledsm"
-	"github.com/scaledsm/scaledsm/internal/kernel"
-	"github.com/scaledsm/scaledsm/synth"
+	"github.com/scaledsm/scaledsm/dataio"
 )
-
-// problemFlags describe a synthetic problem of the paper's recipe.
-type problemFlags struct {
-	problem        string
-	precision      string // solve only: f64 or f32
-	n, n2, r, m    int
-	kappa, ps, snr float64
-	seed           uint64
-	fs             *flag.FlagSet
-}
-
-func (p *problemFlags) register(fs *flag.FlagSet) {
-	p.fs = fs
-	fs.StringVar(&p.problem, "problem", "qs", "measurement model: ms (matrix sensing, X = L Rᵀ) or qs (quadratic sampling, X = L Lᵀ)")
-	fs.IntVar(&p.n, "n", 100, "rows n1 of X* (and columns, unless --n2 is given)")
-	fs.IntVar(&p.n2, "n2", 0, "columns n2 of X* (default n; sensing only)")
-	fs.IntVar(&p.r, "r", 5, "rank r of X*")
-	fs.IntVar(&p.m, "m", 0, "number of measurements (default 4(n1+n2)r, the paper's 8nr when square)")
-	fs.Float64Var(&p.kappa, "kappa", 10, "condition number of X*: singular values evenly spaced from kappa to 1")
-	fs.Float64Var(&p.ps, "ps", 0, "fraction p_s of measurements corrupted by outliers, in [0, 0.5)")
-	fs.Float64Var(&p.snr, "snr", math.Inf(1), "signal-to-noise ratio in dB of the dense bounded noise (default none)")
-	fs.Uint64Var(&p.seed, "seed", 1, "seed of every random draw")
-}
-
-// config checks the flags and returns the problem's configuration and
-// setting.
-func (p *problemFlags) config() (synth.Config, synth.Setting, error) {
-	kind, err := synth.ParseKind(p.problem)
-	if err != nil {
-		return synth.Config{}, synth.Setting{}, badFlag("problem", p.problem, "want ms or qs")
-	}
-	set := setFlags(p.fs)
-	switch {
-	case p.n < 1:
-		return synth.Config{}, synth.Setting{}, badFlag("n", p.n, "must be at least 1")
-	case set["n2"] && p.n2 < 1:
-		return synth.Config{}, synth.Setting{}, badFlag("n2", p.n2, "must be at least 1")
-	case set["n2"] && kind == synth.Quadratic && p.n2 != p.n:
-		return synth.Config{}, synth.Setting{}, badFlag("n2", p.n2, fmt.Sprintf("quadratic sampling recovers a square matrix; leave --n2 out or set it to --n %d", p.n))
-	}
-	n2 := p.n
-	if set["n2"] {
-		n2 = p.n2
-	}
-	switch {
-	case p.r < 1 || p.r > min(p.n, n2):
-		return synth.Config{}, synth.Setting{}, badFlag("r", p.r, fmt.Sprintf("rank must lie in [1, min(n1, n2)] = [1, %d]", min(p.n, n2)))
-	case set["m"] && p.m < 1:
-		return synth.Config{}, synth.Setting{}, badFlag("m", p.m, "must be at least 1")
-	case !(p.kappa >= 1) || math.IsInf(p.kappa, 0):
-		return synth.Config{}, synth.Setting{}, badFlag("kappa", p.kappa, "condition number must be finite and at least 1")
-	case !(p.ps >= 0 && p.ps < 0.5):
-		return synth.Config{}, synth.Setting{}, badFlag("ps", p.ps, "outlier fraction must lie in [0, 0.5)")
-	case math.IsNaN(p.snr) || math.IsInf(p.snr, -1):
-		return synth.Config{}, synth.Setting{}, badFlag("snr", p.snr, "must be a number of dB")
-	}
-	c := synth.Config{Kind: kind, N1: p.n, N2: n2, Rank: p.r, M: p.m, Seed: p.seed}
-	if p.precision != "" {
-		if c.Precision, err = synth.ParsePrecision(p.precision); err != nil {
-			return synth.Config{}, synth.Setting{}, badFlag("precision", p.precision, "want f64 or f32")
-		}
-		if c.Precision == synth.Float32 && kind != synth.Sensing {
-			return synth.Config{}, synth.Setting{}, badFlag("precision", p.precision, "float32 storage applies to matrix sensing (--problem ms); quadratic sampling data is small")
-		}
-	}
-	if err := c.Validate(); err != nil {
-		return synth.Config{}, synth.Setting{}, usageError{err.Error()}
-	}
-	return c, synth.Setting{Kappa: p.kappa, PS: p.ps, SNR: p.snr}, nil
-}
 
 // solverFlags choose the method, its loss, its step rule, the
 // initialization's truncation and the stopping rule.
@@ -101,24 +32,30 @@ type solverFlags struct {
 	fs                       *flag.FlagSet
 }
 
+// Flags of the solver settings, which also name the inputs of the
+// library's errors.
+var solverInputs = map[string]string{
+	"method": "method", "loss": "loss", "step": "step", "lambda": "lambda", "q": "q", "eta": "eta",
+	"trim": "trim", "tol": "tol", "iterations": "iters",
+}
+
 func (s *solverFlags) register(fs *flag.FlagSet) {
 	s.fs = fs
 	fs.StringVar(&s.method, "method", "scaledsm", "scaledsm, vanillasm (subgradient methods) or scaledgd, gd (gradient methods, the smooth baselines)")
 	fs.StringVar(&s.loss, "loss", "", "l1, l2 (||A(X)-y||_2) or l2sq (||A(X)-y||²/2) (default l1 for the subgradient methods, l2sq for the gradient methods, which need it)")
-	fs.StringVar(&s.step, "step", "", "stepsize rule: polyak (needs f(X*)), auto (needs nothing), geometric, or constant (smooth loss only) (default polyak for the subgradient methods when f(X*) is known, as for synthetic data, auto when it is not; constant for the gradient methods)")
-	fs.Float64Var(&s.lambda, "lambda", 2, "geometric steps: initial step length lambda > 0")
+	fs.StringVar(&s.step, "step", "", "stepsize rule: polyak (needs f(X*)), auto (needs nothing), geometric, or constant (smooth loss only)\n(default polyak for a synthetic problem, whose f(X*) is known, auto for files; constant for the gradient methods)")
+	fs.Float64Var(&s.lambda, "lambda", 0, "geometric steps: initial step length lambda > 0, in the units of X (default the length of the\nfirst automatic step, its estimate of the distance to X*)")
 	fs.Float64Var(&s.q, "q", 0.9, "geometric steps: decay rate q in (0, 1)")
 	fs.Float64Var(&s.eta, "eta", 0, "constant steps: eta > 0 (default for scaledgd 0.5 on sensing, 0.05 on quadratic sampling; for gd the same divided by the top singular value of the initialization)")
-	fs.StringVar(&s.trim, "trim", "", "truncation of the spectral initialization: a fraction in [0, 0.5) of largest |y_i| to drop, or median (drop |y_i| > 3·median|y|, needs no p_s) (default median with --step auto, else the outlier fraction when it is known)")
+	fs.StringVar(&s.trim, "trim", "", "truncation of the spectral initialization: a fraction in [0, 0.5) of largest |y_i| to drop, none, or median\n(drop |y_i| > 3·median|y|, needs no p_s) (default: with files, --ps if given; with a synthetic problem,\nits p_s, except with --step auto; median otherwise)")
 	fs.IntVar(&s.iters, "iters", 1000, "iteration limit")
-	fs.Float64Var(&s.tol, "tol", 1e-12, "stop when the relative error reaches this")
+	fs.Float64Var(&s.tol, "tol", 1e-12, "stop when the relative error (without a truth: the relative change of X) reaches this; 0 never stops early")
 }
 
-// settings checks the flags and returns the solver settings. fStar is
-// f(X*), or NaN when it is unknown; the caller sets Polyak's FStar for the
-// loss chosen, Constant's Eta when --eta is not given (see defaultEta) and
-// the initialization's trim when --trim is not given (see initTrim).
-func (s *solverFlags) settings(fStar float64) (scaledsm.Settings, error) {
+// settings checks the flags and returns the solver settings for a problem
+// whose source knows f(X*) (oracle) or X* (truth). What depends on the
+// problem is filled in by complete, once it is loaded and initialized.
+func (s *solverFlags) settings(oracle, truth bool) (scaledsm.Settings, error) {
 	set := setFlags(s.fs)
 	method, err := scaledsm.ParseMethod(s.method)
 	if err != nil {
@@ -130,10 +67,9 @@ func (s *solverFlags) settings(fStar float64) (scaledsm.Settings, error) {
 			return scaledsm.Settings{}, badFlag("loss", s.loss, "want l1, l2 or l2sq")
 		}
 	}
-	if method.Smooth() && !loss.Smooth() {
-		return scaledsm.Settings{}, badFlag("loss", s.loss, fmt.Sprintf("%v is a gradient method and needs the smooth loss l2sq (use --method scaledsm or vanillasm for %v)", method, loss))
+	if err := (scaledsm.Settings{Method: method, Loss: loss}).Validate(); err != nil {
+		return scaledsm.Settings{}, inputFlag(err, solverInputs)
 	}
-	known := !math.IsNaN(fStar)
 	name := s.step
 	if !set["step"] {
 		// --lambda or --q name the geometric rule, when the method can use it.
@@ -142,7 +78,7 @@ func (s *solverFlags) settings(fStar float64) (scaledsm.Settings, error) {
 			name = "geometric"
 		case method.Smooth():
 			name = "constant"
-		case known:
+		case oracle:
 			name = "polyak"
 		default:
 			name = "auto"
@@ -151,77 +87,105 @@ func (s *solverFlags) settings(fStar float64) (scaledsm.Settings, error) {
 	var step scaledsm.Step
 	switch name {
 	case "polyak":
-		if !known {
-			return scaledsm.Settings{}, badFlag("step", name, "needs f(X*), which only synthetic data gives; use auto")
+		if !oracle && !truth {
+			return scaledsm.Settings{}, badFlag("step", name, "Polyak's step needs f(X*), known here only from --truth; use --step auto")
 		}
-		step = scaledsm.Polyak{FStar: fStar}
+		step = scaledsm.Polyak{} // f(X*) once the problem is loaded
 	case "auto":
 		step = scaledsm.Auto{}
 	case "geometric":
-		switch {
-		case !(s.lambda > 0) || math.IsInf(s.lambda, 0):
-			return scaledsm.Settings{}, badFlag("lambda", s.lambda, "must be positive and finite")
-		case !(s.q > 0 && s.q < 1):
-			return scaledsm.Settings{}, badFlag("q", s.q, "must lie in (0, 1)")
+		lambda := s.lambda
+		if !set["lambda"] {
+			lambda = 1 // a placeholder until the initialization gives the default
 		}
-		step = scaledsm.Geometric{Lambda: s.lambda, Q: s.q}
+		step = scaledsm.Geometric{Lambda: lambda, Q: s.q}
 	case "constant":
 		if !loss.Smooth() {
 			return scaledsm.Settings{}, badFlag("step", name, fmt.Sprintf("a constant step does not converge on the nonsmooth %v loss; use polyak, auto or geometric", loss))
 		}
-		if set["eta"] && (!(s.eta > 0) || math.IsInf(s.eta, 0)) {
-			return scaledsm.Settings{}, badFlag("eta", s.eta, "must be positive and finite")
+		eta := s.eta
+		if !set["eta"] {
+			eta = 1 // a placeholder until the initialization gives the default
 		}
-		step = scaledsm.Constant{Eta: s.eta}
+		step = scaledsm.Constant{Eta: eta}
 	default:
 		return scaledsm.Settings{}, badFlag("step", s.step, "want polyak, auto, geometric or constant")
 	}
 	for _, only := range [][2]string{{"eta", "constant"}, {"lambda", "geometric"}, {"q", "geometric"}} {
 		if set[only[0]] && name != only[1] {
-			return scaledsm.Settings{}, badFlag(only[0], s.fs.Lookup(only[0]).Value, fmt.Sprintf("applies to --step %s, not %s", only[1], name))
+			return scaledsm.Settings{}, badFlag(only[0], flagValue(s.fs, only[0]), fmt.Sprintf("applies to --step %s, not %s", only[1], name))
 		}
 	}
 	switch {
 	case s.iters <= 0:
 		return scaledsm.Settings{}, badFlag("iters", s.iters, "must be positive")
 	case !(s.tol >= 0):
-		return scaledsm.Settings{}, badFlag("tol", s.tol, "must be non-negative")
+		return scaledsm.Settings{}, badFlag("tol", s.tol, "must be non-negative (0 never stops early)")
+	}
+	settings := scaledsm.Settings{Method: method, Loss: loss, Step: step, MaxIter: s.iters, Tol: s.tol}
+	if s.tol == 0 {
+		settings.Tol = -1 // never stop early
 	}
 	if set["trim"] {
-		if _, err := s.initTrim(0); err != nil {
-			return scaledsm.Settings{}, err
+		if settings.Trim, err = scaledsm.ParseTrim(s.trim); err != nil {
+			return scaledsm.Settings{}, inputFlag(err, solverInputs)
 		}
 	}
-	tol := s.tol
-	if tol == 0 {
-		tol = -1 // never stop early
+	if err := settings.Validate(); err != nil {
+		return scaledsm.Settings{}, inputFlag(err, solverInputs)
 	}
-	return scaledsm.Settings{Method: method, Loss: loss, Step: step, MaxIter: s.iters, Tol: tol}, nil
+	return settings, nil
 }
 
-// initTrim returns the truncation of the spectral initialization: --trim
-// when given, otherwise MedianTrim with --step auto or when the outlier
-// fraction ps is unknown (NaN), and ps itself otherwise.
-func (s *solverFlags) initTrim(ps float64) (scaledsm.Trim, error) {
-	if !setFlags(s.fs)["trim"] {
-		if s.stepName() == "auto" || math.IsNaN(ps) {
-			return scaledsm.Trim{}, nil
-		}
-		return scaledsm.TrimFraction(ps), nil
+// complete fills in the settings that depend on the problem: f(X*) for
+// Polyak's step, the truncation when --trim is not given (the fraction
+// --ps with files; with a synthetic problem its p_s, but the median rule
+// with --step auto, which is told nothing; the median rule when p_s is
+// unknown), then the spectral
+// initialization, and from it the default constant and geometric steps.
+func (s *solverFlags) complete(ctx context.Context, settings *scaledsm.Settings, ld *loaded) error {
+	set := setFlags(s.fs)
+	if _, ok := settings.Step.(scaledsm.Polyak); ok {
+		settings.Step = scaledsm.Polyak{FStar: ld.problem.TruthLoss(settings.Loss)}
 	}
-	t, err := scaledsm.ParseTrim(s.trim)
+	if !set["trim"] {
+		// The user's --ps with files is what they know; a synthetic
+		// problem's p_s is known to the oracle steps, not to auto.
+		_, auto := settings.Step.(scaledsm.Auto)
+		settings.Trim = scaledsm.Trim{}
+		if !math.IsNaN(ld.ps) && (ld.files != nil || !auto) {
+			settings.Trim = scaledsm.TrimFraction(ld.ps)
+		}
+	}
+	p := ld.problem
+	init, err := scaledsm.Spectral(p.Op, p.Y, p.Rank, settings.Trim)
 	if err != nil {
-		return t, badFlag("trim", s.trim, "want a fraction in [0, 0.5) or median")
+		return err
 	}
-	return t, nil
-}
-
-// stepName returns the name of the step rule that settings chose.
-func (s *solverFlags) stepName() string {
-	if setFlags(s.fs)["step"] {
-		return s.step
+	settings.Init = &init
+	switch step := settings.Step.(type) {
+	case scaledsm.Constant:
+		if !set["eta"] {
+			settings.Step = scaledsm.Constant{Eta: defaultEta(settings.Method, p.Op, init)}
+		}
+	case scaledsm.Geometric:
+		if !set["lambda"] {
+			// The length of the first automatic step: its estimate of the
+			// distance to X*, in the method's metric.
+			first := *settings
+			first.Step, first.MaxIter, first.Tol = scaledsm.Auto{}, 1, -1
+			res, err := scaledsm.Solve(ctx, p, first)
+			if err != nil {
+				return err
+			}
+			step.Lambda = res.Trace[0].StepLength
+			if !(step.Lambda > 0) || math.IsInf(step.Lambda, 0) {
+				return badFlag("step", "geometric", "the initialization gives no length for the first step; give --lambda")
+			}
+			settings.Step = step
+		}
 	}
-	return ""
+	return nil
 }
 
 // defaultEta returns the constant step used when --eta is not given: 0.5
@@ -245,196 +209,269 @@ func defaultEta(method scaledsm.Method, op scaledsm.Operator, init scaledsm.Fact
 	return eta
 }
 
-// fStarFor returns f(X*) of an instance for the loss: the loss of the
-// residuals A(X*) - y = -(w + s).
-func fStarFor(loss scaledsm.Loss, in *synth.Instance) float64 {
-	if loss == scaledsm.L1 {
-		return in.FStar
+// outputFlags say where solve writes its results.
+type outputFlags struct {
+	out, trace string
+	json       bool
+}
+
+func (o *outputFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&o.out, "out", "", "directory for the results: L.npy, R.npy (not for X = L Lᵀ), trace.csv, summary.json\n(created if needed; required with files)")
+	fs.StringVar(&o.trace, "trace", "", "write the per-iteration trace to this CSV file")
+	fs.BoolVar(&o.json, "json", false, "print the summary as one JSON object")
+}
+
+// check makes sure the outputs can be written before any work starts,
+// creating nothing: an existing --out must be a writable directory, a new
+// one needs a writable parent, and so does --trace.
+func (o *outputFlags) check() error {
+	if o.out != "" {
+		if st, err := os.Stat(o.out); err == nil {
+			if !st.IsDir() {
+				return badFlag("out", o.out, "is not a directory")
+			}
+			if err := probe(o.out); err != nil {
+				return badFlag("out", o.out, "cannot write there: "+unwrapPath(err).Error())
+			}
+		} else if err := writableParent(o.out); err != nil {
+			return badFlag("out", o.out, "cannot be created: "+err.Error())
+		}
 	}
-	z := make([]float64, len(in.Y))
-	for i := range z {
-		z[i] = in.Clean[i] - in.Y[i]
+	if o.trace != "" {
+		if st, err := os.Stat(o.trace); err == nil && st.IsDir() {
+			return badFlag("trace", o.trace, "is a directory")
+		}
+		if err := writableParent(o.trace); err != nil {
+			return badFlag("trace", o.trace, "cannot be written: "+err.Error())
+		}
 	}
-	return loss.Value(z)
+	return nil
+}
+
+// writableParent reports why the parent directory of path cannot take a
+// new file, or nil.
+func writableParent(path string) error {
+	parent := filepath.Dir(filepath.Clean(path))
+	st, err := os.Stat(parent)
+	switch {
+	case err != nil:
+		return fmt.Errorf("%s: %v", parent, unwrapPath(err))
+	case !st.IsDir():
+		return fmt.Errorf("%s is not a directory", parent)
+	}
+	if err := probe(parent); err != nil {
+		return fmt.Errorf("%s: %v", parent, unwrapPath(err))
+	}
+	return nil
+}
+
+// probe creates and removes a file in dir, to learn whether it is writable.
+func probe(dir string) error {
+	f, err := os.CreateTemp(dir, ".scaledsm-probe-*")
+	if err != nil {
+		return err
+	}
+	f.Close()
+	return os.Remove(f.Name())
 }
 
 func runSolve(args []string, stdout, stderr io.Writer) error {
-	const synopsis = "Recovers a low-rank matrix, printing a summary (or JSON with --json): by default\nfrom a synthetic problem of the paper's Section 4 recipe; with --sensing or\n--quadratic from NumPy .npy files, writing the factors, the trace and a summary\nto --out DIR."
-	fs := newFlagSet("solve", synopsis, stderr)
-	var pf problemFlags
-	var sf solverFlags
-	var ff fileFlags
-	pf.register(fs)
-	fs.StringVar(&pf.precision, "precision", "f64", "storage of the sensing matrices: f64, or f32 for half the memory and time\n(y is computed from the stored values; the arithmetic is float64)")
-	sf.register(fs)
+	const synopsis = "Recovers a low-rank matrix and prints a summary (or JSON with --json): by default\nfrom a synthetic problem of the paper's Section 4 recipe; with --sensing or\n--quadratic from NumPy .npy files. With --out DIR it writes the factors, the trace\nand the summary there."
+	fs := newFlagSet("solve", synopsis, stdout)
+	var (
+		sp synthFlags
+		ff fileFlags
+		sf solverFlags
+		of outputFlags
+	)
+	sp.register(fs)
+	fs.StringVar(&sp.precision, "precision", "f64", "the operator's data: f64, or f32 to round it to float32 values, stored as float32 for\nsensing (half the memory and time; y is computed from the stored values, the arithmetic is float64)")
 	ff.register(fs)
+	sf.register(fs)
+	of.register(fs)
 	kernelName := kernelFlag(fs)
 	fs.Usage = solveUsage(fs, synopsis)
-	tracePath := fs.String("trace", "", "write the per-iteration trace to this CSV file")
-	asJSON := fs.Bool("json", false, "print one JSON object instead of the summary")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if err := useKernel(*kernelName); err != nil {
 		return err
 	}
+
+	// Everything that can be checked is checked before the work starts:
+	// the flags, the outputs, the memory.
+	var src source
 	if ff.given() {
-		return solveFiles(&ff, &pf, &sf, *tracePath, *asJSON, stdout)
+		f, err := ff.config(sp.ps, sp.n2)
+		if err != nil {
+			return err
+		}
+		if of.out == "" {
+			return usageError{"--out: missing: give the directory for the results (L.npy, R.npy, trace.csv, summary.json)"}
+		}
+		src = f
+	} else {
+		if err := ff.rejectInSynthetic(); err != nil {
+			return err
+		}
+		p, err := sp.config()
+		if err != nil {
+			return err
+		}
+		src = p
 	}
-	if err := ff.rejectInSynthetic(); err != nil {
-		return err
-	}
-	cfg, setting, err := pf.config()
+	settings, err := sf.settings(src.oracle(), src.truth())
 	if err != nil {
 		return err
 	}
-	settings, err := sf.settings(0) // f(X*) is known for synthetic data
-	if err != nil {
+	if err := of.check(); err != nil {
 		return err
 	}
-	trim, err := sf.initTrim(setting.PS)
-	if err != nil {
+	if err := checkMemory(src); err != nil {
 		return err
 	}
 
-	t0 := time.Now()
-	draw, err := synth.New(cfg)
-	if err != nil {
-		return err
-	}
-	tuneGC(draw.Op)
-	inst, err := draw.Instance(setting)
-	if err != nil {
-		return err
-	}
-	if p, ok := settings.Step.(scaledsm.Polyak); ok {
-		p.FStar = fStarFor(settings.Loss, inst)
-		settings.Step = p
-	}
-	settings.Trim = trim
-	problem := inst.Problem()
-	init, err := scaledsm.Spectral(problem.Op, problem.Y, problem.Rank, settings.Trim)
-	if err != nil {
-		return err
-	}
-	settings.Init = &init
-	if c, ok := settings.Step.(scaledsm.Constant); ok && c.Eta == 0 {
-		settings.Step = scaledsm.Constant{Eta: defaultEta(settings.Method, problem.Op, *settings.Init)}
-	}
-	setup := time.Since(t0)
-
+	// Stop after the current iteration on SIGINT or SIGTERM, and keep
+	// catching them while the results are written.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	res, err := scaledsm.Solve(ctx, problem, settings)
+	t0 := time.Now()
+	ld, err := src.load()
 	if err != nil {
 		return err
 	}
-	if *tracePath != "" {
-		if err := writeAtomic(*tracePath, func(w io.Writer) error { return writeTrace(w, res.Trace) }); err != nil {
-			return fmt.Errorf("--trace: %w", err)
-		}
+	if ctx.Err() != nil {
+		return exitError{errors.New("interrupted while reading or drawing the problem; nothing written"), exitInterrupted}
 	}
-	rep := newReport(cfg, setting, inst, settings, res, setup)
-	if *asJSON {
+	if err := sf.complete(ctx, &settings, ld); err != nil {
+		return inputFlag(inputFlag(err, solverInputs), src.inputs())
+	}
+	setup := time.Since(t0)
+	res, err := scaledsm.Solve(ctx, ld.problem, settings)
+	if err != nil {
+		return inputFlag(inputFlag(err, solverInputs), src.inputs())
+	}
+
+	sum := &summary{shapeJSON: ld.shape, drawJSON: ld.draw, filesJSON: ld.files, runJSON: newRunJSON(settings, res)}
+	sum.Source = "synthetic"
+	if ld.files != nil {
+		sum.Source = "files"
+	}
+	if p, ok := settings.Step.(scaledsm.Polyak); ok {
+		sum.FStar = finite(p.FStar)
+	}
+	sum.SetupSeconds = setup.Seconds()
+	sum.Interrupted = res.Status == scaledsm.Interrupted
+	if err := writeResults(&of, sum, res); err != nil {
+		return err
+	}
+	if of.json {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
+		if err := enc.Encode(sum); err != nil {
 			return err
 		}
 	} else {
-		rep.print(stdout)
+		sum.print(stdout, of.out)
 	}
-	if res.Status == scaledsm.Interrupted {
-		return exitError{fmt.Errorf("interrupted after %d iterations", res.Iterations), 130}
+	return outcome(res, stderr, of.out)
+}
+
+// outcome returns the error that gives a finished solve its exit code, and
+// warns on stderr of an iteration limit or a stall.
+func outcome(res *scaledsm.Result, stderr io.Writer, out string) error {
+	at := fmt.Sprintf("at relative error %.3g", res.RelError)
+	if math.IsNaN(res.RelError) {
+		at = fmt.Sprintf("with %.1f%% of the measurements fitted exactly", 100*res.FitFraction)
+	}
+	switch {
+	case res.Status == scaledsm.Interrupted:
+		msg := fmt.Sprintf("interrupted after %d iterations", res.Iterations)
+		if out != "" {
+			msg += "; the partial result is in " + out
+		}
+		return exitError{errors.New(msg), exitInterrupted}
+	case res.Status.Failed():
+		return exitError{fmt.Errorf("the solve failed: %v after %d iterations", res.Status, res.Iterations), exitFailed}
+	case res.Status == scaledsm.IterationLimit:
+		fmt.Fprintf(stderr, "scaledsm solve: warning: stopped at the iteration limit (%d) %s, short of --tol\n", res.Iterations, at)
+	case res.Status == scaledsm.Stalled:
+		fmt.Fprintf(stderr, "scaledsm solve: warning: stalled after %d iterations %s: the step rule gave a zero step\n", res.Iterations, at)
 	}
 	return nil
 }
 
-// report is the summary of a synthetic solve; its JSON form is what
-// "solve --json" prints.
-type report struct {
-	shapeJSON
-	drawJSON
-	Precision string `json:"precision"`
-	Kernel    string `json:"kernel"`
-	runJSON
-	InitTrim     string  `json:"init_trim"`
-	FStar        float64 `json:"f_star"`
-	SetupSeconds float64 `json:"setup_seconds"`
-	trace        []scaledsm.Iteration
-}
-
-func newReport(c synth.Config, s synth.Setting, in *synth.Instance, set scaledsm.Settings, res *scaledsm.Result, setup time.Duration) report {
-	rep := report{
-		shapeJSON: shapeJSON{Problem: c.Kind.String(), N1: c.N1, N2: c.N2, Rank: c.Rank, M: c.M},
-		drawJSON:  newDrawJSON(c, s, in),
-		Precision: c.Precision.String(), Kernel: kernel.Active(),
-		runJSON:  newRunJSON(set, res),
-		InitTrim: set.Trim.String(),
-		FStar:    fStarFor(set.Loss, in), SetupSeconds: setup.Seconds(),
-		trace: res.Trace,
-	}
-	return rep
-}
-
-func (r report) print(w io.Writer) {
-	name := map[string]string{"ms": "matrix sensing", "qs": "quadratic sampling"}[r.Problem]
-	shape := fmt.Sprintf("n=%d", r.N1)
-	if r.N2 != r.N1 {
-		shape = fmt.Sprintf("n1=%d n2=%d", r.N1, r.N2)
-	}
-	noise := "no noise"
-	if r.SNR != nil {
-		noise = fmt.Sprintf("SNR %g dB", *r.SNR)
-	}
-	fmt.Fprintf(w, "problem    %s, %s, r=%d, m=%d, kappa=%g, seed %d\n", name, shape, r.Rank, r.M, r.Kappa, r.Seed)
-	fmt.Fprintf(w, "corruption %d outliers (p_s=%g), %s\n", r.Outliers, r.PS, noise)
-	step := r.Step + " steps"
-	if r.Lambda != nil {
-		step += fmt.Sprintf(" (lambda=%g, q=%g)", *r.Lambda, *r.Q)
-	}
-	if r.Eta != nil {
-		step += fmt.Sprintf(" (eta=%.3g)", *r.Eta)
-	}
-	fmt.Fprintf(w, "method     %s, %s, %s loss\n", r.Method, step, r.Loss)
-	fmt.Fprintf(w, "status     %s after %d iterations\n", r.Status, r.Iterations)
-	if r.RelError != nil && r.InitRelError != nil {
-		trim := "dropping the largest " + r.InitTrim + " of |y_i|"
-		if v, err := strconv.ParseFloat(r.InitTrim, 64); err == nil {
-			trim = fmt.Sprintf("dropping the largest %g%% of |y_i|", 100*v)
+// writeResults writes --out's files (each complete or not at all, the set
+// renamed into place together) and --trace.
+func writeResults(of *outputFlags, sum *summary, res *scaledsm.Result) error {
+	if of.out != "" {
+		if err := os.MkdirAll(of.out, 0o755); err != nil {
+			return outputError("out", of.out, err)
 		}
-		switch r.InitTrim {
-		case "0":
-			trim = "untruncated"
-		case "median":
-			trim = "dropping |y_i| > 3 median|y|"
+		sum.Files = []string{"L.npy", "R.npy", "trace.csv", "summary.json"}
+		if res.R == nil {
+			sum.Files = []string{"L.npy", "trace.csv", "summary.json"}
 		}
-		fmt.Fprintf(w, "error      %.3g relative (from %.3g at the spectral initialization, %s)\n", *r.RelError, *r.InitRelError, trim)
+		var set outputSet
+		add := func(name string, write func(io.Writer) error) error {
+			return set.add(filepath.Join(of.out, name), write)
+		}
+		err := add("L.npy", denseWriter(res.L))
+		if err == nil && res.R != nil {
+			err = add("R.npy", denseWriter(res.R))
+		}
+		if err == nil {
+			err = add("trace.csv", func(w io.Writer) error { return writeTrace(w, res.Trace) })
+		}
+		if err == nil {
+			err = add("summary.json", func(w io.Writer) error {
+				enc := json.NewEncoder(w)
+				enc.SetIndent("", "  ")
+				return enc.Encode(sum)
+			})
+		}
+		if err == nil {
+			err = set.commit()
+		}
+		if err == nil && res.R == nil {
+			// A stale R.npy of an earlier asymmetric result would not
+			// belong with this L.
+			if rerr := os.Remove(filepath.Join(of.out, "R.npy")); rerr != nil && !errors.Is(rerr, os.ErrNotExist) {
+				err = rerr
+			}
+		}
+		if err != nil {
+			return outputError("out", of.out, err)
+		}
 	}
-	per := ""
-	if r.MsPerIter != nil {
-		per = fmt.Sprintf(", %.3g ms per iteration", *r.MsPerIter)
+	if of.trace != "" {
+		if err := writeAtomic(of.trace, func(w io.Writer) error { return writeTrace(w, res.Trace) }); err != nil {
+			return outputError("trace", of.trace, err)
+		}
 	}
-	fmt.Fprintf(w, "time       %.3g s solving%s; %.3g s generating and initializing\n", r.Seconds, per, r.SetupSeconds)
+	return nil
 }
 
-// finite returns a pointer to v, or nil when v is NaN or infinite, so that
-// JSON shows null.
-func finite(v float64) *float64 {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return nil
+// denseWriter returns a function writing a matrix as a float64 .npy array.
+func denseWriter(x *mat.Dense) func(io.Writer) error {
+	return func(w io.Writer) error {
+		r, c := x.Dims()
+		data := make([]float64, 0, r*c)
+		for i := range r {
+			data = append(data, x.RawRowView(i)...)
+		}
+		return dataio.WriteFloat64(w, []int{r, c}, data)
 	}
-	return &v
 }
 
 // writeTrace writes a trace as tidy CSV: one row per iteration, empty
 // fields where a value does not apply.
 func writeTrace(w io.Writer, trace []scaledsm.Iteration) error {
 	cw := csv.NewWriter(w)
-	cw.Write([]string{"iteration", "rel_error", "change", "loss", "step", "step_length"})
+	cw.Write([]string{"iteration", "rel_error", "change", "loss", "gap", "step", "step_length"})
 	for _, it := range trace {
 		cw.Write([]string{strconv.Itoa(it.Iter), formatFloat(it.RelError), formatFloat(it.Change),
-			formatFloat(it.Loss), formatFloat(it.Step), formatFloat(it.StepLength)})
+			formatFloat(it.Loss), formatFloat(it.Gap), formatFloat(it.Step), formatFloat(it.StepLength)})
 	}
 	cw.Flush()
 	return cw.Error()
@@ -447,4 +484,41 @@ func formatFloat(v float64) string {
 		return ""
 	}
 	return strconv.FormatFloat(v, 'g', -1, 64)
+}
+
+// solveUsage prints the help of solve with the flags in groups: the synthetic
+// problem's, the files', and the rest.
+func solveUsage(fs *flag.FlagSet, synopsis string) func() {
+	return func() {
+		w := fs.Output()
+		fmt.Fprintf(w, "Usage:\n  scaledsm solve [flags]                 a synthetic problem\n  scaledsm solve --sensing A.npy --y y.npy --rank r --out DIR [flags]\n  scaledsm solve --quadratic A.npy --y y.npy --rank r --out DIR [flags]\n\n%s\n", synopsis)
+		groups := []struct {
+			title string
+			names []string
+		}{
+			{"Synthetic problem (the default):", syntheticOnly},
+			{"Problem from NumPy .npy files (float64 or float32, C or Fortran order):", filesOnly},
+		}
+		listed := map[string]bool{}
+		for _, g := range groups {
+			fmt.Fprintf(w, "\n%s\n", g.title)
+			for _, name := range g.names {
+				printFlag(w, fs.Lookup(name))
+				listed[name] = true
+			}
+		}
+		fmt.Fprint(w, "  With files, --step defaults to auto (f(X*) is unknown; polyak computes it from\n"+
+			"  --truth); --ps, if given, is the fraction assumed corrupted, which the\n"+
+			"  initialization drops; without --truth, --tol applies to the relative change of\n"+
+			"  X_t between iterations, and the run ends \"stationary\", not \"converged\".\n")
+		fmt.Fprintln(w, "\nBoth:")
+		fs.VisitAll(func(f *flag.Flag) {
+			if !listed[f.Name] {
+				printFlag(w, f)
+			}
+		})
+		fmt.Fprint(w, "\nExit status: 0 done (converged, stationary; an iteration limit or a stall warns on\n"+
+			"stderr), 1 the solve failed (diverged or singular), 2 bad input or not enough\n"+
+			"memory, 3 an output could not be written, 130 interrupted.\n")
+	}
 }

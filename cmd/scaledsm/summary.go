@@ -2,8 +2,13 @@ package main
 
 import (
 	"fmt"
+	"io"
+	"math"
+	"path/filepath"
+	"strings"
 
 	"github.com/scaledsm/scaledsm"
+	"github.com/scaledsm/scaledsm/internal/kernel"
 	"github.com/scaledsm/scaledsm/synth"
 )
 
@@ -23,21 +28,29 @@ type shapeJSON struct {
 // drawJSON is the synthetic draw of a problem: the truth's condition
 // number, the corruption and the seed.
 type drawJSON struct {
-	Kappa    float64  `json:"kappa"`
-	PS       float64  `json:"ps"`
-	Outliers int      `json:"outliers"` // measurements actually corrupted
-	SNR      *float64 `json:"snr_db"`   // null without dense noise
-	Seed     uint64   `json:"seed"`
+	Kappa     float64  `json:"kappa"`
+	PS        float64  `json:"ps"`
+	Outliers  int      `json:"outliers"` // measurements actually corrupted
+	SNR       *float64 `json:"snr_db"`   // null without dense noise
+	Seed      uint64   `json:"seed"`
+	Precision string   `json:"precision"` // storage of the operator's data: f64 or f32
 }
 
 func newDrawJSON(c synth.Config, s synth.Setting, in *synth.Instance) drawJSON {
-	d := drawJSON{Kappa: s.Kappa, PS: s.PS, SNR: finite(s.SNR), Seed: c.Seed}
+	d := drawJSON{Kappa: s.Kappa, PS: s.PS, SNR: finite(s.SNR), Seed: c.Seed, Precision: c.Precision.String()}
 	for _, v := range in.Outlier {
 		if v != 0 {
 			d.Outliers++
 		}
 	}
 	return d
+}
+
+// filesJSON names the files of a problem read from disk.
+type filesJSON struct {
+	Operator string  `json:"operator_file"`
+	Y        string  `json:"y_file"`
+	Truth    *string `json:"truth_file"`
 }
 
 // runJSON is how a solve ran and how it ended.
@@ -48,20 +61,31 @@ type runJSON struct {
 	Q            *float64 `json:"q"`      // geometric steps only
 	Eta          *float64 `json:"eta"`    // constant steps only
 	Loss         string   `json:"loss"`
+	Trim         string   `json:"init_trim"` // "median", "none" or the fraction dropped
+	MaxIter      int      `json:"max_iter"`
+	Tol          float64  `json:"tol"` // 0: no early stop
+	Kernel       string   `json:"kernel"`
 	Status       string   `json:"status"`
 	Iterations   int      `json:"iterations"`     // updates made before the stop
 	FinalLoss    *float64 `json:"final_loss"`     // null when not finite
+	FStar        *float64 `json:"f_star"`         // the loss at the truth, when known
 	RelError     *float64 `json:"rel_error"`      // null without a truth
 	InitRelError *float64 `json:"init_rel_error"` // the initialization's
+	FinalChange  *float64 `json:"final_change"`   // relative change of X in the last iteration
+	FitFraction  float64  `json:"fit_fraction"`   // measurements fitted exactly (see scaledsm.Result)
+	Fallbacks    int      `json:"fallbacks"`      // updates that needed the pseudo-inverse
 	Seconds      float64  `json:"seconds"`        // the iterations' wall time
 	MsPerIter    *float64 `json:"ms_per_iter"`
+	SetupSeconds float64  `json:"setup_seconds"` // reading or drawing, and initializing
 }
 
 func newRunJSON(s scaledsm.Settings, res *scaledsm.Result) runJSON {
 	r := runJSON{
 		Method: s.Method.String(), Step: fmt.Sprint(s.Step), Loss: s.Loss.String(),
+		Trim: s.Trim.String(), MaxIter: s.MaxIter, Tol: max(s.Tol, 0), Kernel: kernel.Active(),
 		Status: res.Status.String(), Iterations: res.Iterations,
 		FinalLoss: finite(res.Loss), RelError: finite(res.RelError),
+		FitFraction: res.FitFraction, Fallbacks: res.Fallbacks,
 		Seconds: res.Runtime.Seconds(),
 	}
 	switch step := s.Step.(type) {
@@ -72,9 +96,87 @@ func newRunJSON(s scaledsm.Settings, res *scaledsm.Result) runJSON {
 	}
 	if n := len(res.Trace); n > 0 {
 		r.InitRelError = finite(res.Trace[0].RelError)
+		r.FinalChange = finite(res.Trace[n-1].Change)
 		if res.Iterations > 0 {
 			r.MsPerIter = finite(1000 * res.Runtime.Seconds() / float64(n))
 		}
 	}
 	return r
+}
+
+// summary is what solve prints with --json and writes as summary.json: the
+// problem, how it was solved, and what came out.
+type summary struct {
+	shapeJSON
+	Source string `json:"source"` // "synthetic" or "files"
+	*drawJSON
+	*filesJSON
+	runJSON
+	Interrupted bool     `json:"interrupted"`
+	Files       []string `json:"files,omitempty"` // the outputs written to --out
+}
+
+// print writes the summary for a person.
+func (s *summary) print(w io.Writer, dir string) {
+	kind, _ := synth.ParseKind(s.Problem)
+	shape := fmt.Sprintf("n=%d", s.N1)
+	if s.N2 != s.N1 {
+		shape = fmt.Sprintf("n1=%d n2=%d", s.N1, s.N2)
+	}
+	if s.drawJSON != nil {
+		fmt.Fprintf(w, "problem    %s, %s, r=%d, m=%d, kappa=%g, seed %d\n", kind.Model(), shape, s.Rank, s.M, s.Kappa, s.Seed)
+		noise := "no noise"
+		if s.SNR != nil {
+			noise = fmt.Sprintf("SNR %g dB", *s.SNR)
+		}
+		fmt.Fprintf(w, "corruption %d outliers (p_s=%g), %s\n", s.Outliers, s.PS, noise)
+	} else {
+		fmt.Fprintf(w, "problem    %s from %s, m=%d, %s, rank %d\n", kind.Model(), s.Operator, s.M, shape, s.Rank)
+	}
+	step := s.Step + " steps"
+	if s.Lambda != nil {
+		step += fmt.Sprintf(" (lambda=%.3g, q=%g)", *s.Lambda, *s.Q)
+	}
+	if s.Eta != nil {
+		step += fmt.Sprintf(" (eta=%.3g)", *s.Eta)
+	}
+	trim, _ := scaledsm.ParseTrim(s.Trim)
+	fmt.Fprintf(w, "method     %s, %s, %s loss; spectral initialization %s\n", s.Method, step, s.Loss, trim.Describe())
+	note := ""
+	if s.Status == scaledsm.Stationary.String() {
+		note = " (X stopped changing; without a truth, the fit below is the evidence of recovery)"
+	}
+	fmt.Fprintf(w, "status     %s after %d iterations%s\n", s.Status, s.Iterations, note)
+	switch {
+	case s.RelError != nil && s.InitRelError != nil:
+		fmt.Fprintf(w, "error      %.3g relative (from %.3g at the initialization)\n", *s.RelError, *s.InitRelError)
+	case s.FinalChange != nil:
+		fmt.Fprintf(w, "change     %.3g relative in the last iteration (no truth to compare with)\n", *s.FinalChange)
+	}
+	fit := fmt.Sprintf("%.1f%% of the measurements fitted exactly (residual below %g·median|y|)", 100*s.FitFraction, scaledsm.FitTolerance)
+	if s.FinalLoss != nil {
+		fit += fmt.Sprintf("; final loss %.6g", *s.FinalLoss)
+	}
+	fmt.Fprintf(w, "fit        %s\n", fit)
+	per := ""
+	if s.MsPerIter != nil {
+		per = fmt.Sprintf(", %.3g ms per iteration", *s.MsPerIter)
+	}
+	fmt.Fprintf(w, "time       %.3g s solving%s; %.3g s reading or drawing and initializing\n", s.Seconds, per, s.SetupSeconds)
+	if len(s.Files) > 0 {
+		paths := make([]string, len(s.Files))
+		for i, f := range s.Files {
+			paths[i] = filepath.Join(dir, f)
+		}
+		fmt.Fprintf(w, "results    %s\n", strings.Join(paths, ", "))
+	}
+}
+
+// finite returns a pointer to v, or nil when v is NaN or infinite, so that
+// JSON shows null.
+func finite(v float64) *float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return &v
 }

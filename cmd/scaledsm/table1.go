@@ -14,7 +14,7 @@ import (
 )
 
 func runTable1(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("table1", "Measures Table 1 of the paper: iterations to a relative error of 1e-8 of GD,\nScaledGD, VanillaSM and ScaledSM on matrix sensing and quadratic sampling,\nwithout and with 20% outliers, at kappa = 1, 3, 10, 30, 100, with the fitted\nexponent of kappa beside the paper's entry, and ScaledSM against p_s. Writes\ntable1.csv, table1_steps.csv (the constant steps tried), table1.md, table1.png\nand table1.svg to --out, and prints the table. A few minutes at the default size.", stderr)
+	fs := newFlagSet("table1", "Measures Table 1 of the paper: iterations to a relative error of 1e-8 of GD,\nScaledGD, VanillaSM and ScaledSM on matrix sensing and quadratic sampling,\nwithout and with 20% outliers, at kappa = 1, 3, 10, 30, 100, with the fitted\nexponent of kappa beside the paper's entry, and ScaledSM against p_s. Writes\ntable1.csv, table1_steps.csv (the constant steps tried), table1.md, table1.png\nand table1.svg to --out, and prints the table. A few minutes at the default size.", stdout)
 	out := fs.String("out", "", "directory to write the results to (required; created if missing)")
 	def := experiment.DefaultTable1()
 	n := fs.Int("n", def.N, "size n of the n×n matrices X*")

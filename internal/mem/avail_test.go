@@ -1,0 +1,35 @@
+package mem
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+)
+
+func TestMeminfo(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "meminfo")
+	os.WriteFile(path, []byte("MemTotal:       24567800 kB\nMemFree:        20000000 kB\nMemAvailable:   23456789 kB\n"), 0o644)
+	if v, ok := meminfo(path, "MemAvailable:"); !ok || v != 23456789 {
+		t.Errorf("meminfo = %d, %v", v, ok)
+	}
+	if _, ok := meminfo(path, "SwapTotal:"); ok {
+		t.Error("found a missing key")
+	}
+	max := filepath.Join(t.TempDir(), "memory.max")
+	os.WriteFile(max, []byte("max\n"), 0o644)
+	if _, ok := readInt(max); ok {
+		t.Error(`"max" read as a limit`)
+	}
+}
+
+func TestAvailable(t *testing.T) {
+	v, ok := Available()
+	if runtime.GOOS == "linux" && !ok {
+		t.Fatal("no available memory read on Linux")
+	}
+	if ok && v <= 0 {
+		t.Errorf("available memory %d", v)
+	}
+	t.Logf("available: %.1f GB", float64(v)/1e9)
+}
