@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 )
 
 // Job is one problem and its settings, to be solved in a batch.
@@ -80,3 +81,19 @@ func SolveBatch(ctx context.Context, jobs []Job) ([]*Result, error) {
 	}
 	return results, nil
 }
+
+// buffers holds the scratch buffers of the batched passes, which are too
+// big to allocate at every iteration and belong to no one Evaluation.
+var buffers sync.Pool
+
+// getBuffer returns a buffer of n elements (not zeroed).
+func getBuffer(n int) *[]float64 {
+	if p, ok := buffers.Get().(*[]float64); ok && cap(*p) >= n {
+		*p = (*p)[:n]
+		return p
+	}
+	b := make([]float64, n)
+	return &b
+}
+
+func putBuffer(p *[]float64) { buffers.Put(p) }

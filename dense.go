@@ -8,11 +8,11 @@ import (
 	"github.com/scaledsm/scaledsm/internal/kernel"
 )
 
-// Small dense helpers of the solver's per-iteration work, cheaper than
-// their gonum counterparts at the sizes of an iteration (gonum's Mul starts
-// goroutines for a 100×100 product, and its Frobenius norm rescales at
-// every element): on quadratic sampling at the paper's size they took a
-// quarter of an iteration.
+// Small dense helpers of the solver and the operators. Those of the
+// per-iteration work are cheaper than their gonum counterparts at the
+// sizes of an iteration (gonum's Mul starts goroutines for a 100×100
+// product, and its Frobenius norm rescales at every element): on quadratic
+// sampling at the paper's size they took a quarter of an iteration.
 
 // product sets x = l rᵀ for compact matrices l (n1×k), r (n2×k) and x
 // (n1×n2), a row of x at a time: x_i = Σ_c l[i][c] rᵀ_c, the columns in
@@ -65,4 +65,33 @@ func frobenius(a *mat.Dense) float64 {
 		return math.Sqrt(s)
 	}
 	return mat.Norm(a, 2)
+}
+
+// rowMajor returns the entries of the r×c matrix x in row-major order,
+// without copying when x is already a compact *mat.Dense.
+func rowMajor(x mat.Matrix, r, c int) []float64 {
+	if d, ok := x.(*mat.Dense); ok {
+		raw := d.RawMatrix()
+		if raw.Stride == c {
+			return raw.Data[:r*c]
+		}
+	}
+	out := make([]float64, r*c)
+	for i := range r {
+		for j := range c {
+			out[i*c+j] = x.At(i, j)
+		}
+	}
+	return out
+}
+
+// firstNonFinite returns the index of the first NaN or infinite value of v,
+// or -1.
+func firstNonFinite(v []float64) int {
+	for i, x := range v {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return i
+		}
+	}
+	return -1
 }

@@ -39,7 +39,19 @@ const (
 	GD
 )
 
-var methodNames = [...]string{ScaledSM: "scaledsm", VanillaSM: "vanillasm", ScaledGD: "scaledgd", GD: "gd"}
+var (
+	methodNames = [...]string{ScaledSM: "scaledsm", VanillaSM: "vanillasm", ScaledGD: "scaledgd", GD: "gd"}
+	paperNames  = [...]string{ScaledSM: "ScaledSM", VanillaSM: "VanillaSM", ScaledGD: "ScaledGD", GD: "GD"}
+)
+
+// Name returns the method's name as the paper spells it: "ScaledSM",
+// "VanillaSM", "ScaledGD" or "GD".
+func (m Method) Name() string {
+	if m >= 0 && int(m) < len(paperNames) {
+		return paperNames[m]
+	}
+	return m.String()
+}
 
 // String returns the method's name as the command line spells it.
 func (m Method) String() string {

@@ -1,8 +1,6 @@
 package scaledsm
 
 import (
-	"sync"
-
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -109,19 +107,3 @@ func weigh(w Weight, z float64) float64 {
 	}
 	return 0
 }
-
-// buffers holds the scratch buffers of the batched passes, which are too
-// big to allocate at every iteration and belong to no one Evaluation.
-var buffers sync.Pool
-
-// getBuffer returns a buffer of n elements (not zeroed).
-func getBuffer(n int) *[]float64 {
-	if p, ok := buffers.Get().(*[]float64); ok && cap(*p) >= n {
-		*p = (*p)[:n]
-		return p
-	}
-	b := make([]float64, n)
-	return &b
-}
-
-func putBuffer(p *[]float64) { buffers.Put(p) }

@@ -6,12 +6,12 @@ import (
 	"sort"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/scaledsm/scaledsm/internal/cputime"
 	"github.com/scaledsm/scaledsm/internal/kernel"
 	"github.com/scaledsm/scaledsm/internal/mem"
 )
@@ -47,14 +47,6 @@ func paperData() ([]float64, []float32) {
 		wg.Wait()
 	})
 	return paper64, paper32
-}
-
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // floorSum is the one-read floor: two goroutines each sum half the data.
@@ -230,10 +222,10 @@ func BenchmarkPassDesigns(b *testing.B) {
 			cpu := make([][]float64, len(designs))
 			for b.Loop() {
 				for k, d := range designs {
-					t0, c0 := time.Now(), cpuTime()
+					t0, c0 := time.Now(), cputime.Process()
 					d.f()
 					wall[k] = append(wall[k], time.Since(t0).Seconds()*1e3)
-					cpu[k] = append(cpu[k], (cpuTime()-c0).Seconds()*1e3)
+					cpu[k] = append(cpu[k], (cputime.Process()-c0).Seconds()*1e3)
 				}
 			}
 			for k, d := range designs {

@@ -269,35 +269,6 @@ func (s *Sensing) weighRows(e *Evaluation, alpha []float64, i0 int, inv float64)
 	}
 }
 
-// rowMajor returns the entries of the r×c matrix x in row-major order,
-// without copying when x is already a compact *mat.Dense.
-func rowMajor(x mat.Matrix, r, c int) []float64 {
-	if d, ok := x.(*mat.Dense); ok {
-		raw := d.RawMatrix()
-		if raw.Stride == c {
-			return raw.Data[:r*c]
-		}
-	}
-	out := make([]float64, r*c)
-	for i := range r {
-		for j := range c {
-			out[i*c+j] = x.At(i, j)
-		}
-	}
-	return out
-}
-
-// firstNonFinite returns the index of the first NaN or infinite value of v,
-// or -1.
-func firstNonFinite(v []float64) int {
-	for i, x := range v {
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return i
-		}
-	}
-	return -1
-}
-
 // dotBatch sets out[k*ldo+b] to the dot product of row i0+k with run b's
 // vector x[b*n:], for k < rows and b < runs.
 func (s *Sensing) dotBatch(out []float64, ldo, i0, rows int, x []float64, runs int) {

@@ -37,17 +37,6 @@ func Check(r *Result) []Verdict {
 	return vs
 }
 
-// MethodName returns a method's name as the paper writes it.
-func MethodName(m scaledsm.Method) string {
-	switch m {
-	case scaledsm.ScaledSM:
-		return "ScaledSM"
-	case scaledsm.VanillaSM:
-		return "VanillaSM"
-	}
-	return m.String()
-}
-
 // runsOf returns the runs of a panel by a method, in the order of the
 // parameter vary (ties keep the panel's order).
 func runsOf(r *Result, panel string, m scaledsm.Method, vary Param) []Run {
@@ -124,7 +113,7 @@ type ReachesTol struct {
 
 // Check checks the claim.
 func (c ReachesTol) Check(r *Result) Verdict {
-	claim := fmt.Sprintf("%s reaches %s at every %s", MethodName(c.Method), sci(Tol), c.Vary)
+	claim := fmt.Sprintf("%s reaches %s at every %s", c.Method.Name(), sci(Tol), c.Vary)
 	runs := runsOf(r, c.Panel, c.Method, c.Vary)
 	if len(runs) == 0 {
 		return noRuns(c.Panel, claim)
@@ -150,7 +139,7 @@ type Flat struct {
 
 // Check checks the claim.
 func (c Flat) Check(r *Result) Verdict {
-	claim := fmt.Sprintf("%s's iterations to %s vary by at most %g%% across %s", MethodName(c.Method), sci(Tol), 100*c.Spread, c.Vary)
+	claim := fmt.Sprintf("%s's iterations to %s vary by at most %g%% across %s", c.Method.Name(), sci(Tol), 100*c.Spread, c.Vary)
 	runs := runsOf(r, c.Panel, c.Method, c.Vary)
 	if len(runs) == 0 {
 		return noRuns(c.Panel, claim)
@@ -187,7 +176,7 @@ type Slows struct {
 
 // Check checks the claim.
 func (c Slows) Check(r *Result) Verdict {
-	claim := fmt.Sprintf("%s slows with %s", MethodName(c.Method), c.Vary)
+	claim := fmt.Sprintf("%s slows with %s", c.Method.Name(), c.Vary)
 	at := func(x float64) (Run, bool) {
 		for _, run := range runsOf(r, c.Panel, c.Method, c.Vary) {
 			if c.Vary.Of(run.Curve) == x {
@@ -235,7 +224,7 @@ type SlowerWith struct {
 
 // Check checks the claim.
 func (c SlowerWith) Check(r *Result) Verdict {
-	claim := fmt.Sprintf("%s converges more slowly as %s grows", MethodName(c.Method), c.Vary)
+	claim := fmt.Sprintf("%s converges more slowly as %s grows", c.Method.Name(), c.Vary)
 	runs := runsOf(r, c.Panel, c.Method, c.Vary)
 	if len(runs) < 2 {
 		return noRuns(c.Panel, claim)
@@ -272,7 +261,7 @@ type FloorsApart struct {
 
 // Check checks the claim.
 func (c FloorsApart) Check(r *Result) Verdict {
-	claim := fmt.Sprintf("%s's noise floors are about tenfold apart per 20 dB", MethodName(c.Method))
+	claim := fmt.Sprintf("%s's noise floors are about tenfold apart per 20 dB", c.Method.Name())
 	runs := runsOf(r, c.Panel, c.Method, SNR)
 	if len(runs) < 2 {
 		return noRuns(c.Panel, claim)
@@ -353,13 +342,13 @@ type Sooner struct {
 
 // Check checks the claim.
 func (c Sooner) Check(r *Result) Verdict {
-	claim := fmt.Sprintf("%s reaches the floor sooner", MethodName(c.Fast))
+	claim := fmt.Sprintf("%s reaches the floor sooner", c.Fast.Name())
 	ps := pairs(r, c.Panel, c.Fast, c.Slow)
 	if len(ps) == 0 {
 		return noRuns(c.Panel, claim)
 	}
 	v := Verdict{Panel: c.Panel, Claim: claim, Holds: true,
-		Expected: fmt.Sprintf("fewer iterations than %s to within %g× of the higher of the two final errors, at every SNR", MethodName(c.Slow), c.Factor),
+		Expected: fmt.Sprintf("fewer iterations than %s to within %g× of the higher of the two final errors, at every SNR", c.Slow.Name(), c.Factor),
 	}
 	var parts []string
 	for _, p := range ps {
@@ -368,7 +357,7 @@ func (c Sooner) Check(r *Result) Verdict {
 		parts = append(parts, fmt.Sprintf("%s: %d vs %d", SNR.Format(p[0].Curve), tf, ts))
 		v.Holds = v.Holds && tf >= 0 && ts >= 0 && tf < ts
 	}
-	v.Measured = fmt.Sprintf("iterations, %s vs %s: %s", MethodName(c.Fast), MethodName(c.Slow), strings.Join(parts, "; "))
+	v.Measured = fmt.Sprintf("iterations, %s vs %s: %s", c.Fast.Name(), c.Slow.Name(), strings.Join(parts, "; "))
 	return v
 }
 

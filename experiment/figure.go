@@ -8,9 +8,10 @@
 //
 // A Figure is a list of panels, each a list of curves (a method, a step
 // rule and a setting of the data), and the claims the paper makes about
-// them. Run solves a figure; WriteCSV and ReadCSV store and restore its
-// traces; Check tests its claims; PlotPanel draws a panel; WriteReport
-// puts figures, settings and claims into one HTML page.
+// them. RunFigure solves a figure; WriteCSV and WriteMeta store its traces
+// and record, ReadResult and LoadDir restore them; Check tests its claims;
+// RenderPanel draws a panel; WriteReport puts figures, settings and claims
+// into one HTML page.
 package experiment
 
 import (
@@ -170,7 +171,8 @@ var (
 
 var noNoise = math.Inf(1)
 
-// Figures returns the specifications of Figures 1 to 6 of the paper.
+// Figures returns the specifications of the paper's figures, in order
+// (Figures 1 to 6 of its Section 4).
 func Figures() []*Figure {
 	return []*Figure{
 		kappaFigure(1, sensing, "matrix sensing"),

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/scaledsm/scaledsm"
+	"github.com/scaledsm/scaledsm/internal/csvfmt"
 	"github.com/scaledsm/scaledsm/synth"
 )
 
@@ -27,33 +28,18 @@ var Header = []string{"panel", "method", "step", "kappa", "ps", "snr_db", "lambd
 // geometric schedule fitted to Polyak's step lengths.
 const FitStep = "geometric-fit"
 
-// csvFloat formats v in the shortest form that reads back to the same
-// bits: empty for NaN, "inf" and "-inf" for infinities (which pandas, R
-// and gnuplot all read).
-func csvFloat(v float64) string {
-	switch {
-	case math.IsNaN(v):
-		return ""
-	case math.IsInf(v, 1):
-		return "inf"
-	case math.IsInf(v, -1):
-		return "-inf"
-	}
-	return strconv.FormatFloat(v, 'g', -1, 64)
-}
-
 // curveFields returns the columns panel to q of a curve.
 func curveFields(panel string, c Curve) []string {
 	lambda, q := "", ""
 	if c.Step.Rule == Geometric {
-		lambda, q = csvFloat(c.Step.Lambda), csvFloat(c.Step.Q)
+		lambda, q = csvfmt.Float(c.Step.Lambda), csvfmt.Float(c.Step.Q)
 	}
 	snr := ""
 	if !math.IsInf(c.Setting.SNR, 1) {
-		snr = csvFloat(c.Setting.SNR)
+		snr = csvfmt.Float(c.Setting.SNR)
 	}
 	return []string{panel, c.Method.String(), c.Step.Rule.String(),
-		csvFloat(c.Setting.Kappa), csvFloat(c.Setting.PS), snr, lambda, q}
+		csvfmt.Float(c.Setting.Kappa), csvfmt.Float(c.Setting.PS), snr, lambda, q}
 }
 
 // WriteCSV writes a result as tidy CSV with the columns of Header: one row
@@ -70,7 +56,7 @@ func WriteCSV(w io.Writer, r *Result) error {
 		for _, run := range r.Panels[i] {
 			head := curveFields(p.Name, run.Curve)
 			for _, it := range run.Trace {
-				cw.Write(append(head[:len(head):len(head)], strconv.Itoa(it.Iter), csvFloat(it.RelError), csvFloat(it.StepLength)))
+				cw.Write(append(head[:len(head):len(head)], strconv.Itoa(it.Iter), csvfmt.Float(it.RelError), csvfmt.Float(it.StepLength)))
 			}
 			if p.Kind != StepPanel || run.Curve.Step.Rule != Polyak {
 				continue
@@ -80,9 +66,9 @@ func WriteCSV(w io.Writer, r *Result) error {
 				continue // nothing to fit: no rows
 			}
 			head = slices.Clone(head)
-			head[2], head[6], head[7] = FitStep, csvFloat(fit.Lambda), csvFloat(fit.Q)
+			head[2], head[6], head[7] = FitStep, csvfmt.Float(fit.Lambda), csvfmt.Float(fit.Q)
 			for t := range fit.Points {
-				cw.Write(append(head[:len(head):len(head)], strconv.Itoa(t), "", csvFloat(fit.Lambda*math.Pow(fit.Q, float64(t)))))
+				cw.Write(append(head[:len(head):len(head)], strconv.Itoa(t), "", csvfmt.Float(fit.Lambda*math.Pow(fit.Q, float64(t)))))
 			}
 		}
 	}

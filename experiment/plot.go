@@ -6,11 +6,9 @@ import (
 	"io"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -32,7 +30,10 @@ var (
 		color.RGBA{B: 255, A: 255},
 		color.RGBA{G: 128, B: 128, A: 255},
 	}
-	markers = []draw.GlyphDrawer{ringGlyph{}, crossGlyph{}, starGlyph{}, squareGlyph{}, diamondGlyph{}, rightTriangleGlyph{}}
+	// MATLAB's 'o', 'x', 'p', 's', 'd', '>': gonum/plot's glyphs where it
+	// has them, a star and a diamond of our own where it has not, and its
+	// upward triangle for MATLAB's rightward one.
+	markers = []draw.GlyphDrawer{draw.RingGlyph{}, draw.CrossGlyph{}, starGlyph{}, draw.SquareGlyph{}, diamondGlyph{}, draw.TriangleGlyph{}}
 )
 
 // Size of a panel's image: 8 × 6 inches, 768 × 576 pixels in PNG.
@@ -303,7 +304,7 @@ func curveLabel(p *Panel, c Curve, withMethod bool) string {
 	}
 	label := p.Vary.Format(c)
 	if withMethod {
-		label = MethodName(c.Method) + " " + label
+		label = c.Method.Name() + " " + label
 	}
 	return label
 }
@@ -407,7 +408,7 @@ func sharedText(p *Panel, runs []Run) string {
 		}
 	}
 	if same(func(c Curve) any { return c.Method }) {
-		parts = append(parts, MethodName(first.Method))
+		parts = append(parts, first.Method.Name())
 	}
 	if same(func(c Curve) any { return c.Step.Rule }) {
 		if first.Step.Rule == Polyak {
@@ -420,148 +421,4 @@ func sharedText(p *Panel, runs []Run) string {
 		parts = append(parts, fmt.Sprintf("T=%d", first.MaxIter))
 	}
 	return strings.Join(parts, ", ")
-}
-
-// sans is the Liberation Sans font at a size in points.
-func sans(size vg.Length) font.Font {
-	return font.Font{Typeface: "Liberation", Variant: "Sans", Size: size}
-}
-
-// linearTicks labels a linear axis every 1, 2 or 5 times a power of ten,
-// with 4 to 10 labels.
-type linearTicks struct{}
-
-// Ticks returns the ticks of a linear axis from min to max.
-func (linearTicks) Ticks(min, max float64) []plot.Tick {
-	span := max - min
-	if !(span > 0) {
-		return []plot.Tick{{Value: min, Label: num(min)}}
-	}
-	step := math.Pow(10, math.Floor(math.Log10(span)))
-	for _, f := range []float64{0.1, 0.2, 0.5, 1} {
-		if span/(step*f) <= 10 {
-			step *= f
-			break
-		}
-	}
-	var ts []plot.Tick
-	for v := math.Ceil(min/step) * step; v <= max+step*1e-9; v += step {
-		ts = append(ts, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', -1, 64)})
-	}
-	return ts
-}
-
-// powersOfTen labels every decade of a log axis, or every other one when
-// there are many, with 1e-06-style labels.
-type powersOfTen struct{}
-
-// Ticks returns the ticks of a log axis from min to max.
-func (powersOfTen) Ticks(min, max float64) []plot.Tick {
-	if !(min > 0 && max >= min) || math.IsInf(max, 1) {
-		return nil
-	}
-	lo, hi := int(math.Floor(math.Log10(min))), int(math.Ceil(math.Log10(max)))
-	stride := 1
-	if hi-lo > 8 {
-		stride = 2
-	}
-	var ts []plot.Tick
-	for e := lo; e <= hi; e++ {
-		v := math.Pow(10, float64(e))
-		if v < min*(1-1e-9) || v > max*(1+1e-9) {
-			continue
-		}
-		t := plot.Tick{Value: v}
-		if e%stride == 0 {
-			t.Label = fmt.Sprintf("1e%d", e)
-		}
-		ts = append(ts, t)
-	}
-	return ts
-}
-
-// ringGlyph is a circle (MATLAB's 'o').
-type ringGlyph struct{}
-
-// DrawGlyph draws the circle.
-func (ringGlyph) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) {
-	c.SetLineStyle(draw.LineStyle{Color: sty.Color, Width: vg.Points(0.8)})
-	var p vg.Path
-	p.Move(vg.Point{X: pt.X + sty.Radius, Y: pt.Y})
-	p.Arc(pt, sty.Radius, 0, 2*math.Pi)
-	p.Close()
-	c.Stroke(p)
-}
-
-// crossGlyph is a diagonal cross (MATLAB's 'x').
-type crossGlyph struct{}
-
-// DrawGlyph draws the cross.
-func (crossGlyph) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) {
-	c.SetLineStyle(draw.LineStyle{Color: sty.Color, Width: vg.Points(1)})
-	r := sty.Radius
-	var p vg.Path
-	p.Move(vg.Point{X: pt.X - r, Y: pt.Y - r})
-	p.Line(vg.Point{X: pt.X + r, Y: pt.Y + r})
-	p.Move(vg.Point{X: pt.X - r, Y: pt.Y + r})
-	p.Line(vg.Point{X: pt.X + r, Y: pt.Y - r})
-	c.Stroke(p)
-}
-
-// squareGlyph is a square (MATLAB's 's').
-type squareGlyph struct{}
-
-// DrawGlyph draws the square.
-func (squareGlyph) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) {
-	polygon(c, sty, pt, []float64{-0.85, -0.85, 0.85, -0.85, 0.85, 0.85, -0.85, 0.85})
-}
-
-// starGlyph is the outline of a five-pointed star (MATLAB's 'p').
-type starGlyph struct{}
-
-// DrawGlyph draws the star.
-func (starGlyph) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) {
-	xy := make([]float64, 0, 20)
-	for k := range 10 {
-		r := 1.2
-		if k%2 == 1 {
-			r *= 0.42
-		}
-		a := math.Pi/2 + float64(k)*math.Pi/5
-		xy = append(xy, r*math.Cos(a), r*math.Sin(a))
-	}
-	polygon(c, sty, pt, xy)
-}
-
-// diamondGlyph is the outline of a diamond (MATLAB's 'd').
-type diamondGlyph struct{}
-
-// DrawGlyph draws the diamond.
-func (diamondGlyph) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) {
-	polygon(c, sty, pt, []float64{0, 1.2, 0.8, 0, 0, -1.2, -0.8, 0})
-}
-
-// rightTriangleGlyph is a triangle pointing right (MATLAB's '>').
-type rightTriangleGlyph struct{}
-
-// DrawGlyph draws the triangle.
-func (rightTriangleGlyph) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) {
-	polygon(c, sty, pt, []float64{1.1, 0, -0.7, 0.9, -0.7, -0.9})
-}
-
-// polygon strokes the closed polygon through the points xy (pairs, in
-// units of the glyph's radius) around pt.
-func polygon(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point, xy []float64) {
-	c.SetLineStyle(draw.LineStyle{Color: sty.Color, Width: vg.Points(0.8)})
-	var p vg.Path
-	for k := 0; k+1 < len(xy); k += 2 {
-		q := vg.Point{X: pt.X + sty.Radius*vg.Length(xy[k]), Y: pt.Y + sty.Radius*vg.Length(xy[k+1])}
-		if k == 0 {
-			p.Move(q)
-		} else {
-			p.Line(q)
-		}
-	}
-	p.Close()
-	c.Stroke(p)
 }

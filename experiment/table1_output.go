@@ -8,29 +8,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/scaledsm/scaledsm"
+	"github.com/scaledsm/scaledsm/internal/csvfmt"
 	"github.com/scaledsm/scaledsm/synth"
 )
-
-// problemName returns a cell's problem as the table heads it.
-func problemName(k synth.Kind) string {
-	if k == synth.Quadratic {
-		return "quadratic sampling"
-	}
-	return "matrix sensing"
-}
-
-// methodName returns the method as the paper spells it.
-func methodName(m scaledsm.Method) string {
-	return map[scaledsm.Method]string{scaledsm.GD: "GD", scaledsm.ScaledGD: "ScaledGD", scaledsm.VanillaSM: "VanillaSM", scaledsm.ScaledSM: "ScaledSM"}[m]
-}
-
-func formatG(v float64) string {
-	if math.IsNaN(v) {
-		return ""
-	}
-	return strconv.FormatFloat(v, 'g', -1, 64)
-}
 
 // WriteCSV writes every run of the table, one row per problem, outlier
 // fraction, method and κ, followed by the sweep's rows (part "sweep"):
@@ -39,9 +19,9 @@ func (r *Table1Result) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"part", "problem", "ps", "kappa", "method", "converged", "iterations", "status", "rel_error", "step", "seconds"})
 	row := func(part string, run Table1Run) {
-		cw.Write([]string{part, run.Problem.String(), formatG(run.PS), formatG(run.Kappa), run.Method.String(),
+		cw.Write([]string{part, run.Problem.String(), csvfmt.Float(run.PS), csvfmt.Float(run.Kappa), run.Method.String(),
 			strconv.FormatBool(run.Converged), strconv.Itoa(run.Iterations), run.Status.String(),
-			formatG(run.RelError), formatG(run.Step), strconv.FormatFloat(run.Seconds, 'f', 3, 64)})
+			csvfmt.Float(run.RelError), csvfmt.Float(run.Step), strconv.FormatFloat(run.Seconds, 'f', 3, 64)})
 	}
 	for _, c := range r.Cells {
 		for _, run := range c.Runs {
@@ -63,8 +43,8 @@ func (r *Table1Result) WriteStepsCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"problem", "ps", "kappa", "method", "step", "converged", "iterations", "status", "rel_error"})
 	for _, t := range r.Trials {
-		cw.Write([]string{t.Problem.String(), formatG(t.PS), formatG(t.Kappa), t.Method.String(), formatG(t.Step),
-			strconv.FormatBool(t.Converged), strconv.Itoa(t.Iterations), t.Status.String(), formatG(t.RelError)})
+		cw.Write([]string{t.Problem.String(), csvfmt.Float(t.PS), csvfmt.Float(t.Kappa), t.Method.String(), csvfmt.Float(t.Step),
+			strconv.FormatBool(t.Converged), strconv.Itoa(t.Iterations), t.Status.String(), csvfmt.Float(t.RelError)})
 	}
 	cw.Flush()
 	return cw.Error()
@@ -96,7 +76,7 @@ func (r *Table1Result) WriteMarkdown(w io.Writer) error {
 			if cell.Method != m {
 				continue
 			}
-			fmt.Fprintf(&b, "| %s | %s | %g |", methodName(m), problemName(cell.Problem), cell.PS)
+			fmt.Fprintf(&b, "| %s | %s | %g |", m.Name(), cell.Problem.Model(), cell.PS)
 			for _, run := range cell.Runs {
 				switch {
 				case !run.Converged:
@@ -137,7 +117,7 @@ func (r *Table1Result) WriteMarkdown(w io.Writer) error {
 					got += fmt.Sprintf(" (%.2f)", float64(run.Iterations)/float64(b0.Iterations))
 				}
 			}
-			fmt.Fprintf(&b, "| %s | %g | %s | %.2f |\n", problemName(run.Problem), run.PS, got, want)
+			fmt.Fprintf(&b, "| %s | %g | %s | %.2f |\n", run.Problem.Model(), run.PS, got, want)
 		}
 	}
 	_, err := io.WriteString(w, b.String())

@@ -112,7 +112,7 @@ func (r *Table1Result) panel(corrupted bool) (*plot.Plot, error) {
 				name = "quadratic sampling"
 			}
 			p.Add(line, points)
-			p.Legend.Add(methodName(m)+", "+name, line, points)
+			p.Legend.Add(m.Name()+", "+name, line, points)
 		}
 	}
 	p.X.Min, p.X.Max = r.Config.Kappas[0]/1.3, r.Config.Kappas[len(r.Config.Kappas)-1]*1.3

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/scaledsm/scaledsm"
+	"github.com/scaledsm/scaledsm/internal/cputime"
 	"github.com/scaledsm/scaledsm/internal/kernel"
 	"github.com/scaledsm/scaledsm/synth"
 )
@@ -251,7 +252,7 @@ func benchCase(name string, quick bool, iters int) (*benchResult, error) {
 	// with any rule, and no run stops early (Polyak's would stall once
 	// converged).
 	single := scaledsm.Settings{Step: scaledsm.Geometric{Lambda: 1, Q: 0.999}, Init: init, MaxIter: iters, Tol: -1}
-	c0, t0 := cpuTime(), time.Now()
+	c0, t0 := cputime.Process(), time.Now()
 	switch name {
 	case "sweep-109":
 		jobs := sweepJobs(problem, in.FStar, init, iters)
@@ -301,7 +302,7 @@ func benchCase(name string, quick bool, iters int) (*benchResult, error) {
 		}
 	}
 	if wall := time.Since(t0); wall > 0 {
-		res.CPUShare = (cpuTime() - c0).Seconds() / (wall.Seconds() * float64(res.Procs))
+		res.CPUShare = (cputime.Process() - c0).Seconds() / (wall.Seconds() * float64(res.Procs))
 	}
 	res.FloorMs = floor.median()
 	if strings.HasPrefix(name, "sensing") {

@@ -66,8 +66,11 @@ func (f *figureFlags) check(figs []*experiment.Figure) error {
 	return nil
 }
 
-const figureSynopsis = `Reproduces figure N (1 to 6) of the paper's Section 4: runs every curve of
-the figure on one synthetic draw, then writes to --out
+// figureSynopsis is the help of figure (what = "figure N (1 to 6)", whose =
+// "the figure") and of reproduce.
+func figureSynopsis(what, whose string) string {
+	return fmt.Sprintf(`Reproduces %s of the paper's Section 4: runs every curve of
+%s on one synthetic draw, then writes to --out
   figureN.csv     one row per curve and iteration (tidy CSV)
   figureN.json    the sizes, the seed, and the run time and machine
   figureNa.png    each panel, also as .svg
@@ -75,10 +78,11 @@ the figure on one synthetic draw, then writes to --out
                   claims checked
 and prints the claims table. On two cores at the paper's size, Figures 2,
 4 and 6 (quadratic sampling) take seconds, Figures 1 and 3 (matrix sensing)
-about a minute each and Figure 5 about nine: --n 40 gives a quick look.`
+about a minute each and Figure 5 about nine: --n 40 gives a quick look.`, what, whose)
+}
 
 func runFigure(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("figure N", figureSynopsis, stdout)
+	fs := newFlagSet("figure N", figureSynopsis(fmt.Sprintf("figure N (1 to %d)", len(experiment.Figures())), "the figure"), stdout)
 	var ff figureFlags
 	ff.register(fs)
 	// The figure number comes first ("figure 3 --out DIR") or last.
@@ -126,7 +130,7 @@ func takesValue(fs *flag.FlagSet, arg string) bool {
 }
 
 func runReproduce(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("reproduce", strings.Replace(strings.Replace(figureSynopsis, "figure N (1 to 6)", "every figure", 1), "runs every curve of\nthe figure", "runs every curve\nof each figure", 1), stdout)
+	fs := newFlagSet("reproduce", figureSynopsis("every figure", "each figure"), stdout)
 	var ff figureFlags
 	ff.register(fs)
 	if err := parseFlags(fs, args); err != nil {

@@ -20,6 +20,7 @@ import (
 
 	"github.com/scaledsm/scaledsm"
 	"github.com/scaledsm/scaledsm/dataio"
+	"github.com/scaledsm/scaledsm/internal/csvfmt"
 )
 
 // solverFlags choose the method, its loss, its step rule, the
@@ -470,20 +471,11 @@ func writeTrace(w io.Writer, trace []scaledsm.Iteration) error {
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"iteration", "rel_error", "change", "loss", "gap", "step", "step_length"})
 	for _, it := range trace {
-		cw.Write([]string{strconv.Itoa(it.Iter), formatFloat(it.RelError), formatFloat(it.Change),
-			formatFloat(it.Loss), formatFloat(it.Gap), formatFloat(it.Step), formatFloat(it.StepLength)})
+		cw.Write([]string{strconv.Itoa(it.Iter), csvfmt.Float(it.RelError), csvfmt.Float(it.Change),
+			csvfmt.Float(it.Loss), csvfmt.Float(it.Gap), csvfmt.Float(it.Step), csvfmt.Float(it.StepLength)})
 	}
 	cw.Flush()
 	return cw.Error()
-}
-
-// formatFloat formats v in the shortest form that reads back to the same
-// bits, or as an empty field when v is NaN.
-func formatFloat(v float64) string {
-	if math.IsNaN(v) {
-		return ""
-	}
-	return strconv.FormatFloat(v, 'g', -1, 64)
 }
 
 // solveUsage prints the help of solve with the flags in groups: the synthetic

@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/scaledsm/scaledsm/internal/cputime"
 )
 
 // Paper size: m rows of N elements.
@@ -352,7 +354,7 @@ func BenchmarkFusedVsStream(b *testing.B) {
 			var sink float64
 			for b.Loop() {
 				for k := range 4 {
-					t0, c0 := time.Now(), cpuTime()
+					t0, c0 := time.Now(), cputime.Process()
 					switch {
 					case k < 2 && is32:
 						sink += parallelSum(2, len(a32), func(lo, hi int) float64 { return streamSum32(a32[lo:hi], 1+3*k) })
@@ -368,7 +370,7 @@ func BenchmarkFusedVsStream(b *testing.B) {
 						fusedPass(a64, nil, paperM, paperN, x, y, parts, s)
 					}
 					wall[k] += time.Since(t0)
-					cpu[k] += cpuTime() - c0
+					cpu[k] += cputime.Process() - c0
 				}
 			}
 			_ = sink
@@ -407,7 +409,7 @@ func BenchmarkBatchKernels(b *testing.B) {
 	forEachImplB(b, func(b *testing.B) {
 		for _, name := range []string{"DotBatch", "DotBatch32", "AxpyBatch", "AxpyBatch32"} {
 			b.Run(name, func(b *testing.B) {
-				c0 := cpuTime()
+				c0 := cputime.Process()
 				for b.Loop() {
 					switch name {
 					case "DotBatch":
@@ -431,7 +433,7 @@ func BenchmarkBatchKernels(b *testing.B) {
 // for fma fused multiply-adds per op): per core, and unaffected by the
 // time other processes hold the cores.
 func reportCPU(b *testing.B, c0 time.Duration, fma float64) {
-	if d := cpuTime() - c0; d > 0 {
+	if d := cputime.Process() - c0; d > 0 {
 		b.ReportMetric(fma*float64(b.N)/d.Seconds()/1e9, "GFMA/cpu-s")
 	}
 }
@@ -497,7 +499,7 @@ func BenchmarkSweep(b *testing.B) {
 				name = "f32"
 			}
 			b.Run(name, func(b *testing.B) {
-				c0 := cpuTime()
+				c0 := cputime.Process()
 				for b.Loop() {
 					if is32 {
 						sweep(nil, a32, sweepM, paperN, sweepB, x, y, s)

@@ -1,14 +1,15 @@
 //go:build unix
 
-package main
+package cputime
 
 import (
 	"syscall"
 	"time"
 )
 
-// cpuTime returns the user and system CPU time of the process so far.
-func cpuTime() time.Duration {
+// Process returns the user and system CPU time of the process so far, or 0
+// where the system does not say.
+func Process() time.Duration {
 	var ru syscall.Rusage
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
 		return 0

@@ -1,0 +1,175 @@
+package dataio
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"math"
+)
+
+// WriteHeader writes the header of an array as NumPy does: format
+// version 1.0 (2.0 if the dictionary needs more than 64 KiB, 3.0 if it is
+// not ASCII), the dictionary padded with spaces and a newline so that the
+// data starts at a multiple of 64 bytes. It checks that h.Shape is valid,
+// but not the dtype.
+func WriteHeader(w io.Writer, h Header) error {
+	for _, d := range h.Shape {
+		if d < 0 {
+			return fmt.Errorf("dataio: negative dimension in shape %v", h.Shape)
+		}
+	}
+	fortran := "False"
+	if h.Fortran {
+		fortran = "True"
+	}
+	dict := fmt.Sprintf("{'descr': '%s', 'fortran_order': %s, 'shape': %s, }", h.Dtype, fortran, ShapeString(h.Shape))
+	const align = 64
+	major, lenField := byte(1), 2
+	if len(dict)+1+8+2+align > math.MaxUint16 {
+		major, lenField = 2, 4
+	}
+	for _, c := range []byte(dict) {
+		if c >= 0x80 {
+			major, lenField = 3, 4 // UTF-8
+			break
+		}
+	}
+	pad := align - (8+lenField+len(dict)+1)%align
+	if pad == align {
+		pad = 0
+	}
+	hlen := len(dict) + pad + 1
+	out := make([]byte, 0, 8+lenField+hlen)
+	out = append(out, magic...)
+	out = append(out, major, 0)
+	if lenField == 2 {
+		out = binary.LittleEndian.AppendUint16(out, uint16(hlen))
+	} else {
+		out = binary.LittleEndian.AppendUint32(out, uint32(hlen))
+	}
+	out = append(out, dict...)
+	out = append(out, bytes.Repeat([]byte{' '}, pad)...)
+	out = append(out, '\n')
+	_, err := w.Write(out)
+	return err
+}
+
+// checkShape checks that shape holds n values.
+func checkShape(shape []int, n int) error {
+	h := Header{Shape: shape}
+	for _, d := range shape {
+		if d < 0 {
+			return fmt.Errorf("dataio: negative dimension in shape %v", shape)
+		}
+	}
+	if h.Len() != n {
+		return fmt.Errorf("dataio: shape %s holds %d values, the data has %d", ShapeString(shape), h.Len(), n)
+	}
+	return nil
+}
+
+// WriteFloat64 writes data as a C-ordered float64 ('<f8') array of the
+// given shape, whose product must be len(data), in chunks of 1 MiB.
+func WriteFloat64(w io.Writer, shape []int, data []float64) error {
+	return WriteArray(w, Header{Dtype: "<f8", Shape: shape}, data)
+}
+
+// WriteFloat32 writes data, rounded to float32, as a C-ordered float32
+// ('<f4') array of the given shape.
+func WriteFloat32(w io.Writer, shape []int, data []float64) error {
+	return WriteArray(w, Header{Dtype: "<f4", Shape: shape}, data)
+}
+
+// WriteArray writes the row-major data, float64 or float32 values, as the
+// array h describes: float64 or float32 ('<f8', '<f4', or big endian '>f8',
+// '>f4', float64 values rounded to float32 for the latter), in C order, or
+// in Fortran order when h.Fortran is set, as NumPy writes
+// np.asfortranarray(a). The product of h.Shape must be len(data). The data
+// is encoded through a buffer of 1 MiB, without copying it; Fortran order
+// gathers each column across the rows, which is slower for large arrays.
+func WriteArray[T Float](w io.Writer, h Header, data []T) error {
+	size, order, ok := floatKind(h.Dtype)
+	if !ok {
+		return fmt.Errorf("dataio: %w", unsupportedDtype(h.Dtype))
+	}
+	if err := checkShape(h.Shape, len(data)); err != nil {
+		return err
+	}
+	if err := WriteHeader(w, h); err != nil {
+		return err
+	}
+	app := order.(binary.AppendByteOrder)
+	per := chunkBytes / size
+	buf := make([]byte, 0, min(per, len(data))*size)
+	put := func(v T) {
+		if size == 8 {
+			buf = app.AppendUint64(buf, math.Float64bits(float64(v)))
+		} else {
+			buf = app.AppendUint32(buf, math.Float32bits(float32(v)))
+		}
+	}
+	flush := func() error {
+		_, err := w.Write(buf)
+		buf = buf[:0]
+		return err
+	}
+	if !h.Fortran || len(h.Shape) < 2 || len(data) == 0 {
+		for off := 0; off < len(data); off += per {
+			for _, v := range data[off:min(off+per, len(data))] {
+				put(v)
+			}
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	// Fortran order: the first index varies fastest, then the others in
+	// turn; idx is the multi-index and c its row-major offset.
+	stride := make([]int, len(h.Shape))
+	st := 1
+	for k := len(h.Shape) - 1; k >= 0; k-- {
+		stride[k] = st
+		st *= h.Shape[k]
+	}
+	idx := make([]int, len(h.Shape))
+	c := 0
+	for range data {
+		put(data[c])
+		if len(buf) == cap(buf) {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+		for k := range idx {
+			idx[k]++
+			c += stride[k]
+			if idx[k] < h.Shape[k] {
+				break
+			}
+			idx[k] = 0
+			c -= h.Shape[k] * stride[k]
+		}
+	}
+	return flush()
+}
+
+// WriteBool writes data as a C-ordered bool ('|b1') array of the given
+// shape.
+func WriteBool(w io.Writer, shape []int, data []bool) error {
+	if err := checkShape(shape, len(data)); err != nil {
+		return err
+	}
+	if err := WriteHeader(w, Header{Dtype: "|b1", Shape: shape}); err != nil {
+		return err
+	}
+	buf := make([]byte, len(data))
+	for i, v := range data {
+		if v {
+			buf[i] = 1
+		}
+	}
+	_, err := w.Write(buf)
+	return err
+}
