@@ -65,7 +65,7 @@ func (f Factors) Product() *mat.Dense {
 // four digits; the difference of Gram traces ||Xa||² - 2<Xa, Xb> + ||Xb||²
 // would keep none. It keeps its buffers between calls.
 type lowRank struct {
-	left, right, tau, work, t1, t2 []float64
+	left, right, tau, work, t1, t2, prod []float64
 }
 
 // distance returns ||a - b||_F.
@@ -118,7 +118,7 @@ func (q *lowRank) norm(n1, n2, k int) float64 {
 	// trapezoidal, k1×k, T2 is k2×k.
 	var s fsum.Sum
 	var scale float64
-	prod := make([]float64, 0, k1*k2)
+	prod := q.prod[:0]
 	for i := range k1 {
 		for j := range k2 {
 			v := fsum.Dot(q.t1[i*k+max(i, j):(i+1)*k], q.t2[j*k+max(i, j):(j+1)*k])
@@ -126,6 +126,7 @@ func (q *lowRank) norm(n1, n2, k int) float64 {
 			scale = max(scale, math.Abs(v))
 		}
 	}
+	q.prod = prod
 	if scale == 0 || math.IsInf(scale, 0) || math.IsNaN(scale) {
 		return scale
 	}
@@ -141,11 +142,13 @@ func (q *lowRank) triangle(dst, a []float64, n, k int) []float64 {
 	kk := min(n, k)
 	q.tau = grow(q.tau, kk)
 	g := blas64.General{Rows: n, Cols: k, Stride: k, Data: a[:n*k]}
-	if len(q.work) < 1 {
-		q.work = make([]float64, 1)
+	if len(q.work) < max(n, k) {
+		// Geqrf's unblocked algorithm needs n; a query gives what its
+		// blocked one would like, once per size.
+		query := []float64{0}
+		lapack64.Geqrf(g, q.tau, query, -1)
+		q.work = make([]float64, max(int(query[0]), n, k))
 	}
-	lapack64.Geqrf(g, q.tau, q.work, -1)
-	q.work = grow(q.work, max(int(q.work[0]), n, 1))
 	lapack64.Geqrf(g, q.tau, q.work, len(q.work))
 	dst = grow(dst, kk*k)
 	for i := range kk {

@@ -255,6 +255,8 @@ func writableParent(path string) error {
 	parent := filepath.Dir(filepath.Clean(path))
 	st, err := os.Stat(parent)
 	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return fmt.Errorf("the directory %s does not exist", parent)
 	case err != nil:
 		return fmt.Errorf("%s: %v", parent, unwrapPath(err))
 	case !st.IsDir():
@@ -387,19 +389,27 @@ func outcome(res *scaledsm.Result, stderr io.Writer, out string) error {
 	}
 	switch {
 	case res.Status == scaledsm.Interrupted:
-		msg := fmt.Sprintf("interrupted after %d iterations", res.Iterations)
+		msg := "interrupted after " + iterations(res.Iterations)
 		if out != "" {
 			msg += "; the partial result is in " + out
 		}
 		return exitError{errors.New(msg), exitInterrupted}
 	case res.Status.Failed():
-		return exitError{fmt.Errorf("the solve failed: %v after %d iterations", res.Status, res.Iterations), exitFailed}
+		return exitError{fmt.Errorf("the solve failed: %v after %s", res.Status, iterations(res.Iterations)), exitFailed}
 	case res.Status == scaledsm.IterationLimit:
 		fmt.Fprintf(stderr, "scaledsm solve: warning: stopped at the iteration limit (%d) %s, short of --tol\n", res.Iterations, at)
 	case res.Status == scaledsm.Stalled:
-		fmt.Fprintf(stderr, "scaledsm solve: warning: stalled after %d iterations %s: the step rule gave a zero step\n", res.Iterations, at)
+		fmt.Fprintf(stderr, "scaledsm solve: warning: stalled after %s %s: the step rule gave a zero step\n", iterations(res.Iterations), at)
 	}
 	return nil
+}
+
+// iterations returns "1 iteration" or "n iterations".
+func iterations(n int) string {
+	if n == 1 {
+		return "1 iteration"
+	}
+	return fmt.Sprintf("%d iterations", n)
 }
 
 // writeResults writes --out's files (each complete or not at all, the set

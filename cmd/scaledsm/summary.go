@@ -146,7 +146,7 @@ func (s *summary) print(w io.Writer, dir string) {
 	if s.Status == scaledsm.Stationary.String() {
 		note = " (X stopped changing; without a truth, the fit below is the evidence of recovery)"
 	}
-	fmt.Fprintf(w, "status     %s after %d iterations%s\n", s.Status, s.Iterations, note)
+	fmt.Fprintf(w, "status     %s after %s%s\n", s.Status, iterations(s.Iterations), note)
 	switch {
 	case s.RelError != nil && s.InitRelError != nil:
 		fmt.Fprintf(w, "error      %.3g relative (from %.3g at the initialization)\n", *s.RelError, *s.InitRelError)
