@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"sort"
 	"strconv"
 
 	"gonum.org/v1/gonum/mat"
@@ -101,15 +100,15 @@ const medianMultiple = 3
 type SpectralOperator interface {
 	Operator
 	// Spectral returns the factors of the best rank-r approximation of the
-	// model's spectral estimate of X* from the observations y_i with i in
-	// kept (increasing indices; the others are left out as outliers):
+	// model's spectral estimate of X* from the observations v, in which
+	// those left out as outliers are set to zero, kept of them remaining:
 	// L = U Σ^{1/2}, R = V Σ^{1/2}, or L = U Λ^{1/2} and R = nil for a
 	// symmetric operator.
-	Spectral(y []float64, kept []int, r int) (Factors, error)
+	Spectral(v []float64, kept int, r int) (Factors, error)
 }
 
 // Spectral returns the truncated spectral initialization of Section 4 for
-// rank r: it leaves out the observations that trim drops (Trimmed) and
+// rank r: it leaves out the observations that trim drops (see Trimmed) and
 // asks the operator for its spectral estimate from the rest. The operator
 // must be a SpectralOperator; the models of this package are.
 func Spectral(op Operator, y []float64, r int, trim Trim) (Factors, error) {
@@ -127,78 +126,96 @@ func Spectral(op Operator, y []float64, r int, trim Trim) (Factors, error) {
 	if !ok {
 		return Factors{}, fmt.Errorf("scaledsm: spectral initialization: operator %T has no spectral estimate; give Settings.Init", op)
 	}
-	kept := Trimmed(y, trim)
-	if len(kept) == 0 {
+	v, kept := trimmed(y, trim)
+	if kept == 0 {
 		return Factors{}, errors.New("scaledsm: spectral initialization: no observation left after trimming")
 	}
-	return so.Spectral(y, kept, r)
+	return so.Spectral(v, kept, r)
 }
 
 // Trimmed returns the indices of y that remain after the truncation, in
-// increasing order. Ties in magnitude are broken by index, so the set is
-// always the same. The median rule drops none when the median is 0.
+// increasing order. The fraction rule drops the ceil(Fraction·m)
+// observations of largest magnitude, ties broken by index (the later
+// ones go first), so the set is always the same; the median rule drops
+// those above 3·median|y| (none when the median is 0).
 func Trimmed(y []float64, trim Trim) []int {
-	m := len(y)
-	switch {
-	case trim.None:
-		kept := make([]int, m)
-		for i := range kept {
-			kept[i] = i
-		}
-		return kept
-	case trim.Fraction == 0:
-		return medianTrimmed(y)
-	}
-	drop := int(math.Ceil(trim.Fraction*float64(m) - 1e-9))
-	drop = max(0, min(drop, m))
-	idx := make([]int, m)
-	for i := range idx {
-		idx[i] = i
-	}
-	sort.SliceStable(idx, func(a, b int) bool {
-		return math.Abs(y[idx[a]]) < math.Abs(y[idx[b]])
-	})
-	kept := idx[:m-drop]
-	sort.Ints(kept)
-	return kept
+	var idx []int
+	keepEach(y, trim, func(i int) { idx = append(idx, i) })
+	return idx
 }
 
-// medianTrimmed returns the indices i of y with |y_i| <= 3·median|y|, all of
-// them when the median is 0. The median of an even number of magnitudes is
-// the mean of the middle two.
-func medianTrimmed(y []float64) []int {
+// trimmed returns y with the observations the truncation drops set to
+// zero, and the number kept.
+func trimmed(y []float64, trim Trim) (v []float64, kept int) {
+	v = make([]float64, len(y))
+	keepEach(y, trim, func(i int) {
+		v[i] = y[i]
+		kept++
+	})
+	return v, kept
+}
+
+// keepEach calls keep(i) for the index i of every observation the
+// truncation keeps, in increasing order. It takes O(m) time: the
+// thresholds come from selections on a copy of |y|, not from a sort.
+func keepEach(y []float64, trim Trim, keep func(i int)) {
 	m := len(y)
-	if m == 0 {
-		return nil
+	all := func() {
+		for i := range m {
+			keep(i)
+		}
+	}
+	if trim.None || m == 0 {
+		all()
+		return
 	}
 	abs := make([]float64, m)
-	for i, v := range y {
-		abs[i] = math.Abs(v)
+	for i, x := range y {
+		abs[i] = math.Abs(x)
 	}
-	med := selectKth(abs, m/2)
-	if m%2 == 0 {
-		med = (selectKth(abs[:m/2], m/2-1) + med) / 2
-	}
-	kept := make([]int, 0, m)
-	for i, v := range y {
-		if med == 0 || math.Abs(v) <= medianMultiple*med {
-			kept = append(kept, i)
+	var below float64 // keep |y_i| < below,
+	allow := 0        // and the first allow of magnitude exactly below
+	if trim.Fraction == 0 {
+		med := selectKth(abs, m/2)
+		if m%2 == 0 {
+			med = (selectKth(abs[:m/2], m/2-1) + med) / 2
+		}
+		if med == 0 {
+			all()
+			return
+		}
+		below = math.Nextafter(medianMultiple*med, math.Inf(1))
+	} else {
+		n := m - dropCount(m, trim.Fraction)
+		if n == 0 {
+			return
+		}
+		below = selectKth(abs, n-1) // the largest magnitude kept
+		allow = n
+		for _, x := range y {
+			if math.Abs(x) < below {
+				allow--
+			}
 		}
 	}
-	return kept
+	for i, x := range y {
+		switch a := math.Abs(x); {
+		case a < below:
+			keep(i)
+		case a == below && allow > 0:
+			keep(i)
+			allow--
+		}
+	}
 }
 
-// keptOnly returns y with the entries not in kept set to zero, and their
-// sum.
-func keptOnly(y []float64, kept []int) (v []float64, sum float64) {
-	v = make([]float64, len(y))
-	var a fsum.Sum
-	for _, i := range kept {
-		v[i] = y[i]
-		a.Add(y[i])
-	}
-	return v, a.Value()
+// dropCount returns ceil(f·m), the observations the fraction rule drops.
+func dropCount(m int, f float64) int {
+	return max(0, min(m, int(math.Ceil(f*float64(m)-1e-9))))
 }
+
+// sumOf returns the compensated sum of v.
+func sumOf(v []float64) float64 { return fsum.Of(v) }
 
 // topSingular returns the factors U_r Σ_r^{1/2}, V_r Σ_r^{1/2} of the best
 // rank-r approximation of a.

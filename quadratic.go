@@ -63,16 +63,16 @@ var (
 )
 
 // Spectral returns the factor of the best rank-r PSD approximation of the
-// spectral estimate (Σ_{i∈kept} y_i a_i a_iᵀ - (Σ_{i∈kept} y_i) I) / (2|kept|),
-// in the unscaled convention y_i = a_iᵀ X a_i (whose expectation is X for
-// Gaussian a_i): L = U Λ^{1/2} from its top r eigenpairs, negative
-// eigenvalues clipped to 0, and R = nil.
-func (q *Quadratic) Spectral(y []float64, kept []int, r int) (Factors, error) {
-	v, sum := keptOnly(y, kept)
+// spectral estimate (Σ_{i∈I} y_i a_i a_iᵀ - (Σ_{i∈I} y_i) I) / (2|I|) over
+// the observations kept, in the unscaled convention y_i = a_iᵀ X a_i (whose
+// expectation is X for Gaussian a_i): L = U Λ^{1/2} from its top r
+// eigenpairs, negative eigenvalues clipped to 0, and R = nil.
+func (q *Quadratic) Spectral(v []float64, kept int, r int) (Factors, error) {
+	sum := sumOf(v)
 	est := mat.NewDense(q.n, q.n, nil)
 	q.Adjoint(est, v)
 	// The unscaled sum Σ y_i a_i a_iᵀ is m²·A*(v), and Σ y_i is m·sum.
-	fm, k := float64(q.m), float64(len(kept))
+	fm, k := float64(q.m), float64(kept)
 	est.Scale(fm*fm, est)
 	for i := range q.n {
 		est.Set(i, i, est.At(i, i)-fm*sum)

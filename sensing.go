@@ -140,17 +140,16 @@ func (s *Sensing) dotAxpyRows(out []float64, i1 int, x, y, alpha []float64, i0 i
 }
 
 // Spectral returns the factors of the best rank-r approximation of the
-// spectral estimate Σ_{i∈kept} y_i A_i / |kept|, in the unscaled
-// convention y_i = <A_i, X> of the paper's Section 4 (whose expectation is
-// X for Gaussian A_i): L = U Σ^{1/2}, R = V Σ^{1/2} from its top r
-// singular triplets.
-func (s *Sensing) Spectral(y []float64, kept []int, r int) (Factors, error) {
-	v, _ := keptOnly(y, kept)
+// spectral estimate Σ_{i∈I} y_i A_i / |I| over the observations kept, in
+// the unscaled convention y_i = <A_i, X> of the paper's Section 4 (whose
+// expectation is X for Gaussian A_i): L = U Σ^{1/2}, R = V Σ^{1/2} from
+// its top r singular triplets.
+func (s *Sensing) Spectral(v []float64, kept int, r int) (Factors, error) {
 	est := mat.NewDense(s.n1, s.n2, nil)
 	s.Adjoint(est, v)
 	// A*(v) carries a 1/m and so does each y_i: the unscaled sum
 	// Σ y_i A_i is m²·A*(v) in the operator's convention.
-	fm, k := float64(s.m), float64(len(kept))
+	fm, k := float64(s.m), float64(kept)
 	est.Scale(fm*fm/k, est)
 	return topSingular(est, r)
 }
