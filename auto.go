@@ -90,7 +90,13 @@ func (a Auto) Size(c *StepContext) float64 {
 }
 
 // EstimateGap returns ĝ_t, AutoGap of the residuals.
-func (Auto) EstimateGap(c *StepContext) float64 { return AutoGap(c.Objective, c.Residuals) }
+func (Auto) EstimateGap(c *StepContext) float64 {
+	iso := c.isometry
+	if iso == 0 {
+		iso = float64(len(c.Residuals))
+	}
+	return autoGap(c.Objective, c.Residuals, iso)
+}
 
 // String returns "auto", the step's name on the command line.
 func (Auto) String() string { return "auto" }
@@ -100,7 +106,10 @@ func (Auto) String() string { return "auto" }
 // the residuals no larger than ten times the lower quartile of |z|, times
 // (1-2p̂)/(1-p̂) for the fraction p̂ of residuals above it (see Auto). It
 // takes O(m) time: the quartile is found by selection, not by sorting.
-func AutoGap(l Loss, z []float64) float64 {
+func AutoGap(l Loss, z []float64) float64 { return autoGap(l, z, float64(len(z))) }
+
+// autoGap is AutoGap for an operator of isometry factor iso.
+func autoGap(l Loss, z []float64, iso float64) float64 {
 	m := len(z)
 	if m == 0 {
 		return 0
@@ -134,12 +143,12 @@ func AutoGap(l Loss, z []float64) float64 {
 	case L1:
 		c = kept.Value()
 	case L2Squared:
-		c = fm / 2 * kept.Value()
+		c = iso / 2 * kept.Value()
 	default:
-		// sqrt(m Σ_all) - sqrt(m Σ_left), without differencing the two.
-		all := math.Sqrt(fm*(kept.Value()+left.Value())) + math.Sqrt(fm*left.Value())
+		// sqrt(c Σ_all) - sqrt(c Σ_left), without differencing the two.
+		all := math.Sqrt(iso*(kept.Value()+left.Value())) + math.Sqrt(iso*left.Value())
 		if all > 0 {
-			c = fm * kept.Value() / all
+			c = iso * kept.Value() / all
 		}
 	}
 	p := min(float64(out)/fm, autoMaxP)

@@ -71,20 +71,25 @@ func (l Loss) weight() Weight {
 	return LinearWeight
 }
 
-// Value returns the loss of the residuals z = A(X) - y, of length m; NaN
-// for DefaultLoss, which names no loss until a method resolves it. The
-// residuals are summed with compensation (package fsum), so that a loss
-// differenced against another, as Polyak's step does, keeps its digits.
-func (l Loss) Value(z []float64) float64 {
-	m := float64(len(z))
+// Value returns the loss of the residuals z = A(X) - y, of length m, in
+// the convention of operators that scale by 1/m (isometry factor m, see
+// Isometric); NaN for DefaultLoss, which names no loss until a method
+// resolves it. The residuals are summed with compensation (package fsum),
+// so that a loss differenced against another, as Polyak's step does, keeps
+// its digits.
+func (l Loss) Value(z []float64) float64 { return l.value(z, float64(len(z))) }
+
+// value returns the loss of the residuals z for an operator of isometry
+// factor c: Σ|z_i|, sqrt(c)·||z|| or (c/2)·||z||².
+func (l Loss) value(z []float64, c float64) float64 {
 	switch l {
 	case L1:
 		return fsum.Abs(z)
 	case L2:
-		return math.Sqrt(m) * fsum.Norm(z)
+		return math.Sqrt(c) * fsum.Norm(z)
 	case L2Squared:
 		n := fsum.Norm(z)
-		return m / 2 * n * n
+		return c / 2 * n * n
 	}
 	return math.NaN()
 }
@@ -99,7 +104,10 @@ func (l Loss) Value(z []float64) float64 {
 // rounding of the fits themselves. zStar only gives the signs and the
 // magnitudes of the terms that change sign, so its own rounding does not
 // matter. NaN for DefaultLoss.
-func (l Loss) Gap(d, zStar []float64) float64 {
+func (l Loss) Gap(d, zStar []float64) float64 { return l.gap(d, zStar, float64(len(d))) }
+
+// gap is Gap for an operator of isometry factor c.
+func (l Loss) gap(d, zStar []float64, c float64) float64 {
 	var g fsum.Sum
 	switch l {
 	case L1:
@@ -112,20 +120,19 @@ func (l Loss) Gap(d, zStar []float64) float64 {
 		for i, di := range d {
 			g.Add(di * (di + 2*zStar[i]))
 		}
-		m := float64(len(d))
 		if l == L2Squared {
-			return m / 2 * g.Value()
+			return c / 2 * g.Value()
 		}
-		// sqrt(m Σz²) - sqrt(m Σc²) = m (Σz² - Σc²) / (f(X) + f(X*)).
+		// sqrt(c Σz²) - sqrt(c Σz*²) = c (Σz² - Σz*²) / (f(X) + f(X*)).
 		z := make([]float64, len(d))
 		for i, di := range d {
 			z[i] = zStar[i] + di
 		}
-		f, fStar := math.Sqrt(m)*fsum.Norm(z), math.Sqrt(m)*fsum.Norm(zStar)
+		f, fStar := math.Sqrt(c)*fsum.Norm(z), math.Sqrt(c)*fsum.Norm(zStar)
 		if f+fStar == 0 {
 			return 0
 		}
-		return m * g.Value() / (f + fStar)
+		return c * g.Value() / (f + fStar)
 	}
 	return math.NaN()
 }
@@ -147,18 +154,18 @@ func l1Term(d, c float64) float64 {
 
 // gradientScale returns the factor by which the operator's weighted adjoint
 // (the subgradient of Σ|z_i| for SignWeight, of Σ z_i²/2 for LinearWeight)
-// must be multiplied to give this loss's subgradient at residuals z of
-// length m whose loss is value.
-func (l Loss) gradientScale(value float64, m int) float64 {
+// must be multiplied to give this loss's subgradient at residuals whose
+// loss is value, for an operator of isometry factor c.
+func (l Loss) gradientScale(value, c float64) float64 {
 	switch l {
 	case L2:
-		// ∇ sqrt(m Σ z²) = m z / sqrt(m Σ z²).
+		// ∇ sqrt(c Σ z²) = c z / sqrt(c Σ z²).
 		if value == 0 {
 			return 0
 		}
-		return float64(m) / value
+		return c / value
 	case L2Squared:
-		return float64(m)
+		return c
 	}
 	return 1
 }

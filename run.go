@@ -16,6 +16,7 @@ type run struct {
 	s    Settings
 	eval *Evaluation
 	sym  bool
+	iso  float64 // the operator's isometry factor (see Isometric)
 
 	// The errors are measured either on formed n1×n2 matrices (dense, for
 	// small problems or a truth given as a matrix) or from the factors (see
@@ -53,7 +54,7 @@ func factorCost(n1, n2, r int) int { return 2 * (n1 + n2) * (2 * r) * (2 * r) }
 
 func newRun(p Problem, s Settings, init Factors) (*run, error) {
 	m, n1, n2 := p.Op.Dims()
-	u := &run{p: p, s: s, sym: p.Op.Symmetric(), start: time.Now()}
+	u := &run{p: p, s: s, sym: p.Op.Symmetric(), iso: isometry(p.Op), start: time.Now()}
 	u.eval = NewEvaluation(p.Op, p.Rank)
 	u.eval.Y = p.Y
 	u.eval.Weight = s.Loss.weight()
@@ -138,7 +139,7 @@ func (u *run) measure() {
 // records the iteration and either stops or steps to X_{t+1}.
 func (u *run) advance(ctx context.Context) {
 	it := u.cur
-	it.Loss = u.s.Loss.Value(u.eval.Z)
+	it.Loss = u.s.Loss.value(u.eval.Z, u.iso)
 
 	finite := !math.IsNaN(it.Loss) && !math.IsInf(it.Loss, 0)
 	switch {
@@ -174,7 +175,7 @@ func (u *run) advance(ctx context.Context) {
 	norm := math.Sqrt(norm2)
 	sc := &StepContext{
 		Iter: u.t, Loss: it.Loss, Gap: u.gap(), Norm: norm,
-		Residuals: u.eval.Z, Trace: u.res.Trace, Objective: u.s.Loss,
+		Residuals: u.eval.Z, Trace: u.res.Trace, Objective: u.s.Loss, isometry: u.iso,
 	}
 	eta := u.s.Step.Size(sc)
 	if g, ok := u.s.Step.(GapEstimator); ok {
@@ -206,14 +207,14 @@ func (u *run) gap() float64 {
 	for i, f := range u.eval.Fit {
 		u.d[i] = f - u.fitStar[i]
 	}
-	return u.s.Loss.Gap(u.d, u.zStar)
+	return u.s.Loss.gap(u.d, u.zStar, u.iso)
 }
 
 // directions sets the search directions from the factor subgradients and
 // returns the squared norm of the subgradient in the method's metric.
 func (u *run) directions(loss float64) (norm2 float64, ok bool) {
 	e := u.eval
-	if c := u.s.Loss.gradientScale(loss, len(e.Z)); c != 1 {
+	if c := u.s.Loss.gradientScale(loss, u.iso); c != 1 {
 		e.GL.Scale(c, e.GL)
 		if !u.sym {
 			e.GR.Scale(c, e.GR)

@@ -307,5 +307,5 @@ func (p Problem) TruthLoss(l Loss) float64 {
 	for i := range z {
 		z[i] -= p.Y[i]
 	}
-	return l.Value(z)
+	return l.value(z, isometry(p.Op))
 }

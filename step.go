@@ -31,6 +31,7 @@ type StepContext struct {
 
 	estimate  float64 // a GapEstimator's estimate, once computed
 	estimated bool
+	isometry  float64 // the operator's isometry factor; 0 means len(Residuals)
 }
 
 // A GapEstimator is a Step rule whose steps rest on an estimate of the gap

@@ -39,12 +39,19 @@ const (
 	Sensing Kind = iota
 	// Quadratic is quadratic sampling with Gaussian vectors, X = L Lᵀ.
 	Quadratic
+	// Completion is matrix completion: each entry of X = L Rᵀ observed
+	// with probability Config.P, independently.
+	Completion
+	// RobustPCA observes every entry of X = L Rᵀ.
+	RobustPCA
 )
 
 // kinds names the kinds: the command line's name and the model's.
 var kinds = [...]struct{ name, model string }{
-	Sensing:   {"ms", "matrix sensing"},
-	Quadratic: {"qs", "quadratic sampling"},
+	Sensing:    {"ms", "matrix sensing"},
+	Quadratic:  {"qs", "quadratic sampling"},
+	Completion: {"mc", "matrix completion"},
+	RobustPCA:  {"rpca", "robust PCA"},
 }
 
 // Kinds returns every kind, in order.
@@ -72,7 +79,7 @@ func (k Kind) Model() string {
 	return k.String()
 }
 
-// ParseKind returns the kind named s: "ms" or "qs".
+// ParseKind returns the kind named s: "ms", "qs", "mc" or "rpca".
 func ParseKind(s string) (Kind, error) {
 	var names []string
 	for k, c := range kinds {
@@ -81,7 +88,7 @@ func ParseKind(s string) (Kind, error) {
 		}
 		names = append(names, c.name)
 	}
-	return 0, &scaledsm.InputError{Input: "problem", Value: s, Reason: "unknown; want " + strings.Join(names, " or ")}
+	return 0, &scaledsm.InputError{Input: "problem", Value: s, Reason: "unknown; want " + strings.Join(names, ", ")}
 }
 
 // Precision is how the sensing matrices are stored.
@@ -127,10 +134,15 @@ type Config struct {
 	Kind      Kind
 	N1, N2    int // shape of X*; quadratic sampling needs N2 = N1 (0 means N1)
 	Rank      int
-	M         int // measurements; 0 means 4(N1+N2)·Rank, the paper's 8nr when square
+	M         int     // measurements; 0 means 4(N1+N2)·Rank, the paper's 8nr when square; for the entry models, set by New to |Ω|
+	P         float64 // Completion: the probability that an entry is observed, in (0, 1]
 	Seed      uint64
 	Precision Precision // storage of the sensing matrices; Float64 for quadratic sampling
 }
+
+// entries reports whether the kind observes entries (Completion,
+// RobustPCA).
+func (k Kind) entries() bool { return k == Completion || k == RobustPCA }
 
 // DefaultM returns the default number of measurements, 4(n1+n2)r.
 func DefaultM(n1, n2, r int) int { return 4 * (n1 + n2) * r }
@@ -187,6 +199,9 @@ func (c *Config) Validate() error {
 	if c.Rank < 1 || c.Rank > min(c.N1, c.N2) {
 		return invalid("rank", c.Rank, "must lie in [1, min(n1, n2)] = [1, %d]", min(c.N1, c.N2))
 	}
+	if c.Kind.entries() {
+		return c.validateEntries()
+	}
 	if c.M == 0 {
 		c.M = DefaultM(c.N1, c.N2, c.Rank)
 	}
@@ -215,6 +230,9 @@ func (c *Config) width() int {
 // estimate a little above what is allocated, to check a problem against
 // the memory of the machine before drawing it.
 func (c *Config) Bytes() int64 {
+	if c.Kind.entries() {
+		return c.entriesBytes()
+	}
 	m, w := int64(c.M), int64(c.width())
 	data := 8 * m * w
 	switch {
@@ -235,6 +253,9 @@ func New(c Config) (*Draw, error) {
 		return nil, err
 	}
 	d := &Draw{Config: c}
+	if c.Kind.entries() {
+		return d, d.drawEntries()
+	}
 	var err error
 	switch {
 	case c.Kind == Sensing && c.Precision == Float32:
@@ -291,18 +312,22 @@ func (s Setting) Validate() error {
 	return nil
 }
 
-// Instance is a synthetic problem: a truth and its observations.
+// Instance is a synthetic problem: a truth and its observations. For the
+// entry models (Completion, RobustPCA), which reach 10^8 observations,
+// only Star, Y, Outliers and FStar are kept: Truth, Clean, Noise and
+// Outlier are nil.
 type Instance struct {
 	Setting
-	Op      scaledsm.Operator
-	Truth   *mat.Dense       // X*
-	Star    scaledsm.Factors // L* = U Σ^{1/2}, R* = V Σ^{1/2} (R* nil for quadratic sampling)
-	Sigma   []float64        // singular values of X*, from κ down to 1
-	Clean   []float64        // A(X*)
-	Noise   []float64        // w, uniform in [-σ_w/m, σ_w/m]
-	Outlier []float64        // s, zero off the support
-	Y       []float64        // A(X*) + w + s
-	FStar   float64          // f(X*) = ||y - A(X*)||_1 = ||w + s||_1
+	Op       scaledsm.Operator
+	Truth    *mat.Dense       // X*
+	Star     scaledsm.Factors // L* = U Σ^{1/2}, R* = V Σ^{1/2} (R* nil for quadratic sampling)
+	Sigma    []float64        // singular values of X*, from κ down to 1
+	Clean    []float64        // A(X*)
+	Noise    []float64        // w, uniform in [-σ_w/m, σ_w/m]
+	Outlier  []float64        // s, zero off the support
+	Y        []float64        // A(X*) + w + s
+	Outliers int              // the measurements corrupted
+	FStar    float64          // f(X*) = ||y - A(X*)||_1 = ||w + s||_1
 }
 
 // Instance builds the observations of the draw for a setting.
@@ -321,8 +346,12 @@ func (d *Draw) Instance(s Setting) (*Instance, error) {
 		}
 	}
 	in.Star.L = scaleColumns(d.U, in.Sigma)
-	if d.Kind == Sensing {
+	if d.Kind != Quadratic {
 		in.Star.R = scaleColumns(d.V, in.Sigma)
+	}
+	if d.Kind.entries() {
+		d.entriesInstance(in)
+		return in, nil
 	}
 	in.Truth = in.Star.Product()
 
@@ -346,6 +375,7 @@ func (d *Draw) Instance(s Setting) (*Instance, error) {
 	for i, u := range d.outlierSupport {
 		if u < s.PS {
 			in.Outlier[i] = 10 * linf * d.outlierSign[i]
+			in.Outliers++
 		}
 	}
 	// y = (A(X*) + s) + w and f(X*) = ||y - A(X*)||_1, in the authors'

@@ -1,0 +1,401 @@
+package scaledsm
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/scaledsm/scaledsm/internal/kernel"
+)
+
+// Entries is the entrywise operator of matrix completion and robust PCA,
+// A(X) = {X_ij : (i, j) ∈ Ω}, measuring X = L Rᵀ at a set Ω of m observed
+// entries (robust PCA observes them all).
+//
+// It holds the positions only, sorted by row and within a row by column
+// (compressed sparse rows: the start of each row's entries and one 32-bit
+// column index per entry, 4 bytes an entry); the observed values are the
+// Problem's Y, in the operator's order. NewEntries sorts a list of
+// triplets and returns the values in that order.
+//
+// Unlike the Gaussian operators it does not scale by 1/m: a residual is
+// X_ij - y_ij itself, so the l1 loss is Σ|X_ij - y_ij|. Its isometry
+// factor is n1·n2/m (see Isometric): A*A = P_Ω, about (m/(n1·n2))·I, so
+// that the smooth loss L2Squared is (n1·n2/2m)·||P_Ω(X - Y)||², the loss of
+// ScaledGD's paper for matrix completion, whose step 0.5 applies as is.
+//
+// # The pass
+//
+// Evaluate makes one pass over the entries on every core: for each entry,
+// the residual <L_i, R_j> - y_ij and its weight w, then w·R_j added to row
+// i of GL and w·L_i to row j of GR. The rows are split into a fixed number
+// of chunks (at row boundaries, a number that depends on m only); each
+// chunk writes its own rows of GL and a partial GR, and the partials are
+// added in chunk order, so the bits do not depend on the number of cores.
+type Entries struct {
+	n1, n2 int
+	start  []int   // entries of row i: start[i] to start[i+1]
+	cols   []int32 // column of each entry
+	chunks []int   // first row of each chunk, and n1
+}
+
+// Entries evaluates batches one run at a time and forms its spectral
+// estimate.
+var (
+	_ SpectralOperator = (*Entries)(nil)
+	_ Isometric        = (*Entries)(nil)
+)
+
+// NewEntries returns the operator of the entries (rows[k], cols[k]) of an
+// n1×n2 matrix, and the values in the operator's order: y[k'] is the value
+// of the k'-th entry in row-major order. The entries must lie in the
+// matrix and be distinct (a duplicate is an error that names both). It
+// sorts in O(m + n1) time by counting, keeping no copy of the input.
+func NewEntries(n1, n2 int, rows, cols []int32, values []float64) (*Entries, []float64, error) {
+	if err := checkEntryShape(n1, n2); err != nil {
+		return nil, nil, err
+	}
+	m := len(rows)
+	switch {
+	case len(cols) != m:
+		return nil, nil, inputError("cols", nil, "%d column indices for %d row indices", len(cols), m)
+	case values != nil && len(values) != m:
+		return nil, nil, inputError("values", nil, "%d values for %d entries", len(values), m)
+	}
+	e := &Entries{n1: n1, n2: n2, start: make([]int, n1+1), cols: make([]int32, m)}
+	for k, i := range rows {
+		j := cols[k]
+		if i < 0 || int(i) >= n1 || j < 0 || int(j) >= n2 {
+			return nil, nil, inputError("entries", nil, "entry %d at (%d, %d) lies outside the %d×%d matrix", k, i, j, n1, n2)
+		}
+		e.start[i+1]++
+	}
+	for i := range n1 {
+		e.start[i+1] += e.start[i]
+	}
+	// Counting sort by row, stable, then each row by column.
+	next := slices.Clone(e.start[:n1])
+	order := make([]int, m)
+	for k, i := range rows {
+		order[next[i]] = k
+		next[i]++
+	}
+	for i := range n1 {
+		seg := order[e.start[i]:e.start[i+1]]
+		slices.SortFunc(seg, func(a, b int) int { return int(cols[a]) - int(cols[b]) })
+		for p, k := range seg {
+			e.cols[e.start[i]+p] = cols[k]
+			if p > 0 && cols[k] == cols[seg[p-1]] {
+				return nil, nil, inputError("entries", nil, "entries %d and %d are both (%d, %d): each entry may be observed once", seg[p-1], k, i, cols[k])
+			}
+		}
+	}
+	var y []float64
+	if values != nil {
+		y = make([]float64, m)
+		for p, k := range order {
+			y[p] = values[k]
+		}
+	}
+	e.split()
+	return e, y, nil
+}
+
+// NewEntriesCSR returns the operator of entries already sorted by row and
+// within a row by column: row i holds cols[start[i]:start[i+1]]. It keeps
+// start and cols without copying them.
+func NewEntriesCSR(n1, n2 int, start []int, cols []int32) (*Entries, error) {
+	if err := checkEntryShape(n1, n2); err != nil {
+		return nil, err
+	}
+	if len(start) != n1+1 || start[0] != 0 || start[n1] != len(cols) {
+		return nil, inputError("entries", nil, "row starts of length %d from %d to %d, want %d from 0 to %d", len(start), start[0], start[len(start)-1], n1+1, len(cols))
+	}
+	for i := range n1 {
+		if start[i+1] < start[i] {
+			return nil, inputError("entries", nil, "row %d starts after row %d", i, i+1)
+		}
+		for k := start[i]; k < start[i+1]; k++ {
+			j := cols[k]
+			if j < 0 || int(j) >= n2 {
+				return nil, inputError("entries", nil, "entry (%d, %d) lies outside the %d×%d matrix", i, j, n1, n2)
+			}
+			if k > start[i] && cols[k-1] >= j {
+				return nil, inputError("entries", nil, "the columns of row %d are not increasing at (%d, %d)", i, i, j)
+			}
+		}
+	}
+	e := &Entries{n1: n1, n2: n2, start: start, cols: cols}
+	e.split()
+	return e, nil
+}
+
+func checkEntryShape(n1, n2 int) error {
+	if n1 < 1 || n2 < 1 {
+		return inputError("shape", fmt.Sprintf("%dx%d", n1, n2), "the matrix must have at least one row and one column")
+	}
+	if n2 > math.MaxInt32 {
+		return inputError("shape", fmt.Sprintf("%dx%d", n1, n2), "more than 2^31 columns")
+	}
+	return nil
+}
+
+// split sets the chunks of a pass: chunks(m) of them, each starting at the
+// first row whose entries begin at or after its share of m.
+func (e *Entries) split() {
+	m := len(e.cols)
+	nc := chunks(m)
+	e.chunks = make([]int, nc+1)
+	row := 0
+	for c := 1; c < nc; c++ {
+		lo, _ := chunkRange(c, nc, m)
+		for row < e.n1 && e.start[row] < lo {
+			row++
+		}
+		e.chunks[c] = row
+	}
+	e.chunks[nc] = e.n1
+}
+
+// Dims returns m, n1 and n2.
+func (e *Entries) Dims() (m, n1, n2 int) { return len(e.cols), e.n1, e.n2 }
+
+// Symmetric returns false: the entries measure X = L Rᵀ.
+func (e *Entries) Symmetric() bool { return false }
+
+// Isometry returns n1·n2/m, the inverse of the fraction of entries
+// observed.
+func (e *Entries) Isometry() float64 { return float64(e.n1) * float64(e.n2) / float64(len(e.cols)) }
+
+// Start returns the start of each row's entries, n1+1 of them.
+func (e *Entries) Start() []int { return e.start }
+
+// Cols returns the column of each entry, in the operator's order.
+func (e *Entries) Cols() []int32 { return e.cols }
+
+// Row returns the rows of the entries, in the operator's order.
+func (e *Entries) Row(k int) int {
+	i, _ := slices.BinarySearch(e.start, k+1)
+	return i - 1
+}
+
+// Bytes returns the memory of the positions, in bytes.
+func (e *Entries) Bytes() int64 { return 4*int64(len(e.cols)) + 8*int64(len(e.start)) }
+
+// Apply sets dst[k] to x's entry at the k-th position. For Factors it
+// forms each entry from the factors' rows, without forming x.
+func (e *Entries) Apply(dst []float64, x mat.Matrix) {
+	parallel(teamSize(len(e.cols)), e.n1, func(i int) {
+		for k := e.start[i]; k < e.start[i+1]; k++ {
+			dst[k] = x.At(i, int(e.cols[k]))
+		}
+	})
+}
+
+// Adjoint sets the n1×n2 matrix dst to A*(v): v[k] at the k-th position,
+// zero elsewhere.
+func (e *Entries) Adjoint(dst *mat.Dense, v []float64) {
+	dst.Zero()
+	for i := range e.n1 {
+		for k := e.start[i]; k < e.start[i+1]; k++ {
+			dst.Set(i, int(e.cols[k]), v[k])
+		}
+	}
+}
+
+// Evaluate makes one pass over the entries at the factors of ev (see
+// Entries).
+func (e *Entries) Evaluate(ev *Evaluation) {
+	_, r := ev.L.Dims()
+	nc := len(e.chunks) - 1
+	n2r := e.n2 * r
+	parts := ev.workspace(nc * n2r)
+	l, rr := ev.L.RawMatrix(), ev.R.RawMatrix()
+	gl := ev.GL.RawMatrix()
+	parallel(teamSize(len(e.cols)*r), nc, func(c int) {
+		gr := parts[c*n2r : (c+1)*n2r]
+		for i := e.chunks[c]; i < e.chunks[c+1]; i++ {
+			li := l.Data[i*l.Stride : i*l.Stride+r]
+			g := gl.Data[i*gl.Stride : i*gl.Stride+r]
+			clear(g)
+			for k := e.start[i]; k < e.start[i+1]; k++ {
+				j := int(e.cols[k])
+				rj := rr.Data[j*rr.Stride : j*rr.Stride+r]
+				fit := kernel.Dot(li, rj)
+				if ev.Fit != nil {
+					ev.Fit[k] = fit
+				}
+				z := fit - ev.Y[k]
+				ev.Z[k] = z
+				w := weigh(ev.Weight, z)
+				if w == 0 {
+					continue
+				}
+				for a, v := range rj {
+					g[a] += w * v
+				}
+				gj := gr[j*r : (j+1)*r]
+				for a, v := range li {
+					gj[a] += w * v
+				}
+			}
+		}
+	})
+	addPartials(parts[:n2r], parts, nc, n2r)
+	ev.GR.Copy(mat.NewDense(e.n2, r, parts[:n2r]))
+}
+
+// Spectral's randomized subspace iteration: oversampling, the most
+// power iterations, the relative change of the top singular values at
+// which it stops, and the seed of its Gaussian start.
+const (
+	spectralOver  = 10
+	spectralPower = 30
+	spectralTol   = 1e-7
+	spectralSeed  = 0x5eed
+)
+
+// Spectral returns the factors of the best rank-r approximation of the
+// spectral estimate (n1·n2/m)·P_Ω(Y) of X*, the observations left out set
+// to zero, computed without forming it: a randomized subspace iteration
+// (Halko, Martinsson and Tropp, Algorithm 4.4) with r+10 columns over the
+// sparse matrix, from a Gaussian start of a fixed seed, stopped when its
+// top r singular values change by less than 1e-7 relative (at most 30
+// iterations), then the SVD of the small projected matrix. Each iteration
+// costs two products with the sparse matrix, O(m·r) each.
+func (e *Entries) Spectral(v []float64, kept int, r int) (Factors, error) {
+	k := min(r+spectralOver, e.n1, e.n2)
+	scale := e.Isometry()
+	rng := rand.New(rand.NewPCG(spectralSeed, uint64(r)))
+	g := mat.NewDense(e.n2, k, nil)
+	for i := range e.n2 {
+		for j := range k {
+			g.Set(i, j, rng.NormFloat64())
+		}
+	}
+	y := mat.NewDense(e.n1, k, nil)
+	e.mulSparse(y, v, g, scale)
+	z := mat.NewDense(e.n2, k, nil)
+	var prev []float64
+	for range spectralPower {
+		// y = M z with z orthonormal: the singular values of y's triangular
+		// factor estimate M's top ones.
+		sv := orthonormalize(y)
+		if prev != nil && converged(prev[:r], sv[:r]) {
+			break
+		}
+		prev = sv
+		e.mulSparseT(z, v, y, scale)
+		orthonormalize(z)
+		e.mulSparse(y, v, z, scale)
+	}
+	// B = Qᵀ M is k×n2; its SVD gives M ≈ (Q U_B) Σ Vᵀ.
+	e.mulSparseT(z, v, y, scale) // z = Mᵀ Q = Bᵀ
+	var svd mat.SVD
+	if !svd.Factorize(z, mat.SVDThin) {
+		return Factors{}, fmt.Errorf("scaledsm: spectral initialization: SVD did not converge")
+	}
+	var ub, vb mat.Dense
+	svd.UTo(&ub) // n2×k: the right singular vectors of B
+	svd.VTo(&vb) // k×k: the left ones
+	s := svd.Values(nil)
+	var u mat.Dense
+	u.Mul(y, &vb)
+	f := Factors{L: mat.NewDense(e.n1, r, nil), R: mat.NewDense(e.n2, r, nil)}
+	for c := range r {
+		sq := math.Sqrt(s[c])
+		for i := range e.n1 {
+			f.L.Set(i, c, u.At(i, c)*sq)
+		}
+		for i := range e.n2 {
+			f.R.Set(i, c, ub.At(i, c)*sq)
+		}
+	}
+	return f, nil
+}
+
+// converged reports whether the singular values b are within spectralTol
+// of a, relative to the largest.
+func converged(a, b []float64) bool {
+	for i := range a {
+		if math.Abs(a[i]-b[i]) > spectralTol*b[0] {
+			return false
+		}
+	}
+	return true
+}
+
+// mulSparse sets dst (n1×k) to scale·M x for the sparse matrix M of the
+// values v at the entries, x being n2×k.
+func (e *Entries) mulSparse(dst *mat.Dense, v []float64, x *mat.Dense, scale float64) {
+	_, k := x.Dims()
+	xr, dr := x.RawMatrix(), dst.RawMatrix()
+	parallel(teamSize(len(e.cols)*k), e.n1, func(i int) {
+		row := dr.Data[i*dr.Stride : i*dr.Stride+k]
+		clear(row)
+		for p := e.start[i]; p < e.start[i+1]; p++ {
+			if v[p] == 0 {
+				continue
+			}
+			j := int(e.cols[p])
+			kernel.Axpy(scale*v[p], xr.Data[j*xr.Stride:j*xr.Stride+k], row)
+		}
+	})
+}
+
+// mulSparseT sets dst (n2×k) to scale·Mᵀ x, x being n1×k, the rows added
+// in row order.
+func (e *Entries) mulSparseT(dst *mat.Dense, v []float64, x *mat.Dense, scale float64) {
+	_, k := x.Dims()
+	xr, dr := x.RawMatrix(), dst.RawMatrix()
+	dst.Zero()
+	for i := range e.n1 {
+		xi := xr.Data[i*xr.Stride : i*xr.Stride+k]
+		for p := e.start[i]; p < e.start[i+1]; p++ {
+			if v[p] == 0 {
+				continue
+			}
+			j := int(e.cols[p])
+			kernel.Axpy(scale*v[p], xi, dr.Data[j*dr.Stride:j*dr.Stride+k])
+		}
+	}
+}
+
+// orthonormalize replaces the columns of a (n×k, n >= k) by an orthonormal
+// basis of their span, by a thin QR factorization, and returns the
+// singular values of a, those of its triangular factor.
+func orthonormalize(a *mat.Dense) []float64 {
+	var qr mat.QR
+	qr.Factorize(a)
+	var q, t mat.Dense
+	qr.QTo(&q)
+	qr.RTo(&t)
+	n, k := a.Dims()
+	a.Copy(q.Slice(0, n, 0, k))
+	var svd mat.SVD
+	if !svd.Factorize(t.Slice(0, k, 0, k), mat.SVDNone) {
+		return make([]float64, k)
+	}
+	return svd.Values(nil)
+}
+
+// Isometric is an Operator whose adjoint does not nearly invert it: c·A*A
+// is close to the identity for the factor c that Isometry returns. The
+// smooth loss L2Squared is (c/2)||z||² and L2 is sqrt(c)·||z||, so that a
+// constant step means the same for every model. Operators that are not
+// Isometric scale by 1/m, as the paper's Gaussian ones do, and have c = m.
+type Isometric interface {
+	Isometry() float64
+}
+
+// isometry returns the factor c of an operator (see Isometric).
+func isometry(op Operator) float64 {
+	if i, ok := op.(Isometric); ok {
+		return i.Isometry()
+	}
+	m, _, _ := op.Dims()
+	return float64(m)
+}

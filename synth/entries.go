@@ -1,0 +1,169 @@
+package synth
+
+import (
+	"math"
+	"math/rand/v2"
+	"runtime"
+
+	"github.com/scaledsm/scaledsm"
+	"github.com/scaledsm/scaledsm/internal/fsum"
+	"github.com/scaledsm/scaledsm/internal/par"
+)
+
+// The entry models (matrix completion and robust PCA) follow the paper's
+// recipe with the entrywise operator: X* from the same factors, the
+// observed set Ω drawn row by row (each entry with probability P, by
+// geometric skips, so that no n1×n2 mask is ever formed), and on each
+// observed entry an outlier with probability p_s, uniform in
+// ±10·max|X*_Ω|, and noise uniform in ±σ_w/m. Each row draws from its own
+// streams, so the same seed gives the same bits on any number of cores,
+// and an instance regenerates its draws row by row instead of keeping
+// them: the memory of a problem is its positions and its observations.
+
+// Streams of the entry models: row i's positions use posStream + i, its
+// outliers and noise entryStream + i.
+const (
+	posStream   = 2 << 32
+	entryStream = 3 << 32
+)
+
+func (c *Config) validateEntries() error {
+	if c.Kind == RobustPCA {
+		if c.P != 0 && c.P != 1 {
+			return invalid("p", c.P, "robust PCA observes every entry; leave p out or set it to 1")
+		}
+		c.P = 1
+	}
+	if !(c.P > 0 && c.P <= 1) {
+		return invalid("p", c.P, "the probability that an entry is observed must lie in (0, 1]")
+	}
+	if c.Precision != Float64 {
+		return invalid("precision", c.Precision.String(), "the entry models keep their observations as float64")
+	}
+	if float64(c.N1)*float64(c.N2)*c.P > math.MaxInt32*16 {
+		return invalid("p", c.P, "about %.3g observed entries is too many to store", float64(c.N1)*float64(c.N2)*c.P)
+	}
+	return nil
+}
+
+// entriesBytes estimates the memory of a problem of the entry models: per
+// expected entry a column index and an observation, and a solve's vectors
+// (residuals, fits, the truth's fits), and the factors.
+func (c *Config) entriesBytes() int64 {
+	m := int64(float64(c.N1) * float64(c.N2) * c.P)
+	return m*(4+8+3*8) + 8*int64(c.N1+1) + 8*int64(c.N1+c.N2)*int64(c.Rank)*8
+}
+
+// drawEntries draws Ω and the singular vectors of X*.
+func (d *Draw) drawEntries() error {
+	c := &d.Config
+	n1, n2 := c.N1, c.N2
+	workers := runtime.GOMAXPROCS(0)
+	// Twice over the rows: count each row's entries, then write them; the
+	// same stream gives the same columns both times.
+	start := make([]int, n1+1)
+	par.Do(workers, n1, func(i int) {
+		start[i+1] = rowColumns(c.Seed, i, n2, c.P, nil)
+	})
+	for i := range n1 {
+		start[i+1] += start[i]
+	}
+	cols := make([]int32, start[n1])
+	par.Do(workers, n1, func(i int) {
+		rowColumns(c.Seed, i, n2, c.P, cols[start[i]:start[i+1]])
+	})
+	op, err := scaledsm.NewEntriesCSR(n1, n2, start, cols)
+	if err != nil {
+		return err
+	}
+	d.Op = op
+	c.M = len(cols)
+	if d.U, err = orthonormalRademacher(c.Seed, streamU, n1, c.Rank); err != nil {
+		return err
+	}
+	d.V, err = orthonormalRademacher(c.Seed, streamV, n2, c.Rank)
+	return err
+}
+
+// rowColumns draws the columns of row i observed with probability p, in
+// increasing order, into dst when it is not nil, and returns how many.
+// The gaps between observed columns are geometric, so the work is that of
+// the entries drawn, not of the row.
+func rowColumns(seed uint64, i, n2 int, p float64, dst []int32) int {
+	if p >= 1 {
+		for j := range dst {
+			dst[j] = int32(j)
+		}
+		return n2
+	}
+	rng := rand.New(rand.NewPCG(seed, posStream+uint64(i)))
+	logq := math.Log1p(-p)
+	n := 0
+	for j := -1; ; {
+		// The gap before the next observed column: P(gap = g) = (1-p)^g p.
+		u := 1 - rng.Float64() // in (0, 1]
+		j += 1 + int(math.Floor(math.Log(u)/logq))
+		if j >= n2 || j < 0 {
+			return n
+		}
+		if dst != nil {
+			dst[n] = int32(j)
+		}
+		n++
+	}
+}
+
+// entriesInstance builds the observations of an entry model's instance.
+func (d *Draw) entriesInstance(in *Instance) {
+	op := d.Op.(*scaledsm.Entries)
+	start, cols := op.Start(), op.Cols()
+	n1, m := d.N1, d.M
+	workers := runtime.GOMAXPROCS(0)
+	lStar, rStar := in.Star.L.RawMatrix(), in.Star.R.RawMatrix()
+	clean := func(i int, j int32) float64 {
+		return fsum.Dot(lStar.Data[i*lStar.Stride:i*lStar.Stride+lStar.Cols], rStar.Data[int(j)*rStar.Stride:int(j)*rStar.Stride+rStar.Cols])
+	}
+	// ||X*_Ω||_∞ and ||X*_Ω||_1, each row's share summed in row order.
+	rowMax, rowSum := make([]float64, n1), make([]float64, n1)
+	par.Do(workers, n1, func(i int) {
+		var s fsum.Sum
+		for k := start[i]; k < start[i+1]; k++ {
+			v := math.Abs(clean(i, cols[k]))
+			rowMax[i] = max(rowMax[i], v)
+			s.Add(v)
+		}
+		rowSum[i] = s.Value()
+	})
+	var linf float64
+	for _, v := range rowMax {
+		linf = max(linf, v)
+	}
+	sigmaW := 0.0
+	if !math.IsInf(in.SNR, 1) {
+		// SNR = 20 log10(||A(X*)||_1 / σ_w); w uniform in [-σ_w/m, σ_w/m].
+		sigmaW = fsum.Of(rowSum) / math.Pow(10, in.SNR/20) / float64(m)
+	}
+	in.Y = make([]float64, m)
+	rowOut := make([]int, n1)
+	par.Do(workers, n1, func(i int) {
+		rng := rand.New(rand.NewPCG(d.Seed, entryStream+uint64(i)))
+		var f fsum.Sum
+		for k := start[i]; k < start[i+1]; k++ {
+			support, sign, noise := rng.Float64(), 2*rng.Float64()-1, 2*rng.Float64()-1
+			x := clean(i, cols[k])
+			var s float64
+			if support < in.PS {
+				s = 10 * linf * sign
+				rowOut[i]++
+			}
+			// y = (A(X*) + s) + w, in the order of the Gaussian models.
+			in.Y[k] = x + s + sigmaW*noise
+			f.Add(math.Abs(x - in.Y[k]))
+		}
+		rowSum[i] = f.Value()
+	})
+	for i := range n1 {
+		in.Outliers += rowOut[i]
+	}
+	in.FStar = fsum.Of(rowSum)
+}
