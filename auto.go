@@ -117,7 +117,9 @@ func autoGap(l Loss, z []float64, iso float64) float64 {
 	if l == DefaultLoss {
 		l = L1
 	}
-	abs := make([]float64, m)
+	buf := getBuffer(m) // a copy of |z| for the selection, reused between calls
+	defer putBuffer(buf)
+	abs := *buf
 	for i, v := range z {
 		abs[i] = math.Abs(v)
 	}

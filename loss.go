@@ -94,45 +94,49 @@ func (l Loss) value(z []float64, c float64) float64 {
 	return math.NaN()
 }
 
-// Gap returns f(X) - f(X*) for the residuals z = A(X) - y at X and
-// zStar = A(X*) - y at X*, from the differences d = A(X) - A(X*) of the
-// fits, term by term: |d_i + c_i| - |c_i| for the l1 loss, with
-// c_i = zStar_i, is sign(c_i)·d_i whenever d_i does not change the sign of
-// the residual. Near X* the gap is far smaller than the losses, and
-// differencing two loss values loses it to their rounding, and to the
-// rounding of each residual of a large observation y_i; d keeps it, to the
-// rounding of the fits themselves. zStar only gives the signs and the
-// magnitudes of the terms that change sign, so its own rounding does not
-// matter. NaN for DefaultLoss.
-func (l Loss) Gap(d, zStar []float64) float64 { return l.gap(d, zStar, float64(len(d))) }
+// Gap returns f(X) - f(X*) from the fits fit = A(X) and fitStar = A(X*)
+// and the observations y, in the 1/m convention (see Value), term by term:
+// with d_i = fit_i - fitStar_i and c_i = fitStar_i - y_i, the residual at
+// the truth, |d_i + c_i| - |c_i| for the l1 loss is sign(c_i)·d_i whenever
+// d_i does not change the sign of the residual. Near X* the gap is far
+// smaller than the losses, and differencing two loss values loses it to
+// their rounding, and to the rounding of each residual of a large
+// observation y_i; d keeps it, to the rounding of the fits themselves. c
+// only gives the signs and the magnitudes of the terms that change sign,
+// so its own rounding does not matter. NaN for DefaultLoss.
+func (l Loss) Gap(fit, fitStar, y []float64) float64 {
+	return l.gap(fit, fitStar, y, float64(len(y)))
+}
 
-// gap is Gap for an operator of isometry factor c.
-func (l Loss) gap(d, zStar []float64, c float64) float64 {
+// gap is Gap for an operator of isometry factor iso.
+func (l Loss) gap(fit, fitStar, y []float64, iso float64) float64 {
 	var g fsum.Sum
 	switch l {
 	case L1:
-		for i, di := range d {
-			g.Add(l1Term(di, zStar[i]))
+		for i, f := range fit {
+			g.Add(l1Term(f-fitStar[i], fitStar[i]-y[i]))
 		}
 		return g.Value()
 	case L2, L2Squared:
 		// z² - c² = d (d + 2c).
-		for i, di := range d {
-			g.Add(di * (di + 2*zStar[i]))
+		var zz, cc fsum.Sum
+		for i, f := range fit {
+			d, c := f-fitStar[i], fitStar[i]-y[i]
+			g.Add(d * (d + 2*c))
+			if l == L2 {
+				zz.Add((c + d) * (c + d))
+				cc.Add(c * c)
+			}
 		}
 		if l == L2Squared {
-			return c / 2 * g.Value()
+			return iso / 2 * g.Value()
 		}
 		// sqrt(c Σz²) - sqrt(c Σz*²) = c (Σz² - Σz*²) / (f(X) + f(X*)).
-		z := make([]float64, len(d))
-		for i, di := range d {
-			z[i] = zStar[i] + di
-		}
-		f, fStar := math.Sqrt(c)*fsum.Norm(z), math.Sqrt(c)*fsum.Norm(zStar)
+		f, fStar := math.Sqrt(iso*zz.Value()), math.Sqrt(iso*cc.Value())
 		if f+fStar == 0 {
 			return 0
 		}
-		return c * g.Value() / (f + fStar)
+		return iso * g.Value() / (f + fStar)
 	}
 	return math.NaN()
 }

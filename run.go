@@ -28,13 +28,12 @@ type run struct {
 	prevF   Factors // the factors of X_{t-1} (from the factors)
 
 	// The truth, when known: formed (dense) or as factors, its norm, and
-	// for the gap f(X_t) - f(X*): A(X*), A(X*) - y and A(X_t) - A(X*).
-	truth          bool
-	xStar          *mat.Dense
-	star           Factors
-	tnorm          float64
-	fitStar, zStar []float64
-	d              []float64
+	// A(X*) for the gap f(X_t) - f(X*).
+	truth   bool
+	xStar   *mat.Dense
+	star    Factors
+	tnorm   float64
+	fitStar []float64
 
 	l, r   *mat.Dense // current factors
 	dl, dr *mat.Dense // directions
@@ -96,11 +95,6 @@ func newRun(p Problem, s Settings, init Factors) (*run, error) {
 	}
 	u.fitStar = make([]float64, m)
 	p.Op.Apply(u.fitStar, p.Truth)
-	u.zStar = make([]float64, m)
-	for i, f := range u.fitStar {
-		u.zStar[i] = f - p.Y[i]
-	}
-	u.d = make([]float64, m)
 	u.eval.Fit = make([]float64, m)
 	return u, nil
 }
@@ -204,10 +198,7 @@ func (u *run) gap() float64 {
 	if !u.truth {
 		return math.NaN()
 	}
-	for i, f := range u.eval.Fit {
-		u.d[i] = f - u.fitStar[i]
-	}
-	return u.s.Loss.gap(u.d, u.zStar, u.iso)
+	return u.s.Loss.gap(u.eval.Fit, u.fitStar, u.p.Y, u.iso)
 }
 
 // directions sets the search directions from the factor subgradients and
@@ -281,16 +272,12 @@ func (u *run) finish() {
 
 // fitFraction returns the fraction of the residuals z no larger than
 // FitTolerance times the median |y_i| (the largest |y_i| when the median
-// is zero).
+// is zero; see medianAbs).
 func fitFraction(z, y []float64) float64 {
-	abs := make([]float64, len(y))
-	for i, v := range y {
-		abs[i] = math.Abs(v)
-	}
-	scale := selectKth(abs, len(abs)/2)
+	scale := medianAbs(y)
 	if scale == 0 {
-		for _, v := range abs {
-			scale = max(scale, v)
+		for _, v := range y {
+			scale = max(scale, math.Abs(v))
 		}
 	}
 	n := 0
@@ -300,6 +287,26 @@ func fitFraction(z, y []float64) float64 {
 		}
 	}
 	return float64(n) / float64(len(z))
+}
+
+// medianSample is the largest number of observations medianAbs selects
+// from: beyond it, an evenly strided sample of that many.
+const medianSample = 1 << 20
+
+// medianAbs returns the median of |y_i| (the upper middle one), exactly up
+// to medianSample observations and over an evenly strided sample of them
+// beyond, so that it copies at most 8 MB: a scale, for which the sample's
+// median serves.
+func medianAbs(y []float64) float64 {
+	if len(y) == 0 {
+		return 0
+	}
+	stride := (len(y) + medianSample - 1) / medianSample
+	abs := make([]float64, 0, (len(y)+stride-1)/stride)
+	for i := 0; i < len(y); i += stride {
+		abs = append(abs, math.Abs(y[i]))
+	}
+	return selectKth(abs, len(abs)/2)
 }
 
 // inner returns the Frobenius inner product <a, b> of two matrices of the
