@@ -150,6 +150,9 @@ func reproduce(ff figureFlags, figs []*experiment.Figure, stdout, stderr io.Writ
 	defer stop()
 	opts := experiment.Options{Seed: ff.seed, N: ff.n, Rank: ff.r}
 	for _, fig := range figs {
+		if cfg, err := fig.Config(opts); err == nil {
+			tuneGCBytes(cfg.Bytes()) // a sweep's garbage would grow the heap towards twice the data
+		}
 		bar := newProgressBar(stderr, fmt.Sprintf("figure %d", fig.Number))
 		opts.Progress = bar.update
 		res, err := experiment.RunFigure(ctx, fig, opts)

@@ -21,10 +21,17 @@ const bigData = 64 << 20
 // iterations, cheap here since the data holds no pointers. A GOGC set in
 // the environment is left alone.
 func tuneGC(op scaledsm.Operator) {
+	if b, ok := op.(interface{ Bytes() int64 }); ok {
+		tuneGCBytes(b.Bytes())
+	}
+}
+
+// tuneGCBytes is tuneGC for data of the given size.
+func tuneGCBytes(n int64) {
 	if _, set := os.LookupEnv("GOGC"); set {
 		return
 	}
-	if s, ok := op.(*scaledsm.Sensing); ok && s.Bytes() >= bigData {
+	if n >= bigData {
 		debug.SetGCPercent(25)
 	}
 }
