@@ -54,15 +54,25 @@ func (s *solverFlags) register(fs *flag.FlagSet) {
 }
 
 // settings checks the flags and returns the solver settings for a problem
-// whose source knows f(X*) (oracle) or X* (truth). What depends on the
+// whose source knows f(X*) (oracle) or X* (truth), of an entry model
+// (entries: the defaults are entryDefaults') or not. What depends on the
 // problem is filled in by complete, once it is loaded and initialized.
-func (s *solverFlags) settings(oracle, truth bool) (scaledsm.Settings, error) {
+func (s *solverFlags) settings(oracle, truth, entries bool) (scaledsm.Settings, error) {
 	set := setFlags(s.fs)
 	method, err := scaledsm.ParseMethod(s.method)
 	if err != nil {
 		return scaledsm.Settings{}, badFlag("method", s.method, "want scaledsm, vanillasm, scaledgd or gd")
 	}
+	model := entryDefaults()
+	if entries && !set["method"] {
+		method = model.Method
+	}
+	// The model's default loss and step go with its default method.
+	modelDefaults := entries && method == model.Method
 	loss := method.DefaultLoss()
+	if modelDefaults && model.Loss != scaledsm.DefaultLoss {
+		loss = model.Loss
+	}
 	if set["loss"] {
 		if loss, err = scaledsm.ParseLoss(s.loss); err != nil {
 			return scaledsm.Settings{}, badFlag("loss", s.loss, "want l1, l2 or l2sq")
@@ -86,7 +96,12 @@ func (s *solverFlags) settings(oracle, truth bool) (scaledsm.Settings, error) {
 		}
 	}
 	var step scaledsm.Step
+	if modelDefaults && !set["step"] && !set["lambda"] && !set["q"] && model.Step != nil {
+		step, name = model.Step, fmt.Sprint(model.Step)
+	}
 	switch name {
+	case fmt.Sprint(step):
+		// The model's default, chosen above.
 	case "polyak":
 		if !oracle && !truth {
 			return scaledsm.Settings{}, badFlag("step", name, "Polyak's step needs f(X*), known here only from --truth; use --step auto")
@@ -284,12 +299,14 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	var (
 		sp synthFlags
 		ff fileFlags
+		ef entryFlags
 		sf solverFlags
 		of outputFlags
 	)
 	sp.register(fs)
 	fs.StringVar(&sp.precision, "precision", "f64", "the operator's data: f64, or f32 to round it to float32 values, stored as float32 for\nsensing (half the memory and time; y is computed from the stored values, the arithmetic is float64)")
 	ff.register(fs)
+	ef.register(fs)
 	sf.register(fs)
 	of.register(fs)
 	kernelName := kernelFlag(fs)
@@ -304,7 +321,23 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	// Everything that can be checked is checked before the work starts:
 	// the flags, the outputs, the memory.
 	var src source
-	if ff.given() {
+	switch {
+	case ef.given():
+		if ff.given() {
+			return badFlag("sensing", ff.sensing+ff.quadratic, "give either --sensing/--quadratic files or entries (--rows, --ratings, --masked), not both")
+		}
+		e, err := ef.config(&ff, &sp)
+		if err != nil {
+			return err
+		}
+		if of.out == "" {
+			return usageError{"--out: missing: give the directory for the results (L.npy, R.npy, trace.csv, summary.json)"}
+		}
+		src = e
+	case ff.given():
+		if err := ef.reject("--sensing or --quadratic files"); err != nil {
+			return err
+		}
 		f, err := ff.config(sp.ps, sp.n2)
 		if err != nil {
 			return err
@@ -313,8 +346,11 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 			return usageError{"--out: missing: give the directory for the results (L.npy, R.npy, trace.csv, summary.json)"}
 		}
 		src = f
-	} else {
+	default:
 		if err := ff.rejectInSynthetic(); err != nil {
+			return err
+		}
+		if err := ef.reject("a synthetic problem"); err != nil {
 			return err
 		}
 		p, err := sp.config()
@@ -323,7 +359,7 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 		}
 		src = p
 	}
-	settings, err := sf.settings(src.oracle(), src.truth())
+	settings, err := sf.settings(src.oracle(), src.truth(), src.entries())
 	if err != nil {
 		return err
 	}
@@ -346,6 +382,10 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	if ctx.Err() != nil {
 		return exitError{errors.New("interrupted while reading or drawing the problem; nothing written"), exitInterrupted}
 	}
+	if e := ld.entries; e != nil && (e.json.EmptyRows > 0 || e.json.EmptyCols > 0) {
+		fmt.Fprintf(stderr, "scaledsm solve: warning: %d rows and %d columns have no entry to fit; their factors stay at zero, and their entries are not recovered\n",
+			e.json.EmptyRows, e.json.EmptyCols)
+	}
 	if err := sf.complete(ctx, &settings, ld); err != nil {
 		return inputFlag(inputFlag(err, solverInputs), src.inputs())
 	}
@@ -356,6 +396,14 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	}
 
 	sum := &summary{shapeJSON: ld.shape, drawJSON: ld.draw, filesJSON: ld.files, runJSON: newRunJSON(settings, res)}
+	var extra []namedWriter
+	if e := ld.entries; e != nil {
+		e.testErrors(res.Factors)
+		sum.entriesJSON = &e.json
+		if of.out != "" {
+			extra = e.outputs(ld.problem, res.Factors)
+		}
+	}
 	sum.Source = "synthetic"
 	if ld.files != nil {
 		sum.Source = "files"
@@ -365,7 +413,7 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	}
 	sum.SetupSeconds = setup.Seconds()
 	sum.Interrupted = res.Status == scaledsm.Interrupted
-	if err := writeResults(&of, sum, res); err != nil {
+	if err := writeResults(&of, sum, res, extra); err != nil {
 		return err
 	}
 	if of.json {
@@ -413,16 +461,21 @@ func iterations(n int) string {
 }
 
 // writeResults writes --out's files (each complete or not at all, the set
-// renamed into place together) and --trace.
-func writeResults(of *outputFlags, sum *summary, res *scaledsm.Result) error {
+// renamed into place together), with the extra files of the model, and
+// --trace.
+func writeResults(of *outputFlags, sum *summary, res *scaledsm.Result, extra []namedWriter) error {
 	if of.out != "" {
 		if err := os.MkdirAll(of.out, 0o755); err != nil {
 			return outputError("out", of.out, err)
 		}
-		sum.Files = []string{"L.npy", "R.npy", "trace.csv", "summary.json"}
+		sum.Files = []string{"L.npy", "R.npy"}
 		if res.R == nil {
-			sum.Files = []string{"L.npy", "trace.csv", "summary.json"}
+			sum.Files = []string{"L.npy"}
 		}
+		for _, e := range extra {
+			sum.Files = append(sum.Files, e.name)
+		}
+		sum.Files = append(sum.Files, "trace.csv", "summary.json")
 		var set outputSet
 		add := func(name string, write func(io.Writer) error) error {
 			return set.add(filepath.Join(of.out, name), write)
@@ -430,6 +483,11 @@ func writeResults(of *outputFlags, sum *summary, res *scaledsm.Result) error {
 		err := add("L.npy", denseWriter(res.L))
 		if err == nil && res.R != nil {
 			err = add("R.npy", denseWriter(res.R))
+		}
+		for _, e := range extra {
+			if err == nil {
+				err = add(e.name, e.write)
+			}
 		}
 		if err == nil {
 			err = add("trace.csv", func(w io.Writer) error { return writeTrace(w, res.Trace) })
