@@ -365,4 +365,3 @@ func writeInts[T int32 | int64](w io.Writer, dtype string, shape []int, data []T
 	}
 	return nil
 }
-

@@ -111,7 +111,9 @@ func (e *entryFlags) register(fs *flag.FlagSet) {
 }
 
 // given reports whether the problem comes from entry files.
-func (e *entryFlags) given() bool { return e.rows != "" || e.cols != "" || e.values != "" || e.ratings != "" || e.masked != "" }
+func (e *entryFlags) given() bool {
+	return e.rows != "" || e.cols != "" || e.values != "" || e.ratings != "" || e.masked != ""
+}
 
 // reject returns the error for an entry flag given with another kind of
 // problem, described by other.

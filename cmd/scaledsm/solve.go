@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/csv"
 	"encoding/json"
@@ -294,7 +295,7 @@ func probe(dir string) error {
 }
 
 func runSolve(args []string, stdout, stderr io.Writer) error {
-	const synopsis = "Recovers a low-rank matrix and prints a summary (or JSON with --json): by default\nfrom a synthetic problem of the paper's Section 4 recipe; with --sensing or\n--quadratic from NumPy .npy files. With --out DIR it writes the factors, the trace\nand the summary there."
+	const synopsis = "Recovers a low-rank matrix and prints a summary (or JSON with --json): by default\nfrom a synthetic problem of the paper's Section 4 recipe; with --sensing or\n--quadratic from NumPy .npy files; with --rows, --ratings or --masked from some of\nits entries (matrix completion, robust PCA). With --out DIR it writes the factors, the trace\nand the summary there."
 	fs := newFlagSet("solve", synopsis, stdout)
 	var (
 		sp synthFlags
@@ -551,13 +552,14 @@ func writeTrace(w io.Writer, trace []scaledsm.Iteration) error {
 func solveUsage(fs *flag.FlagSet, synopsis string) func() {
 	return func() {
 		w := fs.Output()
-		fmt.Fprintf(w, "Usage:\n  scaledsm solve [flags]                 a synthetic problem\n  scaledsm solve --sensing A.npy --y y.npy --rank r --out DIR [flags]\n  scaledsm solve --quadratic A.npy --y y.npy --rank r --out DIR [flags]\n\n%s\n", synopsis)
+		fmt.Fprintf(w, "Usage:\n  scaledsm solve [flags]                 a synthetic problem\n  scaledsm solve --sensing A.npy --y y.npy --rank r --out DIR [flags]\n  scaledsm solve --quadratic A.npy --y y.npy --rank r --out DIR [flags]\n  scaledsm solve --rows R.npy --cols C.npy --values V.npy --shape N1xN2 --rank r --out DIR [flags]\n  scaledsm solve --ratings ratings.csv --rank r --out DIR [flags]\n  scaledsm solve --masked Y.npy --rank r --out DIR [flags]\n\n%s\n", synopsis)
 		groups := []struct {
 			title string
 			names []string
 		}{
 			{"Synthetic problem (the default):", syntheticOnly},
 			{"Problem from NumPy .npy files (float64 or float32, C or Fortran order):", filesOnly},
+			{"Matrix completion or robust PCA from entries in files (with --rank and --out; --ps and --truth-left/-right optional):", entryOnly},
 		}
 		listed := map[string]bool{}
 		for _, g := range groups {
@@ -571,6 +573,9 @@ func solveUsage(fs *flag.FlagSet, synopsis string) func() {
 			"  --truth); --ps, if given, is the fraction assumed corrupted, which the\n"+
 			"  initialization drops; without --truth, --tol applies to the relative change of\n"+
 			"  X_t between iterations, and the run ends \"stationary\", not \"converged\".\n")
+		d := entryDefaults()
+		fmt.Fprintf(w, "  Matrix completion and robust PCA (mc, rpca, entry files) default to --method %v\n  with its %v loss and --step %v.\n",
+			d.Method, cmp.Or(d.Loss, d.Method.DefaultLoss()), d.Step)
 		fmt.Fprintln(w, "\nBoth:")
 		fs.VisitAll(func(f *flag.Flag) {
 			if !listed[f.Name] {
