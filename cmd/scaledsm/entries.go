@@ -549,6 +549,23 @@ func (d *entryData) writeSparse(w io.Writer, p scaledsm.Problem, x *mat.Dense) e
 	return dataio.WriteFloat64(w, []int{n1, n2}, s)
 }
 
+// entryOutputs are the names of every file that outputs may write.
+var entryOutputs = []string{"row_ids.npy", "col_ids.npy", "holdout.csv", "X.npy", "S.npy"}
+
+// removeStale removes from dir the files of entryOutputs that extra does
+// not write.
+func removeStale(dir string, extra []namedWriter) error {
+	for _, name := range entryOutputs {
+		if slices.ContainsFunc(extra, func(e namedWriter) bool { return e.name == name }) {
+			continue
+		}
+		if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
+}
+
 // namedWriter is an output file of --out and how to write it.
 type namedWriter struct {
 	name  string

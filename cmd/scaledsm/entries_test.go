@@ -17,6 +17,7 @@ import (
 
 	"github.com/scaledsm/scaledsm"
 	"github.com/scaledsm/scaledsm/dataio"
+	"github.com/scaledsm/scaledsm/internal/mem"
 	"github.com/scaledsm/scaledsm/synth"
 )
 
@@ -571,5 +572,58 @@ func TestEntriesBadInput(t *testing.T) {
 	code, _, errs := cli(t, "generate", "--problem", "mc", "--dtype", "float32", "--out", f("g"))
 	if code != 2 || !strings.Contains(errs, "--dtype float32: applies to A.npy of --problem ms or qs") {
 		t.Errorf("generate --dtype: exit %d, %q", code, errs)
+	}
+}
+
+// TestEntriesTooBigForMemory asks for entry problems of hundreds of GB:
+// refused before anything is allocated, with what would fit.
+func TestEntriesTooBigForMemory(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		hint string
+	}{
+		{[]string{"--problem", "mc", "--n", "100000", "--r", "2", "--p", "1"}, "it fits with at most --p "},
+		{[]string{"--problem", "rpca", "--n", "100000", "--r", "2"}, "as --problem mc --p "},
+	} {
+		cfg := synth.Config{Kind: synth.Completion, N1: 100000, Rank: 2, P: 1}
+		if err := cfg.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		if avail, ok := mem.Available(); !ok || avail >= cfg.Bytes() {
+			t.Skipf("this machine has room for %d bytes", cfg.Bytes())
+		}
+		for _, cmd := range []string{"solve", "generate"} {
+			args := append([]string{cmd}, c.args...)
+			if cmd == "generate" {
+				args = append(args, "--out", filepath.Join(t.TempDir(), "big"))
+			}
+			code, out, errs := cli(t, args...)
+			if code != 2 || out != "" || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, "GB of memory but this machine has") || !strings.Contains(errs, c.hint) {
+				t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, out, errs)
+			}
+		}
+	}
+}
+
+// TestStaleEntryOutputs solves into a directory that holds the outputs of
+// a --masked solve: a COO solve leaves no X.npy or S.npy there.
+func TestStaleEntryOutputs(t *testing.T) {
+	dir := t.TempDir()
+	writeNpy(t, filepath.Join(dir, "y.npy"), []int{12, 10}, lowRank(1, 12, 10, 1).RawMatrix().Data)
+	out := filepath.Join(dir, "out")
+	if code, _, errs := cli(t, "solve", "--masked", filepath.Join(dir, "y.npy"), "--rank", "1", "--iters", "5", "--out", out); code != 0 {
+		t.Fatal(errs)
+	}
+	data := filepath.Join(dir, "data")
+	generate(t, data, "--problem", "mc", "--n", "12", "--r", "1", "--p", "0.8")
+	code, _, errs := cli(t, "solve", "--rows", filepath.Join(data, "rows.npy"), "--cols", filepath.Join(data, "cols.npy"),
+		"--values", filepath.Join(data, "values.npy"), "--shape", "12x12", "--rank", "1", "--iters", "5", "--out", out)
+	if code != 0 {
+		t.Fatal(errs)
+	}
+	for _, name := range []string{"X.npy", "S.npy"} {
+		if _, err := os.Stat(filepath.Join(out, name)); err == nil {
+			t.Errorf("%s left from the earlier solve", name)
+		}
 	}
 }

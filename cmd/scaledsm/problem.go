@@ -134,7 +134,11 @@ func (s *synthetic) bytes() (int64, error) { return s.cfg.Bytes(), nil }
 func (s *synthetic) fits(avail int64) string {
 	c := s.cfg
 	if entryKind(c.Kind) {
-		return fmt.Sprintf("it fits with at most --p %.3g", c.P*float64(avail)/float64(c.Bytes()))
+		frac := float64(avail) / float64(c.Bytes()) // of the entries that fit
+		if c.Kind == synth.RobustPCA {
+			return fmt.Sprintf("it fits with at most %.3g%% of the entries, as --problem mc --p %.3g", 100*frac, frac)
+		}
+		return fmt.Sprintf("it fits with at most --p %.3g", c.P*frac)
 	}
 	perM := float64(c.Bytes()) / float64(c.M)
 	hint := fmt.Sprintf("it fits with at most --m %d", int(float64(avail)/perM))

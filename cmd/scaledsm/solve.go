@@ -503,6 +503,11 @@ func writeResults(of *outputFlags, sum *summary, res *scaledsm.Result, extra []n
 		if err == nil {
 			err = set.commit()
 		}
+		if err == nil {
+			// Extras of an earlier solve of another kind would not belong
+			// with these factors.
+			err = removeStale(of.out, extra)
+		}
 		if err == nil && res.R == nil {
 			// A stale R.npy of an earlier asymmetric result would not
 			// belong with this L.
