@@ -72,12 +72,12 @@ func newEntryData(op *scaledsm.Entries) *entryData {
 }
 
 // enoughEntries refuses fewer entries than the (n1+n2)·r unknowns of the
-// factors: flag names the input that set their number.
-func enoughEntries(op *scaledsm.Entries, r int, flag string) error {
+// factors: what names the input that set their number, as "--p 0.01".
+func enoughEntries(op *scaledsm.Entries, r int, what string) error {
 	m, n1, n2 := op.Dims()
 	if need := (n1 + n2) * r; m < need {
-		return exitError{fmt.Errorf("--%s: %d entries are fewer than the (n1+n2)·r = %d unknowns of a rank-%d %d×%d matrix; nothing can be recovered",
-			flag, m, need, r, n1, n2), exitBadInput}
+		return exitError{fmt.Errorf("%s: %d entries are fewer than the (n1+n2)·r = %d unknowns of a rank-%d %d×%d matrix; nothing can be recovered",
+			what, m, need, r, n1, n2), exitBadInput}
 	}
 	return nil
 }
@@ -339,7 +339,11 @@ func (s *fromEntries) load() (*loaded, error) {
 	}
 	counts := newEntryData(op)
 	ed.json.Observed, ed.json.EmptyRows, ed.json.EmptyCols = counts.json.Observed, counts.json.EmptyRows, counts.json.EmptyCols
-	if err := enoughEntries(op, s.rank, s.fileFlag); err != nil {
+	what := fmt.Sprintf("--%s %s", s.fileFlag, files.Operator)
+	if s.holdout > 0 {
+		what += fmt.Sprintf(" with --holdout %g", s.holdout)
+	}
+	if err := enoughEntries(op, s.rank, what); err != nil {
 		return nil, err
 	}
 	p := scaledsm.Problem{Op: op, Y: y, Rank: s.rank}

@@ -525,7 +525,7 @@ func TestEntriesBadInput(t *testing.T) {
 		{coo(R, C, floats("nan.npy", nanV)), "--values " + f("nan.npy") + ": entry [5] is NaN"},
 		{coo(R, C, floats("inf.npy", infV)), "entry [6] is -Inf"},
 		{coo(R, ints("dup.npy", dup), V), fmt.Sprintf("entries 0 and 1 are both (%d, %d): each entry may be observed once", rows[0], cols[0])},
-		{coo(ints("few_r.npy", rows[:39]), ints("few_c.npy", cols[:39]), floats("few_v.npy", values[:39])), "--rows: 39 entries are fewer than the (n1+n2)·r = 40 unknowns"},
+		{coo(ints("few_r.npy", rows[:39]), ints("few_c.npy", cols[:39]), floats("few_v.npy", values[:39])), "--rows " + f("few_r.npy") + ": 39 entries are fewer than the (n1+n2)·r = 40 unknowns"},
 		{coo(R, C, V, "--shape", "10by10"), "--shape 10by10: want N1xN2"},
 		{[]string{"--rows", R, "--cols", C, "--values", V, "--rank", "2"}, "--shape: missing"},
 		{[]string{"--rows", R, "--values", V, "--shape", "10x10", "--rank", "2"}, "--cols: missing"},
@@ -548,7 +548,7 @@ func TestEntriesBadInput(t *testing.T) {
 		{[]string{"--masked", func() string { writeNpy(t, f("dnan.npy"), []int{3, 4}, allNaN); return f("dnan.npy") }(), "--rank", "1"}, "every entry is NaN"},
 		{[]string{"--problem", "ms", "--p", "0.5"}, "--p 0.5: applies to --problem mc"},
 		{[]string{"--problem", "mc", "--m", "500"}, "--m 500: the entries of --problem mc are drawn, not counted: set --p"},
-		{[]string{"--problem", "mc", "--n", "20", "--r", "2", "--p", "0.05"}, "--p: "},
+		{[]string{"--problem", "mc", "--n", "20", "--r", "2", "--p", "0.05"}, "--p 0.05: 15 entries are fewer than the (n1+n2)·r = 80 unknowns"},
 		{[]string{"--problem", "rpca", "--p", "0.5"}, "--p 0.5: robust PCA observes every entry"},
 		{[]string{"--problem", "mc", "--holdout", "0.1"}, "--holdout 0.1: applies to entries read from files"},
 	}

@@ -231,7 +231,7 @@ func entryProblem(src *synthetic, out string) ([]genFile, problemFile, error) {
 	op := draw.Op.(*scaledsm.Entries)
 	m, n1, n2 := op.Dims()
 	r := cfg.Rank
-	if err := enoughEntries(op, r, "p"); err != nil {
+	if err := enoughEntries(op, r, fmt.Sprintf("--p %g", cfg.P)); err != nil {
 		return nil, problemFile{}, err
 	}
 	start := op.Start()

@@ -177,7 +177,7 @@ func (s *synthetic) load() (*loaded, error) {
 	}
 	if op, ok := draw.Op.(*scaledsm.Entries); ok {
 		ld.entries = newEntryData(op)
-		if err := enoughEntries(op, c.Rank, "p"); err != nil {
+		if err := enoughEntries(op, c.Rank, fmt.Sprintf("--p %g", c.P)); err != nil {
 			return nil, err
 		}
 	}
