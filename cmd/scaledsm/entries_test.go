@@ -627,3 +627,50 @@ func TestStaleEntryOutputs(t *testing.T) {
 		}
 	}
 }
+
+// TestHoldoutIgnoresFileOrder solves the same entries given in two orders
+// with --holdout: the entries held out, and so the factors, are the same,
+// since the draw runs over the sorted entries.
+func TestHoldoutIgnoresFileOrder(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	generate(t, data, "--problem", "mc", "--n", "30", "--r", "2", "--p", "0.6", "--kappa", "2")
+	rows, cols := readInts(t, filepath.Join(data, "rows.npy")), readInts(t, filepath.Join(data, "cols.npy"))
+	values := readVector(t, filepath.Join(data, "values.npy"))
+	perm := rand.New(rand.NewPCG(9, 9)).Perm(len(values))
+	pr, pc, pv := make([]int64, len(perm)), make([]int64, len(perm)), make([]float64, len(perm))
+	for k, p := range perm {
+		pr[k], pc[k], pv[k] = rows[p], cols[p], values[p]
+	}
+	writeInts(t, filepath.Join(dir, "r.npy"), "<i8", pr)
+	writeInts(t, filepath.Join(dir, "c.npy"), "<i4", pc)
+	writeNpy(t, filepath.Join(dir, "v.npy"), []int{len(pv)}, pv)
+	var outs [2]string
+	for i, f := range [][3]string{
+		{filepath.Join(data, "rows.npy"), filepath.Join(data, "cols.npy"), filepath.Join(data, "values.npy")},
+		{filepath.Join(dir, "r.npy"), filepath.Join(dir, "c.npy"), filepath.Join(dir, "v.npy")},
+	} {
+		outs[i] = filepath.Join(dir, fmt.Sprint("out", i))
+		code, _, errs := cli(t, "solve", "--rows", f[0], "--cols", f[1], "--values", f[2], "--shape", "30x30", "--rank", "2",
+			"--holdout", "0.2", "--seed", "3", "--method", "scaledgd", "--iters", "50", "--out", outs[i])
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errs)
+		}
+	}
+	for _, name := range []string{"holdout.csv", "L.npy", "R.npy"} {
+		a, _ := os.ReadFile(filepath.Join(outs[0], name))
+		b, _ := os.ReadFile(filepath.Join(outs[1], name))
+		if len(a) == 0 || !bytes.Equal(a, b) {
+			t.Errorf("%s differs between the two orders of the same entries", name)
+		}
+	}
+	// Another seed holds out other entries.
+	out := filepath.Join(dir, "other")
+	cli(t, "solve", "--rows", filepath.Join(dir, "r.npy"), "--cols", filepath.Join(dir, "c.npy"), "--values", filepath.Join(dir, "v.npy"),
+		"--shape", "30x30", "--rank", "2", "--holdout", "0.2", "--seed", "4", "--method", "scaledgd", "--iters", "50", "--out", out)
+	a, _ := os.ReadFile(filepath.Join(outs[0], "holdout.csv"))
+	b, _ := os.ReadFile(filepath.Join(out, "holdout.csv"))
+	if len(b) == 0 || bytes.Equal(a, b) {
+		t.Error("--seed 4 held out the entries of --seed 3")
+	}
+}
