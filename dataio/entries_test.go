@@ -151,6 +151,15 @@ func TestReadRatings(t *testing.T) {
 	if !slices.Equal(rt.Rows, []int32{1, 0, 0}) || !slices.Equal(rt.Cols, []int32{1, 0, 1}) || !slices.Equal(rt.Values, []float64{4.5, 1, 2.5}) {
 		t.Errorf("entries %v %v %v", rt.Rows, rt.Cols, rt.Values)
 	}
+	// Ids of a wide range take the search rather than the table.
+	wide, err := ReadRatings(writeFile(t, dir, "wide.csv", []byte("userId,movieId,rating\n1099511627776,-5,1\n-7,3,2\n1099511627776,3,3\n")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(wide.RowIDs, []int64{-7, 1 << 40}) || !slices.Equal(wide.ColIDs, []int64{-5, 3}) ||
+		!slices.Equal(wide.Rows, []int32{1, 0, 1}) || !slices.Equal(wide.Cols, []int32{0, 1, 1}) {
+		t.Errorf("wide ids: %+v", wide)
+	}
 	if n, err := RatingsSize(p); err != nil || n < 4 {
 		t.Errorf("RatingsSize = %d, %v", n, err)
 	}
