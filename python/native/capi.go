@@ -230,6 +230,10 @@ func capiSolve(c *C.scaledsm_call, warn io.Writer) (*capiResult, error) {
 		p.Truth = mat.NewDense(n1, n2, unsafe.Slice((*float64)(c.truth), n1*n2))
 		files.Truth = new("truth")
 	}
+	if m == 0 {
+		// As Solve would say, before the initialization says less.
+		return nil, inputFlag(&scaledsm.InputError{Input: "y", Reason: "no observations"}, fileInputs)
+	}
 	ld := &loaded{problem: p, ps: src.ps, files: files, shape: shape}
 
 	ctx, cancel := context.WithCancel(context.Background())
