@@ -165,21 +165,26 @@ def _solve(kind, m, n1, n2, rank, settings, a=None, y=None, rows=None, cols=None
                         args=args, args_len=len(args), cancel=ctypes.pointer(cancel))
     keep = (a, y, rows, cols, truth, args, cancel)  # alive until the call returns
     failure = []
+    done = threading.Event()
 
     def target():
         try:
             lib.scaledsm_solve(ctypes.byref(call))
         except BaseException as e:  # pragma: no cover
             failure.append(e)
+        finally:
+            done.set()
 
     # The solve runs on another thread so that this one, the main thread
-    # when called from it, can take Ctrl-C and set the cancel flag.
+    # when called from it, can take Ctrl-C and set the cancel flag. (An
+    # Event, not Thread.join: a join interrupted by Ctrl-C can report the
+    # thread finished while it runs.)
     worker = threading.Thread(target=target, name="scaledsm-solve", daemon=True)
     interrupted = False
     worker.start()
-    while worker.is_alive():
+    while not done.is_set():
         try:
-            worker.join(0.05)
+            done.wait(0.05)
         except KeyboardInterrupt:
             cancel.value = 1
             interrupted = True
