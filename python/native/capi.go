@@ -264,7 +264,8 @@ func capiSolve(c *C.scaledsm_call, warn io.Writer) (*capiResult, error) {
 	if err != nil {
 		return nil, inputFlag(inputFlag(err, solverInputs), fileInputs)
 	}
-	sum := &summary{shapeJSON: ld.shape, filesJSON: ld.files, runJSON: newRunJSON(settings, res)}
+	// The summary of solve with files, without the files' names.
+	sum := &summary{shapeJSON: ld.shape, runJSON: newRunJSON(settings, res)}
 	sum.Source = "python"
 	if pk, ok := settings.Step.(scaledsm.Polyak); ok {
 		sum.FStar = finite(pk.FStar)

@@ -26,6 +26,7 @@ forked after the library was loaded raises RuntimeError instead of hanging.
 import ctypes
 import json
 import operator
+import sys
 import threading
 import warnings
 
@@ -200,7 +201,11 @@ def _solve(kind, m, n1, n2, rank, settings, a=None, y=None, rows=None, cols=None
     if result is None:
         raise RuntimeError("scaledsm: " + message)
     if message:
-        warnings.warn("scaledsm: " + message, RuntimeWarning, stacklevel=3)
+        # Point at the caller's line, outside this module.
+        level, f = 1, sys._getframe(0)
+        while f.f_back is not None and f.f_code.co_filename == __file__:
+            f, level = f.f_back, level + 1
+        warnings.warn("scaledsm: " + message, RuntimeWarning, stacklevel=level)
     return result
 
 

@@ -130,6 +130,7 @@ def test_copy_keeps_the_bits():
     assert np.array_equal(res.L, ref.L) and np.array_equal(res.R, ref.R)
 
 
+@pytest.mark.filterwarnings("ignore:scaledsm. stopped at the iteration limit")
 def test_no_copy_entries():
     rows, cols, values, _ = entries()
     rows, cols = rows.astype(np.int32), cols.astype(np.int32)
