@@ -1,6 +1,17 @@
 """Functions for the multiprocessing tests (spawned children import them)."""
 
+import threading
+import time
+
 import numpy as np
+
+
+def wait_for_solve():
+    """Returns once a solve runs in this process (its thread exists) and
+    has had a moment to iterate."""
+    while not any(t.name == "scaledsm-solve" for t in threading.enumerate()):
+        time.sleep(0.01)
+    time.sleep(0.2)
 
 
 def problem(seed):
