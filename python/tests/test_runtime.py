@@ -47,7 +47,7 @@ def test_gil_released():
     assert ran == [sum(range(20000))]
     assert call.code == 130  # interrupted by the flag the other thread set
     s = scaledsm._fetch(lib, call, _native.SENSING)
-    assert s.status == "interrupted" and 0 < s.iterations < 200000
+    assert s.status == "interrupted" and s.iterations < 200000
 
 
 def test_ctrl_c_keeps_the_partial_result():
