@@ -167,7 +167,7 @@ func capiSolve(c *C.scaledsm_call, warn io.Writer) (*capiResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	settings, err := sf.settings(false, c.truth != nil)
+	settings, err := sf.settings(false, c.truth != nil, kind == capiEntries)
 	if err != nil {
 		return nil, err
 	}
