@@ -41,6 +41,8 @@ type Entries struct {
 	start  []int   // entries of row i: start[i] to start[i+1]
 	cols   []int32 // column of each entry
 	chunks []int   // first row of each chunk, and n1
+
+	entryState
 }
 
 // Entries evaluates batches one run at a time and forms its spectral
@@ -232,7 +234,7 @@ func (e *Entries) Evaluate(ev *Evaluation) {
 				z := fit - ev.Y[k]
 				ev.Z[k] = z
 				w := weigh(ev.Weight, z)
-				if w == 0 {
+				if w == 0 || (ev.Weight == TrimmedWeight && !ev.Bounds.keeps(z, i, j)) {
 					continue
 				}
 				for a, v := range rj {

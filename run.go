@@ -35,6 +35,9 @@ type run struct {
 	tnorm   float64
 	fitStar []float64
 
+	// The bounds of TrimmedL2, and the operator that sets them.
+	bounder bounder
+
 	l, r   *mat.Dense // current factors
 	dl, dr *mat.Dense // directions
 	pl, pr preconditioner
@@ -62,6 +65,11 @@ func newRun(p Problem, s Settings, init Factors) (*run, error) {
 	if !u.sym {
 		u.r = mat.DenseCopyOf(init.R)
 		u.dr = mat.NewDense(n2, p.Rank, nil)
+	}
+	if s.Loss == TrimmedL2 {
+		if err := u.startBounds(init); err != nil {
+			return nil, err
+		}
 	}
 	star, factored := p.Truth.(Factors)
 	u.dense = formCost(n1, n2, p.Rank) <= factorCost(n1, n2, p.Rank) || (p.Truth != nil && !factored)
@@ -99,6 +107,33 @@ func newRun(p Problem, s Settings, init Factors) (*run, error) {
 	return u, nil
 }
 
+// startBounds readies TrimmedL2's bounds for the first pass, from the
+// residuals at the initialization.
+func (u *run) startBounds(init Factors) error {
+	b, ok := u.p.Op.(bounder)
+	if !ok {
+		return inputError("loss", TrimmedL2, "needs an operator that measures entries (Entries); use l2sq")
+	}
+	_, n1, n2 := u.p.Op.Dims()
+	u.bounder = b
+	u.eval.Bounds = newBounds(n1, n2)
+	z := u.eval.Z
+	u.p.Op.Apply(z, init)
+	for k, y := range u.p.Y {
+		z[k] -= y
+	}
+	// The medians of the rows and columns, at least the median of all:
+	// a structured X* can leave half of a row fitted exactly at the start.
+	b.bound(u.eval.Bounds, z, TrimFactor)
+	floor := TrimFactor * medianAbs(z)
+	for _, v := range [][]float64{u.eval.Bounds.Rows, u.eval.Bounds.Cols} {
+		for k := range v {
+			v[k] = max(v[k], floor)
+		}
+	}
+	return nil
+}
+
 // measure measures X_t's errors and readies the evaluation at it: the
 // first half of an iteration, before the operator's pass.
 func (u *run) measure() {
@@ -133,7 +168,13 @@ func (u *run) measure() {
 // records the iteration and either stops or steps to X_{t+1}.
 func (u *run) advance(ctx context.Context) {
 	it := u.cur
-	it.Loss = u.s.Loss.value(u.eval.Z, u.iso)
+	if u.bounder != nil {
+		it.Loss = u.iso / 2 * u.bounder.keptSquares(u.eval.Z, u.eval.Bounds)
+		// The next pass keeps what the kept residuals' means bound.
+		u.bounder.rebound(u.eval.Bounds, u.eval.Z, TrimFactor)
+	} else {
+		it.Loss = u.s.Loss.value(u.eval.Z, u.iso)
+	}
 
 	finite := !math.IsNaN(it.Loss) && !math.IsInf(it.Loss, 0)
 	switch {

@@ -246,8 +246,18 @@ func (s *Settings) resolve() error {
 	if s.Method.Smooth() && !s.Loss.Smooth() {
 		return inputError("loss", s.Loss, "%v is a gradient method and needs the smooth loss l2sq (the subgradient methods minimize %v)", s.Method, s.Loss)
 	}
-	if s.Step == nil {
+	switch {
+	case s.Step == nil && s.Loss == TrimmedL2:
+		s.Step = Constant{Eta: 0.5}
+	case s.Step == nil:
 		s.Step = Auto{}
+	}
+	if s.Loss == TrimmedL2 {
+		switch s.Step.(type) {
+		case Constant, Geometric:
+		default:
+			return inputError("step", s.Step, "%v rests on f(X) - f(X*), which l2trim's moving bounds do not keep; use a constant or geometric step", s.Step)
+		}
 	}
 	if v, ok := s.Step.(interface{ Validate() error }); ok {
 		if err := v.Validate(); err != nil {
@@ -308,4 +318,17 @@ func (p Problem) TruthLoss(l Loss) float64 {
 		z[i] -= p.Y[i]
 	}
 	return l.value(z, isometry(p.Op))
+}
+
+// DefaultSettings returns the settings recommended for solving through
+// op: the zero Settings (ScaledSM, l1 loss, automatic step), except for
+// the entry models (Entries: matrix completion and robust PCA), where the
+// l1 loss converges only sublinearly and the default is ScaledGD on
+// TrimmedL2 with the constant step 0.5, which converges linearly with
+// outliers at a rate that does not depend on the condition number.
+func DefaultSettings(op Operator) Settings {
+	if _, ok := op.(bounder); ok {
+		return Settings{Method: ScaledGD, Loss: TrimmedL2, Step: Constant{Eta: 0.5}}
+	}
+	return Settings{}
 }

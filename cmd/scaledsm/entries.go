@@ -24,10 +24,9 @@ import (
 
 // entryDefaults returns the method, loss and step that a solve of the
 // entry models (matrix completion, robust PCA) uses when --method, --loss
-// and --step are not given: the one place that chooses them. A zero Loss
-// means the method's own, a nil Step the command's usual default.
+// and --step are not given: the library's DefaultSettings for Entries.
 func entryDefaults() scaledsm.Settings {
-	return scaledsm.Settings{Method: scaledsm.ScaledSM, Loss: scaledsm.L1, Step: scaledsm.Auto{}}
+	return scaledsm.DefaultSettings(&scaledsm.Entries{})
 }
 
 // entryKind reports whether a kind observes entries.

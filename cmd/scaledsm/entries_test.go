@@ -273,7 +273,7 @@ func TestSolveRatingsHoldoutPredict(t *testing.T) {
 	xStar, m := writeRatings(t, csvPath)
 	out := filepath.Join(dir, "out")
 	code, _, errs := cli(t, "solve", "--ratings", csvPath, "--rank", "2", "--holdout", "0.1", "--seed", "5",
-		"--method", "scaledgd", "--iters", "2000", "--out", out)
+		"--method", "scaledgd", "--loss", "l2sq", "--iters", "2000", "--out", out)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}

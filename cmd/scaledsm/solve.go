@@ -44,7 +44,7 @@ var solverInputs = map[string]string{
 func (s *solverFlags) register(fs *flag.FlagSet) {
 	s.fs = fs
 	fs.StringVar(&s.method, "method", "scaledsm", "scaledsm, vanillasm (subgradient methods) or scaledgd, gd (gradient methods, the smooth baselines)")
-	fs.StringVar(&s.loss, "loss", "", "l1, l2 (||A(X)-y||_2) or l2sq (||A(X)-y||²/2) (default l1 for the subgradient methods, l2sq for the gradient methods, which need it)")
+	fs.StringVar(&s.loss, "loss", "", "l1, l2 (||A(X)-y||_2), l2sq (||A(X)-y||²/2) or l2trim (l2sq without the residuals beyond 8 times their row's and column's median; entry models only)\n(default l1 for the subgradient methods, l2sq for the gradient methods, which need it; l2trim for matrix completion and robust PCA)")
 	fs.StringVar(&s.step, "step", "", "stepsize rule: polyak (needs f(X*)), auto (needs nothing), geometric, or constant (smooth loss only)\n(default polyak for a synthetic problem, whose f(X*) is known, auto for files; constant for the gradient methods)")
 	fs.Float64Var(&s.lambda, "lambda", 0, "geometric steps: initial step length lambda > 0, in the units of X (default the length of the\nfirst automatic step, its estimate of the distance to X*)")
 	fs.Float64Var(&s.q, "q", 0.9, "geometric steps: decay rate q in (0, 1)")
@@ -76,7 +76,7 @@ func (s *solverFlags) settings(oracle, truth, entries bool) (scaledsm.Settings, 
 	}
 	if set["loss"] {
 		if loss, err = scaledsm.ParseLoss(s.loss); err != nil {
-			return scaledsm.Settings{}, badFlag("loss", s.loss, "want l1, l2 or l2sq")
+			return scaledsm.Settings{}, badFlag("loss", s.loss, "want l1, l2, l2sq or l2trim")
 		}
 	}
 	if err := (scaledsm.Settings{Method: method, Loss: loss}).Validate(); err != nil {
@@ -168,9 +168,11 @@ func (s *solverFlags) complete(ctx context.Context, settings *scaledsm.Settings,
 	if !set["trim"] {
 		// The user's --ps with files is what they know; a synthetic
 		// problem's p_s is known to the oracle steps, not to auto.
+		// l2trim, as auto, is told nothing of the outliers.
 		_, auto := settings.Step.(scaledsm.Auto)
+		blind := auto || settings.Loss == scaledsm.TrimmedL2
 		settings.Trim = scaledsm.Trim{}
-		if !math.IsNaN(ld.ps) && (ld.files != nil || !auto) {
+		if !math.IsNaN(ld.ps) && (ld.files != nil || !blind) {
 			settings.Trim = scaledsm.TrimFraction(ld.ps)
 		}
 	}
