@@ -17,6 +17,8 @@ type run struct {
 	eval *Evaluation
 	sym  bool
 	iso  float64 // the operator's isometry factor (see Isometric)
+	d    dist    // the ranks of a data-parallel solve (see Reducer)
+	m    int     // the measurements of all of them
 
 	// The errors are measured either on formed n1×n2 matrices (dense, for
 	// small problems or a truth given as a matrix) or from the factors (see
@@ -53,7 +55,8 @@ func factorCost(n1, n2, r int) int { return 2 * (n1 + n2) * (2 * r) * (2 * r) }
 
 func newRun(p Problem, s Settings, init Factors) (*run, error) {
 	m, n1, n2 := p.Op.Dims()
-	u := &run{p: p, s: s, sym: p.Op.Symmetric(), iso: isometry(p.Op), start: time.Now()}
+	u := &run{p: p, s: s, sym: p.Op.Symmetric(), iso: isometry(p.Op), start: time.Now(), d: dist{p.Reducer}}
+	u.m = u.d.count(m)
 	u.eval = NewEvaluation(p.Op, p.Rank)
 	u.eval.Y = p.Y
 	u.eval.Weight = s.Loss.weight()
@@ -133,7 +136,8 @@ func (u *run) measure() {
 // records the iteration and either stops or steps to X_{t+1}.
 func (u *run) advance(ctx context.Context) {
 	it := u.cur
-	it.Loss = u.s.Loss.value(u.eval.Z, u.iso)
+	var interrupted bool
+	it.Loss, interrupted = u.loss(ctx)
 
 	finite := !math.IsNaN(it.Loss) && !math.IsInf(it.Loss, 0)
 	switch {
@@ -149,7 +153,7 @@ func (u *run) advance(ctx context.Context) {
 	case u.t >= u.s.MaxIter:
 		u.record(it, IterationLimit)
 		return
-	case ctx.Err() != nil:
+	case interrupted:
 		u.record(it, Interrupted)
 		return
 	}
@@ -170,6 +174,7 @@ func (u *run) advance(ctx context.Context) {
 	sc := &StepContext{
 		Iter: u.t, Loss: it.Loss, Gap: u.gap(), Norm: norm,
 		Residuals: u.eval.Z, Trace: u.res.Trace, Objective: u.s.Loss, isometry: u.iso,
+		dist: u.d, measurements: u.m,
 	}
 	eta := u.s.Step.Size(sc)
 	if g, ok := u.s.Step.(GapEstimator); ok {
@@ -198,7 +203,7 @@ func (u *run) gap() float64 {
 	if !u.truth {
 		return math.NaN()
 	}
-	return u.s.Loss.gap(u.eval.Fit, u.fitStar, u.p.Y, u.iso)
+	return u.s.Loss.gapOver(u.eval.Fit, u.fitStar, u.p.Y, u.iso, u.d)
 }
 
 // directions sets the search directions from the factor subgradients and
@@ -266,7 +271,7 @@ func (u *run) finish() {
 		r.RelError = r.Trace[n-1].RelError
 		r.Loss = r.Trace[n-1].Loss
 	}
-	r.FitFraction = fitFraction(u.eval.Z, u.p.Y)
+	r.FitFraction = u.fitFraction()
 	r.Runtime = time.Since(u.start)
 }
 

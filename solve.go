@@ -23,6 +23,12 @@ type Problem struct {
 	// f(X_t) - f(X*) from it. Without it, a run stops when the iterate stops
 	// moving: ||X_t - X_{t-1}||_F/||X_{t-1}||_F <= Tol.
 	Truth mat.Matrix
+
+	// Reducer, when not nil, makes this a shard of a problem solved on
+	// several ranks (see Reducer): Op and Y hold this rank's measurements,
+	// which come after those of the lower ranks, and Truth and Rank are the
+	// whole problem's. Every rank calls Solve with the same Settings.
+	Reducer Reducer
 }
 
 // Settings say how a Problem is solved. The zero value runs ScaledSM on the
@@ -169,7 +175,7 @@ func Solve(ctx context.Context, p Problem, s Settings) (*Result, error) {
 	}
 	for !run.done {
 		run.measure()
-		p.Op.Evaluate(run.eval)
+		run.evaluate()
 		run.advance(ctx)
 	}
 	run.finish()
@@ -184,7 +190,7 @@ func start(p Problem, s Settings) (*run, error) {
 	}
 	init := s.Init
 	if init == nil {
-		f, err := Spectral(p.Op, p.Y, p.Rank, s.Trim)
+		f, err := spectral(p.Op, p.Y, p.Rank, s.Trim, dist{p.Reducer})
 		if err != nil {
 			return nil, err
 		}
