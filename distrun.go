@@ -35,19 +35,28 @@ func (u *run) evaluate() {
 // stop because a rank's context was cancelled: one gather of each rank's
 // partial sum and flag.
 func (u *run) loss(ctx context.Context) (float64, bool) {
-	z, l := u.eval.Z, u.s.Loss
 	if !u.d.on() {
-		return l.value(z, u.iso), ctx.Err() != nil
+		return u.s.Loss.value(u.eval.Z, u.iso), ctx.Err() != nil
+	}
+	return u.s.Loss.valueOver(u.eval.Z, u.iso, u.d, ctx.Err() != nil)
+}
+
+// valueOver is value over the ranks of d, z being this rank's residuals,
+// and reports whether any rank raised its flag stop.
+func (l Loss) valueOver(z []float64, iso float64, d dist, stop bool) (float64, bool) {
+	if !d.on() {
+		return l.value(z, iso), stop
 	}
 	// The partial sum of |z_i| (l1) or of (z_i/scale)², scale being the
 	// rank's largest |z_i| (l2), as fsum.Norm does.
 	var a fsum.Sum
 	var scale float64
-	if l == L1 {
+	switch l {
+	case L1:
 		for _, v := range z {
 			a.Add(math.Abs(v))
 		}
-	} else {
+	case L2, L2Squared:
 		for _, v := range z {
 			scale = max(scale, math.Abs(v))
 		}
@@ -59,11 +68,11 @@ func (u *run) loss(ctx context.Context) (float64, bool) {
 		}
 	}
 	s, c := a.Parts()
-	var stop float64
-	if ctx.Err() != nil {
-		stop = 1
+	var flag float64
+	if stop {
+		flag = 1
 	}
-	all := u.d.gather([]float64{s, c, scale, stop})
+	all := d.gather([]float64{s, c, scale, flag})
 	var total fsum.Sum
 	var top float64
 	stopped := false
@@ -88,10 +97,13 @@ func (u *run) loss(ctx context.Context) (float64, bool) {
 		total.AddParts(f*f*all[k], f*f*all[k+1])
 	}
 	norm := top * math.Sqrt(total.Value())
-	if l == L2 {
-		return math.Sqrt(u.iso) * norm, stopped
+	switch l {
+	case L2:
+		return math.Sqrt(iso) * norm, stopped
+	case L2Squared:
+		return iso / 2 * norm * norm, stopped
 	}
-	return u.iso / 2 * norm * norm, stopped
+	return math.NaN(), stopped
 }
 
 // fitFraction returns Result.FitFraction over all the measurements: over

@@ -302,7 +302,8 @@ func checkFactors(f Factors, op Operator, rank int) error {
 }
 
 // TruthLoss returns f(X*), the loss l of the residuals A(X*) - y at the
-// truth, or NaN when the problem has none.
+// truth (over all the ranks of a sharded problem), or NaN when the problem
+// has none.
 func (p Problem) TruthLoss(l Loss) float64 {
 	if p.Truth == nil || p.Op == nil {
 		return math.NaN()
@@ -313,5 +314,16 @@ func (p Problem) TruthLoss(l Loss) float64 {
 	for i := range z {
 		z[i] -= p.Y[i]
 	}
-	return l.value(z, isometry(p.Op))
+	f, _ := l.valueOver(z, isometry(p.Op), dist{p.Reducer}, false)
+	return f
+}
+
+// Spectral returns the problem's spectral initialization of rank p.Rank
+// with the truncation trim (see the function Spectral), computed over the
+// ranks of a sharded problem.
+func (p Problem) Spectral(trim Trim) (Factors, error) {
+	if p.Op == nil {
+		return Factors{}, inputError("operator", nil, "the problem has none")
+	}
+	return spectral(p.Op, p.Y, p.Rank, trim, dist{p.Reducer})
 }

@@ -47,7 +47,7 @@ type loaded struct {
 type synthFlags struct {
 	problem, precision string
 	n, n2, r, m        int
-	kappa, ps, snr     float64
+	kappa, ps, snr, p  float64
 	seed               uint64
 	fs                 *flag.FlagSet
 }
@@ -56,12 +56,13 @@ type synthFlags struct {
 // recipe's errors (see inputFlag).
 var synthInputs = map[string]string{
 	"problem": "problem", "n": "n", "n2": "n2", "rank": "r", "m": "m",
-	"kappa": "kappa", "ps": "ps", "snr": "snr", "precision": "precision",
+	"kappa": "kappa", "ps": "ps", "snr": "snr", "precision": "precision", "p": "p",
 }
 
 func (p *synthFlags) register(fs *flag.FlagSet) {
 	p.fs = fs
-	fs.StringVar(&p.problem, "problem", "qs", "measurement model: ms (matrix sensing, X = L Rᵀ) or qs (quadratic sampling, X = L Lᵀ)")
+	fs.StringVar(&p.problem, "problem", "qs", "measurement model: ms (matrix sensing, X = L Rᵀ), qs (quadratic sampling, X = L Lᵀ),\nmc (matrix completion: entries observed with probability --p) or rpca (robust PCA: every entry)")
+	fs.Float64Var(&p.p, "p", 0, "matrix completion: the probability that an entry is observed, in (0, 1]")
 	fs.IntVar(&p.n, "n", 100, "rows n1 of X* (and columns, unless --n2 is given)")
 	fs.IntVar(&p.n2, "n2", 0, "columns n2 of X* (default n; sensing only)")
 	fs.IntVar(&p.r, "r", 5, "rank r of X*")
@@ -84,7 +85,7 @@ func (p *synthFlags) config() (*synthetic, error) {
 	if err != nil {
 		return nil, inputFlag(err, synthInputs)
 	}
-	c := synth.Config{Kind: kind, N1: p.n, Rank: p.r, M: p.m, Seed: p.seed}
+	c := synth.Config{Kind: kind, N1: p.n, Rank: p.r, M: p.m, Seed: p.seed, P: p.p}
 	set := setFlags(p.fs)
 	if set["n2"] {
 		if p.n2 < 1 {
@@ -132,7 +133,13 @@ func (s *synthetic) truth() bool               { return true }
 
 func (s *synthetic) load() (*loaded, error) {
 	t0 := time.Now()
-	draw, err := synth.New(s.cfg)
+	var draw *synth.Draw
+	var err error
+	if world != nil {
+		draw, err = synth.NewShard(s.cfg, world)
+	} else {
+		draw, err = synth.New(s.cfg)
+	}
 	if err != nil {
 		return nil, inputFlag(err, synthInputs)
 	}
@@ -144,7 +151,7 @@ func (s *synthetic) load() (*loaded, error) {
 	d := newDrawJSON(s.cfg, s.setting, in)
 	return &loaded{
 		problem: in.Problem(), kind: s.cfg.Kind, ps: s.setting.PS, draw: &d,
-		shape:   shapeJSON{Problem: s.cfg.Kind.String(), N1: s.cfg.N1, N2: s.cfg.N2, Rank: s.cfg.Rank, M: s.cfg.M},
+		shape:   shapeJSON{Problem: s.cfg.Kind.String(), N1: draw.N1, N2: draw.N2, Rank: s.cfg.Rank, M: draw.M},
 		seconds: time.Since(t0).Seconds(),
 	}, nil
 }
@@ -336,6 +343,7 @@ func checkMemory(src source) error {
 	if err != nil {
 		return err
 	}
+	need /= int64(size()) // each rank holds its shard
 	avail, ok := mem.Available()
 	if !ok || need <= avail {
 		return nil

@@ -159,7 +159,7 @@ func (s *solverFlags) complete(ctx context.Context, settings *scaledsm.Settings,
 		}
 	}
 	p := ld.problem
-	init, err := scaledsm.Spectral(p.Op, p.Y, p.Rank, settings.Trim)
+	init, err := p.Spectral(settings.Trim)
 	if err != nil {
 		return err
 	}
@@ -327,8 +327,10 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := of.check(); err != nil {
-		return err
+	if rank0() {
+		if err := of.check(); err != nil {
+			return err
+		}
 	}
 	if err := checkMemory(src); err != nil {
 		return err
@@ -365,6 +367,13 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	}
 	sum.SetupSeconds = setup.Seconds()
 	sum.Interrupted = res.Status == scaledsm.Interrupted
+	if world != nil {
+		sum.Ranks = world.Size()
+		sum.RankPeakMB, sum.RankDataMB = rankFigures(ld.problem)
+	}
+	if !rank0() {
+		return outcome(res, io.Discard, "")
+	}
 	if err := writeResults(&of, sum, res); err != nil {
 		return err
 	}

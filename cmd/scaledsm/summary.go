@@ -37,13 +37,7 @@ type drawJSON struct {
 }
 
 func newDrawJSON(c synth.Config, s synth.Setting, in *synth.Instance) drawJSON {
-	d := drawJSON{Kappa: s.Kappa, PS: s.PS, SNR: finite(s.SNR), Seed: c.Seed, Precision: c.Precision.String()}
-	for _, v := range in.Outlier {
-		if v != 0 {
-			d.Outliers++
-		}
-	}
-	return d
+	return drawJSON{Kappa: s.Kappa, PS: s.PS, SNR: finite(s.SNR), Seed: c.Seed, Precision: c.Precision.String(), Outliers: in.Outliers}
 }
 
 // filesJSON names the files of a problem read from disk.
@@ -114,6 +108,12 @@ type summary struct {
 	runJSON
 	Interrupted bool     `json:"interrupted"`
 	Files       []string `json:"files,omitempty"` // the outputs written to --out
+
+	// On the ranks of mpirun: how many, and each one's peak resident set
+	// size and the bytes of its shard of the data (operator and y), in MB.
+	Ranks      int       `json:"ranks,omitempty"`
+	RankPeakMB []float64 `json:"rank_peak_rss_mb,omitempty"`
+	RankDataMB []float64 `json:"rank_data_mb,omitempty"`
 }
 
 // print writes the summary for a person.

@@ -1,0 +1,111 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/scaledsm/scaledsm"
+	"github.com/scaledsm/scaledsm/mpi"
+)
+
+// world is the ranks of an mpirun job (package mpi, built with the mpi
+// tag), nil when the process solves alone: "mpirun -np P scaledsm solve
+// ..." solves one problem on P ranks, each holding its shard of the
+// measurements, rank 0 printing and writing the results.
+var world scaledsm.Reducer
+
+// rank0 reports whether this process prints and writes the results: it
+// solves alone, or it is rank 0.
+func rank0() bool { return world == nil || world.Rank() == 0 }
+
+// size returns the number of ranks.
+func size() int {
+	if world == nil {
+		return 1
+	}
+	return world.Size()
+}
+
+// mainRanks runs the command line on this process's rank and returns the
+// exit code; a rank that fails ends the whole job with its code
+// (MPI_Abort), so that no rank waits for it.
+func mainRanks(args []string) int {
+	red, err := mpi.World()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "scaledsm: %v\n", err)
+		return exitFailed
+	}
+	world = red
+	stdout, stderr := io.Writer(os.Stdout), io.Writer(os.Stderr)
+	if world != nil && world.Rank() != 0 {
+		stdout = io.Discard
+		stderr = &prefixWriter{w: os.Stderr, prefix: fmt.Sprintf("[rank %d of %d] ", world.Rank(), world.Size())}
+	}
+	code := run(args, stdout, stderr)
+	if world != nil && code != exitOK {
+		mpi.Abort(code)
+	}
+	mpi.Finalize()
+	return code
+}
+
+// checkRanks refuses the commands that do not run on several ranks.
+func checkRanks(name string) error {
+	if world == nil || name == "solve" {
+		return nil
+	}
+	return fmt.Errorf("runs on one process; of the commands only solve runs on the %d ranks of mpirun", world.Size())
+}
+
+// rankFigures returns, for each rank in rank order, the peak resident set
+// size and the bytes of its shard of the data (the operator's and the
+// observations), in MB; nil alone.
+func rankFigures(p scaledsm.Problem) (peak, data []float64) {
+	if world == nil {
+		return nil, nil
+	}
+	mine := []float64{-1, float64(8 * len(p.Y))}
+	if b, ok := peakRSS(); ok {
+		mine[0] = float64(b)
+	}
+	if op, ok := p.Op.(interface{ Bytes() int64 }); ok {
+		mine[1] += float64(op.Bytes())
+	}
+	all := make([]float64, 2*world.Size())
+	world.Gather(all, mine)
+	for k := 0; k < len(all); k += 2 {
+		peak = append(peak, all[k]/1e6)
+		data = append(data, all[k+1]/1e6)
+	}
+	return peak, data
+}
+
+// prefixWriter starts every line with a prefix: a rank's messages.
+type prefixWriter struct {
+	w      io.Writer
+	prefix string
+	mid    bool // within a line
+}
+
+func (p *prefixWriter) Write(b []byte) (int, error) {
+	n := len(b)
+	for len(b) > 0 {
+		if !p.mid {
+			if _, err := io.WriteString(p.w, p.prefix); err != nil {
+				return 0, err
+			}
+		}
+		line := b
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			line = b[:i+1]
+		}
+		if _, err := p.w.Write(line); err != nil {
+			return 0, err
+		}
+		p.mid = line[len(line)-1] != '\n'
+		b = b[len(line):]
+	}
+	return n, nil
+}
