@@ -84,9 +84,11 @@ func (d *Draw) drawEntries() error {
 		return err
 	}
 	c.M = d.count(len(cols))
-	d.Op, err = shard(op, nil)(d.red, c.M)
-	if err != nil {
-		return err
+	d.Op = op
+	if d.red != nil {
+		if d.Op, err = op.Shard(c.M); err != nil {
+			return err
+		}
 	}
 	if d.U, err = orthonormalRademacher(c.Seed, streamU, n1, c.Rank); err != nil {
 		return err

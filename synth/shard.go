@@ -24,23 +24,6 @@ func NewShard(c Config, red scaledsm.Reducer) (*Draw, error) {
 // the whole problem.
 func (d *Draw) Shard() (lo, hi int) { return d.lo, d.hi }
 
-// shard returns a function that makes op, with err, the shard of a problem
-// of total measurements when red is not nil.
-func shard[T interface {
-	scaledsm.Operator
-	Shard(total int) (T, error)
-}](op T, err error) func(red scaledsm.Reducer, total int) (scaledsm.Operator, error) {
-	return func(red scaledsm.Reducer, total int) (scaledsm.Operator, error) {
-		if err != nil {
-			return nil, err
-		}
-		if red == nil {
-			return op, nil
-		}
-		return op.Shard(total)
-	}
-}
-
 // combine sums s over the ranks of a shard and returns the largest of
 // their x; alone it returns x.
 func (d *Draw) combine(s *fsum.Sum, x float64) float64 {

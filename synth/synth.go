@@ -277,10 +277,10 @@ func newDraw(c Config, red scaledsm.Reducer) (*Draw, error) {
 	switch {
 	case c.Kind == Sensing && c.Precision == Float32:
 		data := gaussianRows[float32](c.Seed, d.lo, m, c.N1*c.N2)
-		d.Op, err = shard(scaledsm.NewSensing32(m, c.N1, c.N2, data))(red, c.M)
+		d.Op, err = scaledsm.NewSensing32(m, c.N1, c.N2, data)
 	case c.Kind == Sensing:
 		data := gaussianRows[float64](c.Seed, d.lo, m, c.N1*c.N2)
-		d.Op, err = shard(scaledsm.NewSensing(m, c.N1, c.N2, data))(red, c.M)
+		d.Op, err = scaledsm.NewSensing(m, c.N1, c.N2, data)
 	default:
 		data := gaussianRows[float64](c.Seed, d.lo, m, c.N1)
 		if c.Precision == Float32 {
@@ -288,7 +288,10 @@ func newDraw(c Config, red scaledsm.Reducer) (*Draw, error) {
 				data[i] = float64(float32(v))
 			}
 		}
-		d.Op, err = shard(scaledsm.NewQuadratic(m, c.N1, data))(red, c.M)
+		d.Op, err = scaledsm.NewQuadratic(m, c.N1, data)
+	}
+	if err == nil && red != nil {
+		d.Op, err = scaledsm.ShardOf(d.Op, c.M)
 	}
 	if err != nil {
 		return nil, err

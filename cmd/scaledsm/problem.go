@@ -10,6 +10,7 @@ import (
 	"github.com/scaledsm/scaledsm"
 	"github.com/scaledsm/scaledsm/dataio"
 	"github.com/scaledsm/scaledsm/internal/mem"
+	"github.com/scaledsm/scaledsm/internal/reduce"
 	"github.com/scaledsm/scaledsm/synth"
 )
 
@@ -299,14 +300,24 @@ func (s *fromFiles) truth() bool               { return s.files.Truth != "" }
 
 func (s *fromFiles) load() (*loaded, error) {
 	t0 := time.Now()
-	p, err := dataio.Load(s.files, s.rank)
+	var p scaledsm.Problem
+	var err error
+	if world != nil {
+		p, err = dataio.LoadShard(s.files, s.rank, world) // each rank reads its rows
+	} else {
+		p, err = dataio.Load(s.files, s.rank)
+	}
 	if err != nil {
 		if err := inputFlag(err, fileInputs); err != nil {
 			return nil, fileError(err)
 		}
 	}
 	tuneGC(p.Op)
-	m, n1, n2 := p.Op.Dims()
+	_, n1, n2 := p.Op.Dims()
+	m := len(p.Y)
+	if world != nil {
+		m = reduce.Count(world, m)
+	}
 	kind := synth.Sensing
 	if p.Op.Symmetric() {
 		kind = synth.Quadratic
