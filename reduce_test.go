@@ -4,8 +4,11 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"sync"
 	"testing"
+
+	"gonum.org/v1/gonum/mat"
 
 	"github.com/scaledsm/scaledsm"
 	"github.com/scaledsm/scaledsm/synth"
@@ -117,6 +120,68 @@ func TestShardedSpectralMatches(t *testing.T) {
 			got := solveShards(t, c, s, set, p)[0].Trace[0].RelError
 			if math.Abs(got-single) > 1e-12*single {
 				t.Errorf("trim %v, P=%d: initial error %.17g, single process %.17g", trim, p, got, single)
+			}
+		}
+	}
+}
+
+// TestShardedTrimTies trims observations of which most tie in magnitude
+// (integers 0 to 4 and their negatives) over 2 and 3 in-process ranks: the
+// fraction rule must keep the same observations as the single process,
+// breaking ties by index across the ranks, so the spectral estimates agree
+// to rounding; a wrong tie-break keeps other rows and moves them far.
+func TestShardedTrimTies(t *testing.T) {
+	const m, n1, n2 = 300, 6, 5
+	rng := rand.New(rand.NewPCG(4, 5))
+	a := make([]float64, m*n1*n2)
+	for i := range a {
+		a[i] = rng.NormFloat64()
+	}
+	y := make([]float64, m)
+	for i := range y {
+		y[i] = float64(rng.IntN(9) - 4)
+	}
+	op, err := scaledsm.NewSensing(m, n1, n2, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, trim := range []scaledsm.Trim{scaledsm.TrimFraction(0.3), scaledsm.TrimFraction(0.05), {}} {
+		want, err := scaledsm.Spectral(op, y, 2, trim)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantX := want.Product()
+		for p := 2; p <= 3; p++ {
+			reds := scaledsm.NewLocalReducers(p)
+			got := make([]scaledsm.Factors, p)
+			errs := make([]error, p)
+			var wg sync.WaitGroup
+			for k := range p {
+				wg.Go(func() {
+					lo, hi := k*m/p, (k+1)*m/p
+					s, err := scaledsm.NewSensing(hi-lo, n1, n2, a[lo*n1*n2:hi*n1*n2])
+					if err != nil {
+						errs[k] = err
+						return
+					}
+					sh, err := s.Shard(m)
+					if err != nil {
+						errs[k] = err
+						return
+					}
+					got[k], errs[k] = scaledsm.Problem{Op: sh, Y: y[lo:hi], Rank: 2, Reducer: reds[k]}.Spectral(trim)
+				})
+			}
+			wg.Wait()
+			for k := range p {
+				if errs[k] != nil {
+					t.Fatal(errs[k])
+				}
+				var d mat.Dense
+				d.Sub(got[k].Product(), wantX)
+				if rel := mat.Norm(&d, 2) / mat.Norm(wantX, 2); !(rel < 1e-12) {
+					t.Errorf("trim %v, P=%d, rank %d: spectral estimate %.3g from the single process's", trim, p, k, rel)
+				}
 			}
 		}
 	}
