@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/scaledsm/scaledsm"
 	"github.com/scaledsm/scaledsm/mpi"
@@ -37,7 +38,9 @@ func mainRanks(args []string) int {
 		fmt.Fprintf(os.Stderr, "scaledsm: %v\n", err)
 		return exitFailed
 	}
-	world = red
+	if red != nil {
+		world = &timedReducer{Reducer: red}
+	}
 	stdout, stderr := io.Writer(os.Stdout), io.Writer(os.Stderr)
 	if world != nil && world.Rank() != 0 {
 		stdout = io.Discard
@@ -59,28 +62,63 @@ func checkRanks(name string) error {
 	return fmt.Errorf("runs on one process; of the commands only solve runs on the %d ranks of mpirun", world.Size())
 }
 
-// rankFigures returns, for each rank in rank order, the peak resident set
-// size and the bytes of its shard of the data (the operator's and the
-// observations), in MB; nil alone.
-func rankFigures(p scaledsm.Problem) (peak, data []float64) {
-	if world == nil {
-		return nil, nil
+// rankFigures fills in the summary's figures of each rank, in rank order:
+// the peak resident set size and the bytes of its shard of the data (the
+// operator's and the observations), in MB, and the seconds the solve spent
+// in collectives; and the collectives per iteration and their payload.
+// Alone it does nothing.
+func rankFigures(sum *summary, p scaledsm.Problem, iterations int) {
+	t, ok := world.(*timedReducer)
+	if !ok {
+		return
 	}
-	mine := []float64{-1, float64(8 * len(p.Y))}
+	calls, bytes, wait := t.calls, t.bytes, t.wait.Seconds()
+	mine := []float64{-1, float64(8 * len(p.Y)), wait}
 	if b, ok := peakRSS(); ok {
 		mine[0] = float64(b)
 	}
 	if op, ok := p.Op.(interface{ Bytes() int64 }); ok {
 		mine[1] += float64(op.Bytes())
 	}
-	all := make([]float64, 2*world.Size())
+	all := make([]float64, 3*world.Size())
 	world.Gather(all, mine)
-	for k := 0; k < len(all); k += 2 {
-		peak = append(peak, all[k]/1e6)
-		data = append(data, all[k+1]/1e6)
+	sum.Ranks = world.Size()
+	for k := 0; k < len(all); k += 3 {
+		sum.RankPeakMB = append(sum.RankPeakMB, all[k]/1e6)
+		sum.RankDataMB = append(sum.RankDataMB, all[k+1]/1e6)
+		sum.RankCommSeconds = append(sum.RankCommSeconds, all[k+2])
 	}
-	return peak, data
+	n := float64(iterations + 1) // the passes made
+	sum.CollectivesPerIter = float64(calls) / n
+	sum.CollectiveKBPerIter = float64(bytes) / 1e3 / n
 }
+
+// timedReducer counts the collectives of a solve, their payload (the
+// values each rank contributes) and the time spent in them, waiting for
+// the other ranks included.
+type timedReducer struct {
+	scaledsm.Reducer
+	calls int
+	bytes int64
+	wait  time.Duration
+}
+
+// reset zeroes the counts, at the start of the iterations.
+func (t *timedReducer) reset() { t.calls, t.bytes, t.wait = 0, 0, 0 }
+
+func (t *timedReducer) time(n int, f func()) {
+	t0 := time.Now()
+	f()
+	t.wait += time.Since(t0)
+	t.calls++
+	t.bytes += 8 * int64(n)
+}
+
+func (t *timedReducer) Sum(x []float64) { t.time(len(x), func() { t.Reducer.Sum(x) }) }
+func (t *timedReducer) Gather(all, x []float64) {
+	t.time(len(x), func() { t.Reducer.Gather(all, x) })
+}
+func (t *timedReducer) Broadcast(x []float64) { t.time(len(x), func() { t.Reducer.Broadcast(x) }) }
 
 // prefixWriter starts every line with a prefix: a rank's messages.
 type prefixWriter struct {

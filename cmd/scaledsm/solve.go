@@ -352,6 +352,9 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 		return inputFlag(inputFlag(err, solverInputs), src.inputs())
 	}
 	setup := time.Since(t0)
+	if t, ok := world.(*timedReducer); ok {
+		t.reset()
+	}
 	res, err := scaledsm.Solve(ctx, ld.problem, settings)
 	if err != nil {
 		return inputFlag(inputFlag(err, solverInputs), src.inputs())
@@ -367,10 +370,7 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	}
 	sum.SetupSeconds = setup.Seconds()
 	sum.Interrupted = res.Status == scaledsm.Interrupted
-	if world != nil {
-		sum.Ranks = world.Size()
-		sum.RankPeakMB, sum.RankDataMB = rankFigures(ld.problem)
-	}
+	rankFigures(sum, ld.problem, res.Iterations)
 	if !rank0() {
 		return outcome(res, io.Discard, "")
 	}
