@@ -23,7 +23,10 @@ func (u *run) evaluate() {
 		return
 	}
 	gr := u.eval.GR.RawMatrix().Data
-	buf := make([]float64, len(gl)+len(gr))
+	if len(u.sums) != len(gl)+len(gr) {
+		u.sums = make([]float64, len(gl)+len(gr))
+	}
+	buf := u.sums
 	copy(buf, gl)
 	copy(buf[len(gl):], gr)
 	u.d.sum(buf)

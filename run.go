@@ -16,9 +16,10 @@ type run struct {
 	s    Settings
 	eval *Evaluation
 	sym  bool
-	iso  float64 // the operator's isometry factor (see Isometric)
-	d    dist    // the ranks of a data-parallel solve (see Reducer)
-	m    int     // the measurements of all of them
+	iso  float64   // the operator's isometry factor (see Isometric)
+	d    dist      // the ranks of a data-parallel solve (see Reducer)
+	m    int       // the measurements of all of them
+	sums []float64 // scratch of the subgradients' sum over them
 
 	// The errors are measured either on formed n1×n2 matrices (dense, for
 	// small problems or a truth given as a matrix) or from the factors (see

@@ -17,6 +17,11 @@ import (
 // measurements, rank 0 printing and writing the results.
 var world scaledsm.Reducer
 
+// settled is set once the ranks have finished their solve together: from
+// then on a rank's error (an outcome every rank shares, or rank 0's failure
+// to write) ends it alone, so that rank 0 is not killed while it writes.
+var settled bool
+
 // rank0 reports whether this process prints and writes the results: it
 // solves alone, or it is rank 0.
 func rank0() bool { return world == nil || world.Rank() == 0 }
@@ -30,9 +35,14 @@ func size() int {
 }
 
 // mainRanks runs the command line on this process's rank and returns the
-// exit code; a rank that fails ends the whole job with its code
-// (MPI_Abort), so that no rank waits for it.
+// exit code; a rank that fails before the ranks have settled ends the whole
+// job with its code (MPI_Abort), so that no rank waits for it.
 func mainRanks(args []string) int {
+	if n := os.Getenv("OMPI_COMM_WORLD_SIZE"); !mpi.Enabled && n != "" && n != "1" {
+		// Each rank would solve the whole problem alone.
+		fmt.Fprintf(os.Stderr, "scaledsm: started by mpirun on %s ranks, but built without MPI: build with go build -tags mpi\n", n)
+		return exitBadInput
+	}
 	red, err := mpi.World()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "scaledsm: %v\n", err)
@@ -47,7 +57,7 @@ func mainRanks(args []string) int {
 		stderr = &prefixWriter{w: os.Stderr, prefix: fmt.Sprintf("[rank %d of %d] ", world.Rank(), world.Size())}
 	}
 	code := run(args, stdout, stderr)
-	if world != nil && code != exitOK {
+	if world != nil && code != exitOK && !settled {
 		mpi.Abort(code)
 	}
 	mpi.Finalize()

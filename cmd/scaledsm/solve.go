@@ -371,6 +371,7 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	sum.SetupSeconds = setup.Seconds()
 	sum.Interrupted = res.Status == scaledsm.Interrupted
 	rankFigures(sum, ld.problem, res.Iterations)
+	settled = true // the last collective
 	if !rank0() {
 		return outcome(res, io.Discard, "")
 	}
