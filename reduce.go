@@ -16,7 +16,10 @@ import (
 //
 // Every rank must call the methods in the same order with slices of the
 // same length (the collectives of MPI). A nil Reducer means the problem is
-// whole on this process, the single-rank solve.
+// whole on this process, the single-rank solve. An error on one rank (a
+// shard with no measurement or a non-finite observation, say) leaves the
+// others waiting in their next collective: a program must then end the job,
+// as the command line does with mpi.Abort.
 type Reducer interface {
 	// Rank returns this process's rank, from 0, and Size the number of
 	// ranks.
