@@ -104,7 +104,7 @@ func (c *comm) do(f func() C.int) {
 	if rc := <-done; rc != C.MPI_SUCCESS {
 		// MPI's default handler aborts first; this is the fallback.
 		fmt.Fprintf(os.Stderr, "scaledsm: rank %d: MPI error %d\n", c.rank, int(rc))
-		c.abort(1)
+		Abort(1)
 	}
 }
 
@@ -129,7 +129,7 @@ func (c *comm) Gather(all, x []float64) {
 	}
 	if len(all) != c.size*len(x) {
 		fmt.Fprintf(os.Stderr, "scaledsm: rank %d: mpi Gather into %d values of %d ranks' %d\n", c.rank, len(all), c.size, len(x))
-		c.abort(1)
+		Abort(1)
 	}
 	c.do(func() C.int {
 		return C.gather_doubles((*C.double)(unsafe.Pointer(&all[0])), (*C.double)(unsafe.Pointer(&x[0])), C.int(len(x)))
@@ -144,6 +144,7 @@ func (c *comm) Broadcast(x []float64) {
 	c.do(func() C.int { return C.bcast_doubles((*C.double)(unsafe.Pointer(&x[0])), C.int(len(x))) })
 }
 
+// abort ends the job; it runs on the MPI thread.
 func (c *comm) abort(code int) {
 	C.abort_world(C.int(code))
 	os.Exit(code)
