@@ -38,11 +38,11 @@ import (
 // added in chunk order, so the bits do not depend on the number of cores.
 type Entries struct {
 	n1, n2 int
-	start  []int   // entries of row i: start[i] to start[i+1]
-	cols   []int32 // column of each entry
-	chunks []int   // first row of each chunk, and n1
-
-	entryState
+	start  []int       // entries of row i: start[i] to start[i+1]
+	cols   []int32     // column of each entry
+	chunks []int       // first row of each chunk, and n1
+	total  int         // the entries of the whole problem, when this is a shard (see Shard)
+	st     *entryState // what TrimmedL2 needs, built on first use
 }
 
 // Entries evaluates batches one run at a time and forms its spectral
@@ -149,6 +149,7 @@ func checkEntryShape(n1, n2 int) error {
 // split sets the chunks of a pass: chunks(m) of them, each starting at the
 // first row whose entries begin at or after its share of m.
 func (e *Entries) split() {
+	e.st = &entryState{}
 	m := len(e.cols)
 	nc := chunks(m)
 	e.chunks = make([]int, nc+1)
@@ -171,7 +172,9 @@ func (e *Entries) Symmetric() bool { return false }
 
 // Isometry returns n1·n2/m, the inverse of the fraction of entries
 // observed.
-func (e *Entries) Isometry() float64 { return float64(e.n1) * float64(e.n2) / float64(len(e.cols)) }
+func (e *Entries) Isometry() float64 {
+	return float64(e.n1) * float64(e.n2) / float64(whole(len(e.cols), e.total))
+}
 
 // Start returns the start of each row's entries, n1+1 of them.
 func (e *Entries) Start() []int { return e.start }
@@ -270,6 +273,12 @@ const (
 // iterations), then the SVD of the small projected matrix. Each iteration
 // costs two products with the sparse matrix, O(m·r) each.
 func (e *Entries) Spectral(v []float64, kept int, r int) (Factors, error) {
+	return e.spectral(v, kept, r, dist{})
+}
+
+// spectral is Spectral over the ranks of d: each product with the sparse
+// matrix is summed over them.
+func (e *Entries) spectral(v []float64, kept int, r int, d dist) (Factors, error) {
 	k := min(r+spectralOver, e.n1, e.n2)
 	scale := e.Isometry()
 	rng := rand.New(rand.NewPCG(spectralSeed, uint64(r)))
@@ -281,6 +290,7 @@ func (e *Entries) Spectral(v []float64, kept int, r int) (Factors, error) {
 	}
 	y := mat.NewDense(e.n1, k, nil)
 	e.mulSparse(y, v, g, scale)
+	d.sum(y.RawMatrix().Data)
 	z := mat.NewDense(e.n2, k, nil)
 	var prev []float64
 	for range spectralPower {
@@ -292,11 +302,14 @@ func (e *Entries) Spectral(v []float64, kept int, r int) (Factors, error) {
 		}
 		prev = sv
 		e.mulSparseT(z, v, y, scale)
+		d.sum(z.RawMatrix().Data)
 		orthonormalize(z)
 		e.mulSparse(y, v, z, scale)
+		d.sum(y.RawMatrix().Data)
 	}
 	// B = Qᵀ M is k×n2; its SVD gives M ≈ (Q U_B) Σ Vᵀ.
 	e.mulSparseT(z, v, y, scale) // z = Mᵀ Q = Bᵀ
+	d.sum(z.RawMatrix().Data)
 	var svd mat.SVD
 	if !svd.Factorize(z, mat.SVDThin) {
 		return Factors{}, fmt.Errorf("scaledsm: spectral initialization: SVD did not converge")
@@ -412,5 +425,8 @@ func isometry(op Operator) float64 {
 		return i.Isometry()
 	}
 	m, _, _ := op.Dims()
+	if s, ok := op.(interface{ scale() float64 }); ok {
+		return s.scale()
+	}
 	return float64(m)
 }

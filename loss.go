@@ -132,12 +132,19 @@ func (l Loss) Gap(fit, fitStar, y []float64) float64 {
 
 // gap is Gap for an operator of isometry factor iso.
 func (l Loss) gap(fit, fitStar, y []float64, iso float64) float64 {
+	return l.gapOver(fit, fitStar, y, iso, dist{})
+}
+
+// gapOver is gap over the ranks of d, each holding its shard of the
+// measurements.
+func (l Loss) gapOver(fit, fitStar, y []float64, iso float64, d dist) float64 {
 	var g fsum.Sum
 	switch l {
 	case L1:
 		for i, f := range fit {
 			g.Add(l1Term(f-fitStar[i], fitStar[i]-y[i]))
 		}
+		d.sums(&g)
 		return g.Value()
 	case L2, L2Squared:
 		// z² - c² = d (d + 2c).
@@ -150,6 +157,7 @@ func (l Loss) gap(fit, fitStar, y []float64, iso float64) float64 {
 				cc.Add(c * c)
 			}
 		}
+		d.sums(&g, &zz, &cc)
 		if l == L2Squared {
 			return iso / 2 * g.Value()
 		}

@@ -16,7 +16,10 @@ type run struct {
 	s    Settings
 	eval *Evaluation
 	sym  bool
-	iso  float64 // the operator's isometry factor (see Isometric)
+	iso  float64   // the operator's isometry factor (see Isometric)
+	d    dist      // the ranks of a data-parallel solve (see Reducer)
+	m    int       // the measurements of all of them
+	sums []float64 // scratch of the subgradients' sum over them
 
 	// The errors are measured either on formed n1×n2 matrices (dense, for
 	// small problems or a truth given as a matrix) or from the factors (see
@@ -56,7 +59,8 @@ func factorCost(n1, n2, r int) int { return 2 * (n1 + n2) * (2 * r) * (2 * r) }
 
 func newRun(p Problem, s Settings, init Factors) (*run, error) {
 	m, n1, n2 := p.Op.Dims()
-	u := &run{p: p, s: s, sym: p.Op.Symmetric(), iso: isometry(p.Op), start: time.Now()}
+	u := &run{p: p, s: s, sym: p.Op.Symmetric(), iso: isometry(p.Op), start: time.Now(), d: dist{p.Reducer}}
+	u.m = u.d.count(m)
 	u.eval = NewEvaluation(p.Op, p.Rank)
 	u.eval.Y = p.Y
 	u.eval.Weight = s.Loss.weight()
@@ -116,21 +120,12 @@ func (u *run) startBounds(init Factors) error {
 	}
 	_, n1, n2 := u.p.Op.Dims()
 	u.bounder = b
-	u.eval.Bounds = newBounds(n1, n2)
 	z := u.eval.Z
 	u.p.Op.Apply(z, init)
 	for k, y := range u.p.Y {
 		z[k] -= y
 	}
-	// The medians of the rows and columns, at least the median of all:
-	// a structured X* can leave half of a row fitted exactly at the start.
-	b.bound(u.eval.Bounds, z, TrimFactor)
-	floor := TrimFactor * medianAbs(z)
-	for _, v := range [][]float64{u.eval.Bounds.Rows, u.eval.Bounds.Cols} {
-		for k := range v {
-			v[k] = max(v[k], floor)
-		}
-	}
+	u.eval.Bounds = startBounds(b, n1, n2, z, TrimFactor, u.d)
 	return nil
 }
 
@@ -168,12 +163,14 @@ func (u *run) measure() {
 // records the iteration and either stops or steps to X_{t+1}.
 func (u *run) advance(ctx context.Context) {
 	it := u.cur
+	var interrupted bool
+	it.Loss, interrupted = u.loss(ctx)
 	if u.bounder != nil {
-		it.Loss = u.iso / 2 * u.bounder.keptSquares(u.eval.Z, u.eval.Bounds)
+		sq := u.bounder.keptSquares(u.eval.Z, u.eval.Bounds)
+		u.d.sums(&sq)
+		it.Loss = u.iso / 2 * sq.Value()
 		// The next pass keeps what the kept residuals' means bound.
-		u.bounder.rebound(u.eval.Bounds, u.eval.Z, TrimFactor)
-	} else {
-		it.Loss = u.s.Loss.value(u.eval.Z, u.iso)
+		u.bounder.rebound(u.eval.Bounds, u.eval.Z, TrimFactor, u.d)
 	}
 
 	finite := !math.IsNaN(it.Loss) && !math.IsInf(it.Loss, 0)
@@ -190,7 +187,7 @@ func (u *run) advance(ctx context.Context) {
 	case u.t >= u.s.MaxIter:
 		u.record(it, IterationLimit)
 		return
-	case ctx.Err() != nil:
+	case interrupted:
 		u.record(it, Interrupted)
 		return
 	}
@@ -211,6 +208,7 @@ func (u *run) advance(ctx context.Context) {
 	sc := &StepContext{
 		Iter: u.t, Loss: it.Loss, Gap: u.gap(), Norm: norm,
 		Residuals: u.eval.Z, Trace: u.res.Trace, Objective: u.s.Loss, isometry: u.iso,
+		dist: u.d, measurements: u.m,
 	}
 	eta := u.s.Step.Size(sc)
 	if g, ok := u.s.Step.(GapEstimator); ok {
@@ -239,7 +237,7 @@ func (u *run) gap() float64 {
 	if !u.truth {
 		return math.NaN()
 	}
-	return u.s.Loss.gap(u.eval.Fit, u.fitStar, u.p.Y, u.iso)
+	return u.s.Loss.gapOver(u.eval.Fit, u.fitStar, u.p.Y, u.iso, u.d)
 }
 
 // directions sets the search directions from the factor subgradients and
@@ -307,7 +305,7 @@ func (u *run) finish() {
 		r.RelError = r.Trace[n-1].RelError
 		r.Loss = r.Trace[n-1].Loss
 	}
-	r.FitFraction = fitFraction(u.eval.Z, u.p.Y)
+	r.FitFraction = u.fitFraction()
 	r.Runtime = time.Since(u.start)
 }
 

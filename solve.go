@@ -23,6 +23,12 @@ type Problem struct {
 	// f(X_t) - f(X*) from it. Without it, a run stops when the iterate stops
 	// moving: ||X_t - X_{t-1}||_F/||X_{t-1}||_F <= Tol.
 	Truth mat.Matrix
+
+	// Reducer, when not nil, makes this a shard of a problem solved on
+	// several ranks (see Reducer): Op and Y hold this rank's measurements,
+	// which come after those of the lower ranks, and Truth and Rank are the
+	// whole problem's. Every rank calls Solve with the same Settings.
+	Reducer Reducer
 }
 
 // Settings say how a Problem is solved. The zero value runs ScaledSM on the
@@ -169,7 +175,7 @@ func Solve(ctx context.Context, p Problem, s Settings) (*Result, error) {
 	}
 	for !run.done {
 		run.measure()
-		p.Op.Evaluate(run.eval)
+		run.evaluate()
 		run.advance(ctx)
 	}
 	run.finish()
@@ -184,7 +190,7 @@ func start(p Problem, s Settings) (*run, error) {
 	}
 	init := s.Init
 	if init == nil {
-		f, err := Spectral(p.Op, p.Y, p.Rank, s.Trim)
+		f, err := spectral(p.Op, p.Y, p.Rank, s.Trim, dist{p.Reducer})
 		if err != nil {
 			return nil, err
 		}
@@ -306,7 +312,8 @@ func checkFactors(f Factors, op Operator, rank int) error {
 }
 
 // TruthLoss returns f(X*), the loss l of the residuals A(X*) - y at the
-// truth, or NaN when the problem has none.
+// truth (over all the ranks of a sharded problem), or NaN when the problem
+// has none.
 func (p Problem) TruthLoss(l Loss) float64 {
 	if p.Truth == nil || p.Op == nil {
 		return math.NaN()
@@ -317,7 +324,18 @@ func (p Problem) TruthLoss(l Loss) float64 {
 	for i := range z {
 		z[i] -= p.Y[i]
 	}
-	return l.value(z, isometry(p.Op))
+	f, _ := l.valueOver(z, isometry(p.Op), dist{p.Reducer}, false)
+	return f
+}
+
+// Spectral returns the problem's spectral initialization of rank p.Rank
+// with the truncation trim (see the function Spectral), computed over the
+// ranks of a sharded problem.
+func (p Problem) Spectral(trim Trim) (Factors, error) {
+	if p.Op == nil {
+		return Factors{}, inputError("operator", nil, "the problem has none")
+	}
+	return spectral(p.Op, p.Y, p.Rank, trim, dist{p.Reducer})
 }
 
 // DefaultSettings returns the settings recommended for solving through

@@ -9,57 +9,60 @@ import (
 
 // A bounder is an operator that implements TrimmedWeight: it sets the
 // bounds of TrimmedL2 from residuals and sums the squares of the residuals
-// its bounds keep.
+// its bounds keep. Over the ranks of a data-parallel solve, d combines its
+// rows' and columns' sums.
 type bounder interface {
-	// bound sets b from the residuals z: each row's and each column's
-	// median |z| times c.
-	bound(b *Bounds, z []float64, c float64)
 	// rebound sets b from the residuals z and the bounds that kept them:
 	// each row's and each column's mean |z| over the residuals b kept,
 	// times c.
-	rebound(b *Bounds, z []float64, c float64)
+	rebound(b *Bounds, z []float64, c float64, d dist)
 	// keptSquares returns Σ z² over the residuals that b keeps.
-	keptSquares(z []float64, b *Bounds) float64
+	keptSquares(z []float64, b *Bounds) fsum.Sum
 }
 
 var _ bounder = (*Entries)(nil)
 
-// newBounds returns the bounds of an n1×n2 entry operator.
-func newBounds(n1, n2 int) *Bounds {
-	return &Bounds{Rows: make([]float64, n1), Cols: make([]float64, n2)}
-}
-
-// bound sets the bounds from the residuals: c times the median |z| of each
-// row and of each column (the upper middle one; 0 for a row or column with
-// no entry). Each median is an exact selection, so the bounds do not
-// depend on the number of cores.
-func (e *Entries) bound(b *Bounds, z []float64, c float64) {
-	e.byColumn()
-	buf := e.scratch()
-	defer e.pool.Put(buf)
-	a := *buf
-	m := len(e.cols)
-	parallel(teamSize(m), e.n1, func(i int) {
-		b.Rows[i] = c * medianOf(a[e.start[i]:e.start[i+1]], z[e.start[i]:e.start[i+1]], nil)
-	})
-	parallel(teamSize(m), e.n2, func(j int) {
-		lo, hi := e.colStart[j], e.colStart[j+1]
-		b.Cols[j] = c * medianOf(a[lo:hi], z, e.colPerm[lo:hi])
-	})
+// startBounds sets the bounds of the first pass from the residuals z at
+// the initialization: c times the median |z| of all of them, then one
+// round of the rule (see rebound) from there. The median leaves the gross
+// outliers out of the first means, which they would inflate.
+func startBounds(b bounder, n1, n2 int, z []float64, c float64, d dist) *Bounds {
+	abs := make([]float64, len(z))
+	for k, v := range z {
+		abs[k] = math.Abs(v)
+	}
+	floor := c * d.kth(abs, (d.count(len(z))-1)/2)
+	bounds := &Bounds{Rows: make([]float64, n1), Cols: make([]float64, n2)}
+	for _, v := range [][]float64{bounds.Rows, bounds.Cols} {
+		for k := range v {
+			v[k] = floor
+		}
+	}
+	b.rebound(bounds, z, c, d)
+	return bounds
 }
 
 // rebound sets the bounds to c times the mean |z| of each row and each
 // column over the residuals the bounds kept (+Inf for a row or column
-// none of whose residuals was kept, or that has no entry). A mean over what was kept is robust as a
-// median is, as the outliers beyond the bounds are left out, and unlike a
-// median it does not collapse where half of a row fits exactly, as the
-// rows of a structured X* can.
-func (e *Entries) rebound(b *Bounds, z []float64, c float64) {
-	e.byColumn()
+// none of whose residuals was kept, so that the next pass fits it again).
+// A mean over what was kept is robust as a median is, since the outliers
+// beyond the bounds are left out, and unlike a median it does not collapse
+// where half of a row fits exactly, as the rows of a structured X* can.
+// The sums are taken in a fixed order, so the bounds do not depend on the
+// number of cores.
+func (e *Entries) rebound(b *Bounds, z []float64, c float64, d dist) {
+	st := e.state()
+	st.byColumn(e)
 	m := len(e.cols)
-	kept := e.keptMask()
-	defer e.masks.Put(kept)
-	parallel(teamSize(m), e.n1, func(i int) {
+	kept := st.keptMask(m)
+	defer st.masks.Put(kept)
+	// Sums and counts of rows then of columns, in one buffer for the
+	// ranks to combine.
+	n1, n2 := e.n1, e.n2
+	sums := make([]float64, 2*(n1+n2))
+	rs, rn := sums[:n1], sums[n1:2*n1]
+	cs, cn := sums[2*n1:2*n1+n2], sums[2*n1+n2:]
+	parallel(teamSize(m), n1, func(i int) {
 		var s float64
 		var n int
 		for k := e.start[i]; k < e.start[i+1]; k++ {
@@ -69,61 +72,40 @@ func (e *Entries) rebound(b *Bounds, z []float64, c float64) {
 				n++
 			}
 		}
-		b.Rows[i] = meanTimes(s, n, c) // row i's entries were all read above
+		rs[i], rn[i] = s, float64(n)
 	})
-	parallel(teamSize(m), e.n2, func(j int) {
+	parallel(teamSize(m), n2, func(j int) {
 		var s float64
 		var n int
-		for _, k := range e.colPerm[e.colStart[j]:e.colStart[j+1]] {
+		for _, k := range st.colPerm[st.colStart[j]:st.colStart[j+1]] {
 			if kept[k] {
 				s += math.Abs(z[k])
 				n++
 			}
 		}
-		b.Cols[j] = meanTimes(s, n, c)
+		cs[j], cn[j] = s, float64(n)
 	})
-}
-
-// keptMask returns a buffer of m flags from the operator's pool.
-func (e *Entries) keptMask() []bool {
-	if b, ok := e.masks.Get().([]bool); ok {
-		return b
+	d.sum(sums)
+	for i := range n1 {
+		b.Rows[i] = meanTimes(rs[i], rn[i], c)
 	}
-	return make([]bool, len(e.cols))
+	for j := range n2 {
+		b.Cols[j] = meanTimes(cs[j], cn[j], c)
+	}
 }
 
 // meanTimes returns c·s/n, the bound of a row or column whose n kept
-// residuals sum to s in magnitude, or +Inf when none was kept: such a row
-// or column would never be fitted again, so the next pass keeps all of
-// it, and the pass after bounds it afresh.
-func meanTimes(s float64, n int, c float64) float64 {
+// residuals sum to s in magnitude, or +Inf when none was kept.
+func meanTimes(s, n, c float64) float64 {
 	if n == 0 {
 		return math.Inf(1)
 	}
-	return c * s / float64(n)
-}
-
-// medianOf returns the median |z_k| over k in at (over all of z when at is
-// nil), using buf (of the same length) as scratch; 0 when there is none.
-func medianOf(buf, z []float64, at []int32) float64 {
-	if len(buf) == 0 {
-		return 0
-	}
-	if at == nil {
-		for k, v := range z {
-			buf[k] = math.Abs(v)
-		}
-	} else {
-		for k, p := range at {
-			buf[k] = math.Abs(z[p])
-		}
-	}
-	return selectKth(buf, len(buf)/2)
+	return c * s / n
 }
 
 // keptSquares returns Σ z_ij² over the entries whose residual b keeps,
 // compensated, in the operator's order.
-func (e *Entries) keptSquares(z []float64, b *Bounds) float64 {
+func (e *Entries) keptSquares(z []float64, b *Bounds) fsum.Sum {
 	var s fsum.Sum
 	for i := range e.n1 {
 		for k := e.start[i]; k < e.start[i+1]; k++ {
@@ -132,47 +114,50 @@ func (e *Entries) keptSquares(z []float64, b *Bounds) float64 {
 			}
 		}
 	}
-	return s.Value()
+	return s
 }
 
-// byColumn builds, once, the entries' order by column: column j holds the
-// entries colPerm[colStart[j]:colStart[j+1]], by increasing row (4 bytes
-// an entry).
-func (e *Entries) byColumn() {
-	e.colOnce.Do(func() {
-		m := len(e.cols)
-		e.colStart = make([]int, e.n2+1)
+// entryState is the state of an Entries operator that only TrimmedL2
+// needs, built on first use and shared by the operator's shards.
+type entryState struct {
+	colOnce  sync.Once
+	colStart []int   // column j holds colPerm[colStart[j]:colStart[j+1]]
+	colPerm  []int32 // the entries by column, by increasing row
+	masks    sync.Pool
+}
+
+// state returns the operator's entryState.
+func (e *Entries) state() *entryState {
+	if e.st == nil {
+		panic("scaledsm: Entries used before NewEntries or NewEntriesCSR")
+	}
+	return e.st
+}
+
+// byColumn builds, once, the entries' order by column (4 bytes an entry).
+func (st *entryState) byColumn(e *Entries) {
+	st.colOnce.Do(func() {
+		st.colStart = make([]int, e.n2+1)
 		for _, j := range e.cols {
-			e.colStart[j+1]++
+			st.colStart[j+1]++
 		}
 		for j := range e.n2 {
-			e.colStart[j+1] += e.colStart[j]
+			st.colStart[j+1] += st.colStart[j]
 		}
 		next := make([]int, e.n2)
-		copy(next, e.colStart[:e.n2])
-		e.colPerm = make([]int32, m)
+		copy(next, st.colStart[:e.n2])
+		st.colPerm = make([]int32, len(e.cols))
 		for k, j := range e.cols {
-			e.colPerm[next[j]] = int32(k)
+			st.colPerm[next[j]] = int32(k)
 			next[j]++
 		}
 	})
 }
 
-// scratch returns a buffer of m float64s from the operator's pool.
-func (e *Entries) scratch() *[]float64 {
-	if b, ok := e.pool.Get().(*[]float64); ok {
+// keptMask returns a buffer of m flags from the pool.
+func (st *entryState) keptMask(m int) []bool {
+	if b, ok := st.masks.Get().([]bool); ok && len(b) == m {
 		return b
 	}
-	b := make([]float64, len(e.cols))
-	return &b
-}
-
-// entryState is the lazily built state of an Entries operator that only
-// TrimmedL2 needs.
-type entryState struct {
-	colOnce  sync.Once
-	colStart []int
-	colPerm  []int32
-	pool     sync.Pool // *[]float64 of m
-	masks    sync.Pool // []bool of m
+	return make([]bool, m)
 }

@@ -54,7 +54,7 @@ func init() {
 }
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(mainRanks(os.Args[1:]))
 }
 
 // Exit codes.
@@ -89,7 +89,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		// Each run starts from the default kernels (tests call run many
 		// times), then SCALEDSM_KERNEL, then a command's --kernel.
 		kernel.Use("auto")
-		err := kernelFromEnv()
+		err := checkRanks(c.name)
+		if err == nil {
+			err = kernelFromEnv()
+		}
 		if err == nil {
 			err = c.run(args[1:], stdout, stderr)
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/scaledsm/scaledsm"
 	"github.com/scaledsm/scaledsm/dataio"
 	"github.com/scaledsm/scaledsm/internal/mem"
+	"github.com/scaledsm/scaledsm/internal/reduce"
 	"github.com/scaledsm/scaledsm/synth"
 )
 
@@ -89,7 +90,7 @@ func (p *synthFlags) config() (*synthetic, error) {
 	if err != nil {
 		return nil, inputFlag(err, synthInputs)
 	}
-	c := synth.Config{Kind: kind, N1: p.n, Rank: p.r, M: p.m, Seed: p.seed}
+	c := synth.Config{Kind: kind, N1: p.n, Rank: p.r, M: p.m, Seed: p.seed, P: p.p}
 	set := setFlags(p.fs)
 	if set["n2"] {
 		if p.n2 < 1 {
@@ -159,7 +160,13 @@ func (s *synthetic) entries() bool             { return entryKind(s.cfg.Kind) }
 
 func (s *synthetic) load() (*loaded, error) {
 	t0 := time.Now()
-	draw, err := synth.New(s.cfg)
+	var draw *synth.Draw
+	var err error
+	if world != nil {
+		draw, err = synth.NewShard(s.cfg, world)
+	} else {
+		draw, err = synth.New(s.cfg)
+	}
 	if err != nil {
 		return nil, inputFlag(err, synthInputs)
 	}
@@ -328,14 +335,24 @@ func (s *fromFiles) entries() bool             { return false }
 
 func (s *fromFiles) load() (*loaded, error) {
 	t0 := time.Now()
-	p, err := dataio.Load(s.files, s.rank)
+	var p scaledsm.Problem
+	var err error
+	if world != nil {
+		p, err = dataio.LoadShard(s.files, s.rank, world) // each rank reads its rows
+	} else {
+		p, err = dataio.Load(s.files, s.rank)
+	}
 	if err != nil {
 		if err := inputFlag(err, fileInputs); err != nil {
 			return nil, fileError(err)
 		}
 	}
 	tuneGC(p.Op)
-	m, n1, n2 := p.Op.Dims()
+	_, n1, n2 := p.Op.Dims()
+	m := len(p.Y)
+	if world != nil {
+		m = reduce.Count(world, m)
+	}
 	kind := synth.Sensing
 	if p.Op.Symmetric() {
 		kind = synth.Quadratic
@@ -372,6 +389,7 @@ func checkMemory(src source) error {
 	if err != nil {
 		return err
 	}
+	need /= int64(size()) // each rank holds its shard
 	avail, ok := mem.Available()
 	if !ok || need <= avail {
 		return nil

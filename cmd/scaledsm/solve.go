@@ -177,7 +177,7 @@ func (s *solverFlags) complete(ctx context.Context, settings *scaledsm.Settings,
 		}
 	}
 	p := ld.problem
-	init, err := scaledsm.Spectral(p.Op, p.Y, p.Rank, settings.Trim)
+	init, err := p.Spectral(settings.Trim)
 	if err != nil {
 		return err
 	}
@@ -366,8 +366,10 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := of.check(); err != nil {
-		return err
+	if rank0() {
+		if err := of.check(); err != nil {
+			return err
+		}
 	}
 	if err := checkMemory(src); err != nil {
 		return err
@@ -393,6 +395,9 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 		return inputFlag(inputFlag(err, solverInputs), src.inputs())
 	}
 	setup := time.Since(t0)
+	if t, ok := world.(*timedReducer); ok {
+		t.reset()
+	}
 	res, err := scaledsm.Solve(ctx, ld.problem, settings)
 	if err != nil {
 		return inputFlag(inputFlag(err, solverInputs), src.inputs())
@@ -416,6 +421,11 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	}
 	sum.SetupSeconds = setup.Seconds()
 	sum.Interrupted = res.Status == scaledsm.Interrupted
+	rankFigures(sum, ld.problem, res.Iterations)
+	settled = true // the last collective
+	if !rank0() {
+		return outcome(res, io.Discard, "")
+	}
 	if err := writeResults(&of, sum, res, extra); err != nil {
 		return err
 	}

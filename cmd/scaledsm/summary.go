@@ -131,6 +131,18 @@ type summary struct {
 	runJSON
 	Interrupted bool     `json:"interrupted"`
 	Files       []string `json:"files,omitempty"` // the outputs written to --out
+
+	// On the ranks of mpirun: how many; each one's peak resident set size
+	// and the bytes of its shard of the data (operator and y), in MB, and
+	// the seconds of the iterations it spent in collectives (waiting for
+	// the other ranks included); the collectives per iteration and the KB
+	// each rank contributes to them.
+	Ranks               int       `json:"ranks,omitempty"`
+	RankPeakMB          []float64 `json:"rank_peak_rss_mb,omitempty"`
+	RankDataMB          []float64 `json:"rank_data_mb,omitempty"`
+	RankCommSeconds     []float64 `json:"rank_comm_seconds,omitempty"`
+	CollectivesPerIter  float64   `json:"collectives_per_iter,omitempty"`
+	CollectiveKBPerIter float64   `json:"collective_kb_per_iter,omitempty"`
 }
 
 // print writes the summary for a person.
