@@ -293,11 +293,12 @@ func (e *Entries) spectral(v []float64, kept int, r int, d dist) (Factors, error
 	d.sum(y.RawMatrix().Data)
 	z := mat.NewDense(e.n2, k, nil)
 	var prev []float64
-	for range spectralPower {
+	for it := 0; ; it++ {
 		// y = M z with z orthonormal: the singular values of y's triangular
-		// factor estimate M's top ones.
+		// factor estimate M's top ones. The loop ends with y orthonormal,
+		// converged or not.
 		sv := orthonormalize(y)
-		if prev != nil && converged(prev[:r], sv[:r]) {
+		if (prev != nil && converged(prev[:r], sv[:r])) || it == spectralPower {
 			break
 		}
 		prev = sv
