@@ -43,8 +43,8 @@ func startBounds(b bounder, n1, n2 int, z []float64, c float64, d dist) *Bounds 
 }
 
 // rebound sets the bounds to c times the mean |z| of each row and each
-// column over the residuals the bounds kept (+Inf for a row or column
-// none of whose residuals was kept, so that the next pass fits it again).
+// column over the residuals the bounds kept (0 for a row or column none
+// of whose residuals was kept).
 // A mean over what was kept is robust as a median is, since the outliers
 // beyond the bounds are left out, and unlike a median it does not collapse
 // where half of a row fits exactly, as the rows of a structured X* can.
@@ -95,10 +95,13 @@ func (e *Entries) rebound(b *Bounds, z []float64, c float64, d dist) {
 }
 
 // meanTimes returns c·s/n, the bound of a row or column whose n kept
-// residuals sum to s in magnitude, or +Inf when none was kept.
+// residuals sum to s in magnitude, or 0 when none was kept: the entries of
+// such a row are then kept by their columns' bounds alone. (A bound
+// reopened to +Inf would let the row's outliers back in, whose mean would
+// then keep them for good.)
 func meanTimes(s, n, c float64) float64 {
 	if n == 0 {
-		return math.Inf(1)
+		return 0
 	}
 	return c * s / n
 }
