@@ -136,7 +136,9 @@ func TestScaledSMInvariance(t *testing.T) {
 		maxDiff := map[scaledsm.Method]float64{}
 		for _, method := range []scaledsm.Method{scaledsm.ScaledSM, scaledsm.VanillaSM} {
 			for iters := 1; iters <= 30; iters += 29 {
-				s := scaledsm.Settings{Method: method, Step: step, MaxIter: iters, Tol: -1}
+				// The paper's preconditioner: damping by λI breaks the
+				// invariance for a Q that is not orthogonal.
+				s := scaledsm.Settings{Method: method, Step: step, MaxIter: iters, Tol: -1, Damping: scaledsm.NoDamping}
 				s.Init = &spec
 				a := solve(t, in.Problem(), s)
 				s.Init = &scaledsm.Factors{L: &lq, R: &rq}
@@ -255,7 +257,8 @@ func TestPolyakNegativeNumeratorKeepsIterate(t *testing.T) {
 
 // TestSingularPreconditioner starts from factors whose Gram matrices are
 // singular: a zero factor has no direction at all (status Singular); a
-// rank-deficient one goes through the pseudo-inverse without NaN.
+// rank-deficient one goes through the pseudo-inverse without NaN (when
+// undamped: the damping makes the matrix definite).
 func TestSingularPreconditioner(t *testing.T) {
 	in := instance(t, synth.Config{Kind: synth.Sensing, N1: 15, Rank: 2, Seed: 51}, synth.Setting{Kappa: 2, SNR: noNoise})
 	spec, err := scaledsm.Spectral(in.Op, in.Y, 2, scaledsm.TrimFraction(0))
@@ -272,7 +275,7 @@ func TestSingularPreconditioner(t *testing.T) {
 	for i := range 15 {
 		deficient.Set(i, 1, 2*deficient.At(i, 0)) // rank 1
 	}
-	res = solve(t, in.Problem(), scaledsm.Settings{Step: scaledsm.Polyak{FStar: in.FStar}, Init: &scaledsm.Factors{L: deficient, R: spec.R}, MaxIter: 50})
+	res = solve(t, in.Problem(), scaledsm.Settings{Step: scaledsm.Polyak{FStar: in.FStar}, Init: &scaledsm.Factors{L: deficient, R: spec.R}, MaxIter: 50, Damping: scaledsm.NoDamping})
 	if res.Fallbacks == 0 {
 		t.Errorf("rank-deficient L: no pseudo-inverse fallback recorded")
 	}
