@@ -202,7 +202,7 @@ func start(p Problem, s Settings) (*run, error) {
 	if err := validate(p, &s); err != nil {
 		return nil, err
 	}
-	init, err := initial(p, s)
+	init, err := Initial(p, s)
 	if err != nil {
 		return nil, err
 	}

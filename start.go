@@ -89,9 +89,10 @@ func gaussian(rng *rand.Rand, n, r int, norm float64) *mat.Dense {
 	return g
 }
 
-// initial returns the starting point of a run: Settings.Init, or the
-// initialization Settings.Start names.
-func initial(p Problem, s Settings) (Factors, error) {
+// Initial returns the starting point Solve uses for a problem of known rank:
+// Settings.Init, or the initialization Settings.Start names (spectral with
+// Settings.Trim, or Random with Settings.InitScale and Settings.Seed).
+func Initial(p Problem, s Settings) (Factors, error) {
 	switch {
 	case s.Init != nil:
 		return *s.Init, nil

@@ -159,15 +159,18 @@ func (s *solverFlags) complete(ctx context.Context, settings *scaledsm.Settings,
 		}
 	}
 	p := ld.problem
-	init, err := scaledsm.Spectral(p.Op, p.Y, p.Rank, settings.Trim)
-	if err != nil {
-		return err
+	if p.Rank != scaledsm.AutoRank {
+		// With --rank auto, Solve initializes each fit itself.
+		init, err := scaledsm.Initial(p, *settings)
+		if err != nil {
+			return err
+		}
+		settings.Init = &init
 	}
-	settings.Init = &init
 	switch step := settings.Step.(type) {
 	case scaledsm.Constant:
 		if !set["eta"] {
-			settings.Step = scaledsm.Constant{Eta: defaultEta(settings.Method, p.Op, init)}
+			settings.Step = scaledsm.Constant{Eta: defaultEta(settings.Method, p.Op, settings.Init)}
 		}
 	case scaledsm.Geometric:
 		if !set["lambda"] {
@@ -194,12 +197,12 @@ func (s *solverFlags) complete(ctx context.Context, settings *scaledsm.Settings,
 // least squares tolerate less (measured at the paper's sizes: 0.1 diverges
 // at n=100, r=5); for gd the same divided by σ₁ of the initialization, as
 // the authors divide by σ₁(X*).
-func defaultEta(method scaledsm.Method, op scaledsm.Operator, init scaledsm.Factors) float64 {
+func defaultEta(method scaledsm.Method, op scaledsm.Operator, init *scaledsm.Factors) float64 {
 	eta := 0.5
 	if op.Symmetric() {
 		eta = 0.05
 	}
-	if method == scaledsm.GD {
+	if method == scaledsm.GD && init != nil {
 		var svd mat.SVD
 		if svd.Factorize(init.Product(), mat.SVDNone) {
 			if s1 := svd.Values(nil)[0]; s1 > 0 {
@@ -285,12 +288,14 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 		sp synthFlags
 		ff fileFlags
 		sf solverFlags
+		st startFlags
 		of outputFlags
 	)
 	sp.register(fs)
 	fs.StringVar(&sp.precision, "precision", "f64", "the operator's data: f64, or f32 to round it to float32 values, stored as float32 for\nsensing (half the memory and time; y is computed from the stored values, the arithmetic is float64)")
 	ff.register(fs)
 	sf.register(fs)
+	st.register(fs)
 	of.register(fs)
 	kernelName := kernelFlag(fs)
 	fs.Usage = solveUsage(fs, synopsis)
@@ -327,6 +332,9 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := st.apply(&settings, seedOf(src)); err != nil {
+		return err
+	}
 	if err := of.check(); err != nil {
 		return err
 	}
@@ -346,16 +354,21 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	if ctx.Err() != nil {
 		return exitError{errors.New("interrupted while reading or drawing the problem; nothing written"), exitInterrupted}
 	}
+	if err := fitRank(ld, ff.rank, settings); err != nil {
+		return err
+	}
+	warnRank(stderr, ld)
 	if err := sf.complete(ctx, &settings, ld); err != nil {
-		return inputFlag(inputFlag(err, solverInputs), src.inputs())
+		return inputFlag(inputFlag(inputFlag(err, solverInputs), startInputs), src.inputs())
 	}
 	setup := time.Since(t0)
 	res, err := scaledsm.Solve(ctx, ld.problem, settings)
 	if err != nil {
 		return inputFlag(inputFlag(err, solverInputs), src.inputs())
 	}
-
 	sum := &summary{shapeJSON: ld.shape, drawJSON: ld.draw, filesJSON: ld.files, runJSON: newRunJSON(settings, res)}
+	sum.rankJSON = newRankJSON(settings)
+	sum.setRank(ld, res)
 	sum.Source = "synthetic"
 	if ld.files != nil {
 		sum.Source = "files"
