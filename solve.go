@@ -224,6 +224,9 @@ func validate(p Problem, s *Settings) error {
 	if i := firstNonFinite(p.Y); i >= 0 {
 		return inputError("y", nil, "observation %d is %v", i, p.Y[i])
 	}
+	if p.Rank == AutoRank {
+		return inputError("rank", "auto", "is resolved by Solve alone, which fits twice; give a batch job its rank")
+	}
 	if p.Rank < 1 || p.Rank > min(n1, n2) {
 		return inputError("rank", p.Rank, "must lie in [1, min(n1, n2)] = [1, %d]", min(n1, n2))
 	}
