@@ -45,6 +45,7 @@ func init() {
 		{"solve", "recover a matrix from a synthetic problem or from NumPy files", runSolve},
 		{"generate", "write a synthetic problem as NumPy .npy files", runGenerate},
 		{"table1", "measure Table 1: iterations of GD, ScaledGD, VanillaSM, ScaledSM against kappa", runTable1},
+		{"overspec", "measure the over-specified rank study (beyond the paper): damping, random starts", runOverSpec},
 		{"bench", "measure the time per iteration and peak memory against the floor", runBench},
 		{"figure", "reproduce figure N of the paper: CSV, plots and report", runFigure},
 		{"reproduce", "reproduce every figure of the paper", runReproduce},

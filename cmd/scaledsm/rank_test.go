@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -107,5 +108,24 @@ func TestRankFlagsBad(t *testing.T) {
 		if code != 2 || !strings.Contains(errs, c.want) {
 			t.Errorf("%v: exit %d, stderr %q, want 2 and %q", c.args, code, errs, c.want)
 		}
+	}
+}
+
+// TestOverSpecCommand runs the study and checks that every claim holds and
+// that --out holds the table.
+func TestOverSpecCommand(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a few seconds")
+	}
+	dir := t.TempDir()
+	code, out, errs := cli(t, "overspec", "--out", dir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if strings.Contains(out, "| false |") || strings.Count(out, "| true |") != 10 {
+		t.Errorf("not every claim holds:\n%s", out)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "overspec.md")); err != nil || string(b) != out {
+		t.Errorf("overspec.md differs from the output (%v)", err)
 	}
 }
