@@ -2,8 +2,6 @@ package scaledsm
 
 import (
 	"math"
-
-	"gonum.org/v1/gonum/mat"
 )
 
 // stepGuard is the largest ratio of the second-order term of an update to
@@ -33,10 +31,12 @@ func (u *run) guard(eta float64) float64 {
 	if !(quad > 0) || math.IsInf(quad, 0) {
 		return eta
 	}
-	var left, right mat.Dense
-	left.Augment(dl, l)
-	right.Augment(r, dr)
-	lin := u.lr.size(Factors{L: &left, R: &right})
+	n1, k := l.Dims()
+	n2, _ := r.Dims()
+	// [DL, L] [R, DR]ᵀ = DL Rᵀ + L DRᵀ, stacked in lowRank's buffers.
+	u.lr.left = stack(u.lr.left, n1, dl, l, 1)
+	u.lr.right = stack(u.lr.right, n2, r, dr, 1)
+	lin := u.lr.norm(n1, n2, 2*k)
 	if limit := stepGuard * lin / quad; eta > limit {
 		return limit
 	}

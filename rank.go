@@ -173,6 +173,9 @@ func solveAutoRank(ctx context.Context, p Problem, s Settings) (*Result, error) 
 	if p.Op == nil {
 		return nil, inputError("operator", nil, "the problem has none")
 	}
+	if err := s.resolve(); err != nil {
+		return nil, err
+	}
 	k := SupportedRank(p.Op, s.Trim.Fraction)
 	if s.Init != nil && s.Init.L != nil {
 		k = s.Init.Rank()
@@ -185,9 +188,6 @@ func solveAutoRank(ctx context.Context, p Problem, s Settings) (*Result, error) 
 	}
 	r := res.Rank
 	left := s.MaxIter - res.Iterations
-	if s.MaxIter == 0 {
-		left = 1000 - res.Iterations
-	}
 	if r < 1 || r >= k || res.Status.Failed() || res.Status == Interrupted || left < 1 {
 		return res, nil
 	}

@@ -229,10 +229,13 @@ func TestPSDMatchesAsymmetricFromSymmetricStart(t *testing.T) {
 
 // TestPolyakNegativeNumeratorKeepsIterate runs into the noise floor, where
 // f(X_t) < f(X*): the step must be zero, never negative, so the run keeps
-// the iterate near the floor instead of moving it uphill.
+// the iterate near the floor instead of moving it uphill. (Undamped: with
+// the damping, the purego kernels' bits land this draw on a point where
+// the gap stays at +1.7e-17 and the rounded update returns to the same
+// iterate, so the run never reaches f(X_t) <= f(X*).)
 func TestPolyakNegativeNumeratorKeepsIterate(t *testing.T) {
 	in := instance(t, synth.Config{Kind: synth.Quadratic, N1: 30, Rank: 3, Seed: 41}, synth.Setting{Kappa: 5, PS: 0.1, SNR: 40})
-	res := solve(t, in.Problem(), scaledsm.Settings{Step: scaledsm.Polyak{FStar: in.FStar}, Trim: scaledsm.TrimFraction(0.1), MaxIter: 500})
+	res := solve(t, in.Problem(), scaledsm.Settings{Step: scaledsm.Polyak{FStar: in.FStar}, Trim: scaledsm.TrimFraction(0.1), MaxIter: 500, Damping: scaledsm.NoDamping})
 	last := res.Trace[len(res.Trace)-1]
 	if res.Status != scaledsm.Stalled {
 		t.Fatalf("status %v at error %.3g: expected the noisy run to reach f(X_t) <= f(X*)", res.Status, res.RelError)
