@@ -50,8 +50,8 @@ func TestOverSpecifiedRank(t *testing.T) {
 		if over.Iterations > 3*exact.Iterations {
 			t.Errorf("%v: rank %d took %d iterations, more than 3× the %d of the exact rank", c.cfg.Kind, c.k, over.Iterations, exact.Iterations)
 		}
-		if over.Rank != c.cfg.Rank || len(over.SingularValues) != c.k {
-			t.Errorf("%v: effective rank %d from %d singular values %.3g, want %d of %d", c.cfg.Kind, over.Rank, len(over.SingularValues), over.SingularValues, c.cfg.Rank, c.k)
+		if over.EffectiveRank != c.cfg.Rank || len(over.SingularValues) != c.k {
+			t.Errorf("%v: effective rank %d from %d singular values %.3g, want %d of %d", c.cfg.Kind, over.EffectiveRank, len(over.SingularValues), over.SingularValues, c.cfg.Rank, c.k)
 		}
 	}
 }
@@ -154,9 +154,9 @@ func TestAutoRank(t *testing.T) {
 		res := overSpecified(t, c, set, 0, scaledsm.Damping{}, scaledsm.SpectralStart)
 		in := instance(t, c, set)
 		k := scaledsm.SupportedRank(in.Op, set.PS)
-		if res.Status != scaledsm.Converged || res.Rank != c.Rank || res.Factors.Rank() != c.Rank || len(res.SingularValues) != k {
+		if res.Status != scaledsm.Converged || res.EffectiveRank != c.Rank || res.Factors.Rank() != c.Rank || len(res.SingularValues) != k {
 			t.Errorf("%v: %v at %.3g, rank %d (factors %d) from %d singular values, want %d from %d",
-				c.Kind, res.Status, res.RelError, res.Rank, res.Factors.Rank(), len(res.SingularValues), c.Rank, k)
+				c.Kind, res.Status, res.RelError, res.EffectiveRank, res.Factors.Rank(), len(res.SingularValues), c.Rank, k)
 		}
 		if len(res.Trace) != res.Iterations+1 || res.Trace[len(res.Trace)-1].Iter != res.Iterations {
 			t.Errorf("%v: %d records for %d iterations", c.Kind, len(res.Trace), res.Iterations)

@@ -145,7 +145,7 @@ func ExampleSolve_overSpecifiedRank() {
 	}
 	fmt.Printf("%v, relative error below 1e-10: %v\n", res.Status, res.RelError < 1e-10)
 	fmt.Printf("effective rank %d; σ₁ = %.3g, σ₂ = %.3g, σ₃ below 1e-6: %v\n",
-		res.Rank, res.SingularValues[0], res.SingularValues[1], res.SingularValues[2] < 1e-6)
+		res.EffectiveRank, res.SingularValues[0], res.SingularValues[1], res.SingularValues[2] < 1e-6)
 	// Output:
 	// supported rank: 8
 	// converged, relative error below 1e-10: true

@@ -186,7 +186,7 @@ func solveAutoRank(ctx context.Context, p Problem, s Settings) (*Result, error) 
 	if err != nil {
 		return nil, err
 	}
-	r := res.Rank
+	r := res.EffectiveRank
 	left := s.MaxIter - res.Iterations
 	if r < 1 || r >= k || res.Status.Failed() || res.Status == Interrupted || left < 1 {
 		return res, nil
@@ -214,6 +214,6 @@ func solveAutoRank(ctx context.Context, p Problem, s Settings) (*Result, error) 
 	res2.Iterations += res.Iterations
 	res2.Fallbacks += res.Fallbacks
 	res2.Runtime += res.Runtime
-	res2.SingularValues, res2.Rank = res.SingularValues, r
+	res2.SingularValues, res2.EffectiveRank = res.SingularValues, r
 	return res2, nil
 }

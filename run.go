@@ -276,7 +276,7 @@ func (u *run) finish() {
 	}
 	r.FitFraction = fitFraction(u.eval.Z, u.p.Y)
 	r.SingularValues = Factors{L: u.l, R: u.r}.SingularValues()
-	r.Rank = EffectiveRank(r.SingularValues)
+	r.EffectiveRank = EffectiveRank(r.SingularValues)
 	r.Runtime = time.Since(u.start)
 }
 

@@ -26,9 +26,10 @@ type Problem struct {
 }
 
 // Settings say how a Problem is solved. The zero value runs ScaledSM on the
-// l1 loss with the automatic step (Auto) for up to 1000 iterations to a
-// tolerance of 1e-12, from the spectral initialization that drops the
-// observations above three times their median magnitude.
+// l1 loss with the automatic step (Auto) and the automatic damping (see
+// Damping) for up to 1000 iterations to a tolerance of 1e-12, from the
+// spectral initialization that drops the observations above three times
+// their median magnitude.
 type Settings struct {
 	Method Method
 	Loss   Loss // DefaultLoss means the method's own (Method.DefaultLoss)
@@ -148,11 +149,11 @@ type Result struct {
 	Fallbacks  int         // updates whose preconditioner needed the pseudo-inverse
 	// SingularValues are those of the last iterate L Rᵀ, largest first,
 	// computed from QR factorizations of the factors (never forming
-	// L Rᵀ), and Rank is its effective rank by EffectiveRank; with
+	// L Rᵀ), and EffectiveRank is its rank by EffectiveRank; with
 	// Problem.Rank = AutoRank, those of the over-specified fit that the
-	// rank was read from.
+	// rank was read from (the factors have EffectiveRank columns).
 	SingularValues []float64
-	Rank           int
+	EffectiveRank  int
 	Runtime        time.Duration // wall time of the iterations (initialization excluded)
 
 	// FitFraction is the fraction of the measurements that the last

@@ -126,7 +126,7 @@ func RunOverSpec(ctx context.Context, c OverSpecConfig) (*OverSpecResult, error)
 					res.Runs = append(res.Runs, OverSpecRun{
 						Problem: base.Kind, Factor: f, Kappa: kappa, M: cfg.M, Variant: OverSpecVariant(v),
 						Converged: r.Status == scaledsm.Converged, Iterations: r.Iterations, RelError: r.RelError,
-						Rank: r.Rank, Fallbacks: r.Fallbacks,
+						Rank: r.EffectiveRank, Fallbacks: r.Fallbacks,
 					})
 				}
 			}

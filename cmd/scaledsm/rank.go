@@ -160,7 +160,7 @@ func (s *summary) setRank(ld *loaded, res *scaledsm.Result) {
 	if s.FitRank == scaledsm.AutoRank {
 		s.FitRank = len(res.SingularValues)
 	}
-	s.EffectiveRank = res.Rank
+	s.EffectiveRank = res.EffectiveRank
 	s.SingularValues = res.SingularValues
 	if s.SingularValues == nil {
 		s.SingularValues = []float64{}
