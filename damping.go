@@ -21,6 +21,12 @@ import (
 // where ρ_t = ĝ_t/ĝ_0 is the relative misfit, the automatic gap estimate
 // (see AutoGap) at X_t over the one at X = 0 (its square root for the
 // squared l2 loss, to keep the units of X), and c = DefaultDampingFactor.
+// The estimate is Auto's whatever the step rule, so that rules compare on
+// the same damping (with Polyak's true gap instead, tests that scale
+// Polyak's step, whose wrappers borrow Auto's estimate, measured the
+// damping's difference rather than the step's); it costs one more O(m)
+// selection per iteration unless the step is Auto, whose estimate is
+// reused.
 // It follows PrecGD (Zhang, Fattahi and Zhang), whose damping is
 // proportional to the current misfit, in the units of X: when the rank is
 // over-specified, the spare columns of the factors shrink with the error
