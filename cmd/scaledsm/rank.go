@@ -41,8 +41,9 @@ func (r *rankValue) Set(s string) error {
 func (r rankValue) loadRank() int { return max(int(r), 1) }
 
 // rankUsage is the help of --rank.
-const rankUsage = "rank of the factors fitted: an integer (with files required; with a synthetic problem default\n" +
-	"--r, and above it over-specified), or auto to find it (see --damping)"
+const rankUsage = "the rank fitted, `K|auto`: an integer K (required with files; with a synthetic problem --r by\n" +
+	"default, and above it over-specified), or auto, which fits the largest rank the measurements support\n" +
+	"and reads the rank from its singular values"
 
 // startFlags choose the initialization and the damping of the scaled
 // methods' preconditioner.
