@@ -18,9 +18,10 @@ import (
 //
 //	λ_t = c · ρ_t · tr(RᵀR)  (and tr(LᵀL) for R's step),
 //
-// where ρ_t = ĝ_t/ĝ_0 is the relative misfit, the automatic gap estimate
-// (see AutoGap) at X_t over the one at X = 0 (its square root for the
-// squared l2 loss, to keep the units of X), and c = DefaultDampingFactor.
+// where ρ_t = ĝ_t/ĝ_0 is the relative misfit: the automatic gap estimate
+// at X_t (see AutoGap) over the loss at X = 0 of the observations that the
+// median rule of Trim keeps (its square root for the squared l2 loss, to
+// keep the units of X), and c = DefaultDampingFactor.
 // The estimate is Auto's whatever the step rule, so that rules compare on
 // the same damping (with Polyak's true gap instead, tests that scale
 // Polyak's step, whose wrappers borrow Auto's estimate, measured the
@@ -120,7 +121,7 @@ type damper struct {
 	d     Damping
 	loss  Loss
 	iso   float64
-	scale float64 // ĝ_0, the gap estimate at X = 0; 0 until computed
+	scale float64 // ĝ_0, the data's scale in the loss's units (see newDamper)
 }
 
 // newDamper readies the damping of a run with observations y.
@@ -129,8 +130,12 @@ func newDamper(d Damping, loss Loss, iso float64, y []float64) damper {
 	if d.None || d.Fixed > 0 {
 		return dm
 	}
-	// The residuals at X = 0 are -y; |.| is all the estimate looks at.
-	dm.scale = autoGap(loss, y, iso)
+	// The loss at X = 0 of the observations the median rule keeps (see
+	// Trim): about f(0) - f(X*), with the outliers mostly left out. Auto's
+	// estimate at X = 0 would vanish when a quarter of the observations are
+	// zero, as they can be in matrix completion, and make ρ_t enormous.
+	v, _ := trimmed(y, Trim{})
+	dm.scale = loss.value(v, iso)
 	return dm
 }
 

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/scaledsm/scaledsm/internal/kernel"
@@ -365,18 +366,30 @@ func (e *Entries) mulSparseT(dst *mat.Dense, v []float64, x *mat.Dense, scale fl
 }
 
 // orthonormalize replaces the columns of a (n×k, n >= k) by an orthonormal
-// basis of their span, by a thin QR factorization, and returns the
-// singular values of a, those of its triangular factor.
+// basis of their span, by a thin QR factorization (Householder, in place:
+// never the n×n Q, 80 GB at n = 10^5), and returns the singular values of
+// a, those of its triangular factor.
 func orthonormalize(a *mat.Dense) []float64 {
-	var qr mat.QR
-	qr.Factorize(a)
-	var q, t mat.Dense
-	qr.QTo(&q)
-	qr.RTo(&t)
-	n, k := a.Dims()
-	a.Copy(q.Slice(0, n, 0, k))
+	_, k := a.Dims()
+	g := a.RawMatrix()
+	tau := make([]float64, k)
+	work := make([]float64, 1)
+	lapack64.Geqrf(g, tau, work, -1)
+	work = make([]float64, max(int(work[0]), k))
+	lapack64.Geqrf(g, tau, work, len(work))
+	t := mat.NewDense(k, k, nil)
+	for i := range k {
+		for j := i; j < k; j++ {
+			t.Set(i, j, a.At(i, j))
+		}
+	}
+	lapack64.Orgqr(g, tau, work[:1], -1)
+	if int(work[0]) > len(work) {
+		work = make([]float64, int(work[0]))
+	}
+	lapack64.Orgqr(g, tau, work, len(work))
 	var svd mat.SVD
-	if !svd.Factorize(t.Slice(0, k, 0, k), mat.SVDNone) {
+	if !svd.Factorize(t, mat.SVDNone) {
 		return make([]float64, k)
 	}
 	return svd.Values(nil)

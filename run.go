@@ -284,12 +284,7 @@ func (u *run) finish() {
 // FitTolerance times the median |y_i| (the largest |y_i| when the median
 // is zero; see medianAbs).
 func fitFraction(z, y []float64) float64 {
-	scale := medianAbs(y)
-	if scale == 0 {
-		for _, v := range y {
-			scale = max(scale, math.Abs(v))
-		}
-	}
+	scale := FitScale(y)
 	n := 0
 	for _, v := range z {
 		if math.Abs(v) <= FitTolerance*scale {
@@ -297,6 +292,20 @@ func fitFraction(z, y []float64) float64 {
 		}
 	}
 	return float64(n) / float64(len(z))
+}
+
+// FitScale returns the scale of FitTolerance for the observations y: the
+// median |y_i| (over a sample beyond 2^20 observations), or the largest
+// |y_i| when the median is zero. A residual at most FitTolerance·FitScale(y)
+// counts as fitted exactly (see Result.FitFraction).
+func FitScale(y []float64) float64 {
+	scale := medianAbs(y)
+	if scale == 0 {
+		for _, v := range y {
+			scale = max(scale, math.Abs(v))
+		}
+	}
+	return scale
 }
 
 // medianSample is the largest number of observations medianAbs selects

@@ -56,6 +56,19 @@ func (a *array) fail(format string, args ...any) error {
 // plus the data's, so that a truncated file is reported before any memory
 // is allocated for it.
 func openArray(input, path string) (*array, error) {
+	return openTyped(input, path, func(dtype string) (int, error) {
+		size, _, ok := floatKind(dtype)
+		if !ok {
+			return 0, unsupportedDtype(dtype)
+		}
+		return size, nil
+	})
+}
+
+// openTyped opens a .npy file and reads its header, as openArray does,
+// with the item size of its dtype given by itemSize, which rejects the
+// dtypes the caller cannot read.
+func openTyped(input, path string, itemSize func(dtype string) (int, error)) (*array, error) {
 	a := &array{input: input, path: path}
 	f, err := os.Open(path)
 	if err != nil {
@@ -70,10 +83,10 @@ func openArray(input, path string) (*array, error) {
 		f.Close()
 		return nil, &FileError{Input: input, Path: path, Err: err}
 	}
-	size, _, ok := floatKind(a.h.Dtype)
-	if !ok {
+	size, err := itemSize(a.h.Dtype)
+	if err != nil {
 		f.Close()
-		return nil, &FileError{Input: input, Path: path, Err: unsupportedDtype(a.h.Dtype)}
+		return nil, &FileError{Input: input, Path: path, Err: err}
 	}
 	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
 		data := int64(a.h.Len()) * int64(size)

@@ -44,6 +44,7 @@ func init() {
 		{"demo", "recover a matrix from corrupted measurements and show how", runDemo},
 		{"solve", "recover a matrix from a synthetic problem or from NumPy files", runSolve},
 		{"generate", "write a synthetic problem as NumPy .npy files", runGenerate},
+		{"predict", "predict entries of L Rᵀ from the factors a solve wrote", runPredict},
 		{"table1", "measure Table 1: iterations of GD, ScaledGD, VanillaSM, ScaledSM against kappa", runTable1},
 		{"overspec", "measure the over-specified rank study (beyond the paper): damping, random starts", runOverSpec},
 		{"bench", "measure the time per iteration and peak memory against the floor", runBench},

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/csv"
 	"encoding/json"
@@ -54,15 +55,25 @@ func (s *solverFlags) register(fs *flag.FlagSet) {
 }
 
 // settings checks the flags and returns the solver settings for a problem
-// whose source knows f(X*) (oracle) or X* (truth). What depends on the
+// whose source knows f(X*) (oracle) or X* (truth), of an entry model
+// (entries: the defaults are entryDefaults') or not. What depends on the
 // problem is filled in by complete, once it is loaded and initialized.
-func (s *solverFlags) settings(oracle, truth bool) (scaledsm.Settings, error) {
+func (s *solverFlags) settings(oracle, truth, entries bool) (scaledsm.Settings, error) {
 	set := setFlags(s.fs)
 	method, err := scaledsm.ParseMethod(s.method)
 	if err != nil {
 		return scaledsm.Settings{}, badFlag("method", s.method, "want scaledsm, vanillasm, scaledgd or gd")
 	}
+	model := entryDefaults()
+	if entries && !set["method"] {
+		method = model.Method
+	}
+	// The model's default loss and step go with its default method.
+	modelDefaults := entries && method == model.Method
 	loss := method.DefaultLoss()
+	if modelDefaults && model.Loss != scaledsm.DefaultLoss {
+		loss = model.Loss
+	}
 	if set["loss"] {
 		if loss, err = scaledsm.ParseLoss(s.loss); err != nil {
 			return scaledsm.Settings{}, badFlag("loss", s.loss, "want l1, l2 or l2sq")
@@ -86,7 +97,12 @@ func (s *solverFlags) settings(oracle, truth bool) (scaledsm.Settings, error) {
 		}
 	}
 	var step scaledsm.Step
+	if modelDefaults && !set["step"] && !set["lambda"] && !set["q"] && model.Step != nil {
+		step, name = model.Step, fmt.Sprint(model.Step)
+	}
 	switch name {
+	case fmt.Sprint(step):
+		// The model's default, chosen above.
 	case "polyak":
 		if !oracle && !truth {
 			return scaledsm.Settings{}, badFlag("step", name, "Polyak's step needs f(X*), known here only from --truth; use --step auto")
@@ -282,11 +298,12 @@ func probe(dir string) error {
 }
 
 func runSolve(args []string, stdout, stderr io.Writer) error {
-	const synopsis = "Recovers a low-rank matrix and prints a summary (or JSON with --json): by default\nfrom a synthetic problem of the paper's Section 4 recipe; with --sensing or\n--quadratic from NumPy .npy files. With --out DIR it writes the factors, the trace\nand the summary there."
+	const synopsis = "Recovers a low-rank matrix and prints a summary (or JSON with --json): by default\nfrom a synthetic problem of the paper's Section 4 recipe; with --sensing or\n--quadratic from NumPy .npy files; with --rows, --ratings or --masked from some of\nits entries (matrix completion, robust PCA). With --out DIR it writes the factors, the trace\nand the summary there."
 	fs := newFlagSet("solve", synopsis, stdout)
 	var (
 		sp synthFlags
 		ff fileFlags
+		ef entryFlags
 		sf solverFlags
 		st startFlags
 		of outputFlags
@@ -294,6 +311,7 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	sp.register(fs)
 	fs.StringVar(&sp.precision, "precision", "f64", "the operator's data: f64, or f32 to round it to float32 values, stored as float32 for\nsensing (half the memory and time; y is computed from the stored values, the arithmetic is float64)")
 	ff.register(fs)
+	ef.register(fs)
 	sf.register(fs)
 	st.register(fs)
 	of.register(fs)
@@ -309,7 +327,23 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	// Everything that can be checked is checked before the work starts:
 	// the flags, the outputs, the memory.
 	var src source
-	if ff.given() {
+	switch {
+	case ef.given():
+		if ff.given() {
+			return badFlag("sensing", ff.sensing+ff.quadratic, "give either --sensing/--quadratic files or entries (--rows, --ratings, --masked), not both")
+		}
+		e, err := ef.config(&ff, &sp)
+		if err != nil {
+			return err
+		}
+		if of.out == "" {
+			return usageError{"--out: missing: give the directory for the results (L.npy, R.npy, trace.csv, summary.json)"}
+		}
+		src = e
+	case ff.given():
+		if err := ef.reject("--sensing or --quadratic files"); err != nil {
+			return err
+		}
 		f, err := ff.config(sp.ps, sp.n2)
 		if err != nil {
 			return err
@@ -318,8 +352,11 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 			return usageError{"--out: missing: give the directory for the results (L.npy, R.npy, trace.csv, summary.json)"}
 		}
 		src = f
-	} else {
+	default:
 		if err := ff.rejectInSynthetic(); err != nil {
+			return err
+		}
+		if err := ef.reject("a synthetic problem"); err != nil {
 			return err
 		}
 		p, err := sp.config()
@@ -328,7 +365,7 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 		}
 		src = p
 	}
-	settings, err := sf.settings(src.oracle(), src.truth())
+	settings, err := sf.settings(src.oracle(), src.truth(), src.entries())
 	if err != nil {
 		return err
 	}
@@ -358,6 +395,10 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	warnRank(stderr, ld)
+	if e := ld.entries; e != nil && (e.json.EmptyRows > 0 || e.json.EmptyCols > 0) {
+		fmt.Fprintf(stderr, "scaledsm solve: warning: %d rows and %d columns have no entry to fit; their factors stay at zero, and their entries are not recovered\n",
+			e.json.EmptyRows, e.json.EmptyCols)
+	}
 	if err := sf.complete(ctx, &settings, ld); err != nil {
 		return inputFlag(inputFlag(inputFlag(err, solverInputs), startInputs), src.inputs())
 	}
@@ -369,6 +410,14 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	sum := &summary{shapeJSON: ld.shape, drawJSON: ld.draw, filesJSON: ld.files, runJSON: newRunJSON(settings, res)}
 	sum.rankJSON = newRankJSON(settings)
 	sum.setRank(ld, res)
+	var extra []namedWriter
+	if e := ld.entries; e != nil {
+		e.testErrors(res.Factors)
+		sum.entriesJSON = &e.json
+		if of.out != "" {
+			extra = e.outputs(ld.problem, res.Factors)
+		}
+	}
 	sum.Source = "synthetic"
 	if ld.files != nil {
 		sum.Source = "files"
@@ -378,7 +427,7 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	}
 	sum.SetupSeconds = setup.Seconds()
 	sum.Interrupted = res.Status == scaledsm.Interrupted
-	if err := writeResults(&of, sum, res); err != nil {
+	if err := writeResults(&of, sum, res, extra); err != nil {
 		return err
 	}
 	if of.json {
@@ -426,16 +475,21 @@ func iterations(n int) string {
 }
 
 // writeResults writes --out's files (each complete or not at all, the set
-// renamed into place together) and --trace.
-func writeResults(of *outputFlags, sum *summary, res *scaledsm.Result) error {
+// renamed into place together), with the extra files of the model, and
+// --trace.
+func writeResults(of *outputFlags, sum *summary, res *scaledsm.Result, extra []namedWriter) error {
 	if of.out != "" {
 		if err := os.MkdirAll(of.out, 0o755); err != nil {
 			return outputError("out", of.out, err)
 		}
-		sum.Files = []string{"L.npy", "R.npy", "trace.csv", "summary.json"}
+		sum.Files = []string{"L.npy", "R.npy"}
 		if res.R == nil {
-			sum.Files = []string{"L.npy", "trace.csv", "summary.json"}
+			sum.Files = []string{"L.npy"}
 		}
+		for _, e := range extra {
+			sum.Files = append(sum.Files, e.name)
+		}
+		sum.Files = append(sum.Files, "trace.csv", "summary.json")
 		var set outputSet
 		add := func(name string, write func(io.Writer) error) error {
 			return set.add(filepath.Join(of.out, name), write)
@@ -443,6 +497,11 @@ func writeResults(of *outputFlags, sum *summary, res *scaledsm.Result) error {
 		err := add("L.npy", denseWriter(res.L))
 		if err == nil && res.R != nil {
 			err = add("R.npy", denseWriter(res.R))
+		}
+		for _, e := range extra {
+			if err == nil {
+				err = add(e.name, e.write)
+			}
 		}
 		if err == nil {
 			err = add("trace.csv", func(w io.Writer) error { return writeTrace(w, res.Trace) })
@@ -456,6 +515,11 @@ func writeResults(of *outputFlags, sum *summary, res *scaledsm.Result) error {
 		}
 		if err == nil {
 			err = set.commit()
+		}
+		if err == nil {
+			// Extras of an earlier solve of another kind would not belong
+			// with these factors.
+			err = removeStale(of.out, extra)
 		}
 		if err == nil && res.R == nil {
 			// A stale R.npy of an earlier asymmetric result would not
@@ -506,13 +570,14 @@ func writeTrace(w io.Writer, trace []scaledsm.Iteration) error {
 func solveUsage(fs *flag.FlagSet, synopsis string) func() {
 	return func() {
 		w := fs.Output()
-		fmt.Fprintf(w, "Usage:\n  scaledsm solve [flags]                 a synthetic problem\n  scaledsm solve --sensing A.npy --y y.npy --rank r --out DIR [flags]\n  scaledsm solve --quadratic A.npy --y y.npy --rank r --out DIR [flags]\n\n%s\n", synopsis)
+		fmt.Fprintf(w, "Usage:\n  scaledsm solve [flags]                 a synthetic problem\n  scaledsm solve --sensing A.npy --y y.npy --rank r --out DIR [flags]\n  scaledsm solve --quadratic A.npy --y y.npy --rank r --out DIR [flags]\n  scaledsm solve --rows R.npy --cols C.npy --values V.npy --shape N1xN2 --rank r --out DIR [flags]\n  scaledsm solve --ratings ratings.csv --rank r --out DIR [flags]\n  scaledsm solve --masked Y.npy --rank r --out DIR [flags]\n\n%s\n", synopsis)
 		groups := []struct {
 			title string
 			names []string
 		}{
 			{"Synthetic problem (the default):", syntheticOnly},
 			{"Problem from NumPy .npy files (float64 or float32, C or Fortran order):", filesOnly},
+			{"Matrix completion or robust PCA from entries in files (with --rank and --out; --ps and --truth-left/-right optional):", entryOnly},
 		}
 		listed := map[string]bool{}
 		for _, g := range groups {
@@ -526,6 +591,9 @@ func solveUsage(fs *flag.FlagSet, synopsis string) func() {
 			"  --truth); --ps, if given, is the fraction assumed corrupted, which the\n"+
 			"  initialization drops; without --truth, --tol applies to the relative change of\n"+
 			"  X_t between iterations, and the run ends \"stationary\", not \"converged\".\n")
+		d := entryDefaults()
+		fmt.Fprintf(w, "  Matrix completion and robust PCA (mc, rpca, entry files) default to --method %v\n  with its %v loss and --step %v.\n",
+			d.Method, cmp.Or(d.Loss, d.Method.DefaultLoss()), d.Step)
 		fmt.Fprintln(w, "\nBoth:")
 		fs.VisitAll(func(f *flag.Flag) {
 			if !listed[f.Name] {

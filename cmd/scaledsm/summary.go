@@ -18,11 +18,11 @@ import (
 
 // shapeJSON is the size of a problem.
 type shapeJSON struct {
-	Problem string `json:"problem"` // "ms" (matrix sensing) or "qs" (quadratic sampling)
+	Problem string `json:"problem"` // "ms" (matrix sensing), "qs" (quadratic sampling), "mc" (matrix completion) or "rpca" (robust PCA)
 	N1      int    `json:"n1"`
 	N2      int    `json:"n2"`
 	Rank    int    `json:"rank"`
-	M       int    `json:"m"`
+	M       int    `json:"m"` // measurements; for the entry models, the entries observed (and fitted)
 }
 
 // drawJSON is the synthetic draw of a problem: the truth's condition
@@ -30,6 +30,7 @@ type shapeJSON struct {
 type drawJSON struct {
 	TrueRank  int      `json:"true_rank"` // the rank r of X*
 	Kappa     float64  `json:"kappa"`
+	P         *float64 `json:"p,omitempty"` // the entry models: the probability that an entry is observed
 	PS        float64  `json:"ps"`
 	Outliers  int      `json:"outliers"` // measurements actually corrupted
 	SNR       *float64 `json:"snr_db"`   // null without dense noise
@@ -38,20 +39,35 @@ type drawJSON struct {
 }
 
 func newDrawJSON(c synth.Config, s synth.Setting, in *synth.Instance) drawJSON {
-	d := drawJSON{TrueRank: c.Rank, Kappa: s.Kappa, PS: s.PS, SNR: finite(s.SNR), Seed: c.Seed, Precision: c.Precision.String()}
-	for _, v := range in.Outlier {
-		if v != 0 {
-			d.Outliers++
-		}
+	d := drawJSON{TrueRank: c.Rank, Kappa: s.Kappa, PS: s.PS, Outliers: in.Outliers, SNR: finite(s.SNR), Seed: c.Seed, Precision: c.Precision.String()}
+	if entryKind(c.Kind) {
+		d.P = &c.P
 	}
 	return d
 }
 
 // filesJSON names the files of a problem read from disk.
 type filesJSON struct {
-	Operator string  `json:"operator_file"`
-	Y        string  `json:"y_file"`
-	Truth    *string `json:"truth_file"`
+	Operator   string  `json:"operator_file"` // for the entry models, the rows, ratings or masked file
+	Y          string  `json:"y_file,omitempty"`
+	Truth      *string `json:"truth_file"`
+	Cols       string  `json:"cols_file,omitempty"`
+	TruthLeft  string  `json:"truth_left_file,omitempty"` // the entry models' truth as factors L*, R*
+	TruthRight string  `json:"truth_right_file,omitempty"`
+}
+
+// entriesJSON is what the entry models (matrix completion, robust PCA)
+// add: how much of the matrix was seen, the rows and columns that no entry
+// constrains, and the fit to the entries held out.
+type entriesJSON struct {
+	Observed    float64  `json:"observed_fraction"` // m / (n1·n2)
+	EmptyRows   int      `json:"empty_rows"`        // rows with no entry in the fit: not recoverable
+	EmptyCols   int      `json:"empty_cols"`
+	Missing     *int     `json:"missing,omitempty"` // --masked: the NaN entries
+	Holdout     *float64 `json:"holdout,omitempty"` // the fraction asked for
+	TestEntries *int     `json:"test_entries,omitempty"`
+	TestRMSE    *float64 `json:"test_rmse,omitempty"` // on the entries held out
+	TestMAE     *float64 `json:"test_mae,omitempty"`
 }
 
 // runJSON is how a solve ran and how it ended.
@@ -112,6 +128,7 @@ type summary struct {
 	Source string `json:"source"` // "synthetic" or "files"
 	*drawJSON
 	*filesJSON
+	*entriesJSON
 	runJSON
 	rankJSON
 	Interrupted bool     `json:"interrupted"`
@@ -165,6 +182,13 @@ func (s *summary) print(w io.Writer, dir string) {
 	}
 	fmt.Fprintf(w, "fit        %s\n", fit)
 	s.printRank(w)
+	if e := s.entriesJSON; e != nil {
+		line := fmt.Sprintf("%.3g%% of the matrix observed; %d empty rows, %d empty columns", 100*e.Observed, e.EmptyRows, e.EmptyCols)
+		if e.TestRMSE != nil {
+			line += fmt.Sprintf("; %d held out: test RMSE %.4g, MAE %.4g", *e.TestEntries, *e.TestRMSE, *e.TestMAE)
+		}
+		fmt.Fprintf(w, "entries    %s\n", line)
+	}
 	per := ""
 	if s.MsPerIter != nil {
 		per = fmt.Sprintf(", %.3g ms per iteration", *s.MsPerIter)
