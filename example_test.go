@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/mat"
 
 	"github.com/scaledsm/scaledsm"
 	"github.com/scaledsm/scaledsm/synth"
@@ -150,4 +153,47 @@ func ExampleSolve_overSpecifiedRank() {
 	// supported rank: 8
 	// converged, relative error below 1e-10: true
 	// effective rank 2; σ₁ = 100, σ₂ = 1, σ₃ below 1e-6: true
+}
+
+// Complete a 60×50 matrix of rank 2 from 60% of its entries, 5% of which
+// are grossly wrong, with the entry models' default method.
+func ExampleDefaultSettings() {
+	rng := rand.New(rand.NewPCG(1, 2))
+	n1, n2, r := 60, 50, 2
+	lStar, rStar := mat.NewDense(n1, r, nil), mat.NewDense(n2, r, nil)
+	for _, f := range []*mat.Dense{lStar, rStar} {
+		rows, _ := f.Dims()
+		for i := range rows {
+			for j := range r {
+				f.Set(i, j, rng.NormFloat64())
+			}
+		}
+	}
+	truth := scaledsm.Factors{L: lStar, R: rStar}
+	var rows, cols []int32
+	var values []float64
+	for i := range n1 {
+		for j := range n2 {
+			if rng.Float64() < 0.6 {
+				v := truth.At(i, j)
+				if rng.Float64() < 0.05 {
+					v = 50 * (rng.Float64() - 0.5) // an outlier
+				}
+				rows, cols, values = append(rows, int32(i)), append(cols, int32(j)), append(values, v)
+			}
+		}
+	}
+	op, y, err := scaledsm.NewEntries(n1, n2, rows, cols, values)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	s := scaledsm.DefaultSettings(op)
+	res, err := scaledsm.Solve(context.Background(), scaledsm.Problem{Op: op, Y: y, Rank: r, Truth: truth}, s)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(s.Method, s.Loss, res.Status, res.RelError < 1e-10)
+	// Output: scaledgd l2trim converged true
 }
