@@ -106,7 +106,7 @@ func (e *entryFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&e.masked, "masked", "", "a dense matrix in a .npy file, NaN for a missing entry (robust PCA when none is missing);\nX.npy = L Rᵀ and S.npy = Y - X, with the entries that fit set to 0, are written too")
 	fs.StringVar(&e.truthLeft, "truth-left", "", "optional: the factor L* of X* = L* R*ᵀ, a .npy file of shape (n1, r), to report the relative error")
 	fs.StringVar(&e.truthRight, "truth-right", "", "optional, with --truth-left: R*, shape (n2, r)")
-	fs.Float64Var(&e.holdout, "holdout", 0, "keep this fraction of the entries, drawn at random with --seed, out of the fit, and report\nthe RMSE and MAE of the predictions on them (test_rmse, test_mae); they go to holdout.csv")
+	fs.Float64Var(&e.holdout, "holdout", 0, "keep this fraction of the entries, drawn at random with --seed, out of the fit, and report\nthe RMSE and MAE of the predictions on them (test_rmse, test_mae; gross errors among them count in\nfull) and the fraction predicted exactly, as fit_fraction (test_fit_fraction); they go to holdout.csv")
 }
 
 // given reports whether the problem comes from entry files.
@@ -473,13 +473,19 @@ func (d *entryData) testErrors(f scaledsm.Factors) {
 		return
 	}
 	var sq, ab float64
+	fits := 0
+	tol := scaledsm.FitTolerance * scaledsm.FitScale(d.test.values)
 	for k, v := range d.test.values {
 		e := predict(f.L, f.R, int(d.test.rows[k]), int(d.test.cols[k])) - v
 		sq += e * e
 		ab += math.Abs(e)
+		if math.Abs(e) <= tol {
+			fits++
+		}
 	}
 	n := float64(len(d.test.values))
 	d.json.TestRMSE, d.json.TestMAE = finite(math.Sqrt(sq/n)), finite(ab/n)
+	d.json.TestFit = finite(float64(fits) / n)
 }
 
 // outputs returns the files the entry models add to --out: the id maps of

@@ -68,6 +68,10 @@ type entriesJSON struct {
 	TestEntries *int     `json:"test_entries,omitempty"`
 	TestRMSE    *float64 `json:"test_rmse,omitempty"` // on the entries held out
 	TestMAE     *float64 `json:"test_mae,omitempty"`
+	// TestFit is the fraction of the entries held out that the factors
+	// predict to the fit tolerance (see Result.FitFraction): about 1 - p_s
+	// on an exact recovery, as gross errors are not predicted.
+	TestFit *float64 `json:"test_fit_fraction,omitempty"`
 }
 
 // runJSON is how a solve ran and how it ended.
@@ -197,7 +201,7 @@ func (s *summary) print(w io.Writer, dir string) {
 	if e := s.entriesJSON; e != nil {
 		line := fmt.Sprintf("%.3g%% of the matrix observed; %d empty rows, %d empty columns", 100*e.Observed, e.EmptyRows, e.EmptyCols)
 		if e.TestRMSE != nil {
-			line += fmt.Sprintf("; %d held out: test RMSE %.4g, MAE %.4g", *e.TestEntries, *e.TestRMSE, *e.TestMAE)
+			line += fmt.Sprintf("; %d held out: test RMSE %.4g, MAE %.4g, %.3g predicted exactly", *e.TestEntries, *e.TestRMSE, *e.TestMAE, *e.TestFit)
 		}
 		fmt.Fprintf(w, "entries    %s\n", line)
 	}
