@@ -410,7 +410,12 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	if t, ok := world.(*timedReducer); ok {
 		t.reset()
 	}
+	bar := newProgress(stderr, settings)
+	if bar != nil && rank0() && !of.json {
+		settings.Recorder = bar.record
+	}
 	res, err := scaledsm.Solve(ctx, ld.problem, settings)
+	bar.clear()
 	if err != nil {
 		return inputFlag(inputFlag(err, solverInputs), src.inputs())
 	}
