@@ -196,6 +196,11 @@ func (s *solverFlags) complete(ctx context.Context, settings *scaledsm.Settings,
 			// distance to X*, in the method's metric.
 			first := *settings
 			first.Step, first.MaxIter, first.Tol = scaledsm.Auto{}, 1, -1
+			if settings.Loss == scaledsm.TrimmedL2 {
+				// Its moving bounds give Auto no gap: the length of the
+				// default constant step instead.
+				first.Step = scaledsm.Constant{Eta: 0.5}
+			}
 			res, err := scaledsm.Solve(ctx, p, first)
 			if err != nil {
 				return err
