@@ -153,7 +153,8 @@ func TestAutoRank(t *testing.T) {
 	} {
 		res := overSpecified(t, c, set, 0, scaledsm.Damping{}, scaledsm.SpectralStart)
 		in := instance(t, c, set)
-		k := scaledsm.SupportedRank(in.Op, set.PS)
+		m, n1, n2 := in.Op.Dims()
+		k := scaledsm.SupportedRank(m, n1, n2, set.PS)
 		if res.Status != scaledsm.Converged || res.EffectiveRank != c.Rank || res.Factors.Rank() != c.Rank || len(res.SingularValues) != k {
 			t.Errorf("%v: %v at %.3g, rank %d (factors %d) from %d singular values, want %d from %d",
 				c.Kind, res.Status, res.RelError, res.EffectiveRank, res.Factors.Rank(), len(res.SingularValues), c.Rank, k)
@@ -234,10 +235,11 @@ func TestSupportedRank(t *testing.T) {
 	in := instance(t, synth.Config{Kind: synth.Sensing, N1: 50, Rank: 3, Seed: 1}, synth.Setting{Kappa: 1, SNR: noNoise})
 	// m = 1200: 1200·0.9/(2.5·100) = 4.32; the rank 9 that stalls at 0.34
 	// is well beyond.
-	if k := scaledsm.SupportedRank(in.Op, 0.1); k != 4 {
+	m, n1, n2 := in.Op.Dims()
+	if k := scaledsm.SupportedRank(m, n1, n2, 0.1); k != 4 {
 		t.Errorf("SupportedRank = %d, want 4", k)
 	}
-	if k := scaledsm.SupportedRank(in.Op, 0); k != 4 {
+	if k := scaledsm.SupportedRank(m, n1, n2, 0); k != 4 {
 		t.Errorf("SupportedRank without outliers = %d, want 4", k)
 	}
 }

@@ -137,7 +137,8 @@ func ExampleSolve_overSpecifiedRank() {
 	}
 	p := in.Problem()
 	p.Rank = 6 // an upper bound; (n1+n2)·6 = 240 unknowns, within what m = 960 supports
-	fmt.Println("supported rank:", scaledsm.SupportedRank(p.Op, 0.1))
+	m, n1, n2 := p.Op.Dims()
+	fmt.Println("supported rank:", scaledsm.SupportedRank(m, n1, n2, 0.1))
 	res, err := scaledsm.Solve(context.Background(), p, scaledsm.Settings{
 		Step: scaledsm.Polyak{FStar: in.FStar},
 		Trim: scaledsm.TrimFraction(0.1),

@@ -28,13 +28,13 @@ const AutoRank = -1
 const MeasurementsPerUnknown = 2.5
 
 // SupportedRank returns the largest rank whose factors' unknowns,
-// (n1 + n2)·r, the operator's m measurements support when a fraction ps
-// of them is corrupted: floor(m (1 - ps) / (MeasurementsPerUnknown (n1 + n2))),
+// (n1 + n2)·r, m measurements of an n1×n2 matrix support when a fraction
+// ps of them is corrupted: floor(m (1 - ps) / (MeasurementsPerUnknown (n1 + n2))),
 // at least 1 and at most min(n1, n2). (For a symmetric operator the
 // unknowns are n·r, but quadratic sampling's measurements carry less each;
-// the paper asks the same m = 8nr of both.)
-func SupportedRank(op Operator, ps float64) int {
-	m, n1, n2 := op.Dims()
+// the paper asks the same m = 8nr of both.) For a problem on ranks
+// (Problem.Reducer), m is the whole problem's, not a shard's.
+func SupportedRank(m, n1, n2 int, ps float64) int {
 	if !(ps >= 0 && ps < 1) {
 		ps = 0
 	}
@@ -176,7 +176,9 @@ func solveAutoRank(ctx context.Context, p Problem, s Settings) (*Result, error) 
 	if err := s.resolve(); err != nil {
 		return nil, err
 	}
-	k := SupportedRank(p.Op, s.Trim.Fraction)
+	// On ranks, every rank counts the whole problem's m, to fit the same K.
+	m, n1, n2 := p.Op.Dims()
+	k := SupportedRank(dist{p.Reducer}.count(m), n1, n2, s.Trim.Fraction)
 	if s.Init != nil && s.Init.L != nil {
 		k = s.Init.Rank()
 	}

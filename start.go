@@ -60,7 +60,14 @@ func Random(op Operator, y []float64, r int, trim Trim, scale float64, seed uint
 	if !(scale > 0) || math.IsInf(scale, 0) {
 		return Factors{}, inputError("init scale", scale, "must be positive and finite")
 	}
-	top, err := Spectral(op, y, 1, trim)
+	return random(op, y, r, trim, scale, seed, dist{})
+}
+
+// random is Random for the shard of a problem on the ranks d: σ̂ is the
+// whole problem's, so that every rank draws the same factors.
+func random(op Operator, y []float64, r int, trim Trim, scale float64, seed uint64, d dist) (Factors, error) {
+	_, n1, n2 := op.Dims()
+	top, err := spectral(op, y, 1, trim, d)
 	if err != nil {
 		return Factors{}, err
 	}
@@ -101,7 +108,13 @@ func Initial(p Problem, s Settings) (Factors, error) {
 		if scale == 0 {
 			scale = DefaultInitScale
 		}
-		return Random(p.Op, p.Y, p.Rank, s.Trim, scale, s.Seed)
+		if _, n1, n2 := p.Op.Dims(); p.Rank < 1 || p.Rank > min(n1, n2) {
+			return Factors{}, inputError("rank", p.Rank, "must lie in [1, min(n1, n2)] = [1, %d]", min(n1, n2))
+		}
+		if !(scale > 0) || math.IsInf(scale, 0) {
+			return Factors{}, inputError("init scale", scale, "must be positive and finite")
+		}
+		return random(p.Op, p.Y, p.Rank, s.Trim, scale, s.Seed, dist{p.Reducer})
 	}
 	return p.Spectral(s.Trim)
 }

@@ -122,15 +122,16 @@ func warnRank(w io.Writer, ld *loaded) {
 	if math.IsNaN(ps) {
 		ps = 0
 	}
-	if k <= scaledsm.SupportedRank(ld.problem.Op, ps) {
+	// The whole problem's m (on ranks, a shard's operator holds its rank's).
+	m, n1, n2 := ld.shape.M, ld.shape.N1, ld.shape.N2
+	if k <= scaledsm.SupportedRank(m, n1, n2, ps) {
 		return
 	}
-	m, n1, n2 := ld.problem.Op.Dims()
 	fmt.Fprintf(w, "scaledsm solve: warning: rank %d has (n1+n2)·r = %d unknowns, more than the m(1-p_s)/%g = %.0f that %d measurements"+
 		" with a fraction %g of outliers support: the fit can absorb outliers and stop short of X*; give more measurements"+
 		" or a smaller --rank (rank %d is supported)\n",
 		k, (n1+n2)*k, scaledsm.MeasurementsPerUnknown, float64(m)*(1-ps)/scaledsm.MeasurementsPerUnknown, m, ps,
-		scaledsm.SupportedRank(ld.problem.Op, ps))
+		scaledsm.SupportedRank(m, n1, n2, ps))
 }
 
 // seedOf returns the seed of a synthetic problem, 0 for files.

@@ -403,7 +403,9 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	if err := fitRank(ld, ff.rank, settings); err != nil {
 		return err
 	}
-	warnRank(stderr, ld)
+	if rank0() {
+		warnRank(stderr, ld)
+	}
 	if e := ld.entries; e != nil && (e.json.EmptyRows > 0 || e.json.EmptyCols > 0) {
 		fmt.Fprintf(stderr, "scaledsm solve: warning: %d rows and %d columns have no entry to fit; their factors stay at zero, and their entries are not recovered\n",
 			e.json.EmptyRows, e.json.EmptyCols)
