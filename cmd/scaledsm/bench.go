@@ -17,8 +17,13 @@ import (
 	"github.com/scaledsm/scaledsm/internal/kernel"
 )
 
-// The cases of bench, in the order they run.
-var benchCases = []string{"sensing-f64", "sensing-f32", "quadratic", "sweep-109"}
+// The cases of bench, in the order they run by default, and those that run
+// only when asked for (with --large or by name in --cases): 10^8 entries
+// take about 4 GB.
+var (
+	benchCases = []string{"sensing-f64", "sensing-f32", "quadratic", "sweep-109", "mc-1e6", "mc-1e7", "netflix-1e7"}
+	largeCases = []string{"mc-1e8", "netflix-1e8"}
+)
 
 // benchResult is one case's measurements: a row of the table and an object
 // of the --json array.
@@ -26,7 +31,19 @@ type benchResult struct {
 	Case      string  `json:"case"`
 	Size      string  `json:"size"`
 	MsPerIter float64 `json:"ms_per_iter"` // median; per run for the sweep
-	FloorMs   float64 `json:"floor_ms"`    // median streaming read of the data
+	// BestMsPerIter is the least time of an iteration (per run for the
+	// sweep).
+	BestMsPerIter float64 `json:"best_ms_per_iter"`
+	// FloorMs is the floor: the fastest streaming read of the data in the
+	// case's process (GoFloorMs; FloorMedianMs is the median of its
+	// measures), or the same bytes at the rate of --membw's C program
+	// (MembwFloorMs, measured just before the case) where that is less.
+	FloorMs       float64  `json:"floor_ms"`
+	GoFloorMs     float64  `json:"go_floor_ms"`
+	FloorMedianMs float64  `json:"floor_median_ms"`
+	MembwFloorMs  *float64 `json:"membw_floor_ms,omitempty"`
+	// GenerateMs is the time to draw the problem (completion cases).
+	GenerateMs *float64 `json:"generate_ms,omitempty"`
 	// RatioToFloor is MsPerIter/FloorMs (for the sweep, the batched
 	// iteration's median over the floor).
 	RatioToFloor float64 `json:"ratio_to_floor"`
@@ -52,8 +69,10 @@ type benchResult struct {
 	PeakRSSMB      *float64 `json:"peak_rss_mb"`             // VmHWM of the case's process; null where unknown
 	HugePagesMB    *float64 `json:"huge_pages_mb,omitempty"` // memory on transparent huge pages at the end (AnonHugePages)
 	DataMB         float64  `json:"data_mb"`
-	MemoryLimitMB  *float64 `json:"memory_limit_mb,omitempty"` // sensing: 1.15 × data + 64 MB
-	MemoryMet      *bool    `json:"memory_met,omitempty"`
+	// MemoryLimitMB is 1.15 × data + 64 MB for sensing, 40 bytes per
+	// entry plus the factors for completion.
+	MemoryLimitMB *float64 `json:"memory_limit_mb,omitempty"`
+	MemoryMet     *bool    `json:"memory_met,omitempty"`
 	// CPUShare is the CPU time of the timed iterations over their wall time
 	// and GOMAXPROCS: near 1 when the case had the cores to itself.
 	CPUShare float64   `json:"cpu_share"`
@@ -64,12 +83,16 @@ type benchResult struct {
 }
 
 const benchSynopsis = `Measures the median milliseconds per iteration and the peak memory of
-sensing (float64 and float32 storage), quadratic sampling and a batched sweep
-of 109 sensing runs, at the paper's sizes, beside the floor measured in the
-same process (a streaming read of the data on all cores, between the timed
-iterations, with the fastest loads of the machine). Each case runs in a process of its own, so that its peak memory
-is its own; the whole takes a few minutes. Prints a Markdown table, or with
---json one JSON array.`
+sensing (float64 and float32 storage), quadratic sampling, a batched sweep
+of 109 sensing runs, at the paper's sizes, and matrix completion (10^6 and
+10^7 entries of a 100,000×100,000 matrix and 10^7 of a Netflix-shaped
+480,189×17,770 one; 10^8 of each with --large, about 4 GB), beside the
+floor measured in the same process: the fastest streaming read of the data
+on all cores, between the timed iterations, with the fastest loads of the
+machine (or, with --membw, the rate of that C program if it reads faster).
+Each case runs in a process of its own, so that its peak memory is its
+own; the whole takes a few minutes. Prints a Markdown table, or with --json
+one JSON array.`
 
 func runBench(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("bench", benchSynopsis, stdout)
@@ -77,15 +100,18 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	quick := fs.Bool("quick", false, "small sizes, for a check in seconds (the targets are those of the paper's sizes)")
 	cases := fs.String("cases", strings.Join(benchCases, ","), "the cases to run, comma-separated")
 	iters := fs.Int("iters", 0, "iterations timed per case (default 12 for sensing, 1000 for quadratic sampling,\n6 batched and 8 single iterations for the sweep)")
+	large := fs.Bool("large", false, "also run the completion cases of 10^8 entries (about 4 GB each)")
+	membw := fs.String("membw", "", "a streaming-read program to run before each case (built from\nshared/tools/membw.c; it prints \"X GB/s read\"): the floor is the\nfaster of its rate and the bench's own read")
 	kernelName := kernelFlag(fs)
 	// --child CASE runs one case in this process: the parent re-executes
 	// itself with it for each case. It is internal, left out of the help.
 	child := fs.String("child", "", "internal")
+	membwGBs := fs.Float64("membw-gbs", 0, "internal")
 	fs.Usage = func() {
 		w := fs.Output()
 		fmt.Fprintf(w, "Usage: scaledsm bench [flags]\n\n%s\n\nFlags:\n", benchSynopsis)
 		fs.VisitAll(func(f *flag.Flag) {
-			if f.Name != "child" {
+			if f.Name != "child" && f.Name != "membw-gbs" {
 				printFlag(w, f)
 			}
 		})
@@ -100,19 +126,27 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		return badFlag("iters", *iters, "must be positive")
 	}
 	if *child != "" {
-		res, err := benchCase(*child, *quick, *iters)
+		res, err := benchCase(*child, benchOpts{quick: *quick, iters: *iters, membw: *membwGBs})
 		if err != nil {
 			return err
 		}
 		return json.NewEncoder(stdout).Encode(res)
 	}
 	var names []string
+	all := append(slices.Clone(benchCases), largeCases...)
 	for _, c := range strings.Split(*cases, ",") {
 		c = strings.TrimSpace(c)
-		if !slices.Contains(benchCases, c) {
-			return badFlag("cases", *cases, fmt.Sprintf("unknown case %q (want some of %s)", c, strings.Join(benchCases, ", ")))
+		if !slices.Contains(all, c) {
+			return badFlag("cases", *cases, fmt.Sprintf("unknown case %q (want some of %s)", c, strings.Join(all, ", ")))
 		}
 		names = append(names, c)
+	}
+	if *large {
+		for _, c := range largeCases {
+			if !slices.Contains(names, c) {
+				names = append(names, c)
+			}
+		}
 	}
 
 	exe, err := os.Executable()
@@ -129,6 +163,13 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		}
 		if *iters > 0 {
 			cargs = append(cargs, "--iters", strconv.Itoa(*iters))
+		}
+		if *membw != "" {
+			gbs, err := runMembw(*membw)
+			if err != nil {
+				return err
+			}
+			cargs = append(cargs, "--membw-gbs", strconv.FormatFloat(gbs, 'g', -1, 64))
 		}
 		cmd := exec.Command(exe, cargs...)
 		var out, errs bytes.Buffer
@@ -156,6 +197,7 @@ func printBenchTable(w io.Writer, rs []benchResult, elapsed time.Duration) {
 	yes := map[bool]string{true: "yes", false: "**no**"}
 	fmt.Fprintln(w, "| case | size | ms per iteration (median) | floor ms | ratio | target | met | peak RSS MB | memory limit MB | met | CPU share |")
 	fmt.Fprintln(w, "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+	var notes []string
 	for _, r := range rs {
 		ms := fmt.Sprintf("%.3g", r.MsPerIter)
 		ratio := fmt.Sprintf("%.2f × floor", r.RatioToFloor)
@@ -179,8 +221,18 @@ func printBenchTable(w io.Writer, rs []benchResult, elapsed time.Duration) {
 		if r.MemoryMet != nil {
 			memMet = yes[*r.MemoryMet]
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %.3g | %s | %s | %s | %s | %s | %s | %.2f |\n",
-			r.Case, r.Size, ms, r.FloorMs, ratio, r.Target, yes[r.Met], rss, limit, memMet, r.CPUShare)
+		floor := fmt.Sprintf("%.3g", r.FloorMs)
+		if r.MembwFloorMs != nil {
+			floor = fmt.Sprintf("%.3g (Go %.3g, C %.3g)", r.FloorMs, r.GoFloorMs, *r.MembwFloorMs)
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %.2f |\n",
+			r.Case, r.Size, ms, floor, ratio, r.Target, yes[r.Met], rss, limit, memMet, r.CPUShare)
+		if r.GenerateMs != nil {
+			notes = append(notes, fmt.Sprintf("%s generated in %.1f s", r.Case, *r.GenerateMs/1e3))
+		}
+	}
+	if len(notes) > 0 {
+		fmt.Fprintf(w, "\n%s.\n", strings.Join(notes, "; "))
 	}
 	if len(rs) > 0 {
 		r := rs[0]

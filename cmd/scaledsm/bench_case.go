@@ -15,17 +15,43 @@ import (
 	"github.com/scaledsm/scaledsm/synth"
 )
 
+// benchOpts are the options a child process runs its case with.
+type benchOpts struct {
+	quick bool
+	iters int
+	membw float64 // GB/s read by --membw's program just before; 0 without it
+}
+
+// completionCase is the shape of a matrix completion case: n1×n2, rank r,
+// m entries expected (each observed with probability m/(n1·n2)).
+type completionCase struct {
+	n1, n2, r int
+	m         float64
+}
+
+// completionCases are the matrix completion cases, the last two of which
+// (10^8 entries, about 4 GB each) run only with --large.
+var completionCases = map[string]completionCase{
+	"mc-1e6":      {100_000, 100_000, 10, 1e6},
+	"mc-1e7":      {100_000, 100_000, 10, 1e7},
+	"netflix-1e7": {480_189, 17_770, 10, 1e7},
+	"mc-1e8":      {100_000, 100_000, 10, 1e8},
+	"netflix-1e8": {480_189, 17_770, 10, 1e8},
+}
+
 // benchCase runs one case in this process and returns its measurements.
-func benchCase(name string, quick bool, iters int) (*benchResult, error) {
-	res := &benchResult{Case: name, Kernel: kernel.Active(), Procs: runtime.GOMAXPROCS(0), Quick: quick}
-	res.Load = append(res.Load, loadAverage()...)
+func benchCase(name string, o benchOpts) (*benchResult, error) {
+	if _, ok := completionCases[name]; ok {
+		return completionBench(name, o)
+	}
+	res := newBenchResult(name, o)
 	var cfg synth.Config
 	switch {
-	case name == "quadratic" && quick:
+	case name == "quadratic" && o.quick:
 		cfg = synth.Config{Kind: synth.Quadratic, N1: 20, Rank: 2}
 	case name == "quadratic":
 		cfg = synth.Config{Kind: synth.Quadratic, N1: 100, Rank: 5}
-	case slices.Contains(benchCases, name) && quick:
+	case slices.Contains(benchCases, name) && o.quick:
 		cfg = synth.Config{Kind: synth.Sensing, N1: 20, Rank: 3}
 	case slices.Contains(benchCases, name):
 		cfg = synth.Config{Kind: synth.Sensing, N1: 100, Rank: 10}
@@ -52,9 +78,11 @@ func benchCase(name string, quick bool, iters int) (*benchResult, error) {
 		return nil, err
 	}
 	init := &spec
-	floor := newFloor(draw.Op)
+	floor := newFloor(draw.Op, problem.Y)
+	floor.setMembw(o.membw)
 	res.DataMB = float64(floor.bytes) / 1e6
 
+	iters := o.iters
 	if iters == 0 {
 		iters = map[string]int{"quadratic": 1000, "sweep-109": 6}[name]
 		if iters == 0 {
@@ -85,11 +113,12 @@ func benchCase(name string, quick bool, iters int) (*benchResult, error) {
 		res.ActiveRuns = median(intsToFloats(active))
 		res.Iterations = len(times)
 		res.MsPerIter = median(perRun)
+		res.BestMsPerIter = slices.Min(perRun)
 		batch, one := median(times), median(alone)
 		res.BatchMs, res.OneAtATimeMs = &batch, &one
 		speedup := one / res.MsPerIter
 		res.Speedup = &speedup
-		res.RatioToFloor = batch / floor.median()
+		res.RatioToFloor = batch / floor.value()
 		m, n1, n2 := problem.Op.Dims()
 		peak := slices.Max(floor.fma)
 		cf := 2 * float64(m*n1*n2) / peak * 1e3
@@ -103,9 +132,7 @@ func benchCase(name string, quick bool, iters int) (*benchResult, error) {
 		if err != nil {
 			return nil, err
 		}
-		res.Iterations = len(times)
-		res.MsPerIter = median(times)
-		res.RatioToFloor = res.MsPerIter / floor.median()
+		res.setTimes(times, floor)
 		if name == "quadratic" {
 			res.Target = "≤ 0.5 ms"
 			res.Met = res.MsPerIter <= 0.5
@@ -114,13 +141,48 @@ func benchCase(name string, quick bool, iters int) (*benchResult, error) {
 			res.Met = res.RatioToFloor <= 1.2
 		}
 	}
-	if wall := time.Since(t0); wall > 0 {
-		res.CPUShare = (cputime.Process() - c0).Seconds() / (wall.Seconds() * float64(res.Procs))
-	}
-	res.FloorMs = floor.median()
+	res.setCPUShare(c0, t0)
 	if strings.HasPrefix(name, "sensing") {
 		limit := 1.15*res.DataMB + 64
 		res.MemoryLimitMB = &limit
+	}
+	res.finish(floor)
+	return res, nil
+}
+
+// newBenchResult starts the result of a case.
+func newBenchResult(name string, o benchOpts) *benchResult {
+	res := &benchResult{Case: name, Kernel: kernel.Active(), Procs: runtime.GOMAXPROCS(0), Quick: o.quick}
+	res.Load = append(res.Load, loadAverage()...)
+	return res
+}
+
+// setTimes records the iteration times of a single run: their median and
+// the least, and the median's ratio to the floor.
+func (res *benchResult) setTimes(times []float64, f *floor) {
+	res.Iterations = len(times)
+	res.MsPerIter = median(times)
+	res.BestMsPerIter = slices.Min(times)
+	res.RatioToFloor = res.MsPerIter / f.value()
+}
+
+// setCPUShare records the CPU time since c0 over the wall time since t0
+// and GOMAXPROCS.
+func (res *benchResult) setCPUShare(c0 time.Duration, t0 time.Time) {
+	if wall := time.Since(t0); wall > 0 {
+		res.CPUShare = (cputime.Process() - c0).Seconds() / (wall.Seconds() * float64(res.Procs))
+	}
+}
+
+// finish records the floor and the memory of the process, and checks the
+// memory limit where the case has one.
+func (res *benchResult) finish(f *floor) {
+	res.FloorMs = f.value()
+	res.GoFloorMs = f.goMs()
+	res.FloorMedianMs = median(f.ms)
+	if f.cMs > 0 {
+		c := f.cMs
+		res.MembwFloorMs = &c
 	}
 	if rss, ok := peakRSS(); ok {
 		mb := float64(rss) / 1e6
@@ -135,7 +197,6 @@ func benchCase(name string, quick bool, iters int) (*benchResult, error) {
 		res.HugePagesMB = &mb
 	}
 	res.Load = append(res.Load, loadAverage()...)
-	return res, nil
 }
 
 // sweepJobs returns the 109 runs of Figure 5 (the (λ, q) grid of geometric
