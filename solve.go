@@ -169,7 +169,9 @@ func Solve(ctx context.Context, p Problem, s Settings) (*Result, error) {
 	}
 	for !run.done {
 		run.measure()
-		p.Op.Evaluate(run.eval)
+		if run.needsPass() {
+			p.Op.Evaluate(run.eval)
+		}
 		run.advance(ctx)
 	}
 	run.finish()
