@@ -32,7 +32,7 @@ import (
 // Evaluate makes one pass over the entries on every core: for each entry,
 // the residual <L_i, R_j> - y_ij and its weight w, then w·R_j added to row
 // i of GL and w·L_i to row j of GR. The rows are split into a fixed number
-// of chunks (at row boundaries, a number that depends on m only); each
+// of chunks (at row boundaries, a number that depends on m and n2 only); each
 // chunk writes its own rows of GL and a partial GR, and the partials are
 // added in chunk order, so the bits do not depend on the number of cores.
 type Entries struct {
@@ -143,11 +143,15 @@ func checkEntryShape(n1, n2 int) error {
 	return nil
 }
 
-// split sets the chunks of a pass: chunks(m) of them, each starting at the
-// first row whose entries begin at or after its share of m.
+// split sets the chunks of a pass, each starting at the first row whose
+// entries begin at or after its share of m: chunks(m) of them, but no more
+// than m/(16·n2) (and at least 4), so that the chunks' partial sums of GR,
+// n2·r values each, take at most r/2 bytes an entry: a sparse matrix with
+// many columns would otherwise spend more memory on them than on its
+// entries.
 func (e *Entries) split() {
 	m := len(e.cols)
-	nc := chunks(m)
+	nc := min(chunks(m), max(4, m/(16*e.n2)))
 	e.chunks = make([]int, nc+1)
 	row := 0
 	for c := 1; c < nc; c++ {
