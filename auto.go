@@ -95,6 +95,9 @@ func (Auto) EstimateGap(c *StepContext) float64 {
 	if iso == 0 {
 		iso = float64(len(c.Residuals))
 	}
+	if c.dist.on() {
+		return autoGapOver(c.Objective, c.Residuals, iso, c.dist, c.measurements)
+	}
 	return autoGap(c.Objective, c.Residuals, iso)
 }
 
@@ -110,22 +113,26 @@ func AutoGap(l Loss, z []float64) float64 { return autoGap(l, z, float64(len(z))
 
 // autoGap is AutoGap for an operator of isometry factor iso.
 func autoGap(l Loss, z []float64, iso float64) float64 {
-	m := len(z)
+	return autoGapOver(l, z, iso, dist{}, len(z))
+}
+
+// autoGapOver is autoGap over the ranks of d, z being this rank's
+// residuals and m the number of all of them.
+func autoGapOver(l Loss, z []float64, iso float64, d dist, m int) float64 {
 	if m == 0 {
 		return 0
 	}
 	if l == DefaultLoss {
 		l = L1
 	}
-	buf := getBuffer(m) // a copy of |z| for the selection, reused between calls
+	buf := getBuffer(len(z)) // a copy of |z| for the selection, reused between calls
 	defer putBuffer(buf)
 	abs := *buf
 	for i, v := range z {
 		abs[i] = math.Abs(v)
 	}
-	tau := autoMultiple * selectKth(abs, int(autoQuantile*float64(m-1)))
-	var kept, left fsum.Sum // Σ|z_i| (l1) or Σz_i² (l2) of the kept and the left out
-	out := 0
+	tau := autoMultiple * d.kth(abs, int(autoQuantile*float64(m-1)))
+	var kept, left, outs fsum.Sum // Σ|z_i| (l1) or Σz_i² (l2) of the kept and the left out, and how many left out
 	for _, v := range z {
 		a := math.Abs(v)
 		t := a
@@ -134,11 +141,13 @@ func autoGap(l Loss, z []float64, iso float64) float64 {
 		}
 		if a > tau {
 			left.Add(t)
-			out++
+			outs.Add(1)
 		} else {
 			kept.Add(t)
 		}
 	}
+	d.sums(&kept, &left, &outs)
+	out := outs.Value()
 	var c float64
 	fm := float64(m)
 	switch l {
@@ -153,7 +162,7 @@ func autoGap(l Loss, z []float64, iso float64) float64 {
 			c = iso * kept.Value() / all
 		}
 	}
-	p := min(float64(out)/fm, autoMaxP)
+	p := min(out/fm, autoMaxP)
 	return max(c, 0) * (1 - 2*p) / (1 - p)
 }
 

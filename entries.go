@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/scaledsm/scaledsm/internal/kernel"
@@ -37,9 +38,11 @@ import (
 // added in chunk order, so the bits do not depend on the number of cores.
 type Entries struct {
 	n1, n2 int
-	start  []int   // entries of row i: start[i] to start[i+1]
-	cols   []int32 // column of each entry
-	chunks []int   // first row of each chunk, and n1
+	start  []int       // entries of row i: start[i] to start[i+1]
+	cols   []int32     // column of each entry
+	chunks []int       // first row of each chunk, and n1
+	total  int         // the entries of the whole problem, when this is a shard (see Shard)
+	st     *entryState // what TrimmedL2 needs, built on first use
 }
 
 // Entries evaluates batches one run at a time and forms its spectral
@@ -150,6 +153,7 @@ func checkEntryShape(n1, n2 int) error {
 // many columns would otherwise spend more memory on them than on its
 // entries.
 func (e *Entries) split() {
+	e.st = &entryState{}
 	m := len(e.cols)
 	nc := min(chunks(m), max(4, m/(16*e.n2)))
 	e.chunks = make([]int, nc+1)
@@ -172,7 +176,9 @@ func (e *Entries) Symmetric() bool { return false }
 
 // Isometry returns n1·n2/m, the inverse of the fraction of entries
 // observed.
-func (e *Entries) Isometry() float64 { return float64(e.n1) * float64(e.n2) / float64(len(e.cols)) }
+func (e *Entries) Isometry() float64 {
+	return float64(e.n1) * float64(e.n2) / float64(whole(len(e.cols), e.total))
+}
 
 // Start returns the start of each row's entries, n1+1 of them.
 func (e *Entries) Start() []int { return e.start }
@@ -282,7 +288,7 @@ func (e *Entries) evaluateRow(ev *Evaluation, i int, li, g, rd []float64, ld int
 		res := f - y[k]
 		z[k] = res
 		w := weigh(ev.Weight, res)
-		if w == 0 {
+		if w == 0 || (ev.Weight == TrimmedWeight && !ev.Bounds.keeps(res, i, j)) {
 			continue
 		}
 		g := g[:len(li)]
@@ -315,6 +321,12 @@ const (
 // iterations), then the SVD of the small projected matrix. Each iteration
 // costs two products with the sparse matrix, O(m·r) each.
 func (e *Entries) Spectral(v []float64, kept int, r int) (Factors, error) {
+	return e.spectral(v, kept, r, dist{})
+}
+
+// spectral is Spectral over the ranks of d: each product with the sparse
+// matrix is summed over them.
+func (e *Entries) spectral(v []float64, kept int, r int, d dist) (Factors, error) {
 	k := min(r+spectralOver, e.n1, e.n2)
 	scale := e.Isometry()
 	rng := rand.New(rand.NewPCG(spectralSeed, uint64(r)))
@@ -326,22 +338,27 @@ func (e *Entries) Spectral(v []float64, kept int, r int) (Factors, error) {
 	}
 	y := mat.NewDense(e.n1, k, nil)
 	e.mulSparse(y, v, g, scale)
+	d.sum(y.RawMatrix().Data)
 	z := mat.NewDense(e.n2, k, nil)
 	var prev []float64
-	for range spectralPower {
+	for it := 0; ; it++ {
 		// y = M z with z orthonormal: the singular values of y's triangular
-		// factor estimate M's top ones.
+		// factor estimate M's top ones. The loop ends with y orthonormal,
+		// converged or not.
 		sv := orthonormalize(y)
-		if prev != nil && converged(prev[:r], sv[:r]) {
+		if (prev != nil && converged(prev[:r], sv[:r])) || it == spectralPower {
 			break
 		}
 		prev = sv
 		e.mulSparseT(z, v, y, scale)
+		d.sum(z.RawMatrix().Data)
 		orthonormalize(z)
 		e.mulSparse(y, v, z, scale)
+		d.sum(y.RawMatrix().Data)
 	}
 	// B = Qᵀ M is k×n2; its SVD gives M ≈ (Q U_B) Σ Vᵀ.
 	e.mulSparseT(z, v, y, scale) // z = Mᵀ Q = Bᵀ
+	d.sum(z.RawMatrix().Data)
 	var svd mat.SVD
 	if !svd.Factorize(z, mat.SVDThin) {
 		return Factors{}, fmt.Errorf("scaledsm: spectral initialization: SVD did not converge")
@@ -413,18 +430,30 @@ func (e *Entries) mulSparseT(dst *mat.Dense, v []float64, x *mat.Dense, scale fl
 }
 
 // orthonormalize replaces the columns of a (n×k, n >= k) by an orthonormal
-// basis of their span, by a thin QR factorization, and returns the
-// singular values of a, those of its triangular factor.
+// basis of their span, by a thin QR factorization (Householder, in place:
+// never the n×n Q, 80 GB at n = 10^5), and returns the singular values of
+// a, those of its triangular factor.
 func orthonormalize(a *mat.Dense) []float64 {
-	var qr mat.QR
-	qr.Factorize(a)
-	var q, t mat.Dense
-	qr.QTo(&q)
-	qr.RTo(&t)
-	n, k := a.Dims()
-	a.Copy(q.Slice(0, n, 0, k))
+	_, k := a.Dims()
+	g := a.RawMatrix()
+	tau := make([]float64, k)
+	work := make([]float64, 1)
+	lapack64.Geqrf(g, tau, work, -1)
+	work = make([]float64, max(int(work[0]), k))
+	lapack64.Geqrf(g, tau, work, len(work))
+	t := mat.NewDense(k, k, nil)
+	for i := range k {
+		for j := i; j < k; j++ {
+			t.Set(i, j, a.At(i, j))
+		}
+	}
+	lapack64.Orgqr(g, tau, work[:1], -1)
+	if int(work[0]) > len(work) {
+		work = make([]float64, int(work[0]))
+	}
+	lapack64.Orgqr(g, tau, work, len(work))
 	var svd mat.SVD
-	if !svd.Factorize(t.Slice(0, k, 0, k), mat.SVDNone) {
+	if !svd.Factorize(t, mat.SVDNone) {
 		return make([]float64, k)
 	}
 	return svd.Values(nil)
@@ -445,5 +474,8 @@ func isometry(op Operator) float64 {
 		return i.Isometry()
 	}
 	m, _, _ := op.Dims()
+	if s, ok := op.(interface{ scale() float64 }); ok {
+		return s.scale()
+	}
 	return float64(m)
 }

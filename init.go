@@ -112,6 +112,13 @@ type SpectralOperator interface {
 // asks the operator for its spectral estimate from the rest. The operator
 // must be a SpectralOperator; the models of this package are.
 func Spectral(op Operator, y []float64, r int, trim Trim) (Factors, error) {
+	return spectral(op, y, r, trim, dist{})
+}
+
+// spectral is Spectral over the ranks of d, each holding its shard of the
+// observations y: the truncation's thresholds and counts and the
+// operator's products are combined over them.
+func spectral(op Operator, y []float64, r int, trim Trim, d dist) (Factors, error) {
 	m, n1, n2 := op.Dims()
 	if len(y) != m {
 		return Factors{}, inputError("y", nil, "%d observations, want m = %d", len(y), m)
@@ -126,9 +133,18 @@ func Spectral(op Operator, y []float64, r int, trim Trim) (Factors, error) {
 	if !ok {
 		return Factors{}, fmt.Errorf("scaledsm: spectral initialization: operator %T has no spectral estimate; give Settings.Init", op)
 	}
-	v, kept := trimmed(y, trim)
-	if kept == 0 {
+	ds, ok := op.(interface {
+		spectral(v []float64, kept, r int, d dist) (Factors, error)
+	})
+	if d.on() && !ok {
+		return Factors{}, fmt.Errorf("scaledsm: spectral initialization: operator %T has no spectral estimate over ranks; give Settings.Init", op)
+	}
+	v, kept := trimmed(y, trim, d)
+	if kept = d.count(kept); kept == 0 {
 		return Factors{}, errors.New("scaledsm: spectral initialization: no observation left after trimming")
+	}
+	if d.on() {
+		return ds.spectral(v, kept, r, d)
 	}
 	return so.Spectral(v, kept, r)
 }
@@ -140,15 +156,15 @@ func Spectral(op Operator, y []float64, r int, trim Trim) (Factors, error) {
 // those above 3·median|y| (none when the median is 0).
 func Trimmed(y []float64, trim Trim) []int {
 	var idx []int
-	keepEach(y, trim, func(i int) { idx = append(idx, i) })
+	keepEach(y, trim, dist{}, func(i int) { idx = append(idx, i) })
 	return idx
 }
 
 // trimmed returns y with the observations the truncation drops set to
 // zero, and the number kept.
-func trimmed(y []float64, trim Trim) (v []float64, kept int) {
+func trimmed(y []float64, trim Trim, d dist) (v []float64, kept int) {
 	v = make([]float64, len(y))
-	keepEach(y, trim, func(i int) {
+	keepEach(y, trim, d, func(i int) {
 		v[i] = y[i]
 		kept++
 	})
@@ -157,15 +173,19 @@ func trimmed(y []float64, trim Trim) (v []float64, kept int) {
 
 // keepEach calls keep(i) for the index i of every observation the
 // truncation keeps, in increasing order. It takes O(m) time: the
-// thresholds come from selections on a copy of |y|, not from a sort.
-func keepEach(y []float64, trim Trim, keep func(i int)) {
+// thresholds come from selections on a copy of |y|, not from a sort. Over
+// the ranks of d, y is this rank's shard of the observations, which come
+// after those of the lower ranks: the thresholds and counts are those of
+// all of them.
+func keepEach(y []float64, trim Trim, d dist, keep func(i int)) {
 	m := len(y)
 	all := func() {
 		for i := range m {
 			keep(i)
 		}
 	}
-	if trim.None || m == 0 {
+	total := d.count(m)
+	if trim.None || total == 0 {
 		all()
 		return
 	}
@@ -176,9 +196,15 @@ func keepEach(y []float64, trim Trim, keep func(i int)) {
 	var below float64 // keep |y_i| < below,
 	allow := 0        // and the first allow of magnitude exactly below
 	if trim.Fraction == 0 {
-		med := selectKth(abs, m/2)
-		if m%2 == 0 {
-			med = (selectKth(abs[:m/2], m/2-1) + med) / 2
+		med := d.kth(abs, total/2)
+		if total%2 == 0 {
+			// Alone, the lower middle is the largest of the lower half that
+			// the selection left in front.
+			if d.on() {
+				med = (d.kth(abs, total/2-1) + med) / 2
+			} else {
+				med = (selectKth(abs[:m/2], m/2-1) + med) / 2
+			}
 		}
 		if med == 0 {
 			all()
@@ -186,16 +212,30 @@ func keepEach(y []float64, trim Trim, keep func(i int)) {
 		}
 		below = math.Nextafter(medianMultiple*med, math.Inf(1))
 	} else {
-		n := m - dropCount(m, trim.Fraction)
+		n := total - dropCount(total, trim.Fraction)
 		if n == 0 {
 			return
 		}
-		below = selectKth(abs, n-1) // the largest magnitude kept
-		allow = n
+		below = d.kth(abs, n-1) // the largest magnitude kept
+		less, ties := 0, 0
 		for _, x := range y {
-			if math.Abs(x) < below {
-				allow--
+			switch a := math.Abs(x); {
+			case a < below:
+				less++
+			case a == below:
+				ties++
 			}
+		}
+		allow = n - d.count(less)
+		if d.on() {
+			// The ties of the lower ranks come first.
+			for k, t := range d.counts(ties) {
+				if k == d.red.Rank() {
+					break
+				}
+				allow -= t
+			}
+			allow = max(allow, 0)
 		}
 	}
 	for i, x := range y {

@@ -36,9 +36,26 @@ const (
 	// L2Squared is the smooth least-squares loss (m/2)||z||_2², minimized by
 	// GD and ScaledGD.
 	L2Squared
+	// TrimmedL2 is L2Squared over the residuals that are not outliers, for
+	// operators that measure entries (Entries): the residual of entry
+	// (i, j) counts when |z_ij| is at most TrimFactor times the larger of
+	// the mean |z| of row i and of column j over the residuals kept at the
+	// previous iterate (at the first, the medians), and is dropped
+	// otherwise. The bounds follow the fit as it improves, row
+	// by row and column by column, so that gross errors are left out at
+	// every accuracy while an error that gathers in a few rows or columns
+	// (whose medians it raises) is still fitted. It is the default loss of
+	// the entry models (see DefaultSettings): ScaledGD on it converges
+	// linearly with outliers, where the l1 loss converges sublinearly on
+	// sampled entries.
+	TrimmedL2
 )
 
-var lossNames = [...]string{DefaultLoss: "default", L1: "l1", L2: "l2", L2Squared: "l2sq"}
+// TrimFactor is the multiple of the row and column scales of |z| beyond
+// which TrimmedL2 drops a residual.
+const TrimFactor = 8
+
+var lossNames = [...]string{DefaultLoss: "default", L1: "l1", L2: "l2", L2Squared: "l2sq", TrimmedL2: "l2trim"}
 
 // String returns the loss's name as the command line spells it.
 func (l Loss) String() string {
@@ -48,25 +65,29 @@ func (l Loss) String() string {
 	return fmt.Sprintf("Loss(%d)", int(l))
 }
 
-// ParseLoss returns the loss named s: "l1", "l2" or "l2sq".
+// ParseLoss returns the loss named s: "l1", "l2", "l2sq" or "l2trim".
 func ParseLoss(s string) (Loss, error) {
 	for l, name := range lossNames {
 		if s == name && Loss(l) != DefaultLoss {
 			return Loss(l), nil
 		}
 	}
-	return 0, fmt.Errorf("unknown loss %q (want l1, l2 or l2sq)", s)
+	return 0, fmt.Errorf("unknown loss %q (want l1, l2, l2sq or l2trim)", s)
 }
 
-func (l Loss) valid() bool { return l >= DefaultLoss && l <= L2Squared }
+func (l Loss) valid() bool { return l >= DefaultLoss && l <= TrimmedL2 }
 
-// Smooth reports whether the loss is differentiable: only L2Squared is.
-func (l Loss) Smooth() bool { return l == L2Squared }
+// Smooth reports whether the loss is differentiable: L2Squared is, and
+// TrimmedL2 is wherever no residual sits on its bound.
+func (l Loss) Smooth() bool { return l == L2Squared || l == TrimmedL2 }
 
 // weight returns how the operator weighs residuals for this loss.
 func (l Loss) weight() Weight {
-	if l == L1 {
+	switch l {
+	case L1:
 		return SignWeight
+	case TrimmedL2:
+		return TrimmedWeight
 	}
 	return LinearWeight
 }
@@ -74,7 +95,8 @@ func (l Loss) weight() Weight {
 // Value returns the loss of the residuals z = A(X) - y, of length m, in
 // the convention of operators that scale by 1/m (isometry factor m, see
 // Isometric); NaN for DefaultLoss, which names no loss until a method
-// resolves it. The residuals are summed with compensation (package fsum),
+// resolves it, and for TrimmedL2, whose value depends on the bounds of a
+// solve. The residuals are summed with compensation (package fsum),
 // so that a loss differenced against another, as Polyak's step does, keeps
 // its digits.
 func (l Loss) Value(z []float64) float64 { return l.value(z, float64(len(z))) }
@@ -110,12 +132,19 @@ func (l Loss) Gap(fit, fitStar, y []float64) float64 {
 
 // gap is Gap for an operator of isometry factor iso.
 func (l Loss) gap(fit, fitStar, y []float64, iso float64) float64 {
+	return l.gapOver(fit, fitStar, y, iso, dist{})
+}
+
+// gapOver is gap over the ranks of d, each holding its shard of the
+// measurements.
+func (l Loss) gapOver(fit, fitStar, y []float64, iso float64, d dist) float64 {
 	var g fsum.Sum
 	switch l {
 	case L1:
 		for i, f := range fit {
 			g.Add(l1Term(f-fitStar[i], fitStar[i]-y[i]))
 		}
+		d.sums(&g)
 		return g.Value()
 	case L2, L2Squared:
 		// z² - c² = d (d + 2c).
@@ -128,6 +157,7 @@ func (l Loss) gap(fit, fitStar, y []float64, iso float64) float64 {
 				cc.Add(c * c)
 			}
 		}
+		d.sums(&g, &zz, &cc)
 		if l == L2Squared {
 			return iso / 2 * g.Value()
 		}
@@ -168,7 +198,7 @@ func (l Loss) gradientScale(value, c float64) float64 {
 			return 0
 		}
 		return c / value
-	case L2Squared:
+	case L2Squared, TrimmedL2:
 		return c
 	}
 	return 1

@@ -41,7 +41,22 @@ const (
 	// LinearWeight weighs residual z_i by z_i itself: the gradient of the
 	// squared l2 loss ||z||²/2.
 	LinearWeight
+	// TrimmedWeight weighs residual z_ij by z_ij when |z_ij| is within the
+	// Evaluation's Bounds, by 0 beyond: the gradient of TrimmedL2. Only
+	// operators that measure entries (Entries) implement it.
+	TrimmedWeight
 )
+
+// Bounds are the residual bounds of TrimmedWeight: the residual of entry
+// (i, j) is kept when |z_ij| <= max(Rows[i], Cols[j]).
+type Bounds struct {
+	Rows, Cols []float64
+}
+
+// keeps reports whether the bounds keep residual z at entry (i, j).
+func (b *Bounds) keeps(z float64, i, j int) bool {
+	return math.Abs(z) <= max(b.Rows[i], b.Cols[j])
+}
 
 // An Evaluation is one pass of an Operator over its data at the factors L
 // and R (R is ignored by symmetric operators, which use L in its place).
@@ -60,6 +75,7 @@ type Evaluation struct {
 	L, R   *mat.Dense // factors: n1×r and n2×r
 	Y      []float64  // observations, length m
 	Weight Weight
+	Bounds *Bounds // for TrimmedWeight
 
 	Z      []float64  // residuals A(L Rᵀ) - Y, length m
 	GL, GR *mat.Dense // factor subgradients, n1×r and n2×r (GR nil when symmetric)
@@ -96,14 +112,16 @@ func (e *Evaluation) workspace(n int) []float64 {
 	return e.scratch
 }
 
-// weigh returns ψ(z) for the weight w. It is the one place where a weight
-// is applied to a residual; the passes call it for every one.
+// weigh returns ψ(z) for the weight w (for TrimmedWeight, ψ(z) within
+// the bounds, which the operator checks: see Bounds.keeps). It is the one
+// place where a weight is applied to a residual; the passes call it for
+// every one.
 //
 // The sign is formed without a branch on it (residual signs are a coin
 // toss, which a branch predictor loses half the time): sign(0) = 0 and a
 // NaN weighs 0, each a branch taken almost never.
 func weigh(w Weight, z float64) float64 {
-	if w == LinearWeight {
+	if w != SignWeight {
 		return z
 	}
 	if z == 0 || z != z {

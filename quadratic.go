@@ -5,6 +5,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/scaledsm/scaledsm/internal/fsum"
 	"github.com/scaledsm/scaledsm/internal/kernel"
 )
 
@@ -21,9 +22,10 @@ import (
 // data, 3.2 MB at the paper's size), so that the products run along the
 // long dimension m.
 type Quadratic struct {
-	m, n int
-	a    []float64
-	at   []float64 // aᵀ: n rows of m, row j holding coordinate j of every a_i
+	m, n  int
+	total int // the measurements of the whole problem, when this is a shard (see Shard)
+	a     []float64
+	at    []float64 // aᵀ: n rows of m, row j holding coordinate j of every a_i
 }
 
 // quadChunks returns the number of chunks of a quadratic-sampling pass over
@@ -68,11 +70,22 @@ var (
 // expectation is X for Gaussian a_i): L = U Λ^{1/2} from its top r
 // eigenpairs, negative eigenvalues clipped to 0, and R = nil.
 func (q *Quadratic) Spectral(v []float64, kept int, r int) (Factors, error) {
-	sum := sumOf(v)
+	return q.spectral(v, kept, r, dist{})
+}
+
+// spectral is Spectral over the ranks of d, kept counting them all.
+func (q *Quadratic) spectral(v []float64, kept int, r int, d dist) (Factors, error) {
+	var total fsum.Sum
+	for _, x := range v {
+		total.Add(x)
+	}
+	d.sums(&total)
+	sum := total.Value()
 	est := mat.NewDense(q.n, q.n, nil)
 	q.Adjoint(est, v)
+	d.sum(est.RawMatrix().Data)
 	// The unscaled sum Σ y_i a_i a_iᵀ is m²·A*(v), and Σ y_i is m·sum.
-	fm, k := float64(q.m), float64(kept)
+	fm, k := q.scale(), float64(kept)
 	est.Scale(fm*fm, est)
 	for i := range q.n {
 		est.Set(i, i, est.At(i, i)-fm*sum)
@@ -97,7 +110,7 @@ func (q *Quadratic) Apply(dst []float64, x mat.Matrix) {
 	n := q.n
 	xt := make([]float64, n*n)
 	mat.NewDense(n, n, xt).Copy(x.T())
-	inv := 1 / float64(q.m)
+	inv := 1 / q.scale()
 	blocks := (q.m + kernel.BatchRows - 1) / kernel.BatchRows
 	parallel(teamSize(q.m*n*n), blocks, func(c int) {
 		lo, hi := c*kernel.BatchRows, min((c+1)*kernel.BatchRows, q.m)
@@ -114,7 +127,7 @@ func (q *Quadratic) Apply(dst []float64, x mat.Matrix) {
 // runs, the rows a_i added in the order of every pass.
 func (q *Quadratic) Adjoint(dst *mat.Dense, v []float64) {
 	n, m := q.n, q.m
-	inv := 1 / float64(m)
+	inv := 1 / q.scale()
 	nc := quadChunks(m)
 	parts := make([]float64, nc*n*n)
 	parallel(teamSize(m*n*n), nc, func(c int) {
@@ -162,7 +175,7 @@ func (q *Quadratic) chunk(lo, hi int, l []float64, r int, es []*Evaluation, bt, 
 	n, m := q.n, q.m
 	k := hi - lo
 	ld := len(es) * r
-	inv := 1 / float64(m)
+	inv := 1 / q.scale()
 	// Row c of Bᵀ (run b, column c-b·r of its L) = Σ_j l[j][c] aᵀ_j,
 	// the coordinates j in increasing order.
 	clear(bt[:ld*k])

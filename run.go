@@ -16,7 +16,10 @@ type run struct {
 	s    Settings
 	eval *Evaluation
 	sym  bool
-	iso  float64 // the operator's isometry factor (see Isometric)
+	iso  float64   // the operator's isometry factor (see Isometric)
+	d    dist      // the ranks of a data-parallel solve (see Reducer)
+	m    int       // the measurements of all of them
+	sums []float64 // scratch of the subgradients' sum over them
 
 	// The errors are measured either on formed n1×n2 matrices (dense, for
 	// small problems or a truth given as a matrix) or from the factors (see
@@ -34,6 +37,9 @@ type run struct {
 	star    Factors
 	tnorm   float64
 	fitStar []float64
+
+	// The bounds of TrimmedL2, and the operator that sets them.
+	bounder bounder
 
 	l, r   *mat.Dense // current factors
 	dl, dr *mat.Dense // directions
@@ -57,8 +63,11 @@ type run struct {
 
 // needsPass reports whether the operator must evaluate u.eval at X_t:
 // false when X_t is X_{t-1} bit for bit and u.eval still holds the pass at
-// it.
-func (u *run) needsPass() bool { return !u.still || !skipStillPasses }
+// it. A run with TrimmedL2's bounds (which advance moves between passes)
+// or on several ranks (whose pass is a collective) always makes its pass.
+func (u *run) needsPass() bool {
+	return !u.still || !skipStillPasses || u.bounder != nil || u.d.on()
+}
 
 // skipStillPasses turns the skipping of needsPass on; tests turn it off to
 // compare.
@@ -71,7 +80,8 @@ func factorCost(n1, n2, r int) int { return 2 * (n1 + n2) * (2 * r) * (2 * r) }
 
 func newRun(p Problem, s Settings, init Factors) (*run, error) {
 	m, n1, n2 := p.Op.Dims()
-	u := &run{p: p, s: s, sym: p.Op.Symmetric(), iso: isometry(p.Op), start: time.Now()}
+	u := &run{p: p, s: s, sym: p.Op.Symmetric(), iso: isometry(p.Op), start: time.Now(), d: dist{p.Reducer}}
+	u.m = u.d.count(m)
 	u.eval = NewEvaluation(p.Op, p.Rank)
 	u.eval.Y = p.Y
 	u.eval.Weight = s.Loss.weight()
@@ -80,6 +90,11 @@ func newRun(p Problem, s Settings, init Factors) (*run, error) {
 	if !u.sym {
 		u.r = mat.DenseCopyOf(init.R)
 		u.dr = mat.NewDense(n2, p.Rank, nil)
+	}
+	if s.Loss == TrimmedL2 {
+		if err := u.startBounds(init); err != nil {
+			return nil, err
+		}
 	}
 	star, factored := p.Truth.(Factors)
 	u.dense = formCost(n1, n2, p.Rank) <= factorCost(n1, n2, p.Rank) || (p.Truth != nil && !factored)
@@ -117,6 +132,24 @@ func newRun(p Problem, s Settings, init Factors) (*run, error) {
 	return u, nil
 }
 
+// startBounds readies TrimmedL2's bounds for the first pass, from the
+// residuals at the initialization.
+func (u *run) startBounds(init Factors) error {
+	b, ok := u.p.Op.(bounder)
+	if !ok {
+		return inputError("loss", TrimmedL2, "needs an operator that measures entries (Entries); use l2sq")
+	}
+	_, n1, n2 := u.p.Op.Dims()
+	u.bounder = b
+	z := u.eval.Z
+	u.p.Op.Apply(z, init)
+	for k, y := range u.p.Y {
+		z[k] -= y
+	}
+	u.eval.Bounds = startBounds(b, n1, n2, z, TrimFactor, u.d)
+	return nil
+}
+
 // measure measures X_t's errors and readies the evaluation at it: the
 // first half of an iteration, before the operator's pass.
 func (u *run) measure() {
@@ -151,7 +184,15 @@ func (u *run) measure() {
 // records the iteration and either stops or steps to X_{t+1}.
 func (u *run) advance(ctx context.Context) {
 	it := u.cur
-	it.Loss = u.s.Loss.value(u.eval.Z, u.iso)
+	var interrupted bool
+	it.Loss, interrupted = u.loss(ctx)
+	if u.bounder != nil {
+		sq := u.bounder.keptSquares(u.eval.Z, u.eval.Bounds)
+		u.d.sums(&sq)
+		it.Loss = u.iso / 2 * sq.Value()
+		// The next pass keeps what the kept residuals' means bound.
+		u.bounder.rebound(u.eval.Bounds, u.eval.Z, TrimFactor, u.d)
+	}
 
 	finite := !math.IsNaN(it.Loss) && !math.IsInf(it.Loss, 0)
 	switch {
@@ -167,7 +208,7 @@ func (u *run) advance(ctx context.Context) {
 	case u.t >= u.s.MaxIter:
 		u.record(it, IterationLimit)
 		return
-	case ctx.Err() != nil:
+	case interrupted:
 		u.record(it, Interrupted)
 		return
 	}
@@ -188,6 +229,7 @@ func (u *run) advance(ctx context.Context) {
 	sc := &StepContext{
 		Iter: u.t, Loss: it.Loss, Gap: u.gap(), Norm: norm,
 		Residuals: u.eval.Z, Trace: u.res.Trace, Objective: u.s.Loss, isometry: u.iso,
+		dist: u.d, measurements: u.m,
 	}
 	eta := u.s.Step.Size(sc)
 	if g, ok := u.s.Step.(GapEstimator); ok {
@@ -217,7 +259,7 @@ func (u *run) gap() float64 {
 	if !u.truth {
 		return math.NaN()
 	}
-	return u.s.Loss.gap(u.eval.Fit, u.fitStar, u.p.Y, u.iso)
+	return u.s.Loss.gapOver(u.eval.Fit, u.fitStar, u.p.Y, u.iso, u.d)
 }
 
 // directions sets the search directions from the factor subgradients and
@@ -287,7 +329,7 @@ func (u *run) finish() {
 		r.RelError = r.Trace[n-1].RelError
 		r.Loss = r.Trace[n-1].Loss
 	}
-	r.FitFraction = fitFraction(u.eval.Z, u.p.Y)
+	r.FitFraction = u.fitFraction()
 	r.Runtime = time.Since(u.start)
 }
 
@@ -295,12 +337,7 @@ func (u *run) finish() {
 // FitTolerance times the median |y_i| (the largest |y_i| when the median
 // is zero; see medianAbs).
 func fitFraction(z, y []float64) float64 {
-	scale := medianAbs(y)
-	if scale == 0 {
-		for _, v := range y {
-			scale = max(scale, math.Abs(v))
-		}
-	}
+	scale := FitScale(y)
 	n := 0
 	for _, v := range z {
 		if math.Abs(v) <= FitTolerance*scale {
@@ -308,6 +345,20 @@ func fitFraction(z, y []float64) float64 {
 		}
 	}
 	return float64(n) / float64(len(z))
+}
+
+// FitScale returns the scale of FitTolerance for the observations y: the
+// median |y_i| (over a sample beyond 2^20 observations), or the largest
+// |y_i| when the median is zero. A residual at most FitTolerance·FitScale(y)
+// counts as fitted exactly (see Result.FitFraction).
+func FitScale(y []float64) float64 {
+	scale := medianAbs(y)
+	if scale == 0 {
+		for _, v := range y {
+			scale = max(scale, math.Abs(v))
+		}
+	}
+	return scale
 }
 
 // medianSample is the largest number of observations medianAbs selects

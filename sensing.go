@@ -33,6 +33,7 @@ import (
 // alone.
 type Sensing struct {
 	m, n1, n2 int
+	total     int       // the measurements of the whole problem, when this is a shard (see Shard)
 	a         []float64 // the rows, or nil when stored as float32
 	a32       []float32
 }
@@ -145,11 +146,17 @@ func (s *Sensing) dotAxpyRows(out []float64, i1 int, x, y, alpha []float64, i0 i
 // expectation is X for Gaussian A_i): L = U Σ^{1/2}, R = V Σ^{1/2} from
 // its top r singular triplets.
 func (s *Sensing) Spectral(v []float64, kept int, r int) (Factors, error) {
+	return s.spectral(v, kept, r, dist{})
+}
+
+// spectral is Spectral over the ranks of d, kept counting them all.
+func (s *Sensing) spectral(v []float64, kept int, r int, d dist) (Factors, error) {
 	est := mat.NewDense(s.n1, s.n2, nil)
 	s.Adjoint(est, v)
+	d.sum(est.RawMatrix().Data)
 	// A*(v) carries a 1/m and so does each y_i: the unscaled sum
 	// Σ y_i A_i is m²·A*(v) in the operator's convention.
-	fm, k := float64(s.m), float64(kept)
+	fm, k := s.scale(), float64(kept)
 	est.Scale(fm*fm/k, est)
 	return topSingular(est, r)
 }
@@ -161,7 +168,7 @@ const applyRows = 64
 func (s *Sensing) Apply(dst []float64, x mat.Matrix) {
 	n := s.n1 * s.n2
 	xv := rowMajor(x, s.n1, s.n2)
-	inv := 1 / float64(s.m)
+	inv := 1 / s.scale()
 	blocks := (s.m + applyRows - 1) / applyRows
 	parallel(teamSize(s.m*n), blocks, func(c int) {
 		lo, hi := c*applyRows, min((c+1)*applyRows, s.m)
@@ -179,7 +186,7 @@ func (s *Sensing) Apply(dst []float64, x mat.Matrix) {
 // every pass.
 func (s *Sensing) Adjoint(dst *mat.Dense, v []float64) {
 	n, m := s.n1*s.n2, s.m
-	inv := 1 / float64(m)
+	inv := 1 / s.scale()
 	alpha := make([]float64, m)
 	for i, vi := range v[:m] {
 		alpha[i] = vi * inv
@@ -203,7 +210,7 @@ func (s *Sensing) Evaluate(e *Evaluation) {
 	ws := e.workspace(n + nc*n)
 	xv, parts := ws[:n], ws[n:]
 	mat.NewDense(s.n1, s.n2, xv).Mul(e.L, e.R.T())
-	inv := 1 / float64(m)
+	inv := 1 / s.scale()
 	parallel(teamSize(m*n), nc, func(c int) {
 		lo, hi := chunkRange(c, nc, m)
 		s.blockedChunk(e, parts[c*n:(c+1)*n], xv, lo, hi, inv)
@@ -308,7 +315,7 @@ func (s *Sensing) batchByChunks(es []*Evaluation, w int) {
 	for b, e := range es {
 		mat.NewDense(s.n1, s.n2, xs[b*n:(b+1)*n]).Mul(e.L, e.R.T())
 	}
-	inv := 1 / float64(m)
+	inv := 1 / s.scale()
 	parallel(w, nc, func(c int) {
 		lo, hi := chunkRange(c, nc, m)
 		p := parts[c*B*n : (c+1)*B*n]
@@ -362,7 +369,7 @@ func (s *Sensing) batchByRuns(es []*Evaluation, w int) {
 	parallel(w, B, func(b int) {
 		mat.NewDense(s.n1, s.n2, xs[b*n:(b+1)*n]).Mul(es[b].L, es[b].R.T())
 	})
-	inv := 1 / float64(m)
+	inv := 1 / s.scale()
 	nc := chunks(m)
 	parallel(w, w, func(k int) {
 		b0, b1 := k*B/w, (k+1)*B/w

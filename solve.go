@@ -23,6 +23,12 @@ type Problem struct {
 	// f(X_t) - f(X*) from it. Without it, a run stops when the iterate stops
 	// moving: ||X_t - X_{t-1}||_F/||X_{t-1}||_F <= Tol.
 	Truth mat.Matrix
+
+	// Reducer, when not nil, makes this a shard of a problem solved on
+	// several ranks (see Reducer): Op and Y hold this rank's measurements,
+	// which come after those of the lower ranks, and Truth and Rank are the
+	// whole problem's. Every rank calls Solve with the same Settings.
+	Reducer Reducer
 }
 
 // Settings say how a Problem is solved. The zero value runs ScaledSM on the
@@ -170,7 +176,7 @@ func Solve(ctx context.Context, p Problem, s Settings) (*Result, error) {
 	for !run.done {
 		run.measure()
 		if run.needsPass() {
-			p.Op.Evaluate(run.eval)
+			run.evaluate()
 		}
 		run.advance(ctx)
 	}
@@ -186,7 +192,7 @@ func start(p Problem, s Settings) (*run, error) {
 	}
 	init := s.Init
 	if init == nil {
-		f, err := Spectral(p.Op, p.Y, p.Rank, s.Trim)
+		f, err := spectral(p.Op, p.Y, p.Rank, s.Trim, dist{p.Reducer})
 		if err != nil {
 			return nil, err
 		}
@@ -248,8 +254,18 @@ func (s *Settings) resolve() error {
 	if s.Method.Smooth() && !s.Loss.Smooth() {
 		return inputError("loss", s.Loss, "%v is a gradient method and needs the smooth loss l2sq (the subgradient methods minimize %v)", s.Method, s.Loss)
 	}
-	if s.Step == nil {
+	switch {
+	case s.Step == nil && s.Loss == TrimmedL2:
+		s.Step = Constant{Eta: 0.5}
+	case s.Step == nil:
 		s.Step = Auto{}
+	}
+	if s.Loss == TrimmedL2 {
+		switch s.Step.(type) {
+		case Constant, Geometric:
+		default:
+			return inputError("step", s.Step, "%v rests on f(X) - f(X*), which l2trim's moving bounds do not keep; use a constant or geometric step", s.Step)
+		}
 	}
 	if v, ok := s.Step.(interface{ Validate() error }); ok {
 		if err := v.Validate(); err != nil {
@@ -298,7 +314,8 @@ func checkFactors(f Factors, op Operator, rank int) error {
 }
 
 // TruthLoss returns f(X*), the loss l of the residuals A(X*) - y at the
-// truth, or NaN when the problem has none.
+// truth (over all the ranks of a sharded problem), or NaN when the problem
+// has none.
 func (p Problem) TruthLoss(l Loss) float64 {
 	if p.Truth == nil || p.Op == nil {
 		return math.NaN()
@@ -309,5 +326,29 @@ func (p Problem) TruthLoss(l Loss) float64 {
 	for i := range z {
 		z[i] -= p.Y[i]
 	}
-	return l.value(z, isometry(p.Op))
+	f, _ := l.valueOver(z, isometry(p.Op), dist{p.Reducer}, false)
+	return f
+}
+
+// Spectral returns the problem's spectral initialization of rank p.Rank
+// with the truncation trim (see the function Spectral), computed over the
+// ranks of a sharded problem.
+func (p Problem) Spectral(trim Trim) (Factors, error) {
+	if p.Op == nil {
+		return Factors{}, inputError("operator", nil, "the problem has none")
+	}
+	return spectral(p.Op, p.Y, p.Rank, trim, dist{p.Reducer})
+}
+
+// DefaultSettings returns the settings recommended for solving through
+// op: the zero Settings (ScaledSM, l1 loss, automatic step), except for
+// the entry models (Entries: matrix completion and robust PCA), where the
+// l1 loss converges only sublinearly and the default is ScaledGD on
+// TrimmedL2 with the constant step 0.5, which converges linearly with
+// outliers at a rate that does not depend on the condition number.
+func DefaultSettings(op Operator) Settings {
+	if _, ok := op.(bounder); ok {
+		return Settings{Method: ScaledGD, Loss: TrimmedL2, Step: Constant{Eta: 0.5}}
+	}
+	return Settings{}
 }

@@ -32,6 +32,10 @@ type StepContext struct {
 	estimate  float64 // a GapEstimator's estimate, once computed
 	estimated bool
 	isometry  float64 // the operator's isometry factor; 0 means len(Residuals)
+	// The ranks of a data-parallel solve, whose Residuals are this rank's,
+	// and the measurements of all of them.
+	dist         dist
+	measurements int
 }
 
 // A GapEstimator is a Step rule whose steps rest on an estimate of the gap

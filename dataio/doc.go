@@ -9,6 +9,14 @@
 // into float64), so a problem read from files occupies its size in memory
 // and no more. Errors name the file and the reason.
 //
+// For matrix completion and robust PCA, [LoadEntries] reads COO triplets
+// (indices of any NumPy integer type, checked against the shape; float
+// values), [ReadRatings] a ratings CSV file in the MovieLens layout, with
+// the ids mapped to indices, and [ReadMasked] a dense matrix with NaN for
+// the missing entries; [ReadInts] reads an integer array, [ReadPairs] the
+// (row, column) pairs of a prediction, and [WriteInt32] and [WriteInt64]
+// write integer arrays.
+//
 // [ReadHeader] and [ReadData] are the streaming reader underneath, and
 // [ReadFile] reads one array. [WriteArray], [WriteFloat64], [WriteFloat32] and
 // [WriteBool] write arrays as NumPy does (format 1.0, data aligned to 64

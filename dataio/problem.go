@@ -3,6 +3,7 @@ package dataio
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math"
 	"os"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/scaledsm/scaledsm"
 	"github.com/scaledsm/scaledsm/internal/mem"
+	"github.com/scaledsm/scaledsm/internal/reduce"
 )
 
 // A FileError is a problem with one input file: it names the input, the
@@ -56,6 +58,19 @@ func (a *array) fail(format string, args ...any) error {
 // plus the data's, so that a truncated file is reported before any memory
 // is allocated for it.
 func openArray(input, path string) (*array, error) {
+	return openTyped(input, path, func(dtype string) (int, error) {
+		size, _, ok := floatKind(dtype)
+		if !ok {
+			return 0, unsupportedDtype(dtype)
+		}
+		return size, nil
+	})
+}
+
+// openTyped opens a .npy file and reads its header, as openArray does,
+// with the item size of its dtype given by itemSize, which rejects the
+// dtypes the caller cannot read.
+func openTyped(input, path string, itemSize func(dtype string) (int, error)) (*array, error) {
 	a := &array{input: input, path: path}
 	f, err := os.Open(path)
 	if err != nil {
@@ -70,10 +85,10 @@ func openArray(input, path string) (*array, error) {
 		f.Close()
 		return nil, &FileError{Input: input, Path: path, Err: err}
 	}
-	size, _, ok := floatKind(a.h.Dtype)
-	if !ok {
+	size, err := itemSize(a.h.Dtype)
+	if err != nil {
 		f.Close()
-		return nil, &FileError{Input: input, Path: path, Err: unsupportedDtype(a.h.Dtype)}
+		return nil, &FileError{Input: input, Path: path, Err: err}
 	}
 	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
 		data := int64(a.h.Len()) * int64(size)
@@ -95,6 +110,14 @@ func (a *array) read() ([]float64, error) {
 	return readAs[float64](a)
 }
 
+// rows returns the rows [lo, hi) of the array (along its first axis).
+func (a *array) rows() int {
+	if len(a.h.Shape) == 0 {
+		return 1
+	}
+	return a.h.Shape[0]
+}
+
 // float32 reports whether the file holds float32 values.
 func (a *array) float32() bool {
 	size, _, _ := floatKind(a.h.Dtype)
@@ -104,13 +127,34 @@ func (a *array) float32() bool {
 // readAs reads the data into a new slice of T and checks that it is
 // finite.
 func readAs[T Float](a *array) ([]T, error) {
-	data := mem.Make[T](a.h.Len())
-	if err := ReadData(a.f, a.h, data); err != nil {
+	return readRows[T](a, 0, a.rows())
+}
+
+// readRows reads the rows [lo, hi) of the data (along the first axis) into
+// a new slice of T and checks that they are finite. Rows other than all of
+// them are read at their offset in the file, which needs row-major (C)
+// order for an array of two or more dimensions.
+func readRows[T Float](a *array, lo, hi int) ([]T, error) {
+	h, r := a.h, io.Reader(a.f)
+	width := 1 // values per row
+	if len(h.Shape) > 1 {
+		width = h.Len() / h.Shape[0]
+	}
+	if lo != 0 || hi != a.rows() {
+		if h.Fortran && len(h.Shape) > 1 {
+			return nil, a.fail("Fortran order: a shard's rows [%d, %d) are not contiguous in the file; write it in C order", lo, hi)
+		}
+		size, _, _ := floatKind(h.Dtype)
+		r = io.NewSectionReader(a.f, h.size+int64(lo)*int64(width)*int64(size), int64(hi-lo)*int64(width)*int64(size))
+		h.Shape = append([]int{hi - lo}, h.Shape[1:]...)
+	}
+	data := mem.Make[T](h.Len())
+	if err := ReadData(r, h, data); err != nil {
 		return nil, &FileError{Input: a.input, Path: a.path, Err: err}
 	}
 	for i, v := range data {
 		if f := float64(v); math.IsNaN(f) || math.IsInf(f, 0) {
-			return nil, a.fail("entry %s is %v", index(i, a.h.Shape), v)
+			return nil, a.fail("entry %s is %v", index(lo*width+i, a.h.Shape), v)
 		}
 	}
 	return data, nil
@@ -188,6 +232,19 @@ type Files struct {
 // *FileError values naming it; a rank out of range is a
 // *scaledsm.InputError. NaN and infinite values are rejected.
 func Load(f Files, rank int) (scaledsm.Problem, error) {
+	return load(f, rank, nil)
+}
+
+// LoadShard is Load for the rank of red in a data-parallel solve (see
+// scaledsm.Reducer): it reads the rows [rank·m/P, (rank+1)·m/P) of the
+// operator and of y only, at their offsets in the files (which needs the
+// operator file in C order), and returns that shard of the problem, its
+// operator scaled as the whole problem's, with the truth read whole.
+func LoadShard(f Files, rank int, red scaledsm.Reducer) (scaledsm.Problem, error) {
+	return load(f, rank, red)
+}
+
+func load(f Files, rank int, red scaledsm.Reducer) (scaledsm.Problem, error) {
 	switch {
 	case f.Sensing == "" && f.Quadratic == "":
 		return scaledsm.Problem{}, errors.New("dataio: no operator file: set Sensing or Quadratic")
@@ -242,30 +299,44 @@ func Load(f Files, rank int) (scaledsm.Problem, error) {
 	// A float32 sensing file is kept as float32, at its own size; the
 	// operator computes in float64 from the stored values. (Quadratic
 	// sampling data is small and kept as float64.)
-	p := scaledsm.Problem{Rank: rank}
+	p := scaledsm.Problem{Rank: rank, Reducer: red}
+	lo, hi := 0, m
+	if red != nil {
+		lo, hi = reduce.Range(m, red.Rank(), red.Size())
+	}
 	if f.Sensing != "" && op.float32() {
-		a, err := readAs[float32](op)
+		a, err := readRows[float32](op, lo, hi)
 		if err != nil {
 			return scaledsm.Problem{}, err
 		}
-		if p.Op, err = scaledsm.NewSensing32(m, n1, n2, a); err != nil {
+		var s *scaledsm.Sensing
+		if s, err = scaledsm.NewSensing32(hi-lo, n1, n2, a); err == nil {
+			p.Op, err = shard(s, red, m)
+		}
+		if err != nil {
 			return scaledsm.Problem{}, op.fail("%v", err)
 		}
 	} else {
-		a, err := op.read()
+		a, err := readRows[float64](op, lo, hi)
 		if err != nil {
 			return scaledsm.Problem{}, err
 		}
 		if f.Sensing != "" {
-			p.Op, err = scaledsm.NewSensing(m, n1, n2, a)
+			var s *scaledsm.Sensing
+			if s, err = scaledsm.NewSensing(hi-lo, n1, n2, a); err == nil {
+				p.Op, err = shard(s, red, m)
+			}
 		} else {
-			p.Op, err = scaledsm.NewQuadratic(m, n1, a)
+			var q *scaledsm.Quadratic
+			if q, err = scaledsm.NewQuadratic(hi-lo, n1, a); err == nil {
+				p.Op, err = shard(q, red, m)
+			}
 		}
 		if err != nil {
 			return scaledsm.Problem{}, op.fail("%v", err)
 		}
 	}
-	if p.Y, err = y.read(); err != nil {
+	if p.Y, err = readRows[float64](y, lo, hi); err != nil {
 		return scaledsm.Problem{}, err
 	}
 	if truth != nil {
@@ -340,4 +411,13 @@ func operatorShape(op *array, f Files) (m, n1, n2 int, err error) {
 		return 0, 0, 0, op.fail("shape %s is empty", ShapeString(s))
 	}
 	return m, n1, n2, nil
+}
+
+// shard returns op as the shard of a problem of m measurements, or op
+// itself alone.
+func shard(op scaledsm.Operator, red scaledsm.Reducer, m int) (scaledsm.Operator, error) {
+	if red == nil {
+		return op, nil
+	}
+	return scaledsm.ShardOf(op, m)
 }

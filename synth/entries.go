@@ -8,6 +8,7 @@ import (
 	"github.com/scaledsm/scaledsm"
 	"github.com/scaledsm/scaledsm/internal/fsum"
 	"github.com/scaledsm/scaledsm/internal/par"
+	"github.com/scaledsm/scaledsm/internal/reduce"
 )
 
 // The entry models (matrix completion and robust PCA) follow the paper's
@@ -61,27 +62,38 @@ func (d *Draw) drawEntries() error {
 	workers := runtime.GOMAXPROCS(0)
 	// Twice over the rows: count each row's entries, then write them; the
 	// same stream gives the same columns both times.
+	// A shard draws its rows [lo, hi) only; the others are empty.
+	d.lo, d.hi = 0, n1
+	if d.red != nil {
+		d.lo, d.hi = reduce.Range(n1, d.red.Rank(), d.red.Size())
+	}
 	start := make([]int, n1+1)
-	par.Do(workers, n1, func(i int) {
-		start[i+1] = rowColumns(c.Seed, i, n2, c.P, nil)
+	par.Do(workers, d.hi-d.lo, func(i int) {
+		start[d.lo+i+1] = rowColumns(c.Seed, d.lo+i, n2, c.P, nil)
 	})
 	for i := range n1 {
 		start[i+1] += start[i]
 	}
 	cols := make([]int32, start[n1])
-	par.Do(workers, n1, func(i int) {
+	par.Do(workers, d.hi-d.lo, func(i int) {
+		i += d.lo
 		rowColumns(c.Seed, i, n2, c.P, cols[start[i]:start[i+1]])
 	})
 	op, err := scaledsm.NewEntriesCSR(n1, n2, start, cols)
 	if err != nil {
 		return err
 	}
+	c.M = d.count(len(cols))
 	d.Op = op
-	c.M = len(cols)
-	if d.U, err = orthonormalRademacher(c.Seed, streamU, n1, c.Rank); err != nil {
+	if d.red != nil {
+		if d.Op, err = op.Shard(c.M); err != nil {
+			return err
+		}
+	}
+	if d.U, err = orthonormalGaussian(c.Seed, streamU, n1, c.Rank); err != nil {
 		return err
 	}
-	d.V, err = orthonormalRademacher(c.Seed, streamV, n2, c.Rank)
+	d.V, err = orthonormalGaussian(c.Seed, streamV, n2, c.Rank)
 	return err
 }
 
@@ -126,7 +138,7 @@ func (d *Draw) entriesInstance(in *Instance) {
 	// A(X*) into y, where the observations will be (each entry's clean
 	// value is formed once), and ||X*_Ω||_∞ and, for the noise, ||X*_Ω||_1,
 	// each row's share summed in row order.
-	in.Y = make([]float64, m)
+	in.Y = make([]float64, len(cols))
 	noisy := !math.IsInf(in.SNR, 1)
 	rowMax, rowSum := make([]float64, n1), make([]float64, n1)
 	par.Do(workers, n1, func(i int) {
@@ -143,13 +155,16 @@ func (d *Draw) entriesInstance(in *Instance) {
 		rowSum[i] = s.Value()
 	})
 	var linf float64
-	for _, v := range rowMax {
+	var l1 fsum.Sum // summed as fsum.Of(rowSum), the rows of other ranks being empty
+	for i, v := range rowMax {
 		linf = max(linf, v)
+		l1.Add(rowSum[i])
 	}
+	linf = d.combine(&l1, linf)
 	sigmaW := 0.0
 	if noisy {
 		// SNR = 20 log10(||A(X*)||_1 / σ_w); w uniform in [-σ_w/m, σ_w/m].
-		sigmaW = fsum.Of(rowSum) / math.Pow(10, in.SNR/20) / float64(m)
+		sigmaW = l1.Value() / math.Pow(10, in.SNR/20) / float64(m)
 	}
 	rowOut := make([]int, n1)
 	par.Do(workers, n1, func(i int) {
@@ -169,8 +184,12 @@ func (d *Draw) entriesInstance(in *Instance) {
 		}
 		rowSum[i] = f.Value()
 	})
+	var fStar fsum.Sum
 	for i := range n1 {
 		in.Outliers += rowOut[i]
+		fStar.Add(rowSum[i])
 	}
-	in.FStar = fsum.Of(rowSum)
+	in.Outliers = d.count(in.Outliers)
+	d.combine(&fStar, 0)
+	in.FStar = fStar.Value()
 }

@@ -29,6 +29,7 @@ import (
 	"github.com/scaledsm/scaledsm/internal/fsum"
 	"github.com/scaledsm/scaledsm/internal/mem"
 	"github.com/scaledsm/scaledsm/internal/par"
+	"github.com/scaledsm/scaledsm/internal/reduce"
 )
 
 // Kind is the measurement model.
@@ -153,6 +154,11 @@ type Draw struct {
 	Op   scaledsm.Operator
 	U, V *mat.Dense // orthonormal singular vectors of X*; V is U for quadratic sampling
 
+	// A shard (see NewShard) holds measurements [lo, lo+len) of the
+	// Gaussian models, or the entries of rows [lo, hi) of the entry models.
+	red    scaledsm.Reducer
+	lo, hi int
+
 	outlierSign    []float64 // uniform in [-1, 1]
 	outlierSupport []float64 // uniform in [0, 1): measurement i is corrupted when < p_s
 	noise          []float64 // uniform in [-1, 1]
@@ -249,29 +255,43 @@ func (c *Config) Bytes() int64 {
 
 // New draws the ingredients of a problem.
 func New(c Config) (*Draw, error) {
+	return newDraw(c, nil)
+}
+
+// newDraw draws the ingredients of a problem, or of the shard of it that
+// red's rank holds.
+func newDraw(c Config, red scaledsm.Reducer) (*Draw, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
-	d := &Draw{Config: c}
+	d := &Draw{Config: c, red: red}
 	if c.Kind.entries() {
 		return d, d.drawEntries()
 	}
+	d.lo, d.hi = 0, c.M
+	if red != nil {
+		d.lo, d.hi = reduce.Range(c.M, red.Rank(), red.Size())
+	}
+	m := d.hi - d.lo
 	var err error
 	switch {
 	case c.Kind == Sensing && c.Precision == Float32:
-		data := gaussianRows[float32](c.Seed, c.M, c.N1*c.N2)
-		d.Op, err = scaledsm.NewSensing32(c.M, c.N1, c.N2, data)
+		data := gaussianRows[float32](c.Seed, d.lo, m, c.N1*c.N2)
+		d.Op, err = scaledsm.NewSensing32(m, c.N1, c.N2, data)
 	case c.Kind == Sensing:
-		data := gaussianRows[float64](c.Seed, c.M, c.N1*c.N2)
-		d.Op, err = scaledsm.NewSensing(c.M, c.N1, c.N2, data)
+		data := gaussianRows[float64](c.Seed, d.lo, m, c.N1*c.N2)
+		d.Op, err = scaledsm.NewSensing(m, c.N1, c.N2, data)
 	default:
-		data := gaussianRows[float64](c.Seed, c.M, c.N1)
+		data := gaussianRows[float64](c.Seed, d.lo, m, c.N1)
 		if c.Precision == Float32 {
 			for i, v := range data {
 				data[i] = float64(float32(v))
 			}
 		}
-		d.Op, err = scaledsm.NewQuadratic(c.M, c.N1, data)
+		d.Op, err = scaledsm.NewQuadratic(m, c.N1, data)
+	}
+	if err == nil && red != nil {
+		d.Op, err = scaledsm.ShardOf(d.Op, c.M)
 	}
 	if err != nil {
 		return nil, err
@@ -285,9 +305,9 @@ func New(c Config) (*Draw, error) {
 			return nil, err
 		}
 	}
-	d.outlierSign = uniforms(c.Seed, streamOutlierSign, c.M, -1, 1)
-	d.outlierSupport = uniforms(c.Seed, streamOutlierSupport, c.M, 0, 1)
-	d.noise = uniforms(c.Seed, streamNoise, c.M, -1, 1)
+	d.outlierSign = uniforms(c.Seed, streamOutlierSign, d.lo, d.hi, -1, 1)
+	d.outlierSupport = uniforms(c.Seed, streamOutlierSupport, d.lo, d.hi, 0, 1)
+	d.noise = uniforms(c.Seed, streamNoise, d.lo, d.hi, -1, 1)
 	return d, nil
 }
 
@@ -328,6 +348,8 @@ type Instance struct {
 	Y        []float64        // A(X*) + w + s
 	Outliers int              // the measurements corrupted
 	FStar    float64          // f(X*) = ||y - A(X*)||_1 = ||w + s||_1
+
+	red scaledsm.Reducer // the ranks of a shard (see NewShard)
 }
 
 // Instance builds the observations of the draw for a setting.
@@ -335,8 +357,8 @@ func (d *Draw) Instance(s Setting) (*Instance, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
-	r, m := d.Rank, d.M
-	in := &Instance{Setting: s, Op: d.Op, Sigma: make([]float64, r)}
+	r, m, mine := d.Rank, d.M, d.hi-d.lo
+	in := &Instance{Setting: s, Op: d.Op, Sigma: make([]float64, r), red: d.red}
 	for k := range r {
 		// linspace(κ, 1, r), as the authors' code does.
 		if r == 1 {
@@ -355,15 +377,18 @@ func (d *Draw) Instance(s Setting) (*Instance, error) {
 	}
 	in.Truth = in.Star.Product()
 
-	in.Clean = make([]float64, m)
+	in.Clean = make([]float64, mine)
 	d.Op.Apply(in.Clean, in.Truth)
-	l1 := fsum.Abs(in.Clean)
+	var sum fsum.Sum
 	var linf float64
 	for _, v := range in.Clean {
+		sum.Add(math.Abs(v))
 		linf = max(linf, math.Abs(v))
 	}
+	linf = d.combine(&sum, linf)
+	l1 := sum.Value()
 
-	in.Noise = make([]float64, m)
+	in.Noise = make([]float64, mine)
 	if !math.IsInf(s.SNR, 1) {
 		// SNR = 20 log10(||A(X*)||_1 / σ_w); w_i uniform in [-σ_w/m, σ_w/m].
 		sigmaW := l1 / math.Pow(10, s.SNR/20)
@@ -371,7 +396,7 @@ func (d *Draw) Instance(s Setting) (*Instance, error) {
 			in.Noise[i] = sigmaW / float64(m) * u
 		}
 	}
-	in.Outlier = make([]float64, m)
+	in.Outlier = make([]float64, mine)
 	for i, u := range d.outlierSupport {
 		if u < s.PS {
 			in.Outlier[i] = 10 * linf * d.outlierSign[i]
@@ -380,20 +405,22 @@ func (d *Draw) Instance(s Setting) (*Instance, error) {
 	}
 	// y = (A(X*) + s) + w and f(X*) = ||y - A(X*)||_1, in the authors'
 	// order of operations.
-	in.Y = make([]float64, m)
-	zStar := make([]float64, m)
+	in.Y = make([]float64, mine)
+	var fStar fsum.Sum // f(X*) = ||A(X*) - y||_1, as scaledsm.L1.Value sums it
 	for i := range in.Y {
 		in.Y[i] = in.Clean[i] + in.Outlier[i] + in.Noise[i]
-		zStar[i] = in.Clean[i] - in.Y[i]
+		fStar.Add(math.Abs(in.Clean[i] - in.Y[i]))
 	}
-	in.FStar = scaledsm.L1.Value(zStar)
+	in.Outliers = d.count(in.Outliers)
+	d.combine(&fStar, 0)
+	in.FStar = fStar.Value()
 	return in, nil
 }
 
 // Problem returns the instance as a problem for scaledsm.Solve, truth
 // included.
 func (in *Instance) Problem() scaledsm.Problem {
-	return scaledsm.Problem{Op: in.Op, Y: in.Y, Rank: len(in.Sigma), Truth: in.Star}
+	return scaledsm.Problem{Op: in.Op, Y: in.Y, Rank: len(in.Sigma), Truth: in.Star, Reducer: in.red}
 }
 
 // Corrupted returns the outlier mask: true where s_i != 0.
@@ -409,10 +436,10 @@ func (in *Instance) Corrupted() []bool {
 // its own stream, generated on all cores straight into the one slice the
 // operator keeps (float32 values are the roundings of the float64 draws),
 // allocated on huge pages where the system offers them (see package mem).
-func gaussianRows[T float32 | float64](seed uint64, m, w int) []T {
+func gaussianRows[T float32 | float64](seed uint64, lo, m, w int) []T {
 	data := mem.Make[T](m * w)
 	par.Do(runtime.GOMAXPROCS(0), m, func(i int) {
-		rng := rand.New(rand.NewPCG(seed, opStream+uint64(i)))
+		rng := rand.New(rand.NewPCG(seed, opStream+uint64(lo+i)))
 		row := data[i*w : (i+1)*w]
 		for j := range row {
 			row[j] = T(rng.NormFloat64())
@@ -424,10 +451,27 @@ func gaussianRows[T float32 | float64](seed uint64, m, w int) []T {
 // orthonormalRademacher returns the left singular vectors of an n×r matrix
 // of independent ±1 entries: an orthonormal basis of its column space.
 func orthonormalRademacher(seed, stream uint64, n, r int) (*mat.Dense, error) {
+	return orthonormal(seed, stream, n, r, false)
+}
+
+// orthonormalGaussian returns an orthonormal basis of the column space of
+// an n×r matrix of independent standard normal entries: a uniformly random
+// r-dimensional subspace, the usual truth of matrix completion, whose
+// entries, unlike a Rademacher basis's at a small r, take no repeated
+// values (nor exact zeros of X*).
+func orthonormalGaussian(seed, stream uint64, n, r int) (*mat.Dense, error) {
+	return orthonormal(seed, stream, n, r, true)
+}
+
+func orthonormal(seed, stream uint64, n, r int, gaussian bool) (*mat.Dense, error) {
 	rng := rand.New(rand.NewPCG(seed, stream))
 	m := mat.NewDense(n, r, nil)
 	for i := range n {
 		for j := range r {
+			if gaussian {
+				m.Set(i, j, rng.NormFloat64())
+				continue
+			}
 			if rng.Uint64()&1 == 0 {
 				m.Set(i, j, 1)
 			} else {
@@ -437,16 +481,21 @@ func orthonormalRademacher(seed, stream uint64, n, r int) (*mat.Dense, error) {
 	}
 	var svd mat.SVD
 	if !svd.Factorize(m, mat.SVDThin) {
-		return nil, errors.New("synth: SVD of a Rademacher matrix did not converge")
+		return nil, errors.New("synth: SVD of a random basis did not converge")
 	}
 	var u mat.Dense
 	svd.UTo(&u)
 	return mat.DenseCopyOf(u.Slice(0, n, 0, r)), nil
 }
 
-func uniforms(seed, stream uint64, m int, lo, hi float64) []float64 {
+// uniforms returns the draws [from, to) of the stream, uniform in
+// [lo, hi): those before from are drawn and dropped.
+func uniforms(seed, stream uint64, from, to int, lo, hi float64) []float64 {
 	rng := rand.New(rand.NewPCG(seed, stream))
-	v := make([]float64, m)
+	for range from {
+		rng.Float64()
+	}
+	v := make([]float64, to-from)
 	for i := range v {
 		v[i] = lo + (hi-lo)*rng.Float64()
 	}

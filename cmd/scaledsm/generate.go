@@ -31,7 +31,15 @@ type problemFile struct {
 // generatedFiles are the names of every file generate may write: a
 // directory that holds another problem loses those the new one does not
 // have.
-var generatedFiles = []string{"A.npy", "y.npy", "X_star.npy", "L_star.npy", "R_star.npy", "outliers.npy", "problem.json"}
+var generatedFiles = []string{"A.npy", "y.npy", "X_star.npy", "L_star.npy", "R_star.npy", "outliers.npy",
+	"rows.npy", "cols.npy", "values.npy", "problem.json"}
+
+// genFile is a file of generate: its name, a description of its shape and
+// how to write it.
+type genFile struct {
+	name, desc string
+	write      func(io.Writer) error
+}
 
 func runGenerate(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("generate", `Draws a synthetic problem of the paper's Section 4 recipe, as solve does, and
@@ -39,7 +47,10 @@ writes it to --out DIR as NumPy .npy files: the operator A.npy (matrix sensing:
 shape (m, n1, n2); quadratic sampling: (m, n)), the observations y.npy (m,),
 the truth X_star.npy (n1, n2), its factors L_star.npy (n1, r) and, for
 sensing, R_star.npy (n2, r), the outlier mask outliers.npy (m,) of bools, and
-problem.json with the setting and the solve command to run. The set is written
+problem.json with the setting and the solve command to run. For --problem mc or
+rpca it writes the observed entries as COO triplets instead: rows.npy and
+cols.npy (m,) int32 and values.npy (m,) float64, sorted by row and column, with
+L_star.npy, R_star.npy and problem.json. The set is written
 to a new directory beside DIR and moved into DIR once complete: a failure or an
 interrupt leaves DIR as it was, and a DIR that held another problem keeps no
 file of it.`, stdout)
@@ -81,71 +92,32 @@ file of it.`, stdout)
 	// A signal stops the writing: nothing is moved into --out.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	cfg, setting := src.cfg, src.setting
-	draw, err := synth.New(cfg)
-	if err != nil {
-		return inputFlag(err, synthInputs)
-	}
-	var writeA func(io.Writer, dataio.Header) error
-	if s, ok := draw.Op.(*scaledsm.Sensing); ok && s.Data32() != nil {
-		writeA = func(w io.Writer, h dataio.Header) error { return dataio.WriteArray(w, h, s.Data32()) }
+	var (
+		files []genFile
+		meta  problemFile
+	)
+	if entryKind(src.cfg.Kind) {
+		set := setFlags(fs)
+		for _, name := range []string{"dtype", "order"} {
+			if set[name] {
+				return badFlag(name, flagValue(fs, name), fmt.Sprintf("applies to A.npy of --problem ms or qs; --problem %s writes COO triplets", src.cfg.Kind))
+			}
+		}
+		files, meta, err = entryProblem(src, *out)
 	} else {
-		a := draw.Op.(interface{ Data() []float64 }).Data()
-		writeA = func(w io.Writer, h dataio.Header) error { return dataio.WriteArray(w, h, a) }
+		files, meta, err = operatorProblem(src, *out, *dtype, *order)
 	}
-	in, err := draw.Instance(setting)
 	if err != nil {
-		return inputFlag(err, synthInputs)
+		return err
 	}
 	if ctx.Err() != nil {
 		return exitError{errors.New("interrupted; nothing written"), exitInterrupted}
-	}
-
-	m, n1, n2, r := cfg.M, cfg.N1, cfg.N2, cfg.Rank
-	shape := []int{m, n1, n2}
-	if cfg.Kind == synth.Quadratic {
-		shape = []int{m, n1}
-	}
-	hA := dataio.Header{Dtype: "<f8", Fortran: *order == "F", Shape: shape}
-	if *dtype == "float32" {
-		hA.Dtype = "<f4"
-	}
-	mask := in.Corrupted()
-	type file struct {
-		name, desc string
-		write      func(io.Writer) error
-	}
-	files := []file{
-		{"A.npy", fmt.Sprintf("%s %s, %s order", dataio.ShapeString(shape), *dtype, *order), func(w io.Writer) error { return writeA(w, hA) }},
-		{"y.npy", fmt.Sprintf("(%d,)", m), func(w io.Writer) error { return dataio.WriteFloat64(w, []int{m}, in.Y) }},
-		{"X_star.npy", fmt.Sprintf("(%d, %d)", n1, n2), denseWriter(in.Truth)},
-		{"L_star.npy", fmt.Sprintf("(%d, %d)", n1, r), denseWriter(in.Star.L)},
-	}
-	if in.Star.R != nil {
-		files = append(files, file{"R_star.npy", fmt.Sprintf("(%d, %d)", n2, r), denseWriter(in.Star.R)})
-	}
-	files = append(files, file{"outliers.npy", fmt.Sprintf("(%d,) bool", m), func(w io.Writer) error { return dataio.WriteBool(w, []int{m}, mask) }})
-
-	opFlag := "--sensing"
-	if cfg.Kind == synth.Quadratic {
-		opFlag = "--quadratic"
-	}
-	solve := fmt.Sprintf("scaledsm solve %s %s --y %s --rank %d --truth %s", opFlag,
-		filepath.Join(*out, "A.npy"), filepath.Join(*out, "y.npy"), r, filepath.Join(*out, "X_star.npy"))
-	if setting.PS > 0 {
-		solve += fmt.Sprintf(" --ps %g", setting.PS)
-	}
-	solve += " --out " + filepath.Join(*out, "result")
-	meta := problemFile{
-		shapeJSON: shapeJSON{Problem: cfg.Kind.String(), N1: n1, N2: n2, Rank: r, M: m},
-		drawJSON:  newDrawJSON(cfg, setting, in),
-		Dtype:     *dtype, Order: *order, FStar: in.FStar, Solve: solve,
 	}
 	for _, f := range files {
 		meta.Files = append(meta.Files, f.name)
 	}
 	meta.Files = append(meta.Files, "problem.json")
-	files = append(files, file{"problem.json", "", func(w io.Writer) error {
+	files = append(files, genFile{"problem.json", "", func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(meta)
@@ -176,11 +148,120 @@ file of it.`, stdout)
 		return outputError("out", *out, err)
 	}
 
+	kind, _ := synth.ParseKind(meta.Problem)
 	fmt.Fprintf(stdout, "wrote a %s problem (n1=%d, n2=%d, rank %d, m=%d, kappa=%g, %d outliers, seed %d) to %s:\n",
-		cfg.Kind.Model(), n1, n2, r, m, setting.Kappa, meta.Outliers, cfg.Seed, *out)
+		kind.Model(), meta.N1, meta.N2, meta.Rank, meta.M, meta.Kappa, meta.Outliers, meta.Seed, *out)
 	fmt.Fprintf(stdout, "  %s\n", strings.Join(listing, "\n  "))
-	fmt.Fprintf(stdout, "solve it with\n  %s\n", solve)
+	fmt.Fprintf(stdout, "solve it with\n  %s\n", meta.Solve)
 	return nil
+}
+
+// operatorProblem draws a problem of the Gaussian models and returns its
+// files (the operator in the given dtype and order) and problem.json.
+func operatorProblem(src *synthetic, out, dtype, order string) ([]genFile, problemFile, error) {
+	cfg, setting := src.cfg, src.setting
+	draw, err := synth.New(cfg)
+	if err != nil {
+		return nil, problemFile{}, inputFlag(err, synthInputs)
+	}
+	var writeA func(io.Writer, dataio.Header) error
+	if s, ok := draw.Op.(*scaledsm.Sensing); ok && s.Data32() != nil {
+		writeA = func(w io.Writer, h dataio.Header) error { return dataio.WriteArray(w, h, s.Data32()) }
+	} else {
+		a := draw.Op.(interface{ Data() []float64 }).Data()
+		writeA = func(w io.Writer, h dataio.Header) error { return dataio.WriteArray(w, h, a) }
+	}
+	in, err := draw.Instance(setting)
+	if err != nil {
+		return nil, problemFile{}, inputFlag(err, synthInputs)
+	}
+
+	m, n1, n2, r := cfg.M, cfg.N1, cfg.N2, cfg.Rank
+	shape := []int{m, n1, n2}
+	if cfg.Kind == synth.Quadratic {
+		shape = []int{m, n1}
+	}
+	hA := dataio.Header{Dtype: "<f8", Fortran: order == "F", Shape: shape}
+	if dtype == "float32" {
+		hA.Dtype = "<f4"
+	}
+	mask := in.Corrupted()
+	files := []genFile{
+		{"A.npy", fmt.Sprintf("%s %s, %s order", dataio.ShapeString(shape), dtype, order), func(w io.Writer) error { return writeA(w, hA) }},
+		{"y.npy", fmt.Sprintf("(%d,)", m), func(w io.Writer) error { return dataio.WriteFloat64(w, []int{m}, in.Y) }},
+		{"X_star.npy", fmt.Sprintf("(%d, %d)", n1, n2), denseWriter(in.Truth)},
+		{"L_star.npy", fmt.Sprintf("(%d, %d)", n1, r), denseWriter(in.Star.L)},
+	}
+	if in.Star.R != nil {
+		files = append(files, genFile{"R_star.npy", fmt.Sprintf("(%d, %d)", n2, r), denseWriter(in.Star.R)})
+	}
+	files = append(files, genFile{"outliers.npy", fmt.Sprintf("(%d,) bool", m), func(w io.Writer) error { return dataio.WriteBool(w, []int{m}, mask) }})
+
+	opFlag := "--sensing"
+	if cfg.Kind == synth.Quadratic {
+		opFlag = "--quadratic"
+	}
+	solve := fmt.Sprintf("scaledsm solve %s %s --y %s --rank %d --truth %s", opFlag,
+		filepath.Join(out, "A.npy"), filepath.Join(out, "y.npy"), r, filepath.Join(out, "X_star.npy"))
+	if setting.PS > 0 {
+		solve += fmt.Sprintf(" --ps %g", setting.PS)
+	}
+	solve += " --out " + filepath.Join(out, "result")
+	meta := problemFile{
+		shapeJSON: shapeJSON{Problem: cfg.Kind.String(), N1: n1, N2: n2, Rank: r, M: m},
+		drawJSON:  newDrawJSON(cfg, setting, in),
+		Dtype:     dtype, Order: order, FStar: in.FStar, Solve: solve,
+	}
+	return files, meta, nil
+}
+
+// entryProblem draws a problem of the entry models and returns its files,
+// the observed entries as COO triplets and the truth's factors, and
+// problem.json.
+func entryProblem(src *synthetic, out string) ([]genFile, problemFile, error) {
+	draw, err := synth.New(src.cfg)
+	if err != nil {
+		return nil, problemFile{}, inputFlag(err, synthInputs)
+	}
+	in, err := draw.Instance(src.setting)
+	if err != nil {
+		return nil, problemFile{}, inputFlag(err, synthInputs)
+	}
+	cfg := draw.Config
+	op := draw.Op.(*scaledsm.Entries)
+	m, n1, n2 := op.Dims()
+	r := cfg.Rank
+	if err := enoughEntries(op, r, fmt.Sprintf("--p %g", cfg.P)); err != nil {
+		return nil, problemFile{}, err
+	}
+	start := op.Start()
+	rows := make([]int32, m)
+	for i := range n1 {
+		for k := start[i]; k < start[i+1]; k++ {
+			rows[k] = int32(i)
+		}
+	}
+	vec := fmt.Sprintf("(%d,)", m)
+	files := []genFile{
+		{"rows.npy", vec + " int32", func(w io.Writer) error { return dataio.WriteInt32(w, []int{m}, rows) }},
+		{"cols.npy", vec + " int32", func(w io.Writer) error { return dataio.WriteInt32(w, []int{m}, op.Cols()) }},
+		{"values.npy", vec + " float64", func(w io.Writer) error { return dataio.WriteFloat64(w, []int{m}, in.Y) }},
+		{"L_star.npy", fmt.Sprintf("(%d, %d)", n1, r), denseWriter(in.Star.L)},
+		{"R_star.npy", fmt.Sprintf("(%d, %d)", n2, r), denseWriter(in.Star.R)},
+	}
+	j := func(name string) string { return filepath.Join(out, name) }
+	solve := fmt.Sprintf("scaledsm solve --rows %s --cols %s --values %s --shape %dx%d --rank %d --truth-left %s --truth-right %s",
+		j("rows.npy"), j("cols.npy"), j("values.npy"), n1, n2, r, j("L_star.npy"), j("R_star.npy"))
+	if src.setting.PS > 0 {
+		solve += fmt.Sprintf(" --ps %g", src.setting.PS)
+	}
+	solve += " --out " + j("result")
+	meta := problemFile{
+		shapeJSON: shapeJSON{Problem: cfg.Kind.String(), N1: n1, N2: n2, Rank: r, M: m},
+		drawJSON:  newDrawJSON(cfg, src.setting, in),
+		Dtype:     "float64", Order: "C", FStar: in.FStar, Solve: solve,
+	}
+	return files, meta, nil
 }
 
 // moveInto moves the files names (problem.json last) from the directory tmp

@@ -44,6 +44,7 @@ func init() {
 		{"demo", "recover a matrix from corrupted measurements and show how", runDemo},
 		{"solve", "recover a matrix from a synthetic problem or from NumPy files", runSolve},
 		{"generate", "write a synthetic problem as NumPy .npy files", runGenerate},
+		{"predict", "predict entries of L Rᵀ from the factors a solve wrote", runPredict},
 		{"table1", "measure Table 1: iterations of GD, ScaledGD, VanillaSM, ScaledSM against kappa", runTable1},
 		{"bench", "measure the time per iteration and peak memory against the floor", runBench},
 		{"figure", "reproduce figure N of the paper: CSV, plots and report", runFigure},
@@ -53,7 +54,7 @@ func init() {
 }
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(mainRanks(os.Args[1:]))
 }
 
 // Exit codes.
@@ -88,7 +89,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		// Each run starts from the default kernels (tests call run many
 		// times), then SCALEDSM_KERNEL, then a command's --kernel.
 		kernel.Use("auto")
-		err := kernelFromEnv()
+		err := checkRanks(c.name)
+		if err == nil {
+			err = kernelFromEnv()
+		}
 		if err == nil {
 			err = c.run(args[1:], stdout, stderr)
 		}

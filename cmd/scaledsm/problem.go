@@ -10,6 +10,7 @@ import (
 	"github.com/scaledsm/scaledsm"
 	"github.com/scaledsm/scaledsm/dataio"
 	"github.com/scaledsm/scaledsm/internal/mem"
+	"github.com/scaledsm/scaledsm/internal/reduce"
 	"github.com/scaledsm/scaledsm/synth"
 )
 
@@ -30,6 +31,9 @@ type source interface {
 	truth() bool
 	// inputs maps the library's input names to the flags that set them.
 	inputs() map[string]string
+	// entries reports whether the problem is one of the entry models
+	// (matrix completion, robust PCA), whose defaults entryDefaults sets.
+	entries() bool
 }
 
 // loaded is a problem ready to solve and what is known about it.
@@ -40,14 +44,15 @@ type loaded struct {
 	shape   shapeJSON
 	draw    *drawJSON // a synthetic problem's draw
 	files   *filesJSON
-	seconds float64 // reading or drawing
+	entries *entryData // the entry models' extras; nil for the others
+	seconds float64    // reading or drawing
 }
 
 // synthFlags describe a synthetic problem of the paper's recipe.
 type synthFlags struct {
 	problem, precision string
 	n, n2, r, m        int
-	kappa, ps, snr     float64
+	kappa, ps, snr, p  float64
 	seed               uint64
 	fs                 *flag.FlagSet
 }
@@ -56,16 +61,17 @@ type synthFlags struct {
 // recipe's errors (see inputFlag).
 var synthInputs = map[string]string{
 	"problem": "problem", "n": "n", "n2": "n2", "rank": "r", "m": "m",
-	"kappa": "kappa", "ps": "ps", "snr": "snr", "precision": "precision",
+	"kappa": "kappa", "ps": "ps", "snr": "snr", "precision": "precision", "p": "p",
 }
 
 func (p *synthFlags) register(fs *flag.FlagSet) {
 	p.fs = fs
-	fs.StringVar(&p.problem, "problem", "qs", "measurement model: ms (matrix sensing, X = L Rᵀ) or qs (quadratic sampling, X = L Lᵀ)")
+	fs.StringVar(&p.problem, "problem", "qs", "measurement model: ms (matrix sensing, X = L Rᵀ), qs (quadratic sampling, X = L Lᵀ),\nmc (matrix completion: entries of X = L Rᵀ, each seen with probability --p) or rpca (robust PCA: every entry)")
 	fs.IntVar(&p.n, "n", 100, "rows n1 of X* (and columns, unless --n2 is given)")
 	fs.IntVar(&p.n2, "n2", 0, "columns n2 of X* (default n; sensing only)")
 	fs.IntVar(&p.r, "r", 5, "rank r of X*")
-	fs.IntVar(&p.m, "m", 0, "number of measurements (default 4(n1+n2)r, the paper's 8nr when square)")
+	fs.IntVar(&p.m, "m", 0, "number of measurements (default 4(n1+n2)r, the paper's 8nr when square; not for mc, rpca)")
+	fs.Float64Var(&p.p, "p", 0, "mc: the probability that an entry is observed, in (0, 1] (default 4(n1+n2)r/(n1·n2), as many\nentries in expectation as the paper's measurements, at most 1)")
 	fs.Float64Var(&p.kappa, "kappa", 10, "condition number of X*: singular values evenly spaced from kappa to 1")
 	fs.Float64Var(&p.ps, "ps", 0, "fraction p_s of measurements corrupted by outliers, in [0, 0.5)")
 	fs.Float64Var(&p.snr, "snr", math.Inf(1), "signal-to-noise ratio in dB of the dense bounded noise (default none)")
@@ -84,7 +90,7 @@ func (p *synthFlags) config() (*synthetic, error) {
 	if err != nil {
 		return nil, inputFlag(err, synthInputs)
 	}
-	c := synth.Config{Kind: kind, N1: p.n, Rank: p.r, M: p.m, Seed: p.seed}
+	c := synth.Config{Kind: kind, N1: p.n, Rank: p.r, M: p.m, Seed: p.seed, P: p.p}
 	set := setFlags(p.fs)
 	if set["n2"] {
 		if p.n2 < 1 {
@@ -94,6 +100,20 @@ func (p *synthFlags) config() (*synthetic, error) {
 	}
 	if set["m"] && p.m < 1 {
 		return nil, badFlag("m", p.m, "must be at least 1")
+	}
+	switch {
+	case entryKind(kind) && set["m"]:
+		return nil, badFlag("m", p.m, fmt.Sprintf("the entries of --problem %s are drawn, not counted: set --p", kind))
+	case !entryKind(kind) && set["p"]:
+		return nil, badFlag("p", p.p, fmt.Sprintf("applies to --problem mc (and rpca, where it is 1), not %s; set --m", kind))
+	case kind == synth.Completion && !set["p"]:
+		n2 := p.n
+		if set["n2"] {
+			n2 = p.n2
+		}
+		c.P = min(1, float64(synth.DefaultM(p.n, n2, p.r))/(float64(p.n)*float64(n2)))
+	case set["p"]:
+		c.P = p.p
 	}
 	if p.precision != "" {
 		if c.Precision, err = synth.ParsePrecision(p.precision); err != nil {
@@ -114,6 +134,13 @@ func (s *synthetic) bytes() (int64, error) { return s.cfg.Bytes(), nil }
 
 func (s *synthetic) fits(avail int64) string {
 	c := s.cfg
+	if entryKind(c.Kind) {
+		frac := float64(avail) / float64(c.Bytes()) // of the entries that fit
+		if c.Kind == synth.RobustPCA {
+			return fmt.Sprintf("it fits with at most %.3g%% of the entries, as --problem mc --p %.3g", 100*frac, frac)
+		}
+		return fmt.Sprintf("it fits with at most --p %.3g", c.P*frac)
+	}
 	perM := float64(c.Bytes()) / float64(c.M)
 	hint := fmt.Sprintf("it fits with at most --m %d", int(float64(avail)/perM))
 	if c.Kind == synth.Sensing && c.Precision == synth.Float64 {
@@ -129,10 +156,17 @@ func (s *synthetic) fits(avail int64) string {
 func (s *synthetic) oracle() bool              { return true }
 func (s *synthetic) inputs() map[string]string { return synthInputs }
 func (s *synthetic) truth() bool               { return true }
+func (s *synthetic) entries() bool             { return entryKind(s.cfg.Kind) }
 
 func (s *synthetic) load() (*loaded, error) {
 	t0 := time.Now()
-	draw, err := synth.New(s.cfg)
+	var draw *synth.Draw
+	var err error
+	if world != nil {
+		draw, err = synth.NewShard(s.cfg, world)
+	} else {
+		draw, err = synth.New(s.cfg)
+	}
 	if err != nil {
 		return nil, inputFlag(err, synthInputs)
 	}
@@ -141,12 +175,20 @@ func (s *synthetic) load() (*loaded, error) {
 	if err != nil {
 		return nil, inputFlag(err, synthInputs)
 	}
-	d := newDrawJSON(s.cfg, s.setting, in)
-	return &loaded{
-		problem: in.Problem(), kind: s.cfg.Kind, ps: s.setting.PS, draw: &d,
-		shape:   shapeJSON{Problem: s.cfg.Kind.String(), N1: s.cfg.N1, N2: s.cfg.N2, Rank: s.cfg.Rank, M: s.cfg.M},
+	c := draw.Config // with M, and for the entry models |Ω|
+	d := newDrawJSON(c, s.setting, in)
+	ld := &loaded{
+		problem: in.Problem(), kind: c.Kind, ps: s.setting.PS, draw: &d,
+		shape:   shapeJSON{Problem: c.Kind.String(), N1: c.N1, N2: c.N2, Rank: c.Rank, M: c.M},
 		seconds: time.Since(t0).Seconds(),
-	}, nil
+	}
+	if op, ok := draw.Op.(*scaledsm.Entries); ok {
+		ld.entries = newEntryData(op)
+		if err := enoughEntries(op, c.Rank, fmt.Sprintf("--p %g", c.P)); err != nil {
+			return nil, err
+		}
+	}
+	return ld, nil
 }
 
 // fileFlags name the files of a problem read from disk.
@@ -172,7 +214,7 @@ func (f *fileFlags) register(fs *flag.FlagSet) {
 
 // Flags that belong to one kind of problem only.
 var (
-	syntheticOnly = []string{"problem", "n", "r", "m", "kappa", "snr", "seed", "precision"}
+	syntheticOnly = []string{"problem", "n", "r", "m", "p", "kappa", "snr", "seed", "precision"}
 	filesOnly     = []string{"sensing", "quadratic", "y", "truth", "n1", "rank"}
 )
 
@@ -289,17 +331,28 @@ func (s *fromFiles) fits(avail int64) string {
 func (s *fromFiles) oracle() bool              { return false }
 func (s *fromFiles) inputs() map[string]string { return fileInputs }
 func (s *fromFiles) truth() bool               { return s.files.Truth != "" }
+func (s *fromFiles) entries() bool             { return false }
 
 func (s *fromFiles) load() (*loaded, error) {
 	t0 := time.Now()
-	p, err := dataio.Load(s.files, s.rank)
+	var p scaledsm.Problem
+	var err error
+	if world != nil {
+		p, err = dataio.LoadShard(s.files, s.rank, world) // each rank reads its rows
+	} else {
+		p, err = dataio.Load(s.files, s.rank)
+	}
 	if err != nil {
 		if err := inputFlag(err, fileInputs); err != nil {
 			return nil, fileError(err)
 		}
 	}
 	tuneGC(p.Op)
-	m, n1, n2 := p.Op.Dims()
+	_, n1, n2 := p.Op.Dims()
+	m := len(p.Y)
+	if world != nil {
+		m = reduce.Count(world, m)
+	}
 	kind := synth.Sensing
 	if p.Op.Symmetric() {
 		kind = synth.Quadratic
@@ -336,6 +389,7 @@ func checkMemory(src source) error {
 	if err != nil {
 		return err
 	}
+	need /= int64(size()) // each rank holds its shard
 	avail, ok := mem.Available()
 	if !ok || need <= avail {
 		return nil

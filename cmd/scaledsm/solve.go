@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/csv"
 	"encoding/json"
@@ -43,7 +44,7 @@ var solverInputs = map[string]string{
 func (s *solverFlags) register(fs *flag.FlagSet) {
 	s.fs = fs
 	fs.StringVar(&s.method, "method", "scaledsm", "scaledsm, vanillasm (subgradient methods) or scaledgd, gd (gradient methods, the smooth baselines)")
-	fs.StringVar(&s.loss, "loss", "", "l1, l2 (||A(X)-y||_2) or l2sq (||A(X)-y||²/2) (default l1 for the subgradient methods, l2sq for the gradient methods, which need it)")
+	fs.StringVar(&s.loss, "loss", "", "l1, l2 (||A(X)-y||_2), l2sq (||A(X)-y||²/2) or l2trim (l2sq without the residuals beyond 8 times their row's and column's median; entry models only)\n(default l1 for the subgradient methods, l2sq for the gradient methods, which need it; l2trim for matrix completion and robust PCA)")
 	fs.StringVar(&s.step, "step", "", "stepsize rule: polyak (needs f(X*)), auto (needs nothing), geometric, or constant (smooth loss only)\n(default polyak for a synthetic problem, whose f(X*) is known, auto for files; constant for the gradient methods)")
 	fs.Float64Var(&s.lambda, "lambda", 0, "geometric steps: initial step length lambda > 0, in the units of X (default the length of the\nfirst automatic step, its estimate of the distance to X*)")
 	fs.Float64Var(&s.q, "q", 0.9, "geometric steps: decay rate q in (0, 1)")
@@ -54,18 +55,28 @@ func (s *solverFlags) register(fs *flag.FlagSet) {
 }
 
 // settings checks the flags and returns the solver settings for a problem
-// whose source knows f(X*) (oracle) or X* (truth). What depends on the
+// whose source knows f(X*) (oracle) or X* (truth), of an entry model
+// (entries: the defaults are entryDefaults') or not. What depends on the
 // problem is filled in by complete, once it is loaded and initialized.
-func (s *solverFlags) settings(oracle, truth bool) (scaledsm.Settings, error) {
+func (s *solverFlags) settings(oracle, truth, entries bool) (scaledsm.Settings, error) {
 	set := setFlags(s.fs)
 	method, err := scaledsm.ParseMethod(s.method)
 	if err != nil {
 		return scaledsm.Settings{}, badFlag("method", s.method, "want scaledsm, vanillasm, scaledgd or gd")
 	}
+	model := entryDefaults()
+	if entries && !set["method"] {
+		method = model.Method
+	}
+	// The model's default loss and step go with its default method.
+	modelDefaults := entries && method == model.Method
 	loss := method.DefaultLoss()
+	if modelDefaults && model.Loss != scaledsm.DefaultLoss {
+		loss = model.Loss
+	}
 	if set["loss"] {
 		if loss, err = scaledsm.ParseLoss(s.loss); err != nil {
-			return scaledsm.Settings{}, badFlag("loss", s.loss, "want l1, l2 or l2sq")
+			return scaledsm.Settings{}, badFlag("loss", s.loss, "want l1, l2, l2sq or l2trim")
 		}
 	}
 	if err := (scaledsm.Settings{Method: method, Loss: loss}).Validate(); err != nil {
@@ -86,7 +97,12 @@ func (s *solverFlags) settings(oracle, truth bool) (scaledsm.Settings, error) {
 		}
 	}
 	var step scaledsm.Step
+	if modelDefaults && !set["step"] && !set["lambda"] && !set["q"] && model.Step != nil {
+		step, name = model.Step, fmt.Sprint(model.Step)
+	}
 	switch name {
+	case fmt.Sprint(step):
+		// The model's default, chosen above.
 	case "polyak":
 		if !oracle && !truth {
 			return scaledsm.Settings{}, badFlag("step", name, "Polyak's step needs f(X*), known here only from --truth; use --step auto")
@@ -152,14 +168,16 @@ func (s *solverFlags) complete(ctx context.Context, settings *scaledsm.Settings,
 	if !set["trim"] {
 		// The user's --ps with files is what they know; a synthetic
 		// problem's p_s is known to the oracle steps, not to auto.
+		// l2trim, as auto, is told nothing of the outliers.
 		_, auto := settings.Step.(scaledsm.Auto)
+		blind := auto || settings.Loss == scaledsm.TrimmedL2
 		settings.Trim = scaledsm.Trim{}
-		if !math.IsNaN(ld.ps) && (ld.files != nil || !auto) {
+		if !math.IsNaN(ld.ps) && (ld.files != nil || !blind) {
 			settings.Trim = scaledsm.TrimFraction(ld.ps)
 		}
 	}
 	p := ld.problem
-	init, err := scaledsm.Spectral(p.Op, p.Y, p.Rank, settings.Trim)
+	init, err := p.Spectral(settings.Trim)
 	if err != nil {
 		return err
 	}
@@ -279,17 +297,19 @@ func probe(dir string) error {
 }
 
 func runSolve(args []string, stdout, stderr io.Writer) error {
-	const synopsis = "Recovers a low-rank matrix and prints a summary (or JSON with --json): by default\nfrom a synthetic problem of the paper's Section 4 recipe; with --sensing or\n--quadratic from NumPy .npy files. With --out DIR it writes the factors, the trace\nand the summary there."
+	const synopsis = "Recovers a low-rank matrix and prints a summary (or JSON with --json): by default\nfrom a synthetic problem of the paper's Section 4 recipe; with --sensing or\n--quadratic from NumPy .npy files; with --rows, --ratings or --masked from some of\nits entries (matrix completion, robust PCA). With --out DIR it writes the factors, the trace\nand the summary there."
 	fs := newFlagSet("solve", synopsis, stdout)
 	var (
 		sp synthFlags
 		ff fileFlags
+		ef entryFlags
 		sf solverFlags
 		of outputFlags
 	)
 	sp.register(fs)
 	fs.StringVar(&sp.precision, "precision", "f64", "the operator's data: f64, or f32 to round it to float32 values, stored as float32 for\nsensing (half the memory and time; y is computed from the stored values, the arithmetic is float64)")
 	ff.register(fs)
+	ef.register(fs)
 	sf.register(fs)
 	of.register(fs)
 	kernelName := kernelFlag(fs)
@@ -304,7 +324,23 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	// Everything that can be checked is checked before the work starts:
 	// the flags, the outputs, the memory.
 	var src source
-	if ff.given() {
+	switch {
+	case ef.given():
+		if ff.given() {
+			return badFlag("sensing", ff.sensing+ff.quadratic, "give either --sensing/--quadratic files or entries (--rows, --ratings, --masked), not both")
+		}
+		e, err := ef.config(&ff, &sp)
+		if err != nil {
+			return err
+		}
+		if of.out == "" {
+			return usageError{"--out: missing: give the directory for the results (L.npy, R.npy, trace.csv, summary.json)"}
+		}
+		src = e
+	case ff.given():
+		if err := ef.reject("--sensing or --quadratic files"); err != nil {
+			return err
+		}
 		f, err := ff.config(sp.ps, sp.n2)
 		if err != nil {
 			return err
@@ -313,8 +349,11 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 			return usageError{"--out: missing: give the directory for the results (L.npy, R.npy, trace.csv, summary.json)"}
 		}
 		src = f
-	} else {
+	default:
 		if err := ff.rejectInSynthetic(); err != nil {
+			return err
+		}
+		if err := ef.reject("a synthetic problem"); err != nil {
 			return err
 		}
 		p, err := sp.config()
@@ -323,12 +362,14 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 		}
 		src = p
 	}
-	settings, err := sf.settings(src.oracle(), src.truth())
+	settings, err := sf.settings(src.oracle(), src.truth(), src.entries())
 	if err != nil {
 		return err
 	}
-	if err := of.check(); err != nil {
-		return err
+	if rank0() {
+		if err := of.check(); err != nil {
+			return err
+		}
 	}
 	if err := checkMemory(src); err != nil {
 		return err
@@ -346,16 +387,31 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	if ctx.Err() != nil {
 		return exitError{errors.New("interrupted while reading or drawing the problem; nothing written"), exitInterrupted}
 	}
+	if e := ld.entries; e != nil && (e.json.EmptyRows > 0 || e.json.EmptyCols > 0) {
+		fmt.Fprintf(stderr, "scaledsm solve: warning: %d rows and %d columns have no entry to fit; their factors stay at zero, and their entries are not recovered\n",
+			e.json.EmptyRows, e.json.EmptyCols)
+	}
 	if err := sf.complete(ctx, &settings, ld); err != nil {
 		return inputFlag(inputFlag(err, solverInputs), src.inputs())
 	}
 	setup := time.Since(t0)
+	if t, ok := world.(*timedReducer); ok {
+		t.reset()
+	}
 	res, err := scaledsm.Solve(ctx, ld.problem, settings)
 	if err != nil {
 		return inputFlag(inputFlag(err, solverInputs), src.inputs())
 	}
 
 	sum := &summary{shapeJSON: ld.shape, drawJSON: ld.draw, filesJSON: ld.files, runJSON: newRunJSON(settings, res)}
+	var extra []namedWriter
+	if e := ld.entries; e != nil {
+		e.testErrors(res.Factors)
+		sum.entriesJSON = &e.json
+		if of.out != "" {
+			extra = e.outputs(ld.problem, res.Factors)
+		}
+	}
 	sum.Source = "synthetic"
 	if ld.files != nil {
 		sum.Source = "files"
@@ -365,7 +421,12 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	}
 	sum.SetupSeconds = setup.Seconds()
 	sum.Interrupted = res.Status == scaledsm.Interrupted
-	if err := writeResults(&of, sum, res); err != nil {
+	rankFigures(sum, ld.problem, res.Iterations)
+	settled = true // the last collective
+	if !rank0() {
+		return outcome(res, io.Discard, "")
+	}
+	if err := writeResults(&of, sum, res, extra); err != nil {
 		return err
 	}
 	if of.json {
@@ -413,16 +474,21 @@ func iterations(n int) string {
 }
 
 // writeResults writes --out's files (each complete or not at all, the set
-// renamed into place together) and --trace.
-func writeResults(of *outputFlags, sum *summary, res *scaledsm.Result) error {
+// renamed into place together), with the extra files of the model, and
+// --trace.
+func writeResults(of *outputFlags, sum *summary, res *scaledsm.Result, extra []namedWriter) error {
 	if of.out != "" {
 		if err := os.MkdirAll(of.out, 0o755); err != nil {
 			return outputError("out", of.out, err)
 		}
-		sum.Files = []string{"L.npy", "R.npy", "trace.csv", "summary.json"}
+		sum.Files = []string{"L.npy", "R.npy"}
 		if res.R == nil {
-			sum.Files = []string{"L.npy", "trace.csv", "summary.json"}
+			sum.Files = []string{"L.npy"}
 		}
+		for _, e := range extra {
+			sum.Files = append(sum.Files, e.name)
+		}
+		sum.Files = append(sum.Files, "trace.csv", "summary.json")
 		var set outputSet
 		add := func(name string, write func(io.Writer) error) error {
 			return set.add(filepath.Join(of.out, name), write)
@@ -430,6 +496,11 @@ func writeResults(of *outputFlags, sum *summary, res *scaledsm.Result) error {
 		err := add("L.npy", denseWriter(res.L))
 		if err == nil && res.R != nil {
 			err = add("R.npy", denseWriter(res.R))
+		}
+		for _, e := range extra {
+			if err == nil {
+				err = add(e.name, e.write)
+			}
 		}
 		if err == nil {
 			err = add("trace.csv", func(w io.Writer) error { return writeTrace(w, res.Trace) })
@@ -443,6 +514,11 @@ func writeResults(of *outputFlags, sum *summary, res *scaledsm.Result) error {
 		}
 		if err == nil {
 			err = set.commit()
+		}
+		if err == nil {
+			// Extras of an earlier solve of another kind would not belong
+			// with these factors.
+			err = removeStale(of.out, extra)
 		}
 		if err == nil && res.R == nil {
 			// A stale R.npy of an earlier asymmetric result would not
@@ -493,13 +569,14 @@ func writeTrace(w io.Writer, trace []scaledsm.Iteration) error {
 func solveUsage(fs *flag.FlagSet, synopsis string) func() {
 	return func() {
 		w := fs.Output()
-		fmt.Fprintf(w, "Usage:\n  scaledsm solve [flags]                 a synthetic problem\n  scaledsm solve --sensing A.npy --y y.npy --rank r --out DIR [flags]\n  scaledsm solve --quadratic A.npy --y y.npy --rank r --out DIR [flags]\n\n%s\n", synopsis)
+		fmt.Fprintf(w, "Usage:\n  scaledsm solve [flags]                 a synthetic problem\n  scaledsm solve --sensing A.npy --y y.npy --rank r --out DIR [flags]\n  scaledsm solve --quadratic A.npy --y y.npy --rank r --out DIR [flags]\n  scaledsm solve --rows R.npy --cols C.npy --values V.npy --shape N1xN2 --rank r --out DIR [flags]\n  scaledsm solve --ratings ratings.csv --rank r --out DIR [flags]\n  scaledsm solve --masked Y.npy --rank r --out DIR [flags]\n\n%s\n", synopsis)
 		groups := []struct {
 			title string
 			names []string
 		}{
 			{"Synthetic problem (the default):", syntheticOnly},
 			{"Problem from NumPy .npy files (float64 or float32, C or Fortran order):", filesOnly},
+			{"Matrix completion or robust PCA from entries in files (with --rank and --out; --ps and --truth-left/-right optional):", entryOnly},
 		}
 		listed := map[string]bool{}
 		for _, g := range groups {
@@ -513,6 +590,9 @@ func solveUsage(fs *flag.FlagSet, synopsis string) func() {
 			"  --truth); --ps, if given, is the fraction assumed corrupted, which the\n"+
 			"  initialization drops; without --truth, --tol applies to the relative change of\n"+
 			"  X_t between iterations, and the run ends \"stationary\", not \"converged\".\n")
+		d := entryDefaults()
+		fmt.Fprintf(w, "  Matrix completion and robust PCA (mc, rpca, entry files) default to --method %v\n  with its %v loss and --step %v.\n",
+			d.Method, cmp.Or(d.Loss, d.Method.DefaultLoss()), d.Step)
 		fmt.Fprintln(w, "\nBoth:")
 		fs.VisitAll(func(f *flag.Flag) {
 			if !listed[f.Name] {

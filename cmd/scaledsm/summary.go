@@ -18,17 +18,18 @@ import (
 
 // shapeJSON is the size of a problem.
 type shapeJSON struct {
-	Problem string `json:"problem"` // "ms" (matrix sensing) or "qs" (quadratic sampling)
+	Problem string `json:"problem"` // "ms" (matrix sensing), "qs" (quadratic sampling), "mc" (matrix completion) or "rpca" (robust PCA)
 	N1      int    `json:"n1"`
 	N2      int    `json:"n2"`
 	Rank    int    `json:"rank"`
-	M       int    `json:"m"`
+	M       int    `json:"m"` // measurements; for the entry models, the entries observed (and fitted)
 }
 
 // drawJSON is the synthetic draw of a problem: the truth's condition
 // number, the corruption and the seed.
 type drawJSON struct {
 	Kappa     float64  `json:"kappa"`
+	P         *float64 `json:"p,omitempty"` // the entry models: the probability that an entry is observed
 	PS        float64  `json:"ps"`
 	Outliers  int      `json:"outliers"` // measurements actually corrupted
 	SNR       *float64 `json:"snr_db"`   // null without dense noise
@@ -37,20 +38,35 @@ type drawJSON struct {
 }
 
 func newDrawJSON(c synth.Config, s synth.Setting, in *synth.Instance) drawJSON {
-	d := drawJSON{Kappa: s.Kappa, PS: s.PS, SNR: finite(s.SNR), Seed: c.Seed, Precision: c.Precision.String()}
-	for _, v := range in.Outlier {
-		if v != 0 {
-			d.Outliers++
-		}
+	d := drawJSON{Kappa: s.Kappa, PS: s.PS, Outliers: in.Outliers, SNR: finite(s.SNR), Seed: c.Seed, Precision: c.Precision.String()}
+	if entryKind(c.Kind) {
+		d.P = &c.P
 	}
 	return d
 }
 
 // filesJSON names the files of a problem read from disk.
 type filesJSON struct {
-	Operator string  `json:"operator_file"`
-	Y        string  `json:"y_file"`
-	Truth    *string `json:"truth_file"`
+	Operator   string  `json:"operator_file"` // for the entry models, the rows, ratings or masked file
+	Y          string  `json:"y_file,omitempty"`
+	Truth      *string `json:"truth_file"`
+	Cols       string  `json:"cols_file,omitempty"`
+	TruthLeft  string  `json:"truth_left_file,omitempty"` // the entry models' truth as factors L*, R*
+	TruthRight string  `json:"truth_right_file,omitempty"`
+}
+
+// entriesJSON is what the entry models (matrix completion, robust PCA)
+// add: how much of the matrix was seen, the rows and columns that no entry
+// constrains, and the fit to the entries held out.
+type entriesJSON struct {
+	Observed    float64  `json:"observed_fraction"` // m / (n1·n2)
+	EmptyRows   int      `json:"empty_rows"`        // rows with no entry in the fit: not recoverable
+	EmptyCols   int      `json:"empty_cols"`
+	Missing     *int     `json:"missing,omitempty"` // --masked: the NaN entries
+	Holdout     *float64 `json:"holdout,omitempty"` // the fraction asked for
+	TestEntries *int     `json:"test_entries,omitempty"`
+	TestRMSE    *float64 `json:"test_rmse,omitempty"` // on the entries held out
+	TestMAE     *float64 `json:"test_mae,omitempty"`
 }
 
 // runJSON is how a solve ran and how it ended.
@@ -111,9 +127,22 @@ type summary struct {
 	Source string `json:"source"` // "synthetic" or "files"
 	*drawJSON
 	*filesJSON
+	*entriesJSON
 	runJSON
 	Interrupted bool     `json:"interrupted"`
 	Files       []string `json:"files,omitempty"` // the outputs written to --out
+
+	// On the ranks of mpirun: how many; each one's peak resident set size
+	// and the bytes of its shard of the data (operator and y), in MB, and
+	// the seconds of the iterations it spent in collectives (waiting for
+	// the other ranks included); the collectives per iteration and the KB
+	// each rank contributes to them.
+	Ranks               int       `json:"ranks,omitempty"`
+	RankPeakMB          []float64 `json:"rank_peak_rss_mb,omitempty"`
+	RankDataMB          []float64 `json:"rank_data_mb,omitempty"`
+	RankCommSeconds     []float64 `json:"rank_comm_seconds,omitempty"`
+	CollectivesPerIter  float64   `json:"collectives_per_iter,omitempty"`
+	CollectiveKBPerIter float64   `json:"collective_kb_per_iter,omitempty"`
 }
 
 // print writes the summary for a person.
@@ -158,6 +187,13 @@ func (s *summary) print(w io.Writer, dir string) {
 		fit += fmt.Sprintf("; final loss %.6g", *s.FinalLoss)
 	}
 	fmt.Fprintf(w, "fit        %s\n", fit)
+	if e := s.entriesJSON; e != nil {
+		line := fmt.Sprintf("%.3g%% of the matrix observed; %d empty rows, %d empty columns", 100*e.Observed, e.EmptyRows, e.EmptyCols)
+		if e.TestRMSE != nil {
+			line += fmt.Sprintf("; %d held out: test RMSE %.4g, MAE %.4g", *e.TestEntries, *e.TestRMSE, *e.TestMAE)
+		}
+		fmt.Fprintf(w, "entries    %s\n", line)
+	}
 	per := ""
 	if s.MsPerIter != nil {
 		per = fmt.Sprintf(", %.3g ms per iteration", *s.MsPerIter)

@@ -79,3 +79,15 @@ func Dot(x, y []float64) float64 {
 	}
 	return a.Value()
 }
+
+// Parts returns the running sum and its compensation, whose sum is Value:
+// what a process sends so that another can add its sum to others without
+// losing the compensation (see AddParts).
+func (a Sum) Parts() (s, c float64) { return a.s, a.c }
+
+// AddParts adds a sum given by its parts (see Parts): its running sum, then
+// its compensation, as two terms.
+func (a *Sum) AddParts(s, c float64) {
+	a.Add(s)
+	a.Add(c)
+}

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# The MPI layer (package mpi, build tag mpi) on Debian's Open MPI: the
+# mpi-tagged tests on 2 and 3 ranks, a solve on 3 ranks against one
+# process, and a job whose rank is killed mid-solve, which must end quickly
+# and non-zero.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if ! command -v mpirun >/dev/null || ! pkg-config --exists ompi-c; then
+  if [ "$(id -u)" = 0 ]; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libopenmpi-dev openmpi-bin >/dev/null
+  else
+    echo "mpi: Open MPI is not installed (apt-get install libopenmpi-dev openmpi-bin); skipped"
+    exit 0
+  fi
+fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+mpirun=(mpirun --allow-run-as-root --oversubscribe)
+go vet -tags mpi ./...
+go test -tags mpi ./mpi # one rank
+go test -c -tags mpi -o "$tmp/mpi.test" ./mpi
+for np in 2 3; do
+  "${mpirun[@]}" -np "$np" "$tmp/mpi.test" >"$tmp/test.$np.log" 2>&1 || { cat "$tmp/test.$np.log"; exit 1; }
+  echo "mpi tests on $np ranks: ok"
+done
+
+# One problem alone and on 3 ranks: iterations within 1, both converged.
+go build -tags mpi -o "$tmp/scaledsm" ./cmd/scaledsm
+"$tmp/scaledsm" solve --problem ms --n 60 --r 3 --json >"$tmp/one.json"
+"${mpirun[@]}" -np 3 "$tmp/scaledsm" solve --problem ms --n 60 --r 3 --json >"$tmp/three.json"
+/usr/bin/python3 - "$tmp/one.json" "$tmp/three.json" <<'PY'
+import json, sys
+one, three = (json.load(open(p)) for p in sys.argv[1:])
+print("ms n=60 r=3: alone %d iterations, error %.3g; 3 ranks %d iterations, error %.3g" %
+      (one["iterations"], one["rel_error"], three["iterations"], three["rel_error"]))
+assert three["ranks"] == 3, three
+assert one["status"] == three["status"] == "converged", (one["status"], three["status"])
+assert abs(one["iterations"] - three["iterations"]) <= 1
+PY
+
+# A rank killed mid-solve ends the job within seconds, non-zero.
+"${mpirun[@]}" -np 3 "$tmp/scaledsm" solve --problem ms --n 60 --r 3 --tol 0 --iters 100000000 >/dev/null 2>"$tmp/kill.err" &
+job=$!
+for _ in $(seq 100); do
+  [ "$(pgrep -P "$job" | wc -l)" -ge 3 ] && break
+  sleep 0.1
+done
+sleep 1
+victim=$(pgrep -P "$job" | sed -n 2p)
+kill -9 "$victim"
+for _ in $(seq 300); do # 30 s at most
+  kill -0 "$job" 2>/dev/null || break
+  sleep 0.1
+done
+if kill -0 "$job" 2>/dev/null; then
+  echo "mpi: the job still runs 30 s after a rank was killed"; kill -9 "$job"; exit 1
+fi
+if wait "$job"; then
+  echo "mpi: the job exited 0 after a rank was killed"; exit 1
+fi
+echo "a killed rank ends the job: ok"

@@ -1,0 +1,262 @@
+package dataio
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestReadIntsNumPy reads integer arrays that NumPy wrote (see
+// testdata/ints/mkints.py): every width, signedness and byte order, and a
+// Fortran-order matrix, give 0..5 in row-major order.
+func TestReadIntsNumPy(t *testing.T) {
+	want := []int64{0, 1, 2, 3, 4, 5}
+	for _, name := range []string{"i1", "u1", "le_i2", "be_u2", "le_i4", "be_i4", "le_u4", "le_i8", "be_i8", "le_u8", "i8_c_3x2", "i4_f_3x2"} {
+		data, shape, err := ReadInts(filepath.Join("testdata", "ints", name+".npy"))
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if !slices.Equal(data, want) {
+			t.Errorf("%s: %v, want %v", name, data, want)
+		}
+		if strings.Contains(name, "3x2") != (len(shape) == 2) {
+			t.Errorf("%s: shape %v", name, shape)
+		}
+	}
+	data, _, err := ReadInts("testdata/ints/neg_i2.npy")
+	if err != nil || !slices.Equal(data, []int64{0, 1, -1, 3}) {
+		t.Errorf("neg_i2: %v, %v", data, err)
+	}
+	for name, reason := range map[string]string{"bool": "bool", "f8": "float"} {
+		_, _, err := ReadInts(filepath.Join("testdata", "ints", name+".npy"))
+		if err == nil || !strings.Contains(err.Error(), reason) || !strings.Contains(err.Error(), "integers") {
+			t.Errorf("%s: error %v, want one naming %s and asking for integers", name, err, reason)
+		}
+	}
+}
+
+// writeFile writes b to a file in dir.
+func writeFile(t *testing.T, dir, name string, b []byte) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func int64s(t *testing.T, v ...int64) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	if err := WriteInt64(&b, []int{len(v)}, v); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+func float64s(t *testing.T, shape []int, v ...float64) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	if err := WriteFloat64(&b, shape, v); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// TestLoadEntries reads COO triplets, and refuses each kind of bad input
+// with an error naming the file and the element.
+func TestLoadEntries(t *testing.T) {
+	dir := t.TempDir()
+	var b bytes.Buffer
+	if err := WriteInt32(&b, []int{3}, []int32{2, 0, 1}); err != nil {
+		t.Fatal(err)
+	}
+	rows := writeFile(t, dir, "rows.npy", b.Bytes())
+	cols := writeFile(t, dir, "cols.npy", int64s(t, 0, 3, 1))
+	vals := writeFile(t, dir, "vals.npy", float64s(t, []int{3}, 1.5, -2, 3))
+	f := EntryFiles{Rows: rows, Cols: cols, Values: vals, N1: 3, N2: 4}
+	r, c, v, err := LoadEntries(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(r, []int32{2, 0, 1}) || !slices.Equal(c, []int32{0, 3, 1}) || !slices.Equal(v, []float64{1.5, -2, 3}) {
+		t.Errorf("got %v %v %v", r, c, v)
+	}
+	if m, err := f.Size(); m != 3 || err != nil {
+		t.Errorf("Size = %d, %v", m, err)
+	}
+
+	bad := []struct {
+		name  string
+		edit  func(f *EntryFiles)
+		wants []string
+	}{
+		{"column outside", func(f *EntryFiles) { f.N2 = 3 }, []string{"cols.npy", "entry [1] is 3", "outside the 3 columns"}},
+		{"negative", func(f *EntryFiles) { f.Cols = writeFile(t, dir, "neg.npy", int64s(t, 0, -1, 1)) }, []string{"neg.npy", "entry [1] is -1"}},
+		{"float indices", func(f *EntryFiles) { f.Rows = vals }, []string{"rows file", "float", "integers"}},
+		{"bool indices", func(f *EntryFiles) { f.Rows = "testdata/ints/bool.npy" }, []string{"bool", "integers"}},
+		{"length", func(f *EntryFiles) { f.Cols = writeFile(t, dir, "short.npy", int64s(t, 0, 1)) }, []string{"short.npy", "2 elements", "same length"}},
+		{"NaN value", func(f *EntryFiles) { f.Values = writeFile(t, dir, "nan.npy", float64s(t, []int{3}, 1, math.NaN(), 2)) }, []string{"nan.npy", "entry [1] is NaN"}},
+		{"Inf value", func(f *EntryFiles) { f.Values = writeFile(t, dir, "inf.npy", float64s(t, []int{3}, 1, 2, math.Inf(1))) }, []string{"entry [2] is +Inf"}},
+		{"two dimensions", func(f *EntryFiles) { f.Values = writeFile(t, dir, "mat.npy", float64s(t, []int{3, 1}, 1, 2, 3)) }, []string{"shape (3, 1)", "one dimension"}},
+		{"int values", func(f *EntryFiles) { f.Values = cols }, []string{"values file", "unsupported dtype"}},
+		{"huge uint64", func(f *EntryFiles) { f.Rows = writeFile(t, dir, "u8.npy", hugeU8(t)) }, []string{"u8.npy", "entry [1] exceeds 2^63"}},
+	}
+	for _, c := range bad {
+		g := f
+		c.edit(&g)
+		_, _, _, err := LoadEntries(g)
+		if err == nil {
+			t.Errorf("%s: no error", c.name)
+			continue
+		}
+		for _, w := range c.wants {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%s: error %q lacks %q", c.name, err, w)
+			}
+		}
+	}
+}
+
+// hugeU8 returns a uint64 array holding 1, 2^64-1, 0.
+func hugeU8(t *testing.T) []byte {
+	var b bytes.Buffer
+	if err := WriteHeader(&b, Header{Dtype: "<u8", Shape: []int{3}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []uint64{1, math.MaxUint64, 0} {
+		b.Write(binary.LittleEndian.AppendUint64(nil, v))
+	}
+	return b.Bytes()
+}
+
+// TestReadRatings reads a MovieLens-layout file with its columns in another
+// order: the ids map to indices in increasing order of id.
+func TestReadRatings(t *testing.T) {
+	dir := t.TempDir()
+	p := writeFile(t, dir, "r.csv", []byte("timestamp,movieId,userId,rating\n9,50,7,4.5\n9,10,3,1\n\n9,50,3,2.5\n"))
+	rt, err := ReadRatings(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(rt.RowIDs, []int64{3, 7}) || !slices.Equal(rt.ColIDs, []int64{10, 50}) {
+		t.Errorf("ids %v %v", rt.RowIDs, rt.ColIDs)
+	}
+	if !slices.Equal(rt.Rows, []int32{1, 0, 0}) || !slices.Equal(rt.Cols, []int32{1, 0, 1}) || !slices.Equal(rt.Values, []float64{4.5, 1, 2.5}) {
+		t.Errorf("entries %v %v %v", rt.Rows, rt.Cols, rt.Values)
+	}
+	// Ids of a wide range take the search rather than the table.
+	wide, err := ReadRatings(writeFile(t, dir, "wide.csv", []byte("userId,movieId,rating\n1099511627776,-5,1\n-7,3,2\n1099511627776,3,3\n")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(wide.RowIDs, []int64{-7, 1 << 40}) || !slices.Equal(wide.ColIDs, []int64{-5, 3}) ||
+		!slices.Equal(wide.Rows, []int32{1, 0, 1}) || !slices.Equal(wide.Cols, []int32{0, 1, 1}) {
+		t.Errorf("wide ids: %+v", wide)
+	}
+	if n, err := RatingsSize(p); err != nil || n < 4 {
+		t.Errorf("RatingsSize = %d, %v", n, err)
+	}
+	lines, err := RecordLines(p, 0, 2)
+	if err != nil || !slices.Equal(lines, []int{2, 5}) {
+		t.Errorf("RecordLines = %v, %v; want [2 5] (a blank line skipped)", lines, err)
+	}
+
+	for body, want := range map[string]string{
+		"userId,rating\n1,2\n":                       `line 1: the header "userId,rating" has no movieId column`,
+		"userId,movieId,rating\n1,2,3\n1,2\n":        "line 3: 2 fields, want 3",
+		"userId,movieId,rating\n1,2,3\n1,2,abc\n":    `line 3: rating "abc" is not a number`,
+		"userId,movieId,rating\n1,2,NaN\n":           `line 2: rating "NaN" is not finite`,
+		"userId,movieId,rating\n1.5,2,3\n":           `line 2: userId "1.5" is not an integer`,
+		"userId,movieId,rating\n":                    "no ratings after the header line",
+		"":                                           "empty",
+		"userId,movieId,rating\n1,2,3\n\"1,2,3\n4\n": "extraneous or missing \" in quoted-field",
+	} {
+		p := writeFile(t, dir, "bad.csv", []byte(body))
+		_, err := ReadRatings(p)
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "bad.csv") {
+			t.Errorf("%q: error %v, want %q naming the file", body, err, want)
+		}
+	}
+}
+
+// TestReadPairs reads pairs from CSV (with and without a header, extra
+// columns ignored) and from .npy (C and Fortran order).
+func TestReadPairs(t *testing.T) {
+	dir := t.TempDir()
+	for body, lines := range map[string][]int{
+		"row,col,value\n1,2,0.5\n3,4,1\n": {2, 3},
+		"1,2\n3,4\n":                      {1, 2},
+	} {
+		p, err := ReadPairs(writeFile(t, dir, "p.csv", []byte(body)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(p.Rows, []int64{1, 3}) || !slices.Equal(p.Cols, []int64{2, 4}) || !slices.Equal(p.Lines, lines) {
+			t.Errorf("%q: %+v", body, p)
+		}
+	}
+	p, err := ReadPairs("testdata/ints/i4_f_3x2.npy")
+	if err != nil || !slices.Equal(p.Rows, []int64{0, 2, 4}) || !slices.Equal(p.Cols, []int64{1, 3, 5}) {
+		t.Errorf("npy pairs: %+v, %v", p, err)
+	}
+	if _, err := ReadPairs(writeFile(t, dir, "bad.csv", []byte("1,2\n3,x\n"))); err == nil || !strings.Contains(err.Error(), `line 2: "x" is not an integer`) {
+		t.Errorf("bad pair: %v", err)
+	}
+	if _, err := ReadPairs("testdata/ints/le_i4.npy"); err == nil || !strings.Contains(err.Error(), "want (m, 2)") {
+		t.Errorf("1-D pairs: %v", err)
+	}
+}
+
+// TestReadMasked reads a dense matrix with NaN for the missing entries, in
+// compressed rows, and refuses an infinite entry.
+func TestReadMasked(t *testing.T) {
+	dir := t.TempDir()
+	nan := math.NaN()
+	p := writeFile(t, dir, "y.npy", float64s(t, []int{3, 2}, 1, nan, nan, nan, 5, 6))
+	x, err := ReadMasked(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if x.N1 != 3 || x.N2 != 2 || x.Missing != 3 || !slices.Equal(x.Start, []int{0, 1, 1, 3}) ||
+		!slices.Equal(x.Cols, []int32{0, 0, 1}) || !slices.Equal(x.Values, []float64{1, 5, 6}) {
+		t.Errorf("got %+v", x)
+	}
+	if b, n1, n2, err := MaskedBytes(p); err != nil || n1 != 3 || n2 != 2 || b < 6*8 {
+		t.Errorf("MaskedBytes = %d, %d, %d, %v", b, n1, n2, err)
+	}
+	p = writeFile(t, dir, "inf.npy", float64s(t, []int{2, 2}, 1, nan, math.Inf(-1), 2))
+	if _, err := ReadMasked(p); err == nil || !strings.Contains(err.Error(), "entry (1, 0) is -Inf") {
+		t.Errorf("Inf: %v", err)
+	}
+	p = writeFile(t, dir, "vec.npy", float64s(t, []int{2}, 1, 2))
+	if _, err := ReadMasked(p); err == nil || !strings.Contains(err.Error(), "want a non-empty matrix") {
+		t.Errorf("vector: %v", err)
+	}
+}
+
+// TestWriteInts writes int32 and int64 arrays that ReadInts reads back.
+func TestWriteInts(t *testing.T) {
+	dir := t.TempDir()
+	var b bytes.Buffer
+	if err := WriteInt32(&b, []int{2, 2}, []int32{-3, 0, 7, math.MaxInt32}); err != nil {
+		t.Fatal(err)
+	}
+	data, shape, err := ReadInts(writeFile(t, dir, "a.npy", b.Bytes()))
+	if err != nil || !slices.Equal(data, []int64{-3, 0, 7, math.MaxInt32}) || !slices.Equal(shape, []int{2, 2}) {
+		t.Errorf("int32: %v %v %v", data, shape, err)
+	}
+	data, _, err = ReadInts(writeFile(t, dir, "b.npy", int64s(t, math.MinInt64, math.MaxInt64)))
+	if err != nil || !slices.Equal(data, []int64{math.MinInt64, math.MaxInt64}) {
+		t.Errorf("int64: %v %v", data, err)
+	}
+	if err := WriteInt64(&b, []int{3}, []int64{1}); err == nil {
+		t.Error("a shape that does not hold the data was written")
+	}
+}

@@ -1,0 +1,137 @@
+package scaledsm
+
+import (
+	"context"
+	"math"
+
+	"github.com/scaledsm/scaledsm/internal/fsum"
+)
+
+// The reductions of the run loop over the ranks of a data-parallel solve
+// (see Reducer). Alone, each is the single-rank computation as it was.
+
+// evaluate makes the operator's pass over this rank's measurements and
+// sums the factor subgradients over the ranks, in one reduction.
+func (u *run) evaluate() {
+	u.p.Op.Evaluate(u.eval)
+	if !u.d.on() {
+		return
+	}
+	gl := u.eval.GL.RawMatrix().Data
+	if u.sym {
+		u.d.sum(gl)
+		return
+	}
+	gr := u.eval.GR.RawMatrix().Data
+	if len(u.sums) != len(gl)+len(gr) {
+		u.sums = make([]float64, len(gl)+len(gr))
+	}
+	buf := u.sums
+	copy(buf, gl)
+	copy(buf[len(gl):], gr)
+	u.d.sum(buf)
+	copy(gl, buf)
+	copy(gr, buf[len(gl):])
+}
+
+// loss returns f(X_t) over all the measurements, and whether the run is to
+// stop because a rank's context was cancelled: one gather of each rank's
+// partial sum and flag.
+func (u *run) loss(ctx context.Context) (float64, bool) {
+	if !u.d.on() {
+		return u.s.Loss.value(u.eval.Z, u.iso), ctx.Err() != nil
+	}
+	return u.s.Loss.valueOver(u.eval.Z, u.iso, u.d, ctx.Err() != nil)
+}
+
+// valueOver is value over the ranks of d, z being this rank's residuals,
+// and reports whether any rank raised its flag stop.
+func (l Loss) valueOver(z []float64, iso float64, d dist, stop bool) (float64, bool) {
+	if !d.on() {
+		return l.value(z, iso), stop
+	}
+	// The partial sum of |z_i| (l1) or of (z_i/scale)², scale being the
+	// rank's largest |z_i| (l2), as fsum.Norm does.
+	var a fsum.Sum
+	var scale float64
+	switch l {
+	case L1:
+		for _, v := range z {
+			a.Add(math.Abs(v))
+		}
+	case L2, L2Squared:
+		for _, v := range z {
+			scale = max(scale, math.Abs(v))
+		}
+		if scale > 0 && !math.IsInf(scale, 0) && !math.IsNaN(scale) {
+			for _, v := range z {
+				y := v / scale
+				a.Add(y * y)
+			}
+		}
+	}
+	s, c := a.Parts()
+	var flag float64
+	if stop {
+		flag = 1
+	}
+	all := d.gather([]float64{s, c, scale, flag})
+	var total fsum.Sum
+	var top float64
+	stopped := false
+	for k := 0; k < len(all); k += 4 {
+		top = max(top, all[k+2])
+		if math.IsNaN(all[k+2]) {
+			top = all[k+2]
+		}
+		stopped = stopped || all[k+3] != 0
+	}
+	if l == L1 {
+		for k := 0; k < len(all); k += 4 {
+			total.AddParts(all[k], all[k+1])
+		}
+		return total.Value(), stopped
+	}
+	if top == 0 || math.IsInf(top, 0) || math.IsNaN(top) {
+		return top, stopped
+	}
+	for k := 0; k < len(all); k += 4 {
+		f := all[k+2] / top
+		total.AddParts(f*f*all[k], f*f*all[k+1])
+	}
+	norm := top * math.Sqrt(total.Value())
+	switch l {
+	case L2:
+		return math.Sqrt(iso) * norm, stopped
+	case L2Squared:
+		return iso / 2 * norm * norm, stopped
+	}
+	return math.NaN(), stopped
+}
+
+// fitFraction returns Result.FitFraction over all the measurements: over
+// ranks, the scale is the exact median of all |y_i| (the single-rank
+// fitFraction samples beyond medianSample of them).
+func (u *run) fitFraction() float64 {
+	z, y := u.eval.Z, u.p.Y
+	if !u.d.on() {
+		return fitFraction(z, y)
+	}
+	abs := make([]float64, len(y))
+	var top float64
+	for i, v := range y {
+		abs[i] = math.Abs(v)
+		top = max(top, abs[i])
+	}
+	scale := u.d.kth(abs, u.m/2)
+	if scale == 0 {
+		scale = u.d.max(top)
+	}
+	n := 0
+	for _, v := range z {
+		if math.Abs(v) <= FitTolerance*scale {
+			n++
+		}
+	}
+	return float64(u.d.count(n)) / float64(u.m)
+}

@@ -1,0 +1,343 @@
+"""Low-rank matrix recovery with scaled subgradient methods (Tong, Ma and
+Chi), from NumPy: the Go library of the scaledsm command, called in process.
+
+    solve_sensing(A, y, rank, ...)        matrix sensing, X = L Rᵀ
+    solve_quadratic(a, y, rank, ...)      quadratic sampling, X = L Lᵀ
+    complete(rows, cols, values, shape, rank, ...) or complete(S, rank=r)
+                                          matrix completion from entries (or a scipy.sparse S)
+    rpca(Y, rank, ...)                    robust PCA of a dense Y, NaN = missing
+
+Every function takes the settings of `scaledsm solve` as keyword arguments
+with the flags' names and meanings (method, loss, step, eta, lam for
+--lambda, q, trim, ps, iters, tol) and the same defaults, those of a problem
+read from files (auto steps, the initialization's median truncation unless
+ps or trim is given); truth=X* adds the relative error to the trace. They
+return a Result; an invalid input raises ValueError with the command's
+one-line message, and Ctrl-C stops the solve after the current iteration and
+raises Interrupted, a KeyboardInterrupt holding the partial result.
+
+NumPy arrays of float64 (and float32 for the sensing matrices) in C order
+reach the library without a copy; other layouts and types are converted
+first. The call releases the GIL. The Go runtime does not survive fork():
+use multiprocessing with the 'spawn' (or 'forkserver') start method; a child
+forked after the library was loaded raises RuntimeError instead of hanging.
+"""
+
+import ctypes
+import json
+import operator
+import sys
+import threading
+import warnings
+
+import numpy as np
+
+from . import _native
+
+__all__ = ["solve_sensing", "solve_quadratic", "complete", "rpca", "Result", "Interrupted"]
+
+TRACE_FIELDS = ("iteration", "rel_error", "change", "loss", "gap", "step", "step_length")
+
+
+class Result:
+    """The outcome of a solve.
+
+    L, R: the factors (n1×r, n2×r; R is None for quadratic sampling, X = L Lᵀ).
+    status: "converged", "stationary", "iteration-limit", "stalled",
+        "diverged", "singular" or "interrupted".
+    iterations: the updates made.
+    trace: a dict of arrays, one value per iterate 0..iterations, with the
+        columns of the command's trace.csv: iteration, rel_error, change,
+        loss, gap, step, step_length (NaN where a value does not apply).
+    summary: the command's summary.json as a dict (method, step, loss,
+        init_trim, max_iter, tol, final_loss, rel_error, fit_fraction,
+        seconds, ...); each field is also an attribute, as result.rel_error.
+    """
+
+    def __init__(self, L, R, trace, summary, seen):
+        self.L, self.R, self.trace, self.summary = L, R, trace, summary
+        self.status = summary["status"]
+        self.iterations = summary["iterations"]
+        self._seen = seen  # the addresses of the buffers the library read
+
+    def __getattr__(self, name):
+        summary = self.__dict__.get("summary")
+        if summary is not None and name in summary:
+            v = summary[name]
+            return float("nan") if v is None else v
+        raise AttributeError(name)
+
+    @property
+    def X(self):
+        """The recovered matrix L Rᵀ (L Lᵀ for quadratic sampling)."""
+        return self.L @ (self.L if self.R is None else self.R).T
+
+    def __repr__(self):
+        return "<scaledsm.Result %s after %d iterations, rank %d>" % (
+            self.status, self.iterations, self.L.shape[1])
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C during a solve: .result holds the last iterate reached."""
+
+    def __init__(self, message, result):
+        super().__init__(message)
+        self.result = result
+
+
+# --- arguments -------------------------------------------------------------
+
+def _array(x, name, dtypes=(np.float64,)):
+    """Returns x as a C-ordered array of one of dtypes, without a copy when it
+    already is one; other real types are converted to the first."""
+    a = np.asarray(x)
+    if a.dtype.kind not in "fiu" or a.dtype.kind == "f" and a.dtype.itemsize > 8:
+        raise ValueError("%s: dtype %s, want real numbers (float64%s)" % (
+            name, a.dtype, " or float32" if np.float32 in dtypes else ""))
+    dtype = a.dtype if any(a.dtype == np.dtype(d) and a.dtype.isnative for d in dtypes) else dtypes[0]
+    return np.ascontiguousarray(a, dtype=dtype)
+
+
+def _indices(x, name, bound):
+    a = np.asarray(x)
+    if a.ndim != 1:
+        raise ValueError("%s: shape %s, want one index per entry" % (name, a.shape))
+    if a.dtype.kind not in "iu":
+        raise ValueError("%s: dtype %s: indices must be integers" % (name, a.dtype))
+    if a.dtype == np.int32 and a.dtype.isnative:
+        return np.ascontiguousarray(a)
+    if a.size and (a.min() < np.iinfo(np.int32).min or a.max() > np.iinfo(np.int32).max):
+        k = int(np.flatnonzero((a < 0) | (a >= bound))[0])
+        raise ValueError("scaledsm: entries: %s %d of entry %d lies outside the matrix" % (name[:-1], a[k], k))
+    return np.ascontiguousarray(a, dtype=np.int32)
+
+
+def _shape(v, name):
+    if not isinstance(v, tuple) or len(v) != 2:
+        try:
+            v = tuple(v)
+        except TypeError:
+            raise ValueError("%s: %r, want (n1, n2)" % (name, v)) from None
+        if len(v) != 2:
+            raise ValueError("%s: %r, want (n1, n2)" % (name, v))
+    return tuple(operator.index(n) for n in v)
+
+
+_FLAGS = {"method": "method", "loss": "loss", "step": "step", "eta": "eta", "lam": "lambda",
+          "q": "q", "trim": "trim", "ps": "ps", "iters": "iters", "tol": "tol"}
+
+
+def _args(rank, settings):
+    args = ["--rank", str(operator.index(rank))]
+    for key, value in settings.items():
+        if value is None:
+            continue
+        if isinstance(value, bool):
+            value = str(value).lower()
+        args += ["--" + _FLAGS[key], str(value)]
+    for a in args:
+        if "\0" in a:
+            raise ValueError("--%s: contains a NUL character" % a)
+    return "\0".join(args).encode() + b"\0"
+
+
+def _truth(truth, n1, n2):
+    if truth is None:
+        return None
+    t = _array(truth, "truth")
+    if t.shape != (n1, n2):
+        raise ValueError("truth: shape %s, want (%d, %d)" % (t.shape, n1, n2))
+    return t
+
+
+def _ptr(a):
+    return None if a is None else a.ctypes.data
+
+
+# --- the call --------------------------------------------------------------
+
+def _solve(kind, m, n1, n2, rank, settings, a=None, y=None, rows=None, cols=None, truth=None):
+    lib = _native.library()
+    args = _args(rank, settings)
+    cancel = ctypes.c_int32(0)
+    call = _native.Call(kind=kind, m=m, n1=n1, n2=n2, a=_ptr(a),
+                        a_f32=int(a is not None and a.dtype == np.float32),
+                        y=_ptr(y), rows=_ptr(rows), cols=_ptr(cols), truth=_ptr(truth),
+                        args=args, args_len=len(args), cancel=ctypes.pointer(cancel))
+    keep = (a, y, rows, cols, truth, args, cancel)  # alive until the call returns
+    failure = []
+    done = threading.Event()
+
+    def target():
+        try:
+            lib.scaledsm_solve(ctypes.byref(call))
+        except BaseException as e:  # pragma: no cover
+            failure.append(e)
+        finally:
+            done.set()
+
+    # The solve runs on another thread so that this one, the main thread
+    # when called from it, can take Ctrl-C and set the cancel flag. (An
+    # Event, not Thread.join: a join interrupted by Ctrl-C can report the
+    # thread finished while it runs.)
+    worker = threading.Thread(target=target, name="scaledsm-solve", daemon=True)
+    interrupted = False
+    worker.start()
+    while not done.is_set():
+        try:
+            done.wait(0.05)
+        except KeyboardInterrupt:
+            cancel.value = 1
+            interrupted = True
+    del keep
+    if failure:  # pragma: no cover
+        raise failure[0]
+    message = call.message.decode("utf-8", "replace")
+    result = _fetch(lib, call, kind) if call.handle else None
+    if interrupted or call.code == 130:
+        raise Interrupted("scaledsm: " + (message or "interrupted"), result)
+    if call.code == 2:
+        raise ValueError(message)
+    if result is None:
+        raise RuntimeError("scaledsm: " + message)
+    if message:
+        # Point at the caller's line, outside this module.
+        level, f = 1, sys._getframe(0)
+        while f.f_back is not None and f.f_code.co_filename == __file__:
+            f, level = f.f_back, level + 1
+        warnings.warn("scaledsm: " + message, RuntimeWarning, stacklevel=level)
+    return result
+
+
+def _fetch(lib, call, kind):
+    n1, n2, r, t = call.n1, call.n2, call.rank, call.trace_len
+    L = np.empty((n1, r))
+    R = None if call.symmetric else np.empty((n2, r))
+    trace = np.empty((t, len(TRACE_FIELDS)))
+    summary = ctypes.create_string_buffer(call.summary_len)
+    d = ctypes.POINTER(ctypes.c_double)
+    try:
+        if lib.scaledsm_fetch(call.handle, L.ctypes.data_as(d), None if R is None else R.ctypes.data_as(d),
+                              trace.ctypes.data_as(d), summary) != 0:
+            raise RuntimeError("scaledsm: the result was lost")
+    finally:
+        lib.scaledsm_release(call.handle)
+    tr = {name: trace[:, k].copy() for k, name in enumerate(TRACE_FIELDS)}
+    tr["iteration"] = tr["iteration"].astype(np.int64)
+    seen = {"a": call.seen_a, "y": call.seen_y, "rows": call.seen_rows, "cols": call.seen_cols}
+    return Result(L, R, tr, json.loads(summary.raw[:call.summary_len]), seen)
+
+
+# --- the models ------------------------------------------------------------
+
+def solve_sensing(A, y, rank, *, shape=None, truth=None, method=None, loss=None, step=None,
+                  eta=None, lam=None, q=None, trim=None, ps=None, iters=None, tol=None):
+    """Recovers X = L Rᵀ of rank `rank` from y_i = <A_i, X>/m + outliers.
+
+    A: the m matrices, shape (m, n1, n2), or (m, n1·n2) with shape=(n1, n2),
+    float64 or float32 (kept as float32, as the command keeps a float32
+    file). y: the m observations. The settings are those of `scaledsm solve`
+    (see the module's documentation)."""
+    settings = dict(method=method, loss=loss, step=step, eta=eta, lam=lam, q=q, trim=trim, ps=ps, iters=iters, tol=tol)
+    A = _array(A, "A", (np.float64, np.float32))
+    if A.ndim == 3:
+        m, n1, n2 = A.shape
+        if shape is not None and _shape(shape, "shape") != (n1, n2):
+            raise ValueError("A: shape %s holds %d×%d matrices, not %d×%d" % ((A.shape, n1, n2) + _shape(shape, "shape")))
+    elif A.ndim == 2:
+        if shape is None:
+            raise ValueError("A: shape %s holds each matrix flattened to %d values: the matrices' shape n1×n2 is needed (give shape=(n1, n2))" % (A.shape, A.shape[1]))
+        m, (n1, n2) = A.shape[0], _shape(shape, "shape")
+        if n1 * n2 != A.shape[1] or n1 < 1 or n2 < 1:
+            raise ValueError("A: shape %s holds matrices of %d values, not %d×%d = %d" % (A.shape, A.shape[1], n1, n2, n1 * n2))
+    else:
+        raise ValueError("A: shape %s, want (m, n1, n2), or (m, n1·n2) with the matrices' shape" % (A.shape,))
+    y = _observations(y, m, "A")
+    return _solve(_native.SENSING, m, n1, n2, rank, settings, a=A, y=y, truth=_truth(truth, n1, n2))
+
+
+def solve_quadratic(a, y, rank, *, truth=None, method=None, loss=None, step=None,
+                    eta=None, lam=None, q=None, trim=None, ps=None, iters=None, tol=None):
+    """Recovers a positive semidefinite X = L Lᵀ of rank `rank` from
+    y_i = a_iᵀ X a_i / m + outliers. a: the m vectors, shape (m, n). The
+    settings are those of `scaledsm solve`."""
+    settings = dict(method=method, loss=loss, step=step, eta=eta, lam=lam, q=q, trim=trim, ps=ps, iters=iters, tol=tol)
+    a = _array(a, "a")
+    if a.ndim != 2:
+        raise ValueError("a: shape %s, want (m, n): one sampling vector a_i per row" % (a.shape,))
+    m, n = a.shape
+    y = _observations(y, m, "a")
+    return _solve(_native.QUADRATIC, m, n, n, rank, settings, a=a, y=y, truth=_truth(truth, n, n))
+
+
+def _observations(y, m, op):
+    y = _array(y, "y")
+    if y.shape != (m,):
+        hint = ""
+        if y.ndim == 2 and 1 in y.shape and y.size == m:
+            hint = " (a vector; flatten it, as with y.ravel())"
+        raise ValueError("y: shape %s, want (%d,) for the %d measurements of %s%s" % (y.shape, m, m, op, hint))
+    return y
+
+
+def complete(rows, cols=None, values=None, shape=None, rank=None, *, truth=None, method=None, loss=None,
+             step=None, eta=None, lam=None, q=None, trim=None, ps=None, iters=None, tol=None):
+    """Completes X = L Rᵀ of rank `rank` and shape `shape` = (n1, n2) from its
+    entries X[rows[k], cols[k]] = values[k] (each observed once; any order),
+    some of which may be outliers. Or complete(S, rank=r) with a scipy.sparse
+    matrix S, whose stored entries (explicit zeros included) are the
+    observed ones. The settings are those of `scaledsm solve`."""
+    settings = dict(method=method, loss=loss, step=step, eta=eta, lam=lam, q=q, trim=trim, ps=ps, iters=iters, tol=tol)
+    if hasattr(rows, "tocoo") and hasattr(rows, "nnz"):
+        if values is not None or shape is not None:
+            raise TypeError("complete(S, rank=r): a sparse matrix gives the entries, values and shape")
+        if cols is not None:
+            if rank is not None:
+                raise TypeError("complete(S, rank=r): rank given twice")
+            rank = cols
+        S = rows.tocoo()
+        rows, cols, values, shape = S.row, S.col, S.data, S.shape
+    elif cols is None or values is None or shape is None:
+        raise TypeError("complete(rows, cols, values, shape, rank) or complete(S, rank=r) for a scipy.sparse S")
+    if rank is None:
+        raise TypeError("complete: missing the rank")
+    n1, n2 = _shape(shape, "shape")
+    return _entries(rows, cols, values, n1, n2, rank, settings, truth)
+
+
+def _entries(rows, cols, values, n1, n2, rank, settings, truth, problem="mc"):
+    rows, cols = _indices(rows, "rows", n1), _indices(cols, "cols", n2)
+    values = _array(values, "values")
+    if values.ndim != 1 or len(values) != len(rows) or len(cols) != len(rows):
+        raise ValueError("values: %d rows, %d cols and %d values: want one of each per entry" % (len(rows), len(cols), values.size))
+    res = _solve(_native.ENTRIES, len(rows), n1, n2, rank, settings, y=values, rows=rows, cols=cols,
+                 truth=_truth(truth, n1, n2))
+    res.summary["problem"] = problem
+    return res
+
+
+def rpca(Y, rank, *, truth=None, method=None, loss=None, step=None, eta=None, lam=None, q=None,
+         trim=None, ps=None, iters=None, tol=None):
+    """Robust PCA: Y = L Rᵀ + sparse outliers, observed entry by entry; NaN
+    marks a missing entry. Y: a dense n1×n2 array. The settings are those
+    of `scaledsm solve`. The same as complete() on Y's entries that are not
+    NaN, with the same bits."""
+    settings = dict(method=method, loss=loss, step=step, eta=eta, lam=lam, q=q, trim=trim, ps=ps, iters=iters, tol=tol)
+    Y = np.asarray(Y)
+    if Y.ndim != 2:
+        raise ValueError("Y: shape %s, want a matrix (n1, n2)" % (Y.shape,))
+    n1, n2 = Y.shape
+    if Y.dtype.kind == "f" and np.isnan(Y).any():
+        observed = ~np.isnan(Y)
+        rows, cols = np.nonzero(observed)
+        values = Y[observed]
+    elif Y.flags.f_contiguous and not Y.flags.c_contiguous:
+        # Fortran order: the values as they lie in memory, column by column.
+        values = Y.T.reshape(-1)
+        rows = np.tile(np.arange(n1, dtype=np.int32), n2)
+        cols = np.repeat(np.arange(n2, dtype=np.int32), n1)
+    else:
+        values = Y.reshape(-1)
+        rows = np.repeat(np.arange(n1, dtype=np.int32), n2)
+        cols = np.tile(np.arange(n2, dtype=np.int32), n1)
+    return _entries(rows, cols, values, n1, n2, rank, settings, truth, problem="rpca")

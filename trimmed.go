@@ -1,0 +1,166 @@
+package scaledsm
+
+import (
+	"math"
+	"sync"
+
+	"github.com/scaledsm/scaledsm/internal/fsum"
+)
+
+// A bounder is an operator that implements TrimmedWeight: it sets the
+// bounds of TrimmedL2 from residuals and sums the squares of the residuals
+// its bounds keep. Over the ranks of a data-parallel solve, d combines its
+// rows' and columns' sums.
+type bounder interface {
+	// rebound sets b from the residuals z and the bounds that kept them:
+	// each row's and each column's mean |z| over the residuals b kept,
+	// times c.
+	rebound(b *Bounds, z []float64, c float64, d dist)
+	// keptSquares returns Σ z² over the residuals that b keeps.
+	keptSquares(z []float64, b *Bounds) fsum.Sum
+}
+
+var _ bounder = (*Entries)(nil)
+
+// startBounds sets the bounds of the first pass from the residuals z at
+// the initialization: c times the median |z| of all of them, then one
+// round of the rule (see rebound) from there. The median leaves the gross
+// outliers out of the first means, which they would inflate.
+func startBounds(b bounder, n1, n2 int, z []float64, c float64, d dist) *Bounds {
+	abs := make([]float64, len(z))
+	for k, v := range z {
+		abs[k] = math.Abs(v)
+	}
+	floor := c * d.kth(abs, (d.count(len(z))-1)/2)
+	bounds := &Bounds{Rows: make([]float64, n1), Cols: make([]float64, n2)}
+	for _, v := range [][]float64{bounds.Rows, bounds.Cols} {
+		for k := range v {
+			v[k] = floor
+		}
+	}
+	b.rebound(bounds, z, c, d)
+	return bounds
+}
+
+// rebound sets the bounds to c times the mean |z| of each row and each
+// column over the residuals the bounds kept (0 for a row or column none
+// of whose residuals was kept).
+// A mean over what was kept is robust as a median is, since the outliers
+// beyond the bounds are left out, and unlike a median it does not collapse
+// where half of a row fits exactly, as the rows of a structured X* can.
+// The sums are taken in a fixed order, so the bounds do not depend on the
+// number of cores.
+func (e *Entries) rebound(b *Bounds, z []float64, c float64, d dist) {
+	st := e.state()
+	st.byColumn(e)
+	m := len(e.cols)
+	kept := st.keptMask(m)
+	defer st.masks.Put(kept)
+	// Sums and counts of rows then of columns, in one buffer for the
+	// ranks to combine.
+	n1, n2 := e.n1, e.n2
+	sums := make([]float64, 2*(n1+n2))
+	rs, rn := sums[:n1], sums[n1:2*n1]
+	cs, cn := sums[2*n1:2*n1+n2], sums[2*n1+n2:]
+	parallel(teamSize(m), n1, func(i int) {
+		var s float64
+		var n int
+		for k := e.start[i]; k < e.start[i+1]; k++ {
+			kept[k] = b.keeps(z[k], i, int(e.cols[k]))
+			if kept[k] {
+				s += math.Abs(z[k])
+				n++
+			}
+		}
+		rs[i], rn[i] = s, float64(n)
+	})
+	parallel(teamSize(m), n2, func(j int) {
+		var s float64
+		var n int
+		for _, k := range st.colPerm[st.colStart[j]:st.colStart[j+1]] {
+			if kept[k] {
+				s += math.Abs(z[k])
+				n++
+			}
+		}
+		cs[j], cn[j] = s, float64(n)
+	})
+	d.sum(sums)
+	for i := range n1 {
+		b.Rows[i] = meanTimes(rs[i], rn[i], c)
+	}
+	for j := range n2 {
+		b.Cols[j] = meanTimes(cs[j], cn[j], c)
+	}
+}
+
+// meanTimes returns c·s/n, the bound of a row or column whose n kept
+// residuals sum to s in magnitude, or 0 when none was kept: the entries of
+// such a row are then kept by their columns' bounds alone. (A bound
+// reopened to +Inf would let the row's outliers back in, whose mean would
+// then keep them for good.)
+func meanTimes(s, n, c float64) float64 {
+	if n == 0 {
+		return 0
+	}
+	return c * s / n
+}
+
+// keptSquares returns Σ z_ij² over the entries whose residual b keeps,
+// compensated, in the operator's order.
+func (e *Entries) keptSquares(z []float64, b *Bounds) fsum.Sum {
+	var s fsum.Sum
+	for i := range e.n1 {
+		for k := e.start[i]; k < e.start[i+1]; k++ {
+			if b.keeps(z[k], i, int(e.cols[k])) {
+				s.Add(z[k] * z[k])
+			}
+		}
+	}
+	return s
+}
+
+// entryState is the state of an Entries operator that only TrimmedL2
+// needs, built on first use and shared by the operator's shards.
+type entryState struct {
+	colOnce  sync.Once
+	colStart []int   // column j holds colPerm[colStart[j]:colStart[j+1]]
+	colPerm  []int32 // the entries by column, by increasing row
+	masks    sync.Pool
+}
+
+// state returns the operator's entryState.
+func (e *Entries) state() *entryState {
+	if e.st == nil {
+		panic("scaledsm: Entries used before NewEntries or NewEntriesCSR")
+	}
+	return e.st
+}
+
+// byColumn builds, once, the entries' order by column (4 bytes an entry).
+func (st *entryState) byColumn(e *Entries) {
+	st.colOnce.Do(func() {
+		st.colStart = make([]int, e.n2+1)
+		for _, j := range e.cols {
+			st.colStart[j+1]++
+		}
+		for j := range e.n2 {
+			st.colStart[j+1] += st.colStart[j]
+		}
+		next := make([]int, e.n2)
+		copy(next, st.colStart[:e.n2])
+		st.colPerm = make([]int32, len(e.cols))
+		for k, j := range e.cols {
+			st.colPerm[next[j]] = int32(k)
+			next[j]++
+		}
+	})
+}
+
+// keptMask returns a buffer of m flags from the pool.
+func (st *entryState) keptMask(m int) []bool {
+	if b, ok := st.masks.Get().([]bool); ok && len(b) == m {
+		return b
+	}
+	return make([]bool, m)
+}
