@@ -30,8 +30,9 @@ func TestRemarkL2IsScaledGD(t *testing.T) {
 	} {
 		in := instance(t, c, synth.Setting{Kappa: 4, SNR: noNoise})
 		const eta, iters = 0.3, 40
-		sm := solve(t, in.Problem(), scaledsm.Settings{Method: scaledsm.ScaledSM, Loss: scaledsm.L2, Step: scaledsm.Constant{Eta: eta}, MaxIter: iters, Tol: -1})
-		gd := solve(t, in.Problem(), scaledsm.Settings{Method: scaledsm.ScaledGD, Step: adaptive{eta}, MaxIter: iters, Tol: -1})
+		// The remark is about the paper's undamped preconditioner.
+		sm := solve(t, in.Problem(), scaledsm.Settings{Method: scaledsm.ScaledSM, Loss: scaledsm.L2, Step: scaledsm.Constant{Eta: eta}, MaxIter: iters, Tol: -1, Damping: scaledsm.NoDamping})
+		gd := solve(t, in.Problem(), scaledsm.Settings{Method: scaledsm.ScaledGD, Step: adaptive{eta}, MaxIter: iters, Tol: -1, Damping: scaledsm.NoDamping})
 		plain := solve(t, in.Problem(), scaledsm.Settings{Method: scaledsm.ScaledGD, Step: scaledsm.Constant{Eta: eta}, MaxIter: iters, Tol: -1})
 		if len(sm.Trace) != iters+1 || len(gd.Trace) != iters+1 {
 			t.Fatalf("%v: runs stopped early: %v, %v", c.Kind, sm.Status, gd.Status)
@@ -226,7 +227,8 @@ func TestLossValues(t *testing.T) {
 
 // TestPseudoInverseFallbackRepeats starts ScaledSM from factors that share
 // a zero column: the Gram matrices stay singular at every iteration, and
-// every update goes through the pseudo-inverse without failing.
+// every update of the undamped method goes through the pseudo-inverse
+// without failing.
 func TestPseudoInverseFallbackRepeats(t *testing.T) {
 	in := instance(t, synth.Config{Kind: synth.Sensing, N1: 10, N2: 8, Rank: 2, Seed: 241}, synth.Setting{Kappa: 2, SNR: noNoise})
 	spec, err := scaledsm.Spectral(in.Op, in.Y, 2, scaledsm.TrimFraction(0))
@@ -239,7 +241,7 @@ func TestPseudoInverseFallbackRepeats(t *testing.T) {
 	for i := range 8 {
 		spec.R.Set(i, 1, 0)
 	}
-	res := solve(t, in.Problem(), scaledsm.Settings{Step: scaledsm.Polyak{FStar: in.FStar}, Init: &spec, MaxIter: 10, Tol: -1})
+	res := solve(t, in.Problem(), scaledsm.Settings{Step: scaledsm.Polyak{FStar: in.FStar}, Init: &spec, MaxIter: 10, Tol: -1, Damping: scaledsm.NoDamping})
 	if res.Fallbacks != res.Iterations || res.Iterations < 2 {
 		t.Errorf("%d fallbacks in %d iterations (%v): want one per update", res.Fallbacks, res.Iterations, res.Status)
 	}

@@ -19,9 +19,17 @@
 //     [Geometric]; [Constant]), held in [Settings];
 //   - where it starts: [Spectral], the truncated spectral initialization,
 //     which drops a known fraction of the largest observations or, with
-//     [MedianTrim], those above three times their median;
-//   - what came out: a [Result] with the factors, a per-iteration trace and a
-//     typed [Status].
+//     [MedianTrim], those above three times their median; or [Random], small
+//     Gaussian factors;
+//   - what came out: a [Result] with the factors, a per-iteration trace, a
+//     typed [Status], and the singular values and effective rank of L Rᵀ.
+//
+// Beyond the paper, the rank may be over-specified or unknown: the scaled
+// methods damp their preconditioner, (RᵀR + λ_t I)^{-1} with λ_t fading as
+// the fit becomes exact ([Damping]), so that spare columns do not slow them;
+// [SupportedRank] says how large a rank the measurements support, and
+// [AutoRank] finds the rank from the singular values of an over-specified
+// fit.
 //
 // The synthetic data recipe of the paper's Section 4 lives in package synth;
 // package dataio reads problems from NumPy .npy files and writes them.

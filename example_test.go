@@ -118,3 +118,36 @@ func ExampleConstant() {
 	// scaledgd converged in 94 iterations
 	// gd       converged in 728 iterations
 }
+
+// Recover a rank-2 matrix with an over-specified rank of 6: the damped
+// scaled step (the zero Settings.Damping) keeps the spare columns from
+// slowing the fit, and the singular values of the result, computed from
+// its factors, show the true rank.
+func ExampleSolve_overSpecifiedRank() {
+	draw, err := synth.New(synth.Config{Kind: synth.Sensing, N1: 20, Rank: 2, M: 960, Seed: 1})
+	if err != nil {
+		panic(err)
+	}
+	in, err := draw.Instance(synth.Setting{Kappa: 100, PS: 0.1, SNR: math.Inf(1)})
+	if err != nil {
+		panic(err)
+	}
+	p := in.Problem()
+	p.Rank = 6 // an upper bound; (n1+n2)·6 = 240 unknowns, within what m = 960 supports
+	fmt.Println("supported rank:", scaledsm.SupportedRank(p.Op, 0.1))
+	res, err := scaledsm.Solve(context.Background(), p, scaledsm.Settings{
+		Step: scaledsm.Polyak{FStar: in.FStar},
+		Trim: scaledsm.TrimFraction(0.1),
+		Tol:  1e-10,
+	})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("%v, relative error below 1e-10: %v\n", res.Status, res.RelError < 1e-10)
+	fmt.Printf("effective rank %d; σ₁ = %.3g, σ₂ = %.3g, σ₃ below 1e-6: %v\n",
+		res.EffectiveRank, res.SingularValues[0], res.SingularValues[1], res.SingularValues[2] < 1e-6)
+	// Output:
+	// supported rank: 8
+	// converged, relative error below 1e-10: true
+	// effective rank 2; σ₁ = 100, σ₂ = 1, σ₃ below 1e-6: true
+}

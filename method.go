@@ -92,9 +92,10 @@ func (m Method) DefaultLoss() Loss {
 	return L1
 }
 
-// preconditioner solves d = g (fᵀf)^{-1} for the r×r Gram matrix of a factor
-// f, through a Cholesky factor, or through the pseudo-inverse when the Gram
-// matrix is singular or too ill-conditioned for Cholesky to be trusted.
+// preconditioner solves d = g (fᵀf + λI)^{-1} for the r×r Gram matrix of a
+// factor f and a damping λ >= 0 (see Damping), through a Cholesky factor,
+// or through the pseudo-inverse when the matrix is singular or too
+// ill-conditioned for Cholesky to be trusted.
 type preconditioner struct {
 	gram mat.SymDense
 	chol mat.Cholesky
@@ -107,15 +108,20 @@ type preconditioner struct {
 // its Cholesky factor; beyond it, the pseudo-inverse is used.
 const maxCond = 1e12
 
-// apply sets d = g (fᵀf)^{-1}. It reports whether it fell back on the
-// pseudo-inverse, and ok = false when the Gram matrix is zero or not finite,
-// so that no direction exists.
-func (p *preconditioner) apply(d, g, f *mat.Dense) (fallback, ok bool) {
+// apply sets d = g (fᵀf + λI)^{-1} with λ = fixed + rel·tr(fᵀf). It
+// reports whether it fell back on the pseudo-inverse, and ok = false when
+// the Gram matrix is zero or not finite, so that no direction exists.
+func (p *preconditioner) apply(d, g, f *mat.Dense, fixed, rel float64) (fallback, ok bool) {
 	_, r := f.Dims()
 	if p.gram.SymmetricDim() != r {
 		p.gram = *mat.NewSymDense(r, nil)
 	}
 	p.gram.SymOuterK(1, f.T())
+	if lambda := fixed + rel*mat.Trace(&p.gram); lambda > 0 && !math.IsInf(lambda, 0) {
+		for i := range r {
+			p.gram.SetSym(i, i, p.gram.At(i, i)+lambda)
+		}
+	}
 	if p.chol.Factorize(&p.gram) && p.chol.Cond() <= maxCond {
 		// d (fᵀf) = g  <=>  (fᵀf) dᵀ = gᵀ.
 		p.tmp.Reset()

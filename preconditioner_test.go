@@ -25,7 +25,7 @@ func TestRepeatedFallback(t *testing.T) {
 			f.Set(i, 1, 2*f.At(i, 0))
 		}
 	}
-	res := solve(t, in.Problem(), scaledsm.Settings{Step: scaledsm.Geometric{Lambda: 1, Q: 0.9}, Init: &spec, MaxIter: 20})
+	res := solve(t, in.Problem(), scaledsm.Settings{Step: scaledsm.Geometric{Lambda: 1, Q: 0.9}, Init: &spec, MaxIter: 20, Damping: scaledsm.NoDamping})
 	if res.Fallbacks < 2 {
 		t.Errorf("%d fallbacks in %d iterations, want one per iteration", res.Fallbacks, res.Iterations)
 	}

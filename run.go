@@ -44,6 +44,7 @@ type run struct {
 	l, r   *mat.Dense // current factors
 	dl, dr *mat.Dense // directions
 	pl, pr preconditioner
+	damp   damper
 
 	res   Result
 	cur   Iteration // the record of iteration t, under way
@@ -85,6 +86,7 @@ func newRun(p Problem, s Settings, init Factors) (*run, error) {
 	u.eval = NewEvaluation(p.Op, p.Rank)
 	u.eval.Y = p.Y
 	u.eval.Weight = s.Loss.weight()
+	u.damp = newDamper(s.Damping, s.Loss, u.iso, p.Y, u.d)
 	u.l = mat.DenseCopyOf(init.L)
 	u.dl = mat.NewDense(n1, p.Rank, nil)
 	if !u.sym {
@@ -220,17 +222,18 @@ func (u *run) advance(ctx context.Context) {
 		}
 	}
 
-	norm2, ok := u.directions(it.Loss)
+	sc := &StepContext{
+		Iter: u.t, Loss: it.Loss, Gap: u.gap(),
+		Residuals: u.eval.Z, Trace: u.res.Trace, Objective: u.s.Loss, isometry: u.iso,
+		dist: u.d, measurements: u.m,
+	}
+	norm2, ok := u.directions(it.Loss, u.dampingMisfit(sc))
 	if !ok {
 		u.record(it, Singular)
 		return
 	}
 	norm := math.Sqrt(norm2)
-	sc := &StepContext{
-		Iter: u.t, Loss: it.Loss, Gap: u.gap(), Norm: norm,
-		Residuals: u.eval.Z, Trace: u.res.Trace, Objective: u.s.Loss, isometry: u.iso,
-		dist: u.d, measurements: u.m,
-	}
+	sc.Norm = norm
 	eta := u.s.Step.Size(sc)
 	if g, ok := u.s.Step.(GapEstimator); ok {
 		it.Gap = sc.gapOf(g)
@@ -239,6 +242,9 @@ func (u *run) advance(ctx context.Context) {
 		it.Step, it.StepLength = 0, 0
 		u.record(it, Stalled)
 		return
+	}
+	if _, ok := u.s.Step.(GapEstimator); ok {
+		eta = u.guard(eta)
 	}
 	it.Step, it.StepLength = eta, eta*norm
 	// Both factors move from the old pair: the directions were computed
@@ -263,8 +269,9 @@ func (u *run) gap() float64 {
 }
 
 // directions sets the search directions from the factor subgradients and
-// returns the squared norm of the subgradient in the method's metric.
-func (u *run) directions(loss float64) (norm2 float64, ok bool) {
+// returns the squared norm of the subgradient in the method's metric,
+// damped for the relative misfit rho (see Damping).
+func (u *run) directions(loss, rho float64) (norm2 float64, ok bool) {
 	e := u.eval
 	c := u.s.Loss.gradientScale(loss, u.iso)
 	u.scaled = c != 1
@@ -288,13 +295,14 @@ func (u *run) directions(loss float64) (norm2 float64, ok bool) {
 	if u.sym {
 		other = u.l
 	}
-	fb, ok := u.pl.apply(u.dl, e.GL, other)
+	fixed, rel := u.damp.terms(rho)
+	fb, ok := u.pl.apply(u.dl, e.GL, other, fixed, rel)
 	if !ok {
 		return 0, false
 	}
 	norm2 = inner(e.GL, u.dl)
 	if !u.sym {
-		fb2, ok := u.pr.apply(u.dr, e.GR, u.l)
+		fb2, ok := u.pr.apply(u.dr, e.GR, u.l, fixed, rel)
 		if !ok {
 			return 0, false
 		}
@@ -330,6 +338,8 @@ func (u *run) finish() {
 		r.Loss = r.Trace[n-1].Loss
 	}
 	r.FitFraction = u.fitFraction()
+	r.SingularValues = Factors{L: u.l, R: u.r}.SingularValues()
+	r.EffectiveRank = EffectiveRank(r.SingularValues)
 	r.Runtime = time.Since(u.start)
 }
 

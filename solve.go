@@ -14,7 +14,7 @@ import (
 type Problem struct {
 	Op   Operator
 	Y    []float64 // observations, length m
-	Rank int       // r, the rank of X* (or an upper bound on it)
+	Rank int       // r, the rank of X*, an upper bound on it, or AutoRank
 
 	// Truth, when known, is X*, as a matrix or as its Factors (which the
 	// solver never forms when that would cost more than measuring the
@@ -32,9 +32,10 @@ type Problem struct {
 }
 
 // Settings say how a Problem is solved. The zero value runs ScaledSM on the
-// l1 loss with the automatic step (Auto) for up to 1000 iterations to a
-// tolerance of 1e-12, from the spectral initialization that drops the
-// observations above three times their median magnitude.
+// l1 loss with the automatic step (Auto) and the automatic damping (see
+// Damping) for up to 1000 iterations to a tolerance of 1e-12, from the
+// spectral initialization that drops the observations above three times
+// their median magnitude.
 type Settings struct {
 	Method Method
 	Loss   Loss // DefaultLoss means the method's own (Method.DefaultLoss)
@@ -43,10 +44,20 @@ type Settings struct {
 	MaxIter int     // iteration limit T; 0 means 1000
 	Tol     float64 // stop at this relative error (or change); 0 means 1e-12; negative never stops early
 
-	// Init, when not nil, is the starting point; otherwise the spectral
-	// initialization (Spectral) with the truncation Trim.
-	Init *Factors
-	Trim Trim
+	// Init, when not nil, is the starting point; otherwise the
+	// initialization Start names: the spectral one (Spectral, the zero
+	// value) with the truncation Trim, or small random factors (Random) of
+	// relative size InitScale (0 means DefaultInitScale) drawn from Seed.
+	Init      *Factors
+	Trim      Trim
+	Start     Start
+	InitScale float64
+	Seed      uint64
+
+	// Damping of the scaled methods' preconditioner (see Damping); the
+	// zero value is the automatic rule, which fades as the fit becomes
+	// exact and keeps an over-specified rank fast.
+	Damping Damping
 
 	// Converger, when not nil, may end a run early (see Converger).
 	Converger Converger
@@ -135,14 +146,21 @@ func (s Status) Failed() bool { return s == Diverged || s == Singular }
 
 // Result is what a run produced.
 type Result struct {
-	Factors                  // the last iterate
-	Status     Status        // why the run stopped
-	Iterations int           // updates made before the stop
-	RelError   float64       // final relative error; NaN without a truth
-	Loss       float64       // final loss
-	Trace      []Iteration   // one record per iterate, 0 ... Iterations
-	Fallbacks  int           // updates whose preconditioner needed the pseudo-inverse
-	Runtime    time.Duration // wall time of the iterations (initialization excluded)
+	Factors                // the last iterate
+	Status     Status      // why the run stopped
+	Iterations int         // updates made before the stop
+	RelError   float64     // final relative error; NaN without a truth
+	Loss       float64     // final loss
+	Trace      []Iteration // one record per iterate, 0 ... Iterations
+	Fallbacks  int         // updates whose preconditioner needed the pseudo-inverse
+	// SingularValues are those of the last iterate L Rᵀ, largest first,
+	// computed from QR factorizations of the factors (never forming
+	// L Rᵀ), and EffectiveRank is its rank by EffectiveRank; with
+	// Problem.Rank = AutoRank, those of the over-specified fit that the
+	// rank was read from (the factors have EffectiveRank columns).
+	SingularValues []float64
+	EffectiveRank  int
+	Runtime        time.Duration // wall time of the iterations (initialization excluded)
 
 	// FitFraction is the fraction of the measurements that the last
 	// iterate fits exactly, to FitTolerance times the median |y_i|:
@@ -169,6 +187,9 @@ const DivergenceThreshold = 1e3
 // Cancelling ctx stops the run after the current iteration with status
 // Interrupted.
 func Solve(ctx context.Context, p Problem, s Settings) (*Result, error) {
+	if p.Rank == AutoRank {
+		return solveAutoRank(ctx, p, s)
+	}
 	run, err := start(p, s)
 	if err != nil {
 		return nil, err
@@ -185,20 +206,16 @@ func Solve(ctx context.Context, p Problem, s Settings) (*Result, error) {
 }
 
 // start validates a problem and its settings and readies a run from the
-// given or the spectral initialization.
+// given, the spectral or a random initialization.
 func start(p Problem, s Settings) (*run, error) {
 	if err := validate(p, &s); err != nil {
 		return nil, err
 	}
-	init := s.Init
-	if init == nil {
-		f, err := spectral(p.Op, p.Y, p.Rank, s.Trim, dist{p.Reducer})
-		if err != nil {
-			return nil, err
-		}
-		init = &f
+	init, err := Initial(p, s)
+	if err != nil {
+		return nil, err
 	}
-	return newRun(p, s, *init)
+	return newRun(p, s, init)
 }
 
 // validate checks a problem and settings and fills in defaults.
@@ -215,6 +232,9 @@ func validate(p Problem, s *Settings) error {
 	}
 	if i := firstNonFinite(p.Y); i >= 0 {
 		return inputError("y", nil, "observation %d is %v", i, p.Y[i])
+	}
+	if p.Rank == AutoRank {
+		return inputError("rank", "auto", "is resolved by Solve alone, which fits twice; give a batch job its rank")
 	}
 	if p.Rank < 1 || p.Rank > min(n1, n2) {
 		return inputError("rank", p.Rank, "must lie in [1, min(n1, n2)] = [1, %d]", min(n1, n2))
@@ -287,7 +307,13 @@ func (s *Settings) resolve() error {
 	if err := s.Trim.validate(); err != nil {
 		return err
 	}
-	return nil
+	if !s.Start.valid() {
+		return inputError("init", s.Start, "unknown initialization")
+	}
+	if math.IsNaN(s.InitScale) || math.IsInf(s.InitScale, 0) || s.InitScale < 0 {
+		return inputError("init scale", s.InitScale, "must be positive and finite (0 means %g)", DefaultInitScale)
+	}
+	return s.Damping.validate()
 }
 
 func checkFactors(f Factors, op Operator, rank int) error {

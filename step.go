@@ -22,8 +22,9 @@ type StepContext struct {
 	// a truth.
 	Gap float64
 	// Norm is the norm of the factor subgradient in the method's metric:
-	// sqrt(||GL (RᵀR)^{-1/2}||² + ||GR (LᵀL)^{-1/2}||²) for the scaled
-	// methods, sqrt(||GL||² + ||GR||²) for the vanilla ones.
+	// sqrt(||GL (RᵀR + λ_t I)^{-1/2}||² + ||GR (LᵀL + λ_t I)^{-1/2}||²) for
+	// the scaled methods (λ_t the Damping, 0 undamped), sqrt(||GL||² +
+	// ||GR||²) for the vanilla ones.
 	Norm      float64
 	Residuals []float64   // z = A(X_t) - y
 	Trace     []Iteration // iterations 0, ..., t-1

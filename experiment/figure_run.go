@@ -168,6 +168,7 @@ func RunFigure(ctx context.Context, f *Figure, o Options) (*Result, error) {
 		jobs[i] = scaledsm.Job{Problem: p.in.Problem(), Settings: scaledsm.Settings{
 			Method: c.Method, Step: step, MaxIter: c.MaxIter, Tol: Tol,
 			Init: &init, Trim: scaledsm.TrimFraction(c.Setting.PS), Recorder: recorder(c.MaxIter),
+			Damping: scaledsm.NoDamping, // the paper's preconditioner
 		}}
 	}
 	results, err := scaledsm.SolveBatch(ctx, jobs)

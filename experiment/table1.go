@@ -258,7 +258,8 @@ func (c Table1Config) measure(ctx context.Context, in *synth.Instance, m scaleds
 	if err != nil {
 		return run, nil, err
 	}
-	settings := scaledsm.Settings{Method: m, Tol: c.Tol, MaxIter: c.MaxIter, Init: &init}
+	// The paper's preconditioner, undamped.
+	settings := scaledsm.Settings{Method: m, Tol: c.Tol, MaxIter: c.MaxIter, Init: &init, Damping: scaledsm.NoDamping}
 	if !m.Smooth() {
 		settings.Step = scaledsm.Polyak{FStar: in.FStar}
 		res, err := scaledsm.Solve(ctx, in.Problem(), settings)

@@ -161,7 +161,7 @@ func (e *entryFlags) config(ff *fileFlags, sp *synthFlags) (*fromEntries, error)
 	if set["n2"] {
 		return nil, badFlag("n2", flagValue(e.fs, "n2"), "with entry files, give the shape as --shape N1xN2")
 	}
-	src := &fromEntries{flags: *e, rank: ff.rank, ps: math.NaN(), holdout: e.holdout, seed: sp.seed}
+	src := &fromEntries{flags: *e, rank: int(ff.rank), ps: math.NaN(), holdout: e.holdout, seed: sp.seed}
 	coo := e.rows != "" || e.cols != "" || e.values != ""
 	switch {
 	case coo && e.ratings != "":
@@ -195,8 +195,10 @@ func (e *entryFlags) config(ff *fileFlags, sp *synthFlags) (*fromEntries, error)
 	switch {
 	case !set["rank"]:
 		return nil, usageError{"--rank: missing: give the rank r of the matrix to recover"}
+	case ff.rank == scaledsm.AutoRank:
+		return nil, badFlag("rank", "auto", "is not available with entry files yet; give the rank, or an upper bound on it")
 	case ff.rank < 1:
-		return nil, badFlag("rank", ff.rank, "must be at least 1")
+		return nil, badFlag("rank", int(ff.rank), "must be at least 1")
 	case set["ps"] && !(sp.ps >= 0 && sp.ps < 0.5):
 		return nil, badFlag("ps", sp.ps, "the fraction of entries assumed corrupted must lie in [0, 0.5)")
 	case (e.truthLeft == "") != (e.truthRight == ""):

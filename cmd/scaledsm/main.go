@@ -46,6 +46,7 @@ func init() {
 		{"generate", "write a synthetic problem as NumPy .npy files", runGenerate},
 		{"predict", "predict entries of L Rᵀ from the factors a solve wrote", runPredict},
 		{"table1", "measure Table 1: iterations of GD, ScaledGD, VanillaSM, ScaledSM against kappa", runTable1},
+		{"overspec", "measure the over-specified rank study (beyond the paper): damping, random starts", runOverSpec},
 		{"bench", "measure the time per iteration and peak memory against the floor", runBench},
 		{"figure", "reproduce figure N of the paper: CSV, plots and report", runFigure},
 		{"reproduce", "reproduce every figure of the paper", runReproduce},

@@ -194,7 +194,8 @@ func (s *synthetic) load() (*loaded, error) {
 // fileFlags name the files of a problem read from disk.
 type fileFlags struct {
 	sensing, quadratic, y, truth string
-	n1, rank                     int
+	n1                           int
+	rank                         rankValue
 	fs                           *flag.FlagSet
 }
 
@@ -209,13 +210,13 @@ func (f *fileFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.y, "y", "", "the observations y: a .npy file of shape (m,)")
 	fs.StringVar(&f.truth, "truth", "", "optional: X*, a .npy file of shape (n1, n2), to report the relative error and stop at --tol")
 	fs.IntVar(&f.n1, "n1", 0, "rows n1 of each matrix of a two-dimensional --sensing file (with --n2)")
-	fs.IntVar(&f.rank, "rank", 0, "rank r of the matrix to recover from files")
+	fs.Var(&f.rank, "rank", rankUsage)
 }
 
 // Flags that belong to one kind of problem only.
 var (
 	syntheticOnly = []string{"problem", "n", "r", "m", "p", "kappa", "snr", "seed", "precision"}
-	filesOnly     = []string{"sensing", "quadratic", "y", "truth", "n1", "rank"}
+	filesOnly     = []string{"sensing", "quadratic", "y", "truth", "n1"}
 )
 
 // given reports whether the problem comes from files.
@@ -228,11 +229,7 @@ func (f *fileFlags) rejectInSynthetic() error {
 		if !set[name] {
 			continue
 		}
-		reason := "applies to a problem read from files: give --sensing or --quadratic"
-		if name == "rank" {
-			reason += " (the rank of a synthetic problem is --r)"
-		}
-		return badFlag(name, flagValue(f.fs, name), reason)
+		return badFlag(name, flagValue(f.fs, name), "applies to a problem read from files: give --sensing or --quadratic")
 	}
 	return nil
 }
@@ -240,7 +237,7 @@ func (f *fileFlags) rejectInSynthetic() error {
 // fromFiles is the source of a problem read from files.
 type fromFiles struct {
 	files dataio.Files
-	rank  int
+	rank  rankValue
 	ps    float64 // the fraction assumed corrupted (--ps), NaN when not given
 }
 
@@ -275,8 +272,6 @@ func (f *fileFlags) config(ps float64, n2 int) (*fromFiles, error) {
 		return nil, usageError{"--y: missing: give the observations of " + op + " " + f.sensing + f.quadratic + " (a .npy file of shape (m,))"}
 	case !set["rank"]:
 		return nil, usageError{"--rank: missing: give the rank r of the matrix to recover"}
-	case f.rank < 1:
-		return nil, badFlag("rank", f.rank, "must be at least 1")
 	case set["ps"] && !(ps >= 0 && ps < 0.5):
 		return nil, badFlag("ps", ps, "the fraction of measurements assumed corrupted must lie in [0, 0.5)")
 	}
@@ -338,9 +333,9 @@ func (s *fromFiles) load() (*loaded, error) {
 	var p scaledsm.Problem
 	var err error
 	if world != nil {
-		p, err = dataio.LoadShard(s.files, s.rank, world) // each rank reads its rows
+		p, err = dataio.LoadShard(s.files, s.rank.loadRank(), world) // each rank reads its rows
 	} else {
-		p, err = dataio.Load(s.files, s.rank)
+		p, err = dataio.Load(s.files, s.rank.loadRank())
 	}
 	if err != nil {
 		if err := inputFlag(err, fileInputs); err != nil {
@@ -363,7 +358,7 @@ func (s *fromFiles) load() (*loaded, error) {
 	}
 	return &loaded{
 		problem: p, kind: kind, ps: s.ps, files: f,
-		shape:   shapeJSON{Problem: kind.String(), N1: n1, N2: n2, Rank: s.rank, M: m},
+		shape:   shapeJSON{Problem: kind.String(), N1: n1, N2: n2, Rank: s.rank.loadRank(), M: m},
 		seconds: time.Since(t0).Seconds(),
 	}, nil
 }

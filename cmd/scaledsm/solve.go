@@ -177,15 +177,18 @@ func (s *solverFlags) complete(ctx context.Context, settings *scaledsm.Settings,
 		}
 	}
 	p := ld.problem
-	init, err := p.Spectral(settings.Trim)
-	if err != nil {
-		return err
+	if p.Rank != scaledsm.AutoRank {
+		// With --rank auto, Solve initializes each fit itself.
+		init, err := scaledsm.Initial(p, *settings)
+		if err != nil {
+			return err
+		}
+		settings.Init = &init
 	}
-	settings.Init = &init
 	switch step := settings.Step.(type) {
 	case scaledsm.Constant:
 		if !set["eta"] {
-			settings.Step = scaledsm.Constant{Eta: defaultEta(settings.Method, p.Op, init)}
+			settings.Step = scaledsm.Constant{Eta: defaultEta(settings.Method, p.Op, settings.Init)}
 		}
 	case scaledsm.Geometric:
 		if !set["lambda"] {
@@ -212,12 +215,12 @@ func (s *solverFlags) complete(ctx context.Context, settings *scaledsm.Settings,
 // least squares tolerate less (measured at the paper's sizes: 0.1 diverges
 // at n=100, r=5); for gd the same divided by σ₁ of the initialization, as
 // the authors divide by σ₁(X*).
-func defaultEta(method scaledsm.Method, op scaledsm.Operator, init scaledsm.Factors) float64 {
+func defaultEta(method scaledsm.Method, op scaledsm.Operator, init *scaledsm.Factors) float64 {
 	eta := 0.5
 	if op.Symmetric() {
 		eta = 0.05
 	}
-	if method == scaledsm.GD {
+	if method == scaledsm.GD && init != nil {
 		var svd mat.SVD
 		if svd.Factorize(init.Product(), mat.SVDNone) {
 			if s1 := svd.Values(nil)[0]; s1 > 0 {
@@ -304,6 +307,7 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 		ff fileFlags
 		ef entryFlags
 		sf solverFlags
+		st startFlags
 		of outputFlags
 	)
 	sp.register(fs)
@@ -311,6 +315,7 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	ff.register(fs)
 	ef.register(fs)
 	sf.register(fs)
+	st.register(fs)
 	of.register(fs)
 	kernelName := kernelFlag(fs)
 	fs.Usage = solveUsage(fs, synopsis)
@@ -366,6 +371,9 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := st.apply(&settings, seedOf(src)); err != nil {
+		return err
+	}
 	if rank0() {
 		if err := of.check(); err != nil {
 			return err
@@ -387,12 +395,16 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	if ctx.Err() != nil {
 		return exitError{errors.New("interrupted while reading or drawing the problem; nothing written"), exitInterrupted}
 	}
+	if err := fitRank(ld, ff.rank, settings); err != nil {
+		return err
+	}
+	warnRank(stderr, ld)
 	if e := ld.entries; e != nil && (e.json.EmptyRows > 0 || e.json.EmptyCols > 0) {
 		fmt.Fprintf(stderr, "scaledsm solve: warning: %d rows and %d columns have no entry to fit; their factors stay at zero, and their entries are not recovered\n",
 			e.json.EmptyRows, e.json.EmptyCols)
 	}
 	if err := sf.complete(ctx, &settings, ld); err != nil {
-		return inputFlag(inputFlag(err, solverInputs), src.inputs())
+		return inputFlag(inputFlag(inputFlag(err, solverInputs), startInputs), src.inputs())
 	}
 	setup := time.Since(t0)
 	if t, ok := world.(*timedReducer); ok {
@@ -402,8 +414,9 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return inputFlag(inputFlag(err, solverInputs), src.inputs())
 	}
-
 	sum := &summary{shapeJSON: ld.shape, drawJSON: ld.draw, filesJSON: ld.files, runJSON: newRunJSON(settings, res)}
+	sum.rankJSON = newRankJSON(settings)
+	sum.setRank(ld, res)
 	var extra []namedWriter
 	if e := ld.entries; e != nil {
 		e.testErrors(res.Factors)

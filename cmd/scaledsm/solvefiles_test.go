@@ -384,7 +384,8 @@ func TestSolveFilesBadInput(t *testing.T) {
 		{"n1 with quadratic", with("--quadratic", A, "--y", y, "--rank", "2", "--n1", "6"), 2, "--n1 6: applies to --sensing files"},
 		{"quadratic of a 3-D file", with("--quadratic", A, "--y", y, "--rank", "2"), 2, "--quadratic " + A + ": shape (88, 6, 5), want (m, n)"},
 		{"files flag without files", with("--y", y), 2, "--y " + y + ": applies to a problem read from files"},
-		{"rank without files", with("--rank", "3"), 2, "--rank 3: applies to a problem read from files: give --sensing or --quadratic (the rank of a synthetic problem is --r)"},
+		{"fitted rank above n", with("--problem", "ms", "--n", "10", "--r", "2", "--rank", "11"), 2, "--rank 11: must lie in [1, min(n1, n2)] = [1, 10], or be auto"},
+		{"rank word", with("--rank", "five"), 2, "--rank five: must be at least 1, or auto"},
 	}
 	for _, c := range cases {
 		out := filepath.Join(dir, "out")

@@ -28,6 +28,7 @@ type shapeJSON struct {
 // drawJSON is the synthetic draw of a problem: the truth's condition
 // number, the corruption and the seed.
 type drawJSON struct {
+	TrueRank  int      `json:"true_rank"` // the rank r of X*
 	Kappa     float64  `json:"kappa"`
 	P         *float64 `json:"p,omitempty"` // the entry models: the probability that an entry is observed
 	PS        float64  `json:"ps"`
@@ -38,7 +39,7 @@ type drawJSON struct {
 }
 
 func newDrawJSON(c synth.Config, s synth.Setting, in *synth.Instance) drawJSON {
-	d := drawJSON{Kappa: s.Kappa, PS: s.PS, Outliers: in.Outliers, SNR: finite(s.SNR), Seed: c.Seed, Precision: c.Precision.String()}
+	d := drawJSON{TrueRank: c.Rank, Kappa: s.Kappa, PS: s.PS, Outliers: in.Outliers, SNR: finite(s.SNR), Seed: c.Seed, Precision: c.Precision.String()}
 	if entryKind(c.Kind) {
 		d.P = &c.P
 	}
@@ -129,6 +130,7 @@ type summary struct {
 	*filesJSON
 	*entriesJSON
 	runJSON
+	rankJSON
 	Interrupted bool     `json:"interrupted"`
 	Files       []string `json:"files,omitempty"` // the outputs written to --out
 
@@ -153,7 +155,7 @@ func (s *summary) print(w io.Writer, dir string) {
 		shape = fmt.Sprintf("n1=%d n2=%d", s.N1, s.N2)
 	}
 	if s.drawJSON != nil {
-		fmt.Fprintf(w, "problem    %s, %s, r=%d, m=%d, kappa=%g, seed %d\n", kind.Model(), shape, s.Rank, s.M, s.Kappa, s.Seed)
+		fmt.Fprintf(w, "problem    %s, %s, r=%d, m=%d, kappa=%g, seed %d\n", kind.Model(), shape, s.TrueRank, s.M, s.Kappa, s.Seed)
 		noise := "no noise"
 		if s.SNR != nil {
 			noise = fmt.Sprintf("SNR %g dB", *s.SNR)
@@ -170,7 +172,11 @@ func (s *summary) print(w io.Writer, dir string) {
 		step += fmt.Sprintf(" (eta=%.3g)", *s.Eta)
 	}
 	trim, _ := scaledsm.ParseTrim(s.Trim)
-	fmt.Fprintf(w, "method     %s, %s, %s loss; spectral initialization %s\n", s.Method, step, s.Loss, trim.Describe())
+	init := "spectral initialization " + trim.Describe()
+	if s.InitScale != nil {
+		init = fmt.Sprintf("random initialization of scale %g", *s.InitScale)
+	}
+	fmt.Fprintf(w, "method     %s, %s, %s loss, damping %s; %s\n", s.Method, step, s.Loss, s.Damping, init)
 	note := ""
 	if s.Status == scaledsm.Stationary.String() {
 		note = " (X stopped changing; without a truth, the fit below is the evidence of recovery)"
@@ -187,6 +193,7 @@ func (s *summary) print(w io.Writer, dir string) {
 		fit += fmt.Sprintf("; final loss %.6g", *s.FinalLoss)
 	}
 	fmt.Fprintf(w, "fit        %s\n", fit)
+	s.printRank(w)
 	if e := s.entriesJSON; e != nil {
 		line := fmt.Sprintf("%.3g%% of the matrix observed; %d empty rows, %d empty columns", 100*e.Observed, e.EmptyRows, e.EmptyCols)
 		if e.TestRMSE != nil {

@@ -144,10 +144,12 @@ func capiSolve(c *C.scaledsm_call, warn io.Writer) (*capiResult, error) {
 		sp synthFlags
 		ff fileFlags
 		sf solverFlags
+		st startFlags
 	)
 	sp.register(fs)
 	ff.register(fs)
 	sf.register(fs)
+	st.register(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return nil, err
 	}
@@ -171,13 +173,16 @@ func capiSolve(c *C.scaledsm_call, warn io.Writer) (*capiResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := capiMemory(kind, m, n1, n2, src.rank); err != nil {
+	if err := st.apply(&settings, 0); err != nil {
+		return nil, err
+	}
+	if err := capiMemory(kind, m, n1, n2, src.rank.loadRank()); err != nil {
 		return nil, err
 	}
 
 	t0 := time.Now()
-	p := scaledsm.Problem{Rank: src.rank}
-	shape := shapeJSON{Problem: "ms", N1: n1, N2: n2, Rank: src.rank, M: m}
+	p := scaledsm.Problem{Rank: int(src.rank)}
+	shape := shapeJSON{Problem: "ms", N1: n1, N2: n2, Rank: src.rank.loadRank(), M: m}
 	files := &filesJSON{Operator: "A", Y: "y"}
 	switch kind {
 	case capiSensing:
@@ -256,8 +261,9 @@ func capiSolve(c *C.scaledsm_call, warn io.Writer) (*capiResult, error) {
 			}
 		}()
 	}
+	warnRank(warn, ld)
 	if err := sf.complete(ctx, &settings, ld); err != nil {
-		return nil, inputFlag(inputFlag(err, solverInputs), fileInputs)
+		return nil, inputFlag(inputFlag(inputFlag(err, solverInputs), startInputs), fileInputs)
 	}
 	setup := time.Since(t0)
 	res, err := scaledsm.Solve(ctx, p, settings)
@@ -266,6 +272,8 @@ func capiSolve(c *C.scaledsm_call, warn io.Writer) (*capiResult, error) {
 	}
 	// The summary of solve with files, without the files' names.
 	sum := &summary{shapeJSON: ld.shape, runJSON: newRunJSON(settings, res)}
+	sum.rankJSON = newRankJSON(settings)
+	sum.setRank(ld, res)
 	sum.Source = "python"
 	if pk, ok := settings.Step.(scaledsm.Polyak); ok {
 		sum.FStar = finite(pk.FStar)

@@ -1,0 +1,196 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+
+	"github.com/scaledsm/scaledsm"
+)
+
+// rankValue is the value of --rank: a rank, or scaledsm.AutoRank for
+// "auto"; 0 when not given.
+type rankValue int
+
+func (r *rankValue) String() string {
+	switch {
+	case r == nil || *r == 0:
+		return ""
+	case *r == scaledsm.AutoRank:
+		return "auto"
+	}
+	return strconv.Itoa(int(*r))
+}
+
+func (r *rankValue) Set(s string) error {
+	if s == "auto" {
+		*r = scaledsm.AutoRank
+		return nil
+	}
+	k, err := strconv.Atoi(s)
+	if err != nil || k < 1 {
+		return fmt.Errorf("must be at least 1, or auto")
+	}
+	*r = rankValue(k)
+	return nil
+}
+
+// loadRank is the rank a problem is read with: auto reads it at rank 1.
+func (r rankValue) loadRank() int { return max(int(r), 1) }
+
+// rankUsage is the help of --rank.
+const rankUsage = "the rank fitted, `K|auto`: an integer K (required with files; with a synthetic problem --r by\n" +
+	"default, and above it over-specified), or auto, which fits the largest rank the measurements support\n" +
+	"and reads the rank from its singular values"
+
+// startFlags choose the initialization and the damping of the scaled
+// methods' preconditioner.
+type startFlags struct {
+	init, damping string
+	scale         float64
+	seed          uint64
+	fs            *flag.FlagSet
+}
+
+// Flags of the initialization and damping, which name the library's inputs.
+var startInputs = map[string]string{"init": "init", "init scale": "init-scale", "damping": "damping"}
+
+func (s *startFlags) register(fs *flag.FlagSet) {
+	s.fs = fs
+	fs.StringVar(&s.init, "init", "spectral", "initialization: spectral (truncated, see --trim) or random (small Gaussian factors)")
+	fs.Float64Var(&s.scale, "init-scale", scaledsm.DefaultInitScale, "random initialization: the size of L Rᵀ relative to the top singular value of the spectral\nestimate")
+	fs.Uint64Var(&s.seed, "init-seed", 0, "random initialization: seed of the draw (default --seed of a synthetic problem, 1 with files)")
+	fs.StringVar(&s.damping, "damping", "auto", "damping λ of the scaled methods' preconditioner (RᵀR + λI)^-1: auto (λ_t = 0.1·ρ_t·tr(RᵀR), ρ_t the\nrelative misfit, fading as the fit becomes exact), none (the paper's), or a fixed λ > 0")
+}
+
+// apply sets the initialization and damping of the settings; seed is the
+// synthetic problem's seed, or 0 with files.
+func (s *startFlags) apply(settings *scaledsm.Settings, seed uint64) error {
+	set := setFlags(s.fs)
+	var err error
+	if settings.Start, err = scaledsm.ParseStart(s.init); err != nil {
+		return inputFlag(err, startInputs)
+	}
+	if settings.Start != scaledsm.RandomStart {
+		for _, name := range []string{"init-scale", "init-seed"} {
+			if set[name] {
+				return badFlag(name, flagValue(s.fs, name), "applies to --init random")
+			}
+		}
+	}
+	if !(s.scale > 0) || math.IsInf(s.scale, 0) {
+		return badFlag("init-scale", s.scale, "must be positive and finite")
+	}
+	settings.InitScale = s.scale
+	settings.Seed = max(seed, 1)
+	if set["init-seed"] {
+		settings.Seed = s.seed
+	}
+	if settings.Damping, err = scaledsm.ParseDamping(s.damping); err != nil {
+		return inputFlag(err, startInputs)
+	}
+	return nil
+}
+
+// fitRank sets the rank of a loaded problem from --rank (a synthetic
+// problem's default is its own r) and checks it against the size.
+func fitRank(ld *loaded, rank rankValue, settings scaledsm.Settings) error {
+	if rank == 0 {
+		return nil
+	}
+	_, n1, n2 := ld.problem.Op.Dims()
+	if int(rank) > min(n1, n2) {
+		return badFlag("rank", int(rank), fmt.Sprintf("must lie in [1, min(n1, n2)] = [1, %d], or be auto", min(n1, n2)))
+	}
+	if rank == scaledsm.AutoRank && settings.Method == scaledsm.GD {
+		return badFlag("rank", "auto", "needs a method whose step does not depend on the rank; use scaledsm, vanillasm or scaledgd")
+	}
+	ld.problem.Rank = int(rank)
+	return nil
+}
+
+// warnRank warns when the fitted rank has more unknowns than the
+// measurements support (see scaledsm.SupportedRank).
+func warnRank(w io.Writer, ld *loaded) {
+	k := ld.problem.Rank
+	if k == scaledsm.AutoRank {
+		return
+	}
+	ps := ld.ps
+	if math.IsNaN(ps) {
+		ps = 0
+	}
+	if k <= scaledsm.SupportedRank(ld.problem.Op, ps) {
+		return
+	}
+	m, n1, n2 := ld.problem.Op.Dims()
+	fmt.Fprintf(w, "scaledsm solve: warning: rank %d has (n1+n2)·r = %d unknowns, more than the m(1-p_s)/%g = %.0f that %d measurements"+
+		" with a fraction %g of outliers support: the fit can absorb outliers and stop short of X*; give more measurements"+
+		" or a smaller --rank (rank %d is supported)\n",
+		k, (n1+n2)*k, scaledsm.MeasurementsPerUnknown, float64(m)*(1-ps)/scaledsm.MeasurementsPerUnknown, m, ps,
+		scaledsm.SupportedRank(ld.problem.Op, ps))
+}
+
+// seedOf returns the seed of a synthetic problem, 0 for files.
+func seedOf(src source) uint64 {
+	if s, ok := src.(*synthetic); ok {
+		return s.cfg.Seed
+	}
+	return 0
+}
+
+// rankJSON is the rank of a solve's result, its initialization and the
+// damping of its preconditioner.
+type rankJSON struct {
+	FitRank        int       `json:"fit_rank"`        // the columns of the factors fitted (auto: of the over-specified fit)
+	EffectiveRank  int       `json:"effective_rank"`  // the rank read from the singular values (scaledsm.EffectiveRank)
+	SingularValues []float64 `json:"singular_values"` // of the fitted L Rᵀ, largest first
+	Init           string    `json:"init"`            // "spectral" or "random"
+	InitScale      *float64  `json:"init_scale"`      // random initialization only
+	Damping        string    `json:"damping"`         // "auto", "none" or the fixed λ; "none" for the vanilla methods
+}
+
+// setRank fills in the rank of the result: "rank" becomes the columns of
+// the returned factors (with --rank auto, the rank found), fit_rank those
+// of the fit the singular values are of.
+func (s *summary) setRank(ld *loaded, res *scaledsm.Result) {
+	s.Rank = res.Factors.Rank()
+	s.FitRank = ld.problem.Rank
+	if s.FitRank == scaledsm.AutoRank {
+		s.FitRank = len(res.SingularValues)
+	}
+	s.EffectiveRank = res.EffectiveRank
+	s.SingularValues = res.SingularValues
+	if s.SingularValues == nil {
+		s.SingularValues = []float64{}
+	}
+}
+
+// newRankJSON records the initialization and damping of the settings.
+func newRankJSON(set scaledsm.Settings) rankJSON {
+	r := rankJSON{Init: "spectral", Damping: set.Damping.String()}
+	if set.Start == scaledsm.RandomStart {
+		r.Init = "random"
+		scale := set.InitScale
+		r.InitScale = &scale
+	}
+	if set.Method == scaledsm.VanillaSM || set.Method == scaledsm.GD {
+		r.Damping = "none"
+	}
+	return r
+}
+
+// printRank writes the rank line of the summary for a person.
+func (s *summary) printRank(w io.Writer) {
+	sv := ""
+	for i, v := range s.SingularValues {
+		if i == 8 {
+			sv += fmt.Sprintf(" … (%d)", len(s.SingularValues))
+			break
+		}
+		sv += fmt.Sprintf(" %.3g", v)
+	}
+	fmt.Fprintf(w, "rank       %d effective of %d fitted; singular values%s\n", s.EffectiveRank, s.FitRank, sv)
+}

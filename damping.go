@@ -1,0 +1,195 @@
+package scaledsm
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+)
+
+// Damping says how the scaled methods damp their preconditioner: the
+// directions become
+//
+//	L -= η GL (RᵀR + λ_t I)^{-1},  R -= η GR (LᵀL + λ_t I)^{-1},
+//
+// and the Polyak and automatic steps measure the subgradient in the same
+// damped metric, Norm² = <GL, GL (RᵀR + λ_t I)^{-1}> + <GR, ...>.
+//
+// The zero value is the automatic rule
+//
+//	λ_t = c · ρ_t · tr(RᵀR)  (and tr(LᵀL) for R's step),
+//
+// where ρ_t = ĝ_t/ĝ_0 is the relative misfit: the automatic gap estimate
+// at X_t (see AutoGap) over the loss at X = 0 of the observations that the
+// median rule of Trim keeps (its square root for the squared l2 loss, to
+// keep the units of X), and c = DefaultDampingFactor.
+// The estimate is Auto's whatever the step rule, so that rules compare on
+// the same damping (with Polyak's true gap instead, tests that scale
+// Polyak's step, whose wrappers borrow Auto's estimate, measured the
+// damping's difference rather than the step's); it costs one more O(m)
+// selection per iteration unless the step is Auto, whose estimate is
+// reused.
+// It follows PrecGD (Zhang, Fattahi and Zhang), whose damping is
+// proportional to the current misfit, in the units of X: when the rank is
+// over-specified, the spare columns of the factors shrink with the error
+// X_t - X*, and so does λ_t, so that the damped Gram matrix keeps their
+// directions conditioned to about 1/c instead of letting (RᵀR)^{-1} blow
+// up; when the fit is exact λ_t fades geometrically with the error and the
+// step becomes the paper's. Relative to the trace of the Gram matrix, the
+// rule is invariant to the scale of the data and of the factors (a small
+// random start is damped as much as a spectral one), and needs neither
+// f(X*), nor the singular values of X*, nor the operator's constants.
+// OPSA (Giampouras, Cai and Vidal) and ScaledGD(λ) (Xu, Shen, Chi and Ma)
+// keep λ fixed, at a value their analyses tie to the unknown singular
+// values of X*; that choice is available as Fixed.
+//
+// The vanilla methods have no preconditioner and ignore the damping.
+type Damping struct {
+	// Fixed, when positive, is a constant λ_t = Fixed, in the units of the
+	// Gram matrices (those of the singular values of X).
+	Fixed float64
+	// Factor, when positive, replaces DefaultDampingFactor as c.
+	Factor float64
+	// None turns damping off: the paper's preconditioner (RᵀR)^{-1}, through
+	// the pseudo-inverse when RᵀR is singular.
+	None bool
+}
+
+// DefaultDampingFactor is the factor c of the automatic damping rule.
+//
+// Measured with Polyak's step to 1e-10 (docs/rank.md): with the exact
+// rank, c = 0.1 keeps the undamped method's iteration counts within 9% on
+// the paper's Figure 1(b) and 2(b) settings at κ = 1 and 20 (qs at κ = 1:
+// 166 against 153; the rest within 2%), and within 4% on sensing at
+// κ = 100; with the rank over-specified, quadratic
+// sampling (n = 60, r = 3, fitted rank 10 and 20, κ = 1 and 100) takes
+// 47 to 67 iterations with c = 0.1, against 100 to 200 with c = 0.01, 50
+// to 100 with c = 0.3 to 1, and 260 to 340 undamped, which at rank 20
+// stalls at 1e-2 to 1e-4 after 3000. Sensing gains little from damping
+// (a fitted rank of 12 for r = 3: 90 to 100 iterations with or without
+// it, 100 to 110 with c = 0.1).
+const DefaultDampingFactor = 0.1
+
+// NoDamping is the undamped preconditioner of the paper.
+var NoDamping = Damping{None: true}
+
+// ParseDamping returns the damping named s: "auto" (the zero value),
+// "none", or a fixed λ > 0.
+func ParseDamping(s string) (Damping, error) {
+	switch s {
+	case "auto":
+		return Damping{}, nil
+	case "none":
+		return NoDamping, nil
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return Damping{}, inputError("damping", s, "want auto, none, or a fixed λ > 0")
+	}
+	d := Damping{Fixed: v}
+	return d, d.validate()
+}
+
+// String returns the damping as ParseDamping reads it, with the factor c
+// when it is not the default ("auto(c=0.1)").
+func (d Damping) String() string {
+	switch {
+	case d.None:
+		return "none"
+	case d.Fixed > 0:
+		return strconv.FormatFloat(d.Fixed, 'g', -1, 64)
+	case d.Factor > 0:
+		return fmt.Sprintf("auto(c=%g)", d.Factor)
+	}
+	return "auto"
+}
+
+func (d Damping) validate() error {
+	switch {
+	case math.IsNaN(d.Fixed) || math.IsInf(d.Fixed, 0) || d.Fixed < 0:
+		return inputError("damping", d.Fixed, "a fixed λ must be positive and finite")
+	case math.IsNaN(d.Factor) || math.IsInf(d.Factor, 0) || d.Factor < 0:
+		return inputError("damping", d.Factor, "the factor of the automatic rule must be positive and finite")
+	case d.None && (d.Fixed != 0 || d.Factor != 0):
+		return inputError("damping", d.String(), "None takes no λ and no factor")
+	case d.Fixed > 0 && d.Factor > 0:
+		return inputError("damping", d.Factor, "give a fixed λ or a factor, not both")
+	}
+	return nil
+}
+
+// damper computes λ_t for a run.
+type damper struct {
+	d     Damping
+	loss  Loss
+	iso   float64
+	scale float64 // ĝ_0, the data's scale in the loss's units (see newDamper)
+}
+
+// newDamper readies the damping of a run with observations y.
+func newDamper(d Damping, loss Loss, iso float64, y []float64, ranks dist) damper {
+	if loss == TrimmedL2 {
+		loss = L2Squared // in the units of its kept part
+	}
+	dm := damper{d: d, loss: loss, iso: iso}
+	if d.None || d.Fixed > 0 {
+		return dm
+	}
+	// The loss at X = 0 of the observations the median rule keeps (see
+	// Trim): about f(0) - f(X*), with the outliers mostly left out. Auto's
+	// estimate at X = 0 would vanish when a quarter of the observations are
+	// zero, as they can be in matrix completion, and make ρ_t enormous.
+	v, _ := trimmed(y, Trim{}, ranks)
+	dm.scale, _ = loss.valueOver(v, iso, ranks, false)
+	return dm
+}
+
+// misfit returns ρ_t from the gap estimate at X_t (see Damping).
+func (dm *damper) misfit(gap float64) float64 {
+	if !(dm.scale > 0) || !(gap > 0) || math.IsInf(gap, 0) {
+		return 0
+	}
+	rho := gap / dm.scale
+	if dm.loss == L2Squared {
+		rho = math.Sqrt(rho)
+	}
+	return rho
+}
+
+// terms returns λ_t = fixed + rel·tr(FᵀF) for the relative misfit rho,
+// as the preconditioner takes it.
+func (dm *damper) terms(rho float64) (fixed, rel float64) {
+	switch {
+	case dm.d.None:
+		return 0, 0
+	case dm.d.Fixed > 0:
+		return dm.d.Fixed, 0
+	}
+	c := dm.d.Factor
+	if c == 0 {
+		c = DefaultDampingFactor
+	}
+	return 0, c * rho
+}
+
+// active reports whether the damping needs the relative misfit.
+func (dm *damper) active() bool { return !dm.d.None && !(dm.d.Fixed > 0) }
+
+// dampingMisfit returns ρ_t for the step under way (0 when the damping
+// does not need it): from the step's own estimate when the step is Auto,
+// which then computes it once, otherwise from AutoGap of the residuals.
+func (u *run) dampingMisfit(sc *StepContext) float64 {
+	if !u.s.Method.scaled() || !u.damp.active() {
+		return 0
+	}
+	var gap float64
+	switch a, ok := u.s.Step.(Auto); {
+	case u.s.Loss == TrimmedL2:
+		// The loss of the kept residuals, whose minimum is about 0.
+		gap = sc.Loss
+	case ok:
+		gap = sc.gapOf(a)
+	default:
+		gap = autoGapOver(u.s.Loss, sc.Residuals, u.iso, u.d, u.m)
+	}
+	return u.damp.misfit(gap)
+}

@@ -1,0 +1,107 @@
+package scaledsm
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Start chooses the initialization Solve uses when Settings.Init is nil.
+type Start int
+
+const (
+	// SpectralStart, the zero value, is the truncated spectral
+	// initialization of Section 4 (see Spectral and Trim).
+	SpectralStart Start = iota
+	// RandomStart draws small Gaussian factors (see Random): the start the
+	// paper names as its next step, which needs no spectral estimate at
+	// the fitted rank and, with damping, suits an over-specified rank.
+	RandomStart
+)
+
+var startNames = [...]string{SpectralStart: "spectral", RandomStart: "random"}
+
+// String returns the initialization's name as the command line spells it.
+func (s Start) String() string {
+	if s >= 0 && int(s) < len(startNames) {
+		return startNames[s]
+	}
+	return fmt.Sprintf("Start(%d)", int(s))
+}
+
+// ParseStart returns the initialization named s: "spectral" or "random".
+func ParseStart(s string) (Start, error) {
+	for k, name := range startNames {
+		if s == name {
+			return Start(k), nil
+		}
+	}
+	return 0, inputError("init", s, "want spectral or random")
+}
+
+func (s Start) valid() bool { return s == SpectralStart || s == RandomStart }
+
+// DefaultInitScale is the relative size of a random start when
+// Settings.InitScale is 0.
+const DefaultInitScale = 1e-3
+
+// Random returns small random factors of rank r: Gaussian entries, scaled
+// so that ||L||_F = ||R||_F = sqrt(scale·σ̂) (||L||_F² = scale·σ̂ for a
+// symmetric operator), where σ̂ is the top singular value of the operator's
+// spectral estimate of X* from the observations that trim keeps: the data's
+// scale, so that ||L Rᵀ||_F <= scale·σ̂. The draw is fixed by the seed.
+func Random(op Operator, y []float64, r int, trim Trim, scale float64, seed uint64) (Factors, error) {
+	_, n1, n2 := op.Dims()
+	if r < 1 || r > min(n1, n2) {
+		return Factors{}, inputError("rank", r, "must lie in [1, min(n1, n2)] = [1, %d]", min(n1, n2))
+	}
+	if !(scale > 0) || math.IsInf(scale, 0) {
+		return Factors{}, inputError("init scale", scale, "must be positive and finite")
+	}
+	top, err := Spectral(op, y, 1, trim)
+	if err != nil {
+		return Factors{}, err
+	}
+	sigma := mat.Norm(top.L, 2) * mat.Norm(top.right(), 2)
+	if !(sigma > 0) || math.IsInf(sigma, 0) {
+		return Factors{}, inputError("y", nil, "the spectral estimate is %v, so the data gives no scale for a random start", sigma)
+	}
+	rng := rand.New(rand.NewPCG(seed, 0x7261_6e64_6f6d)) // "random"
+	norm := math.Sqrt(scale * sigma)
+	f := Factors{L: gaussian(rng, n1, r, norm)}
+	if !op.Symmetric() {
+		f.R = gaussian(rng, n2, r, norm)
+	}
+	return f, nil
+}
+
+// gaussian returns an n×r matrix of Gaussian entries scaled to Frobenius
+// norm norm.
+func gaussian(rng *rand.Rand, n, r int, norm float64) *mat.Dense {
+	g := mat.NewDense(n, r, nil)
+	raw := g.RawMatrix().Data
+	for i := range raw {
+		raw[i] = rng.NormFloat64()
+	}
+	g.Scale(norm/mat.Norm(g, 2), g)
+	return g
+}
+
+// Initial returns the starting point Solve uses for a problem of known rank:
+// Settings.Init, or the initialization Settings.Start names (spectral with
+// Settings.Trim, or Random with Settings.InitScale and Settings.Seed).
+func Initial(p Problem, s Settings) (Factors, error) {
+	switch {
+	case s.Init != nil:
+		return *s.Init, nil
+	case s.Start == RandomStart:
+		scale := s.InitScale
+		if scale == 0 {
+			scale = DefaultInitScale
+		}
+		return Random(p.Op, p.Y, p.Rank, s.Trim, scale, s.Seed)
+	}
+	return p.Spectral(s.Trim)
+}
