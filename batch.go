@@ -58,7 +58,9 @@ func SolveBatch(ctx context.Context, jobs []Job) ([]*Result, error) {
 		evals = evals[:0]
 		for _, u := range active {
 			u.measure()
-			evals = append(evals, u.eval)
+			if u.needsPass() {
+				evals = append(evals, u.eval)
+			}
 		}
 		if batch != nil {
 			batch.EvaluateBatch(evals)

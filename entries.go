@@ -33,7 +33,7 @@ import (
 // Evaluate makes one pass over the entries on every core: for each entry,
 // the residual <L_i, R_j> - y_ij and its weight w, then w·R_j added to row
 // i of GL and w·L_i to row j of GR. The rows are split into a fixed number
-// of chunks (at row boundaries, a number that depends on m only); each
+// of chunks (at row boundaries, a number that depends on m and n2 only); each
 // chunk writes its own rows of GL and a partial GR, and the partials are
 // added in chunk order, so the bits do not depend on the number of cores.
 type Entries struct {
@@ -146,12 +146,16 @@ func checkEntryShape(n1, n2 int) error {
 	return nil
 }
 
-// split sets the chunks of a pass: chunks(m) of them, each starting at the
-// first row whose entries begin at or after its share of m.
+// split sets the chunks of a pass, each starting at the first row whose
+// entries begin at or after its share of m: chunks(m) of them, but no more
+// than m/(16·n2) (and at least 4), so that the chunks' partial sums of GR,
+// n2·r values each, take at most r/2 bytes an entry: a sparse matrix with
+// many columns would otherwise spend more memory on them than on its
+// entries.
 func (e *Entries) split() {
 	e.st = &entryState{}
 	m := len(e.cols)
-	nc := chunks(m)
+	nc := min(chunks(m), max(4, m/(16*e.n2)))
 	e.chunks = make([]int, nc+1)
 	row := 0
 	for c := 1; c < nc; c++ {
@@ -218,40 +222,84 @@ func (e *Entries) Evaluate(ev *Evaluation) {
 	_, r := ev.L.Dims()
 	nc := len(e.chunks) - 1
 	n2r := e.n2 * r
-	parts := ev.workspace(nc * n2r)
+	if cap(ev.scratch) < nc*n2r {
+		ev.scratch = make([]float64, nc*n2r)
+	}
+	parts := ev.scratch[:nc*n2r]
 	l, rr := ev.L.RawMatrix(), ev.R.RawMatrix()
 	gl := ev.GL.RawMatrix()
-	parallel(teamSize(len(e.cols)*r), nc, func(c int) {
+	w := teamSize(len(e.cols) * r)
+	parallel(w, nc, func(c int) {
 		gr := parts[c*n2r : (c+1)*n2r]
+		clear(gr)
 		for i := e.chunks[c]; i < e.chunks[c+1]; i++ {
-			li := l.Data[i*l.Stride : i*l.Stride+r]
 			g := gl.Data[i*gl.Stride : i*gl.Stride+r]
 			clear(g)
-			for k := e.start[i]; k < e.start[i+1]; k++ {
-				j := int(e.cols[k])
-				rj := rr.Data[j*rr.Stride : j*rr.Stride+r]
-				fit := kernel.Dot(li, rj)
-				if ev.Fit != nil {
-					ev.Fit[k] = fit
-				}
-				z := fit - ev.Y[k]
-				ev.Z[k] = z
-				w := weigh(ev.Weight, z)
-				if w == 0 || (ev.Weight == TrimmedWeight && !ev.Bounds.keeps(z, i, j)) {
-					continue
-				}
-				for a, v := range rj {
-					g[a] += w * v
-				}
-				gj := gr[j*r : (j+1)*r]
-				for a, v := range li {
-					gj[a] += w * v
-				}
-			}
+			e.evaluateRow(ev, i, l.Data[i*l.Stride:i*l.Stride+r], g, rr.Data, rr.Stride, gr, r)
 		}
 	})
-	addPartials(parts[:n2r], parts, nc, n2r)
-	ev.GR.Copy(mat.NewDense(e.n2, r, parts[:n2r]))
+	// The partial sums added in chunk order, the columns split among the
+	// goroutines, straight into GR.
+	grr := ev.GR.RawMatrix()
+	const colsPer = 1024
+	parallel(w, (e.n2+colsPer-1)/colsPer, func(b int) {
+		lo, hi := b*colsPer, min((b+1)*colsPer, e.n2)
+		for c := 1; c < nc; c++ {
+			kernel.Axpy(1, parts[c*n2r+lo*r:c*n2r+hi*r], parts[lo*r:hi*r])
+		}
+		for j := lo; j < hi; j++ {
+			copy(grr.Data[j*grr.Stride:j*grr.Stride+r], parts[j*r:(j+1)*r])
+		}
+	})
+}
+
+// evaluateRow is Evaluate's work on row i, whose factor row is li: for
+// each entry (i, j) the residual and its weight, w·R_j added to g (row i
+// of GL) and w·L_i to row j of gr (r values a row); R's rows are r[j*ld:].
+// Each entry's r products are summed in two interleaved halves, the same
+// on every machine. (Two sweeps over the row, the residuals first and the
+// additions after, measured no faster: the cost is the cache misses of the
+// gathers and scattered additions.)
+func (e *Entries) evaluateRow(ev *Evaluation, i int, li, g, rd []float64, ld int, gr []float64, r int) {
+	lo, hi := e.start[i], e.start[i+1]
+	cols := e.cols[lo:hi]
+	z, y := ev.Z[lo:hi], ev.Y[lo:hi:hi]
+	var fit []float64
+	if ev.Fit != nil {
+		fit = ev.Fit[lo:hi]
+	}
+	for k, c := range cols {
+		j := int(c)
+		rj := rd[j*ld : j*ld+r]
+		rj = rj[:len(li)]
+		var s0, s1 float64
+		a := 0
+		for ; a+1 < len(li); a += 2 {
+			s0 += li[a] * rj[a]
+			s1 += li[a+1] * rj[a+1]
+		}
+		if a < len(li) {
+			s0 += li[a] * rj[a]
+		}
+		f := s0 + s1
+		if fit != nil {
+			fit[k] = f
+		}
+		res := f - y[k]
+		z[k] = res
+		w := weigh(ev.Weight, res)
+		if w == 0 || (ev.Weight == TrimmedWeight && !ev.Bounds.keeps(res, i, j)) {
+			continue
+		}
+		g := g[:len(li)]
+		for a, v := range rj {
+			g[a] += w * v
+		}
+		gj := gr[j*r : j*r+len(li)]
+		for a, v := range li {
+			gj[a] += w * v
+		}
+	}
 }
 
 // Spectral's randomized subspace iteration: oversampling, the most

@@ -112,17 +112,20 @@ func (e *Evaluation) workspace(n int) []float64 {
 	return e.scratch
 }
 
-// weigh returns ψ(z) for the weight w; for TrimmedWeight, ψ(z) within
-// the bounds, which the operator checks (see Bounds.keeps).
+// weigh returns ψ(z) for the weight w (for TrimmedWeight, ψ(z) within
+// the bounds, which the operator checks: see Bounds.keeps). It is the one
+// place where a weight is applied to a residual; the passes call it for
+// every one.
+//
+// The sign is formed without a branch on it (residual signs are a coin
+// toss, which a branch predictor loses half the time): sign(0) = 0 and a
+// NaN weighs 0, each a branch taken almost never.
 func weigh(w Weight, z float64) float64 {
 	if w != SignWeight {
 		return z
 	}
-	switch {
-	case z > 0:
-		return 1
-	case z < 0:
-		return -1
+	if z == 0 || z != z {
+		return 0
 	}
-	return 0
+	return math.Copysign(1, z)
 }

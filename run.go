@@ -51,7 +51,28 @@ type run struct {
 	t     int
 	done  bool
 	start time.Time
+
+	// still is set when the last step left both factors bit for bit as
+	// they were, the subgradients in u.eval being those the pass gave (not
+	// rescaled by directions): the pass at X_t would give u.eval the very
+	// bits it holds, and is skipped (see needsPass). A run whose steps
+	// shrink below the rounding of its factors, as a geometric schedule's
+	// do, stops costing a pass per iteration, with the same trace.
+	still  bool
+	scaled bool // directions rescaled the subgradients in place
 }
+
+// needsPass reports whether the operator must evaluate u.eval at X_t:
+// false when X_t is X_{t-1} bit for bit and u.eval still holds the pass at
+// it. A run with TrimmedL2's bounds (which advance moves between passes)
+// or on several ranks (whose pass is a collective) always makes its pass.
+func (u *run) needsPass() bool {
+	return !u.still || !skipStillPasses || u.bounder != nil || u.d.on()
+}
+
+// skipStillPasses turns the skipping of needsPass on; tests turn it off to
+// compare.
+var skipStillPasses = true
 
 // formCost and factorCost are the flops, up to a common constant, of
 // measuring an iteration's errors on formed matrices and from the factors.
@@ -229,11 +250,12 @@ func (u *run) advance(ctx context.Context) {
 	// Both factors move from the old pair: the directions were computed
 	// before either update.
 	u.dl.Scale(eta, u.dl)
-	u.l.Sub(u.l, u.dl)
+	moved := subtract(u.l, u.dl)
 	if !u.sym {
 		u.dr.Scale(eta, u.dr)
-		u.r.Sub(u.r, u.dr)
+		moved = subtract(u.r, u.dr) || moved
 	}
+	u.still = !moved && !u.scaled
 	u.record(it, -1)
 	u.t++
 }
@@ -251,7 +273,9 @@ func (u *run) gap() float64 {
 // damped for the relative misfit rho (see Damping).
 func (u *run) directions(loss, rho float64) (norm2 float64, ok bool) {
 	e := u.eval
-	if c := u.s.Loss.gradientScale(loss, u.iso); c != 1 {
+	c := u.s.Loss.gradientScale(loss, u.iso)
+	u.scaled = c != 1
+	if c != 1 {
 		e.GL.Scale(c, e.GL)
 		if !u.sym {
 			e.GR.Scale(c, e.GR)
@@ -365,6 +389,23 @@ func medianAbs(y []float64) float64 {
 		abs = append(abs, math.Abs(y[i]))
 	}
 	return selectKth(abs, len(abs)/2)
+}
+
+// subtract sets a to a - b, element by element (the rounding of mat's Sub),
+// and reports whether any element of a changed its bits.
+func subtract(a, b *mat.Dense) bool {
+	ra, rb := a.RawMatrix(), b.RawMatrix()
+	moved := false
+	for i := range ra.Rows {
+		x := ra.Data[i*ra.Stride : i*ra.Stride+ra.Cols]
+		y := rb.Data[i*rb.Stride : i*rb.Stride+ra.Cols]
+		for j, v := range x {
+			d := v - y[j]
+			moved = moved || math.Float64bits(d) != math.Float64bits(v)
+			x[j] = d
+		}
+	}
+	return moved
 }
 
 // inner returns the Frobenius inner product <a, b> of two matrices of the

@@ -213,12 +213,7 @@ func (s *Sensing) Evaluate(e *Evaluation) {
 	inv := 1 / s.scale()
 	parallel(teamSize(m*n), nc, func(c int) {
 		lo, hi := chunkRange(c, nc, m)
-		p := parts[c*n : (c+1)*n]
-		if s.a32 != nil {
-			s.pipelinedChunk(e, p, xv, lo, hi, inv)
-		} else {
-			s.blockedChunk(e, p, xv, lo, hi, inv)
-		}
+		s.blockedChunk(e, parts[c*n:(c+1)*n], xv, lo, hi, inv)
 	})
 	addPartials(parts[:n], parts, nc, n)
 	S := mat.NewDense(s.n1, s.n2, parts[:n])
@@ -226,10 +221,15 @@ func (s *Sensing) Evaluate(e *Evaluation) {
 	e.GR.Mul(S.T(), e.L)
 }
 
-// blockedChunk is Evaluate's work on rows [lo, hi), accumulated into p,
-// for float64 data: for each block of kernel.BlockRows rows, the dot
-// products (the rows stream from memory), the residuals and weights, then
-// the weighted rows added while they are in L2.
+// blockedChunk is Evaluate's work on rows [lo, hi), accumulated into p:
+// for each block of kernel.BlockRows rows, the dot products (the rows
+// stream from memory), the residuals and weights, then the weighted rows
+// added while they are in L2. (For float32 data a software-pipelined
+// pass, kernel.DotAxpyRows32 adding one block while it forms the dot
+// products of the next, the same bits, measured faster on Zen 4, 1.3
+// against 1.45 times the floor; on the Zen 5-class machine of the project
+// it measures slower, 2.07 against 1.48 times the floor in
+// BenchmarkFusedVsStream/f32, and is not used.)
 func (s *Sensing) blockedChunk(e *Evaluation, p, xv []float64, lo, hi int, inv float64) {
 	var alpha [kernel.BlockRows]float64
 	for i := lo; i < hi; i += kernel.BlockRows {
@@ -237,27 +237,6 @@ func (s *Sensing) blockedChunk(e *Evaluation, p, xv []float64, lo, hi int, inv f
 		s.dotRows(e.Z[i:i+rows], i, xv)
 		s.weighRows(e, alpha[:rows], i, inv)
 		s.axpyRows(p, alpha[:rows], i)
-	}
-}
-
-// pipelinedChunk is blockedChunk software-pipelined, for float32 data:
-// each sweep adds the weighted rows of one block of kernel.FusedRows rows
-// (from L2) while it forms the dot products of the next block (from
-// memory), so that memory requests stay in flight during the additions.
-// The rows get the same operations in the same order as in blockedChunk,
-// hence the same bits. (With float32 data the conversions make the
-// additions long enough that hiding them pays, 1.45 to 1.3 times the floor
-// on Zen 4; with float64 data the pipelined pass measured no faster, or a
-// little slower, than blockedChunk.)
-func (s *Sensing) pipelinedChunk(e *Evaluation, p, xv []float64, lo, hi int, inv float64) {
-	var alpha [kernel.FusedRows]float64
-	rows := min(kernel.FusedRows, hi-lo)
-	s.dotRows(e.Z[lo:lo+rows], lo, xv)
-	for i := lo; i < hi; i += rows {
-		rows = min(kernel.FusedRows, hi-i)
-		s.weighRows(e, alpha[:rows], i, inv)
-		next := min(kernel.FusedRows, hi-i-rows)
-		s.dotAxpyRows(e.Z[i+rows:i+rows+next], i+rows, xv, p, alpha[:rows], i)
 	}
 }
 

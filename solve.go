@@ -196,7 +196,9 @@ func Solve(ctx context.Context, p Problem, s Settings) (*Result, error) {
 	}
 	for !run.done {
 		run.measure()
-		run.evaluate()
+		if run.needsPass() {
+			run.evaluate()
+		}
 		run.advance(ctx)
 	}
 	run.finish()

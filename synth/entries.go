@@ -135,14 +135,22 @@ func (d *Draw) entriesInstance(in *Instance) {
 	clean := func(i int, j int32) float64 {
 		return fsum.Dot(lStar.Data[i*lStar.Stride:i*lStar.Stride+lStar.Cols], rStar.Data[int(j)*rStar.Stride:int(j)*rStar.Stride+rStar.Cols])
 	}
-	// ||X*_Ω||_∞ and ||X*_Ω||_1, each row's share summed in row order.
+	// A(X*) into y, where the observations will be (each entry's clean
+	// value is formed once), and ||X*_Ω||_∞ and, for the noise, ||X*_Ω||_1,
+	// each row's share summed in row order.
+	in.Y = make([]float64, len(cols))
+	noisy := !math.IsInf(in.SNR, 1)
 	rowMax, rowSum := make([]float64, n1), make([]float64, n1)
 	par.Do(workers, n1, func(i int) {
 		var s fsum.Sum
 		for k := start[i]; k < start[i+1]; k++ {
-			v := math.Abs(clean(i, cols[k]))
+			x := clean(i, cols[k])
+			in.Y[k] = x
+			v := math.Abs(x)
 			rowMax[i] = max(rowMax[i], v)
-			s.Add(v)
+			if noisy {
+				s.Add(v)
+			}
 		}
 		rowSum[i] = s.Value()
 	})
@@ -154,18 +162,17 @@ func (d *Draw) entriesInstance(in *Instance) {
 	}
 	linf = d.combine(&l1, linf)
 	sigmaW := 0.0
-	if !math.IsInf(in.SNR, 1) {
+	if noisy {
 		// SNR = 20 log10(||A(X*)||_1 / σ_w); w uniform in [-σ_w/m, σ_w/m].
 		sigmaW = l1.Value() / math.Pow(10, in.SNR/20) / float64(m)
 	}
-	in.Y = make([]float64, len(cols))
 	rowOut := make([]int, n1)
 	par.Do(workers, n1, func(i int) {
 		rng := rand.New(rand.NewPCG(d.Seed, entryStream+uint64(i)))
 		var f fsum.Sum
 		for k := start[i]; k < start[i+1]; k++ {
 			support, sign, noise := rng.Float64(), 2*rng.Float64()-1, 2*rng.Float64()-1
-			x := clean(i, cols[k])
+			x := in.Y[k] // the clean value, from above
 			var s float64
 			if support < in.PS {
 				s = 10 * linf * sign

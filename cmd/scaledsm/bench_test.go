@@ -2,8 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -57,8 +59,33 @@ func TestBenchQuick(t *testing.T) {
 			t.Errorf("%s: %v iterations timed, want the 5 asked for (less the first)", name, r["iterations"])
 		}
 	}
-	if got := strings.Join(cases, ","); got != "sensing-f64,sensing-f32,quadratic,sweep-109" {
+	if got := strings.Join(cases, ","); got != "sensing-f64,sensing-f32,quadratic,sweep-109,mc-1e6,mc-1e7,netflix-1e7" {
 		t.Fatalf("cases %s", got)
+	}
+	for _, r := range rs {
+		// The floor is the fastest read: no slower than the median of the
+		// reads, the same as the Go floor without --membw.
+		if r["floor_ms"].(float64) > r["floor_median_ms"].(float64) || r["floor_ms"] != r["go_floor_ms"] {
+			t.Errorf("%s: floor %v, Go floor %v, median read %v", r["case"], r["floor_ms"], r["go_floor_ms"], r["floor_median_ms"])
+		}
+	}
+	// The completion cases: the stored entries are 12 bytes each (a column
+	// and an observation), the memory limit 40 bytes each plus the
+	// factors, and the generation is timed.
+	for _, r := range rs[4:] {
+		var m, n1, n2, rank float64
+		if _, err := fmt.Sscanf(r["size"].(string), "%f×%f r=%f m=%f", &n1, &n2, &rank, &m); err != nil {
+			t.Fatalf("%s: size %v: %v", r["case"], r["size"], err)
+		}
+		if got, want := r["data_mb"].(float64), 12*m/1e6; math.Abs(got-want) > 1e-9*want {
+			t.Errorf("%s: data %v MB, want %v", r["case"], got, want)
+		}
+		if got, want := r["memory_limit_mb"].(float64), (40*m+8*(n1+n2)*rank)/1e6; math.Abs(got-want) > 1e-9*want {
+			t.Errorf("%s: memory limit %v MB, want %v", r["case"], got, want)
+		}
+		if g, _ := r["generate_ms"].(float64); !(g > 0) {
+			t.Errorf("%s: generate_ms %v", r["case"], r["generate_ms"])
+		}
 	}
 	sweep := rs[3]
 	if sweep["runs"] != 109.0 || sweep["speedup"] == nil || sweep["one_at_a_time_ms"] == nil {
@@ -100,6 +127,42 @@ func TestBenchQuick(t *testing.T) {
 	}
 	if !strings.Contains(out, "| quadratic | n=20 r=2 m=320 |") || !strings.Contains(out, "kernel generic") {
 		t.Errorf("table:\n%s", out)
+	}
+}
+
+// TestBenchMembw gives bench a stand-in for the C streaming-read program
+// that reports an impossibly fast rate: the floor is then the data's bytes
+// at that rate, below the bench's own read.
+func TestBenchMembw(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the stand-in is a shell script")
+	}
+	t.Setenv(childEnv, "1")
+	prog := filepath.Join(t.TempDir(), "membw")
+	if err := os.WriteFile(prog, []byte("#!/bin/sh\necho \"1000000.0 GB/s read ($1 threads), one 640 MB pass: 0.0 ms\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := cli(t, "bench", "--quick", "--json", "--iters", "3", "--cases", "quadratic,mc-1e6", "--membw", prog)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var rs []map[string]any
+	if err := json.Unmarshal([]byte(out), &rs); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rs {
+		c := r["data_mb"].(float64) / 1e6 // ms at 10^6 GB/s
+		if got := r["membw_floor_ms"].(float64); math.Abs(got-c) > 1e-9*c {
+			t.Errorf("%s: C floor %v ms, want %v", r["case"], got, c)
+		}
+		if r["floor_ms"].(float64) != c || r["go_floor_ms"].(float64) <= c {
+			t.Errorf("%s: floor %v, Go floor %v, C floor %v", r["case"], r["floor_ms"], r["go_floor_ms"], c)
+		}
+	}
+	bad := filepath.Join(t.TempDir(), "membw")
+	os.WriteFile(bad, []byte("#!/bin/sh\necho fast\n"), 0o755)
+	if code, _, errs := cli(t, "bench", "--quick", "--cases", "quadratic", "--membw", bad); code == 0 || !strings.Contains(errs, "--membw "+bad) {
+		t.Errorf("a program that prints no rate: exit %d, %s", code, errs)
 	}
 }
 

@@ -464,3 +464,11 @@ func Sum(a []float64) float64 { return streamSum(a, 1) }
 
 // Sum32 is Sum for float32 data, summed in float64.
 func Sum32(a []float32) float64 { return streamSum32(a, 1) }
+
+// SumStreams is Sum reading a as streams equal parts at once (1 or 4; any
+// other number reads one): more memory requests in flight, which is the
+// faster read on some machines. The generic implementation reads one.
+func SumStreams(a []float64, streams int) float64 { return streamSum(a, streams) }
+
+// SumStreams32 is SumStreams for float32 data, summed in float64.
+func SumStreams32(a []float32, streams int) float64 { return streamSum32(a, streams) }

@@ -1,0 +1,90 @@
+package scaledsm
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"testing"
+	"unsafe"
+
+	"github.com/scaledsm/scaledsm/internal/kernel"
+)
+
+// BenchmarkEntriesAccess measures the memory limits of a pass of Entries
+// over 10^7 entries in random columns of a 100,000-column matrix at rank
+// 10, on two cores, each core half the entries: the streaming read of the
+// stored entries (a column and an observation each, the bench's floor),
+// the gathers of R's rows at the entries' columns (each row summed), the
+// scattered additions w·L_i to rows of a partial GR (one per core), and
+// both, the traffic of the pass without its arithmetic:
+//
+//	go test -run '^$' -bench EntriesAccess -benchtime 5x .
+func BenchmarkEntriesAccess(b *testing.B) {
+	const m, n2, r = 10_000_000, 100_000, 10
+	rng := rand.New(rand.NewPCG(1, 2))
+	cols, y := make([]int32, m), make([]float64, m)
+	for k := range cols {
+		cols[k], y[k] = int32(rng.IntN(n2)), rng.Float64()
+	}
+	R := make([]float64, n2*r)
+	for i := range R {
+		R[i] = rng.Float64()
+	}
+	parts := [2][]float64{make([]float64, n2*r), make([]float64, n2*r)}
+	li := R[:r]
+	var sink [2 * 8]float64
+	for _, c := range []struct {
+		name string
+		f    func(h, lo, hi int)
+	}{
+		{"stream", func(h, lo, hi int) {
+			c32 := unsafe.Slice((*float32)(unsafe.Pointer(&cols[lo])), hi-lo)
+			sink[8*h] += kernel.Sum(y[lo:hi]) + kernel.Sum32(c32)
+		}},
+		{"gather", func(h, lo, hi int) {
+			var s0, s1 float64
+			for k := lo; k < hi; k++ {
+				rj := R[int(cols[k])*r:][:r]
+				for a := 0; a+1 < r; a += 2 {
+					s0 += rj[a]
+					s1 += rj[a+1]
+				}
+			}
+			sink[8*h] += s0 + s1
+		}},
+		{"scatter", func(h, lo, hi int) {
+			p := parts[h]
+			for k := lo; k < hi; k++ {
+				w := y[k]
+				gj := p[int(cols[k])*r:][:r]
+				for a, v := range li {
+					gj[a] += w * v
+				}
+			}
+		}},
+		{"gather+scatter", func(h, lo, hi int) {
+			p := parts[h]
+			for k := lo; k < hi; k++ {
+				j := int(cols[k])
+				w := y[k]
+				rj, gj := R[j*r:][:r], p[j*r:][:r]
+				for a, v := range rj {
+					gj[a] += w * v
+				}
+			}
+		}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				var wg sync.WaitGroup
+				for h := range 2 {
+					wg.Go(func() { c.f(h, h*m/2, (h+1)*m/2) })
+				}
+				wg.Wait()
+			}
+			b.ReportMetric(b.Elapsed().Seconds()*1e3/float64(b.N), "ms")
+			b.ReportMetric(b.Elapsed().Seconds()*1e9/float64(b.N)/m, "ns/entry")
+		})
+	}
+	_ = fmt.Sprint(sink[0])
+}
