@@ -47,7 +47,8 @@ type Damping struct {
 	// Fixed, when positive, is a constant λ_t = Fixed, in the units of the
 	// Gram matrices (those of the singular values of X).
 	Fixed float64
-	// Factor, when positive, replaces DefaultDampingFactor as c.
+	// Factor, when positive, replaces the default c: DefaultDampingFactor,
+	// or TrimmedDampingFactor for TrimmedL2.
 	Factor float64
 	// None turns damping off: the paper's preconditioner (RᵀR)^{-1}, through
 	// the pseudo-inverse when RᵀR is singular.
@@ -68,6 +69,16 @@ type Damping struct {
 // (a fitted rank of 12 for r = 3: 90 to 100 iterations with or without
 // it, 100 to 110 with c = 0.1).
 const DefaultDampingFactor = 0.1
+
+// TrimmedDampingFactor is the factor c of the automatic damping rule for
+// TrimmedL2, whose misfit is the square root of its kept loss over the
+// data's. Measured on matrix completion (n1 = n2 = 1000, r = 5, p = 0.1,
+// p_s = 0.1, seeds 1 to 4, ScaledGD with the constant step 0.5, to
+// 1e-10): with c = 0.3 the iterations at κ = 1, 10 and 100 are within 7%
+// of each other for every seed (129-161, 131-165, 136-168), where c = 0.1
+// lets one κ = 10 run take 200 against 159 at κ = 1, and c = 1 slows
+// every run by about 5%.
+const TrimmedDampingFactor = 0.3
 
 // NoDamping is the undamped preconditioner of the paper.
 var NoDamping = Damping{None: true}
@@ -119,18 +130,21 @@ func (d Damping) validate() error {
 
 // damper computes λ_t for a run.
 type damper struct {
-	d     Damping
-	loss  Loss
-	iso   float64
-	scale float64 // ĝ_0, the data's scale in the loss's units (see newDamper)
+	d      Damping
+	loss   Loss
+	iso    float64
+	scale  float64 // ĝ_0, the data's scale in the loss's units (see newDamper)
+	factor float64 // c when Damping.Factor is 0: the loss's default
 }
 
 // newDamper readies the damping of a run with observations y.
 func newDamper(d Damping, loss Loss, iso float64, y []float64, ranks dist) damper {
+	factor := DefaultDampingFactor
 	if loss == TrimmedL2 {
 		loss = L2Squared // in the units of its kept part
+		factor = TrimmedDampingFactor
 	}
-	dm := damper{d: d, loss: loss, iso: iso}
+	dm := damper{d: d, loss: loss, iso: iso, factor: factor}
 	if d.None || d.Fixed > 0 {
 		return dm
 	}
@@ -166,7 +180,7 @@ func (dm *damper) terms(rho float64) (fixed, rel float64) {
 	}
 	c := dm.d.Factor
 	if c == 0 {
-		c = DefaultDampingFactor
+		c = dm.factor
 	}
 	return 0, c * rho
 }
