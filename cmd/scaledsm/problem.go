@@ -182,7 +182,8 @@ func (s *synthetic) load() (*loaded, error) {
 		shape:   shapeJSON{Problem: c.Kind.String(), N1: c.N1, N2: c.N2, Rank: c.Rank, M: c.M},
 		seconds: time.Since(t0).Seconds(),
 	}
-	if op, ok := draw.Op.(*scaledsm.Entries); ok {
+	if op, ok := draw.Op.(*scaledsm.Entries); ok && world == nil {
+		// (On ranks, a shard's empty rows are other ranks' rows.)
 		ld.entries = newEntryData(op)
 		if err := enoughEntries(op, c.Rank, fmt.Sprintf("--p %g", c.P)); err != nil {
 			return nil, err
