@@ -180,11 +180,14 @@ def _solve(kind, m, n1, n2, rank, settings, a=None, y=None, rows=None, cols=None
     # when called from it, can take Ctrl-C and set the cancel flag. (An
     # Event, not Thread.join: a join interrupted by Ctrl-C can report the
     # thread finished while it runs.)
+    # A Ctrl-C that lands while the thread starts sets the flag as well,
+    # which the solve reads whenever it begins.
     worker = threading.Thread(target=target, name="scaledsm-solve", daemon=True)
     interrupted = False
-    worker.start()
     while not done.is_set():
         try:
+            if worker.ident is None:
+                worker.start()
             done.wait(0.05)
         except KeyboardInterrupt:
             cancel.value = 1
