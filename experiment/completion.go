@@ -1,12 +1,15 @@
 package experiment
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -470,7 +473,7 @@ func ReadCompletion(rd io.Reader) (*CompletionResult, error) {
 // CompletionPanels are the study's panels, in order: their names and
 // captions.
 var CompletionPanels = []struct{ Name, Caption string }{
-	{"a", "condition numbers: the default method against GD on the same loss and VanillaSM"},
+	{"a", "condition numbers: the default method, GD on its loss, VanillaSM"},
 	{"b", "outlier fractions: the default method"},
 	{"c", "least squares: plain ScaledGD (l2sq) against the default method"},
 	{"d", "robust PCA (every entry observed): the default method"},
@@ -636,4 +639,26 @@ func (r *CompletionResult) WriteMarkdown(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// LoadStudies restores the studies beyond the paper stored in dir
+// (completion.json; image.json and its PNGs). A study with no file is left
+// nil; one whose files cannot be read is reported in errs and left nil.
+func LoadStudies(dir string) (st Studies, errs []error) {
+	open := func(name string) ([]byte, error) { return os.ReadFile(filepath.Join(dir, name)) }
+	if b, err := open(CompletionName); err == nil {
+		if st.Completion, err = ReadCompletion(bytes.NewReader(b)); err != nil {
+			errs = append(errs, fmt.Errorf("%s in %s: %w", CompletionName, dir, err))
+		}
+	} else if !errors.Is(err, os.ErrNotExist) {
+		errs = append(errs, err)
+	}
+	if b, err := open(ImageName); err == nil {
+		if st.Image, err = ReadImage(bytes.NewReader(b), open); err != nil {
+			errs = append(errs, fmt.Errorf("%s in %s: %w", ImageName, dir, err))
+		}
+	} else if !errors.Is(err, os.ErrNotExist) {
+		errs = append(errs, err)
+	}
+	return st, errs
 }
