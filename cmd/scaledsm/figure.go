@@ -191,7 +191,9 @@ func reproduce(ff figureFlags, figs []*experiment.Figure, stdout, stderr io.Writ
 func runReport(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("report", `Rebuilds the panels (PNG and SVG) and index.html of every figure recorded in
 --out (figureN.json and figureN.csv, as "figure" and "reproduce" write them),
-without running anything: after figures were run separately or elsewhere.`, stdout)
+and of the studies beyond the paper (completion.json, image.json and its PNGs,
+as "completion" writes them), without running anything: after figures were
+run separately or elsewhere.`, stdout)
 	out := fs.String("out", "", "directory holding the figures' CSVs and records (required)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
