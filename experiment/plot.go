@@ -82,8 +82,35 @@ func RenderPanel(w io.Writer, r *Result, i int, format string) error {
 		xlabel, ylabel = "Iteration count", "Step length λ_t"
 	}
 
+	title := fmt.Sprintf("Figure %d(%s): %s\n%s\n%s", r.Figure.Number, p.Name, p.Caption, settingText(r, -1), sharedText(p, r.Panels[i]))
+	pl, ss, err := linePlot(title, xlabel, ylabel, ss)
+	if err != nil {
+		return fmt.Errorf("experiment: figure %d(%s), %w", r.Figure.Number, p.Name, err)
+	}
+	if p.Kind == FinalPanel {
+		pl.X.Min, pl.X.Max = gridQs[0], gridQs[len(gridQs)-1]
+		pl.X.Tick.Marker = plot.TickerFunc(func(min, max float64) []plot.Tick {
+			var ts []plot.Tick
+			for q := 0.80; q <= max+1e-9; q += 0.01 {
+				t := plot.Tick{Value: q}
+				if k := int(math.Round(q * 100)); k%2 == 0 {
+					t.Label = fmt.Sprintf("%.2f", q)
+				}
+				ts = append(ts, t)
+			}
+			return ts
+		})
+	}
+	return draw2(w, pl, ss, format)
+}
+
+// linePlot sets up a plot in the paper's style, the y axis on a log scale
+// in whole decades with room for the legend, the x axis from 0, and adds
+// the series that have points (which it returns): lines, dotted
+// extensions and markers.
+func linePlot(title, xlabel, ylabel string, ss []series) (*plot.Plot, []series, error) {
 	pl := plot.New()
-	pl.Title.Text = fmt.Sprintf("Figure %d(%s): %s\n%s\n%s", r.Figure.Number, p.Name, p.Caption, settingText(r, -1), sharedText(p, r.Panels[i]))
+	pl.Title.Text = title
 	pl.Title.TextStyle.Font = sans(13)
 	pl.Title.Padding = vg.Points(6)
 	pl.X.Label.Text, pl.Y.Label.Text = xlabel, ylabel
@@ -104,7 +131,7 @@ func RenderPanel(w io.Writer, r *Result, i int, format string) error {
 	for _, s := range ss {
 		line, err := plotter.NewLine(s.xys)
 		if err != nil {
-			return fmt.Errorf("experiment: figure %d(%s), %s: %w", r.Figure.Number, p.Name, s.label, err)
+			return nil, nil, fmt.Errorf("%s: %w", s.label, err)
 		}
 		line.Color = s.color
 		line.Width = vg.Points(1.2)
@@ -115,7 +142,7 @@ func RenderPanel(w io.Writer, r *Result, i int, format string) error {
 		if len(s.kept) > 0 {
 			kept, err := plotter.NewLine(s.kept)
 			if err != nil {
-				return err
+				return nil, nil, err
 			}
 			kept.Color = s.color
 			kept.Width = vg.Points(1)
@@ -125,7 +152,7 @@ func RenderPanel(w io.Writer, r *Result, i int, format string) error {
 		if len(s.markers) > 0 {
 			sc, err := plotter.NewScatter(s.markers)
 			if err != nil {
-				return err
+				return nil, nil, err
 			}
 			sc.GlyphStyle = draw.GlyphStyle{Color: s.color, Radius: vg.Points(4), Shape: s.marker}
 			pl.Add(sc)
@@ -134,29 +161,14 @@ func RenderPanel(w io.Writer, r *Result, i int, format string) error {
 			lo, hi = math.Min(lo, xy.Y), math.Max(hi, xy.Y)
 		}
 	}
-	if p.Kind == FinalPanel {
-		pl.X.Min, pl.X.Max = gridQs[0], gridQs[len(gridQs)-1]
-		pl.X.Tick.Marker = plot.TickerFunc(func(min, max float64) []plot.Tick {
-			var ts []plot.Tick
-			for q := 0.80; q <= max+1e-9; q += 0.01 {
-				t := plot.Tick{Value: q}
-				if k := int(math.Round(q * 100)); k%2 == 0 {
-					t.Label = fmt.Sprintf("%.2f", q)
-				}
-				ts = append(ts, t)
-			}
-			return ts
-		})
-	} else {
-		pl.X.Min = 0
-	}
+	pl.X.Min = 0
 	// Whole decades, with room for the legend above the curves.
 	if lo > hi { // nothing to draw
 		lo, hi = Tol, 1
 	}
 	pl.Y.Min = math.Pow(10, math.Floor(math.Log10(lo)))
 	pl.Y.Max = math.Pow(10, math.Ceil(math.Log10(hi))+0.3)
-	return draw2(w, pl, ss, format)
+	return pl, ss, nil
 }
 
 // draw2 draws the plot and, over it, the legend in a boxed corner where it

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"html"
 	"html/template"
+	"image/png"
 	"io"
 	"strings"
 	"time"
@@ -16,6 +17,28 @@ import (
 // order, the figure's setting, every panel, and the table of the paper's
 // claims checked on its traces.
 func WriteReport(w io.Writer, results []*Result) error {
+	return WriteReportWith(w, results, Studies{})
+}
+
+// Studies are the measurements beyond the paper that the report shows
+// after its figures, each when not nil.
+type Studies struct {
+	Completion *CompletionResult
+	Image      *ImageResult
+}
+
+// embedPNG returns an <img> tag holding a PNG. The tag is written whole
+// so that the base64 text stays as it is (html/template would escape its
+// '+' signs).
+func embedPNG(b []byte, alt string, w, h int) template.HTML {
+	return template.HTML(`<img src="data:image/png;base64,` + base64.StdEncoding.EncodeToString(b) +
+		`" alt="` + html.EscapeString(alt) + fmt.Sprintf(`" width="%d" height="%d">`, w, h))
+}
+
+// WriteReportWith writes the report of WriteReport with, after the
+// paper's figures, the studies beyond the paper: their panels or images
+// and their claims.
+func WriteReportWith(w io.Writer, results []*Result, st Studies) error {
 	page := reportPage{}
 	for _, r := range results {
 		f := reportFigure{
@@ -31,11 +54,8 @@ func WriteReport(w io.Writer, results []*Result) error {
 			if err := RenderPanel(&png, r, i, "png"); err != nil {
 				return err
 			}
-			// The tag is written whole so that the base64 text stays as it
-			// is (html/template would escape its '+' signs).
 			alt := fmt.Sprintf("Figure %d(%s): %s", r.Figure.Number, p.Name, p.Caption)
-			img := template.HTML(`<img src="data:image/png;base64,` + base64.StdEncoding.EncodeToString(png.Bytes()) +
-				`" alt="` + html.EscapeString(alt) + `" width="768" height="576">`)
+			img := embedPNG(png.Bytes(), alt, 768, 576)
 			f.Panels = append(f.Panels, reportPanel{
 				Name:    p.Name,
 				Caption: p.Caption + "; " + sharedText(&p, r.Panels[i]),
@@ -75,7 +95,79 @@ func WriteReport(w io.Writer, results []*Result) error {
 			}
 		}
 	}
+	if err := page.addStudies(st); err != nil {
+		return err
+	}
 	return reportTemplate.Execute(w, page)
+}
+
+// addStudies adds the studies beyond the paper to the page.
+func (page *reportPage) addStudies(st Studies) error {
+	if c := st.Completion; c != nil {
+		cfg := c.Config
+		s := reportStudy{
+			ID:    "completion",
+			Title: "Beyond the paper: matrix completion and robust PCA",
+			Text: fmt.Sprintf("The entry models' default method (scaledsm.DefaultSettings: ScaledGD on the trimmed least squares l2trim, "+
+				"constant step 0.5, spectral start with the median trimming, told nothing of the outliers) on the synthetic recipe "+
+				"n1 = n2 = %d, r = %d, p = %g, outliers of the paper's law, no noise; runs stop at a relative error of %g, "+
+				"the default method within %d iterations and the methods shown for contrast within %d. "+
+				"(a) κ = %s at p_s = %g over seeds %s (the contrasts on seed %d); (b)–(e) at κ = %g on seed %d.",
+				cfg.N, cfg.Rank, cfg.P, cfg.Tol, cfg.MaxIter, cfg.ContrastIter, joinNums(cfg.Kappas), cfg.PS,
+				seedList(cfg.Seeds), cfg.Seeds[0], cfg.Kappa, cfg.Seeds[0]),
+			Time:     fmt.Sprintf("%.1f s on %s", c.Seconds, orUnknown(c.Machine)),
+			Command:  "scaledsm completion --out DIR",
+			Verdicts: c.Claims(),
+		}
+		for i, p := range CompletionPanels {
+			var b bytes.Buffer
+			if err := RenderCompletion(&b, c, i, "png"); err != nil {
+				return err
+			}
+			s.Panels = append(s.Panels, reportPanel{Name: p.Name, Caption: p.Caption,
+				Image: embedPNG(b.Bytes(), "Completion study ("+p.Name+"): "+p.Caption, 768, 576),
+				Files: CompletionPanelName(p.Name, "png") + ", " + CompletionPanelName(p.Name, "svg")})
+		}
+		page.add(s)
+	}
+	if im := st.Image; im != nil {
+		cfg := im.Config
+		s := reportStudy{
+			ID:    "image",
+			Title: "Beyond the paper: a photograph with missing and corrupted pixels",
+			Text: fmt.Sprintf("NASA's public-domain photograph of the astronaut Eileen Collins (scikit-image's astronaut, in gray, %d × %d, "+
+				"pixels in [0, 1]): %g%% of the pixels seen, %g%% of those replaced by 0 or 1 (salt and pepper), seed %d; "+
+				"recovered at rank %d, each method from the spectral start with the median trimming, at most %d iterations "+
+				"to a relative change of %g, the result clipped to [0, 1]. PSNR = 10 log10(1/MSE) against the original over all pixels; "+
+				"the corrupted input counts its hidden pixels as 0. The best rank-%d approximation of the original has a PSNR of %.1f dB.",
+				im.Width, im.Height, 100*cfg.Observed, 100*cfg.Salt, cfg.Seed, cfg.Rank, cfg.MaxIter, cfg.Tol, cfg.Rank, im.BestPSNR),
+			Time:     fmt.Sprintf("%.1f s on %s", im.Seconds, orUnknown(im.Machine)),
+			Command:  "scaledsm completion --out DIR",
+			Verdicts: im.Claims(),
+		}
+		names, caps := im.ImageFiles(), im.Captions()
+		for i, img := range im.Images() {
+			var b bytes.Buffer
+			if err := png.Encode(&b, img); err != nil {
+				return err
+			}
+			s.Images = append(s.Images, reportPanel{Caption: caps[i], Files: names[i],
+				Image: embedPNG(b.Bytes(), caps[i], img.Bounds().Dx(), img.Bounds().Dy())})
+		}
+		page.add(s)
+	}
+	return nil
+}
+
+func (page *reportPage) add(s reportStudy) {
+	for _, v := range s.Verdicts {
+		if v.Holds {
+			s.Holds++
+		}
+	}
+	page.Holds += s.Holds
+	page.Claims += len(s.Verdicts)
+	page.Studies = append(page.Studies, s)
 }
 
 func orUnknown(s string) string {
@@ -102,6 +194,7 @@ func command(r *Result) string {
 
 type reportPage struct {
 	Figures       []reportFigure
+	Studies       []reportStudy
 	Holds, Claims int
 	Missing       []int // figures not in the report
 }
@@ -113,6 +206,15 @@ type reportFigure struct {
 	Panels                 []reportPanel
 	Verdicts               []Verdict
 	Holds                  int
+}
+
+// reportStudy is a study beyond the paper: its panels (plots) or images
+// and its claims.
+type reportStudy struct {
+	ID, Title, Text, Time, Command string
+	Panels, Images                 []reportPanel
+	Verdicts                       []Verdict
+	Holds                          int
 }
 
 type reportPanel struct {
@@ -135,6 +237,7 @@ h2 { font-size: 1.3em; margin-top: 2.2em; border-bottom: 1px solid #ccc; padding
 .panels { display: grid; grid-template-columns: repeat(auto-fit, minmax(520px, 1fr)); gap: 1em; }
 figure { margin: 0; }
 figure img { width: 100%; height: auto; border: 1px solid #ddd; }
+.images { display: grid; grid-template-columns: repeat(auto-fit, minmax(280px, 1fr)); gap: 0.8em; }
 figcaption { font-size: 0.9em; color: #444; text-align: center; }
 table { border-collapse: collapse; width: 100%; font-size: 0.92em; margin: 1em 0; }
 th, td { border: 1px solid #ccc; padding: 0.35em 0.5em; text-align: left; vertical-align: top; }
@@ -157,11 +260,12 @@ one setting also share the truncated spectral initialization. Runs stop at a rel
 negative (f(X<sub>t</sub>) ≤ f(X*), the noise floor) ends the run with the iterate kept.
 The data of each figure is in <code>figureN.csv</code> (one row per panel, curve and iteration),
 its panels in <code>figureNx.png</code> and <code>.svg</code>.</p>
-{{if .Figures}}
+{{if or .Figures .Studies}}
 <table>
 <tr><th>figure</th><th>claims that hold</th><th>time</th></tr>
 {{range .Figures}}<tr><td><a href="#figure{{.Number}}">Figure {{.Number}}</a></td><td>{{.Holds}} of {{len .Verdicts}}</td><td>{{.Time}}</td></tr>
 {{end}}{{range .Missing}}<tr><td>Figure {{.}}</td><td colspan="2">not run into this directory: <code>scaledsm figure {{.}} --out DIR</code></td></tr>
+{{end}}{{range .Studies}}<tr><td><a href="#{{.ID}}">{{.Title}}</a></td><td>{{.Holds}} of {{len .Verdicts}}</td><td>{{.Time}}</td></tr>
 {{end}}<tr><th>all</th><th>{{.Holds}} of {{.Claims}}</th><th></th></tr>
 </table>
 {{else}}
@@ -178,6 +282,23 @@ Reproduce with <code>{{.Command}}</code>.</p>
 {{range .Panels}}<figure>{{.Image}}<figcaption>({{.Name}}) {{.Caption}} — {{.Files}}</figcaption></figure>
 {{end}}</div>
 {{if .Fit}}<p>{{.Fit}}</p>{{end}}
+<table>
+<tr><th>panel</th><th>claim</th><th>expected</th><th>measured</th><th>holds</th></tr>
+{{range .Verdicts}}<tr><td>({{.Panel}})</td><td>{{.Claim}}</td><td>{{.Expected}}</td><td>{{.Measured}}</td>{{if .Holds}}<td class="holds">✓ holds</td>{{else}}<td class="fails">✗ fails</td>{{end}}</tr>
+{{end}}</table>
+{{end}}
+{{range .Studies}}
+<h2 id="{{.ID}}">{{.Title}}</h2>
+<p class="note">Not in the paper: measured here (issue 13), with the claims this project makes about it.</p>
+<p>{{.Text}}</p>
+<p class="meta">Run time: {{.Time}}.<br>
+Reproduce with <code>{{.Command}}</code> (also run by <code>scaledsm reproduce</code>).</p>
+{{if .Panels}}<div class="panels">
+{{range .Panels}}<figure>{{.Image}}<figcaption>({{.Name}}) {{.Caption}} — {{.Files}}</figcaption></figure>
+{{end}}</div>{{end}}
+{{if .Images}}<div class="images">
+{{range .Images}}<figure>{{.Image}}<figcaption>{{.Caption}} — {{.Files}}</figcaption></figure>
+{{end}}</div>{{end}}
 <table>
 <tr><th>panel</th><th>claim</th><th>expected</th><th>measured</th><th>holds</th></tr>
 {{range .Verdicts}}<tr><td>({{.Panel}})</td><td>{{.Claim}}</td><td>{{.Expected}}</td><td>{{.Measured}}</td>{{if .Holds}}<td class="holds">✓ holds</td>{{else}}<td class="fails">✗ fails</td>{{end}}</tr>

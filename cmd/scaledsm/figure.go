@@ -130,7 +130,7 @@ func takesValue(fs *flag.FlagSet, arg string) bool {
 }
 
 func runReproduce(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("reproduce", figureSynopsis("every figure", "each figure"), stdout)
+	fs := newFlagSet("reproduce", figureSynopsis("every figure", "each figure")+"\nThen, unless --n or --r is given, the studies beyond the paper of\n\"scaledsm completion\" (matrix completion, robust PCA, a photograph).", stdout)
 	var ff figureFlags
 	ff.register(fs)
 	if err := parseFlags(fs, args); err != nil {
@@ -140,7 +140,20 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 	if err := ff.check(figs); err != nil {
 		return err
 	}
-	return reproduce(ff, figs, stdout, stderr)
+	if err := reproduce(ff, figs, stdout, stderr); err != nil {
+		return err
+	}
+	// The studies beyond the paper run at their own sizes.
+	if ff.n != 0 || ff.r != 0 {
+		fmt.Fprintln(stdout, "the completion and image studies (beyond the paper) run at their own sizes: left out with --n or --r (scaledsm completion --out DIR runs them)")
+		return nil
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := studies(ctx, ff.out, experiment.DefaultCompletion(), experiment.DefaultImage(), stdout, stderr); err != nil {
+		return err
+	}
+	return writeReport(ff.out, stdout, stderr)
 }
 
 // reproduce runs the figures one after the other, writing each one's files
@@ -178,7 +191,9 @@ func reproduce(ff figureFlags, figs []*experiment.Figure, stdout, stderr io.Writ
 func runReport(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("report", `Rebuilds the panels (PNG and SVG) and index.html of every figure recorded in
 --out (figureN.json and figureN.csv, as "figure" and "reproduce" write them),
-without running anything: after figures were run separately or elsewhere.`, stdout)
+and of the studies beyond the paper (completion.json, image.json and its PNGs,
+as "completion" writes them), without running anything: after figures were
+run separately or elsewhere.`, stdout)
 	out := fs.String("out", "", "directory holding the figures' CSVs and records (required)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -190,10 +205,11 @@ without running anything: after figures were run separately or elsewhere.`, stdo
 		return badFlag("out", *out, "not a directory")
 	}
 	results, errs := experiment.LoadDir(*out)
-	for _, err := range errs {
+	st, serrs := experiment.LoadStudies(*out)
+	for _, err := range append(errs, serrs...) {
 		fmt.Fprintf(stderr, "scaledsm report: left out of the report: %v\n", err)
 	}
-	if len(results) == 0 {
+	if len(results) == 0 && st.Completion == nil && st.Image == nil {
 		return exitError{fmt.Errorf("--out %s: holds no figure (figureN.json and figureN.csv, as \"scaledsm figure\" and \"reproduce\" write them)", *out), exitBadInput}
 	}
 	for _, res := range results {
@@ -202,6 +218,16 @@ without running anything: after figures were run separately or elsewhere.`, stdo
 			return err
 		}
 		printFigure(stdout, res, written)
+	}
+	if c := st.Completion; c != nil {
+		for i, p := range experiment.CompletionPanels {
+			for _, ext := range []string{"png", "svg"} {
+				name := experiment.CompletionPanelName(p.Name, ext)
+				if err := writeAtomic(filepath.Join(*out, name), func(w io.Writer) error { return experiment.RenderCompletion(w, c, i, ext) }); err != nil {
+					return outputError("out", *out, fmt.Errorf("%s: %w", name, unwrapPath(err)))
+				}
+			}
+		}
 	}
 	return writeReport(*out, stdout, stderr)
 }
@@ -273,11 +299,12 @@ func printFigure(w io.Writer, res *experiment.Result, written []string) {
 // writeReport rewrites index.html from every figure recorded in dir.
 func writeReport(dir string, stdout, stderr io.Writer) error {
 	results, errs := experiment.LoadDir(dir)
-	for _, err := range errs {
+	st, serrs := experiment.LoadStudies(dir)
+	for _, err := range append(errs, serrs...) {
 		fmt.Fprintf(stderr, "scaledsm: left out of the report: %v\n", err)
 	}
 	var buf bytes.Buffer
-	if err := experiment.WriteReport(&buf, results); err != nil {
+	if err := experiment.WriteReportWith(&buf, results, st); err != nil {
 		return err
 	}
 	path := filepath.Join(dir, "index.html")
@@ -288,6 +315,16 @@ func writeReport(dir string, stdout, stderr io.Writer) error {
 	for _, r := range results {
 		nums = append(nums, strconv.Itoa(r.Figure.Number))
 	}
-	fmt.Fprintf(stdout, "report %s (figures %s)\n", path, strings.Join(nums, ", "))
+	var parts []string
+	if len(nums) > 0 {
+		parts = append(parts, "figures "+strings.Join(nums, ", "))
+	}
+	if st.Completion != nil {
+		parts = append(parts, "the completion study")
+	}
+	if st.Image != nil {
+		parts = append(parts, "the image study")
+	}
+	fmt.Fprintf(stdout, "report %s (%s)\n", path, strings.Join(parts, "; "))
 	return nil
 }

@@ -104,7 +104,7 @@ func TestReproduceCommand(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	if !strings.Contains(out, "(figures 1, 2, 3, 4, 5, 6)") {
+	if !strings.Contains(out, "(figures 1, 2, 3, 4, 5, 6)") || !strings.Contains(out, "left out with --n or --r") {
 		t.Errorf("output:\n%s", out)
 	}
 	pngs, _ := filepath.Glob(filepath.Join(dir, "*.png"))
@@ -190,5 +190,58 @@ func TestProgressBarQuietWhenNotATerminal(t *testing.T) {
 	b.done()
 	if got := buf.String(); !strings.Contains(got, "figure 5 [###########-------------------] 40/109 runs, 31234 iterations") || !strings.HasSuffix(got, "\r\033[K") {
 		t.Errorf("bar drew %q", got)
+	}
+}
+
+// TestCompletionCommand runs the studies beyond the paper at a small size:
+// their files are written, the report shows them, and report rebuilds it
+// from the directory alone.
+func TestCompletionCommand(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the studies take seconds")
+	}
+	dir := t.TempDir()
+	code, out, errs := cli(t, "completion", "--out", dir, "--n", "100", "--r", "2", "--p", "0.5", "--image-rank", "2", "--image-iters", "3")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"completion study:", "image study:", "(the completion study; the image study)", "| ScaledGD l2trim (default) | 1 |"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	for _, name := range []string{"completion.json", "completion.md", "completion_a.png", "completion_e.svg", "image.json",
+		"astronaut_original.png", "astronaut_corrupted.png", "astronaut_default.png", "astronaut_l2sq.png", "astronaut_l1.png", "index.html"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+			t.Error(err)
+		}
+	}
+	page, _ := os.ReadFile(filepath.Join(dir, "index.html"))
+	if !strings.Contains(string(page), "Beyond the paper: a photograph") {
+		t.Error("index.html lacks the image study")
+	}
+	os.Remove(filepath.Join(dir, "index.html"))
+	os.Remove(filepath.Join(dir, "completion_b.png"))
+	if code, out, errs := cli(t, "report", "--out", dir); code != 0 || !strings.Contains(out, "the completion study; the image study") {
+		t.Fatalf("report: exit %d: %s%s", code, out, errs)
+	}
+	for _, name := range []string{"index.html", "completion_b.png"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+			t.Errorf("report did not rebuild %s: %v", name, err)
+		}
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"completion"}, "--out is required"},
+		{[]string{"completion", "--out", dir, "--n", "0"}, "completion study: n = 0 and r = 5"},
+		{[]string{"completion", "--out", dir, "--p", "1.5"}, "p = 1.5 must lie in (0, 1]"},
+		{[]string{"completion", "--out", dir, "--image-rank", "0"}, "image study: rank 0 must be positive"},
+	} {
+		code, _, errs := cli(t, tc.args...)
+		if code != 2 || !strings.Contains(errs, tc.want) || strings.Count(strings.TrimSpace(errs), "\n") > 0 {
+			t.Errorf("%v: exit %d, %q; want 2 and one line with %q", tc.args, code, errs, tc.want)
+		}
 	}
 }

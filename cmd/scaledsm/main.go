@@ -47,6 +47,7 @@ func init() {
 		{"predict", "predict entries of L Rᵀ from the factors a solve wrote", runPredict},
 		{"table1", "measure Table 1: iterations of GD, ScaledGD, VanillaSM, ScaledSM against kappa", runTable1},
 		{"overspec", "measure the over-specified rank study (beyond the paper): damping, random starts", runOverSpec},
+		{"completion", "measure the matrix completion, robust PCA and photograph studies (beyond the paper)", runStudies},
 		{"bench", "measure the time per iteration and peak memory against the floor", runBench},
 		{"figure", "reproduce figure N of the paper: CSV, plots and report", runFigure},
 		{"reproduce", "reproduce every figure of the paper", runReproduce},
