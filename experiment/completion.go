@@ -660,5 +660,12 @@ func LoadStudies(dir string) (st Studies, errs []error) {
 	} else if !errors.Is(err, os.ErrNotExist) {
 		errs = append(errs, err)
 	}
+	if b, err := open(OverSpecName); err == nil {
+		if st.OverSpec, err = ReadOverSpec(bytes.NewReader(b)); err != nil {
+			errs = append(errs, fmt.Errorf("%s in %s: %w", OverSpecName, dir, err))
+		}
+	} else if !errors.Is(err, os.ErrNotExist) {
+		errs = append(errs, err)
+	}
 	return st, errs
 }

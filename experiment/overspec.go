@@ -2,9 +2,11 @@ package experiment
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 
 	"github.com/scaledsm/scaledsm"
@@ -253,4 +255,50 @@ func (r *OverSpecResult) WriteMarkdown(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// OverSpecName is the file that stores the study (see WriteJSON).
+const OverSpecName = "overspec.json"
+
+// overSpecFile is the study as stored: a relative error that is not
+// finite (a run that diverged) is null.
+type overSpecFile struct {
+	Config OverSpecConfig
+	Runs   []overSpecRunFile
+}
+
+type overSpecRunFile struct {
+	OverSpecRun
+	RelError *float64
+}
+
+// WriteJSON stores the study, for the report to be rebuilt from files.
+func (r *OverSpecResult) WriteJSON(w io.Writer) error {
+	f := overSpecFile{Config: r.Config}
+	for _, run := range r.Runs {
+		rf := overSpecRunFile{OverSpecRun: run}
+		if e := run.RelError; !math.IsNaN(e) && !math.IsInf(e, 0) {
+			rf.RelError = &e
+		}
+		f.Runs = append(f.Runs, rf)
+	}
+	return json.NewEncoder(w).Encode(f)
+}
+
+// ReadOverSpec restores a study stored by WriteJSON.
+func ReadOverSpec(rd io.Reader) (*OverSpecResult, error) {
+	var f overSpecFile
+	if err := json.NewDecoder(rd).Decode(&f); err != nil {
+		return nil, fmt.Errorf("over-specified rank study: %w", err)
+	}
+	r := &OverSpecResult{Config: f.Config}
+	for _, rf := range f.Runs {
+		run := rf.OverSpecRun
+		run.RelError = math.NaN()
+		if rf.RelError != nil {
+			run.RelError = *rf.RelError
+		}
+		r.Runs = append(r.Runs, run)
+	}
+	return r, nil
 }

@@ -25,6 +25,7 @@ func WriteReport(w io.Writer, results []*Result) error {
 type Studies struct {
 	Completion *CompletionResult
 	Image      *ImageResult
+	OverSpec   *OverSpecResult
 }
 
 // embedPNG returns an <img> tag holding a PNG. The tag is written whole
@@ -155,6 +156,25 @@ func (page *reportPage) addStudies(st Studies) error {
 				Image: embedPNG(b.Bytes(), caps[i], img.Bounds().Dx(), img.Bounds().Dy())})
 		}
 		page.add(s)
+	}
+	if o := st.OverSpec; o != nil {
+		cfg := o.Config
+		factors := make([]float64, len(cfg.Factors))
+		for i, f := range cfg.Factors {
+			factors[i] = float64(f)
+		}
+		page.add(reportStudy{
+			ID:    "overspec",
+			Title: "Beyond the paper: an over-specified rank, damping and random starts",
+			Text: fmt.Sprintf("ScaledSM with the automatic damping of its preconditioner, without it (the paper's), from a small random start, "+
+				"and VanillaSM, fitting %s times the true rank on matrix sensing (n = %d, r = %d) and quadratic sampling (n = %d, r = %d), "+
+				"m = 8·n·(fitted rank), κ = %s, p_s = %g, Polyak's step with the known f(X*), to a relative error of %g within %d iterations "+
+				"(VanillaSM %d), seed %d. The iterations of every run are in overspec.md.",
+				joinNums(factors), cfg.Sensing.N1, cfg.Sensing.Rank, cfg.Quadratic.N1, cfg.Quadratic.Rank,
+				joinNums(cfg.Kappas), cfg.PS, cfg.Tol, cfg.MaxIter, cfg.VanillaIter, cfg.Seed),
+			Command:  "scaledsm overspec --out DIR",
+			Verdicts: o.Claims(),
+		})
 	}
 	return nil
 }

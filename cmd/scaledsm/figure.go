@@ -130,7 +130,7 @@ func takesValue(fs *flag.FlagSet, arg string) bool {
 }
 
 func runReproduce(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("reproduce", figureSynopsis("every figure", "each figure")+"\nThen, unless --n or --r is given, the studies beyond the paper of\n\"scaledsm completion\" (matrix completion, robust PCA, a photograph).", stdout)
+	fs := newFlagSet("reproduce", figureSynopsis("every figure", "each figure")+"\nThen, unless --n or --r is given, the studies beyond the paper of\n\"scaledsm completion\" (matrix completion, robust PCA, a photograph) and\n\"scaledsm overspec\" (an over-specified rank).", stdout)
 	var ff figureFlags
 	ff.register(fs)
 	if err := parseFlags(fs, args); err != nil {
@@ -145,12 +145,15 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 	}
 	// The studies beyond the paper run at their own sizes.
 	if ff.n != 0 || ff.r != 0 {
-		fmt.Fprintln(stdout, "the completion and image studies (beyond the paper) run at their own sizes: left out with --n or --r (scaledsm completion --out DIR runs them)")
+		fmt.Fprintln(stdout, "the completion, image and over-specified rank studies (beyond the paper) run at their own sizes: left out with --n or --r (scaledsm completion --out DIR and scaledsm overspec --out DIR run them)")
 		return nil
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := studies(ctx, ff.out, experiment.DefaultCompletion(), experiment.DefaultImage(), stdout, stderr); err != nil {
+		return err
+	}
+	if err := overSpecStudy(ctx, ff.out, ff.seed, stdout); err != nil {
 		return err
 	}
 	return writeReport(ff.out, stdout, stderr)
@@ -192,7 +195,7 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("report", `Rebuilds the panels (PNG and SVG) and index.html of every figure recorded in
 --out (figureN.json and figureN.csv, as "figure" and "reproduce" write them),
 and of the studies beyond the paper (completion.json, image.json and its PNGs,
-as "completion" writes them), without running anything: after figures were
+as "completion" writes them; overspec.json, as "overspec" writes it), without running anything: after figures were
 run separately or elsewhere.`, stdout)
 	out := fs.String("out", "", "directory holding the figures' CSVs and records (required)")
 	if err := parseFlags(fs, args); err != nil {
@@ -209,7 +212,7 @@ run separately or elsewhere.`, stdout)
 	for _, err := range append(errs, serrs...) {
 		fmt.Fprintf(stderr, "scaledsm report: left out of the report: %v\n", err)
 	}
-	if len(results) == 0 && st.Completion == nil && st.Image == nil {
+	if len(results) == 0 && st.Completion == nil && st.Image == nil && st.OverSpec == nil {
 		return exitError{fmt.Errorf("--out %s: holds no figure (figureN.json and figureN.csv, as \"scaledsm figure\" and \"reproduce\" write them)", *out), exitBadInput}
 	}
 	for _, res := range results {
@@ -324,6 +327,9 @@ func writeReport(dir string, stdout, stderr io.Writer) error {
 	}
 	if st.Image != nil {
 		parts = append(parts, "the image study")
+	}
+	if st.OverSpec != nil {
+		parts = append(parts, "the over-specified rank study")
 	}
 	fmt.Fprintf(stdout, "report %s (%s)\n", path, strings.Join(parts, "; "))
 	return nil
