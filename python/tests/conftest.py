@@ -3,9 +3,15 @@ written by its generate command."""
 
 import os
 import shutil
+import signal
 import subprocess
 
 import pytest
+
+# A shell that starts a job in the background starts it with SIGINT
+# ignored, and Python then raises no KeyboardInterrupt: the interrupt
+# tests need Ctrl-C to behave as at a terminal, wherever CI runs them.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 

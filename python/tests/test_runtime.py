@@ -79,7 +79,8 @@ def test_ctrl_c_in_a_script(tmp_path):
     """A real SIGINT to a script: the KeyboardInterrupt can be caught."""
     script = tmp_path / "s.py"
     script.write_text(textwrap.dedent("""
-        import sys
+        import signal, sys
+        signal.signal(signal.SIGINT, signal.default_int_handler)  # as at a terminal, even if started with SIGINT ignored
         sys.path.insert(0, %r)
         import scaledsm, workers
         import threading
