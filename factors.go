@@ -66,6 +66,7 @@ func (f Factors) Product() *mat.Dense {
 // would keep none. It keeps its buffers between calls.
 type lowRank struct {
 	left, right, tau, work, t1, t2, prod []float64
+	blocks                               []float64 // the blocks' triangles, stacked (see triangle)
 }
 
 // distance returns ||a - b||_F.
@@ -136,9 +137,38 @@ func (q *lowRank) norm(n1, n2, k int) float64 {
 	return scale * math.Sqrt(s.Value())
 }
 
+// tsqrRows is the height of the row blocks of a tall QR factorization:
+// each block is factored on its own (in parallel, and in cache), then the
+// stacked triangles; the blocks depend on the size alone, so the bits do
+// not depend on the number of cores.
+const tsqrRows = 4096
+
 // triangle factors the n×k matrix a (overwriting it) and returns its
-// triangular factor, min(n, k)×k, row-major in dst.
+// triangular factor, min(n, k)×k, row-major in dst: by Householder QR,
+// and for a tall matrix by blocks of tsqrRows rows (TSQR: Demmel, Grigori,
+// Hoemmen and Langou), as stable and about twice as fast on two cores.
 func (q *lowRank) triangle(dst, a []float64, n, k int) []float64 {
+	nb := n / tsqrRows // the last block takes the remainder
+	if nb < 2 || tsqrRows < 4*k {
+		return q.householder(dst, a, n, k)
+	}
+	stacked := grow(q.blocks, nb*k*k)
+	parallel(teamSize(n*k*k), nb, func(b int) {
+		lo, hi := b*tsqrRows, (b+1)*tsqrRows
+		if b == nb-1 {
+			hi = n
+		}
+		var w lowRank
+		t := w.householder(nil, a[lo*k:hi*k], hi-lo, k)
+		copy(stacked[b*k*k:(b+1)*k*k], t)
+	})
+	q.blocks = stacked
+	return q.householder(dst, stacked, nb*k, k)
+}
+
+// householder is triangle by one Householder QR factorization (LAPACK's
+// Geqrf).
+func (q *lowRank) householder(dst, a []float64, n, k int) []float64 {
 	kk := min(n, k)
 	q.tau = grow(q.tau, kk)
 	g := blas64.General{Rows: n, Cols: k, Stride: k, Data: a[:n*k]}

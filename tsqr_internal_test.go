@@ -1,0 +1,60 @@
+package scaledsm
+
+import (
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// TestTSQRDistance: the distance between factors of tall matrices, by
+// blocks, agrees with one Householder factorization, resolves a
+// difference of 1e-13 relative (which Gram matrices could not), and has
+// the same bits on one core and on several.
+func TestTSQRDistance(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	const n, r = 3*tsqrRows + 123, 4
+	a := Factors{L: randomFactor(rng, n, r), R: randomFactor(rng, n, r)}
+	// b = a with L perturbed by 1e-13 relative in a direction d.
+	d := randomFactor(rng, n, r)
+	var bl mat.Dense
+	bl.Scale(1e-13, d)
+	bl.Add(&bl, a.L)
+	b := Factors{L: &bl, R: a.R}
+	// The difference is 1e-13 · d Rᵀ, whose squared norm is
+	// tr((dᵀd)(RᵀR)), a sum of positive terms.
+	var gd, gr, prod mat.Dense
+	gd.Mul(d.T(), d)
+	gr.Mul(a.R.T(), a.R)
+	prod.Mul(&gd, &gr)
+	want := 1e-13 * math.Sqrt(mat.Trace(&prod))
+
+	var q lowRank
+	got := q.distance(a, b)
+	// Rounding of a (of size 1) limits a difference of 1e-13 to about
+	// 1e-16/1e-13 = 1e-3 relative.
+	if math.Abs(got-want) > 2e-2*want {
+		t.Errorf("TSQR distance %v, want %v", got, want)
+	}
+	// One Householder factorization of the same stacked matrices.
+	n1, k := n, 2*r
+	left := stack(nil, n1, a.L, b.L, 1)
+	right := stack(nil, n1, a.R, b.R, -1)
+	var s lowRank
+	s.t1 = s.householder(nil, left, n1, k)
+	s.t2 = s.householder(nil, right, n1, k)
+	var p mat.Dense
+	p.Mul(mat.NewDense(k, k, s.t1), mat.NewDense(k, k, s.t2).T())
+	if serial := mat.Norm(&p, 2); math.Abs(got-serial) > 2e-2*serial {
+		t.Errorf("TSQR %v, Householder %v", got, serial)
+	}
+	old := runtime.GOMAXPROCS(1)
+	var one lowRank
+	alone := one.distance(a, b)
+	runtime.GOMAXPROCS(old)
+	if alone != got {
+		t.Errorf("one core %v, several %v", alone, got)
+	}
+}
