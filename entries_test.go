@@ -15,17 +15,6 @@ import (
 	"github.com/scaledsm/scaledsm/synth"
 )
 
-// randomDense returns an r×c matrix of standard normal entries.
-func randomDense(rng *rand.Rand, r, c int) *mat.Dense {
-	d := mat.NewDense(r, c, nil)
-	for i := range r {
-		for j := range c {
-			d.Set(i, j, rng.NormFloat64())
-		}
-	}
-	return d
-}
-
 // TestNewEntries sorts triplets into row-major order, carrying their
 // values, and refuses entries outside the matrix and duplicates, naming
 // them.
@@ -90,7 +79,7 @@ func TestEntriesEvaluate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	L, R := randomDense(rng, n1, r), randomDense(rng, n2, r)
+	L, R := randDense(rng, n1, r), randDense(rng, n2, r)
 	var x mat.Dense
 	x.Mul(L, R.T())
 	for _, w := range []scaledsm.Weight{scaledsm.SignWeight, scaledsm.LinearWeight} {
@@ -124,7 +113,7 @@ func TestEntriesEvaluate(t *testing.T) {
 	e := scaledsm.NewEvaluation(op, r)
 	e.L, e.R, e.Y, e.Weight = L, R, y, scaledsm.LinearWeight
 	op.Evaluate(e)
-	dir := randomDense(rng, n1, r)
+	dir := randDense(rng, n1, r)
 	f := func(h float64) float64 {
 		var lh, xh mat.Dense
 		lh.Scale(h, dir)
@@ -153,7 +142,7 @@ func TestEntriesSameBits(t *testing.T) {
 	d := newDraw(t, synth.Config{Kind: synth.Completion, N1: 300, N2: 200, Rank: 4, P: 0.3, Seed: 9})
 	in := instanceOf(t, d, synth.Setting{Kappa: 5, PS: 0.1, SNR: noNoise})
 	rng := rand.New(rand.NewPCG(1, 1))
-	L, R := randomDense(rng, 300, 4), randomDense(rng, 200, 4)
+	L, R := randDense(rng, 300, 4), randDense(rng, 200, 4)
 	var first *scaledsm.Evaluation
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	for _, procs := range []int{1, 2, 7} {

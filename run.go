@@ -189,11 +189,11 @@ func (u *run) advance(ctx context.Context) {
 	var interrupted bool
 	it.Loss, interrupted = u.loss(ctx)
 	if u.bounder != nil {
-		sq := u.bounder.keptSquares(u.eval.Z, u.eval.Bounds)
+		// The loss over what this pass kept; the next pass keeps what
+		// the kept residuals' means bound.
+		sq := u.bounder.rebound(u.eval.Bounds, u.eval.Z, TrimFactor, u.d)
 		u.d.sums(&sq)
 		it.Loss = u.iso / 2 * sq.Value()
-		// The next pass keeps what the kept residuals' means bound.
-		u.bounder.rebound(u.eval.Bounds, u.eval.Z, TrimFactor, u.d)
 	}
 
 	finite := !math.IsNaN(it.Loss) && !math.IsInf(it.Loss, 0)

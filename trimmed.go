@@ -14,10 +14,8 @@ import (
 type bounder interface {
 	// rebound sets b from the residuals z and the bounds that kept them:
 	// each row's and each column's mean |z| over the residuals b kept,
-	// times c.
-	rebound(b *Bounds, z []float64, c float64, d dist)
-	// keptSquares returns Σ z² over the residuals that b keeps.
-	keptSquares(z []float64, b *Bounds) fsum.Sum
+	// times c. It returns Σ z² over those residuals, this rank's.
+	rebound(b *Bounds, z []float64, c float64, d dist) fsum.Sum
 }
 
 var _ bounder = (*Entries)(nil)
@@ -49,8 +47,9 @@ func startBounds(b bounder, n1, n2 int, z []float64, c float64, d dist) *Bounds 
 // beyond the bounds are left out, and unlike a median it does not collapse
 // where half of a row fits exactly, as the rows of a structured X* can.
 // The sums are taken in a fixed order, so the bounds do not depend on the
-// number of cores.
-func (e *Entries) rebound(b *Bounds, z []float64, c float64, d dist) {
+// number of cores. It returns Σ z² over the kept residuals, compensated
+// row by row and over the rows in order.
+func (e *Entries) rebound(b *Bounds, z []float64, c float64, d dist) fsum.Sum {
 	st := e.state()
 	st.byColumn(e)
 	m := len(e.cols)
@@ -62,17 +61,20 @@ func (e *Entries) rebound(b *Bounds, z []float64, c float64, d dist) {
 	sums := make([]float64, 2*(n1+n2))
 	rs, rn := sums[:n1], sums[n1:2*n1]
 	cs, cn := sums[2*n1:2*n1+n2], sums[2*n1+n2:]
+	squares := make([]float64, n1)
 	parallel(teamSize(m), n1, func(i int) {
 		var s float64
+		var sq fsum.Sum
 		var n int
 		for k := e.start[i]; k < e.start[i+1]; k++ {
 			kept[k] = b.keeps(z[k], i, int(e.cols[k]))
 			if kept[k] {
 				s += math.Abs(z[k])
+				sq.Add(z[k] * z[k])
 				n++
 			}
 		}
-		rs[i], rn[i] = s, float64(n)
+		rs[i], rn[i], squares[i] = s, float64(n), sq.Value()
 	})
 	parallel(teamSize(m), n2, func(j int) {
 		var s float64
@@ -92,6 +94,11 @@ func (e *Entries) rebound(b *Bounds, z []float64, c float64, d dist) {
 	for j := range n2 {
 		b.Cols[j] = meanTimes(cs[j], cn[j], c)
 	}
+	var sq fsum.Sum
+	for _, v := range squares {
+		sq.Add(v)
+	}
+	return sq
 }
 
 // meanTimes returns c·s/n, the bound of a row or column whose n kept
@@ -104,20 +111,6 @@ func meanTimes(s, n, c float64) float64 {
 		return 0
 	}
 	return c * s / n
-}
-
-// keptSquares returns Σ z_ij² over the entries whose residual b keeps,
-// compensated, in the operator's order.
-func (e *Entries) keptSquares(z []float64, b *Bounds) fsum.Sum {
-	var s fsum.Sum
-	for i := range e.n1 {
-		for k := e.start[i]; k < e.start[i+1]; k++ {
-			if b.keeps(z[k], i, int(e.cols[k])) {
-				s.Add(z[k] * z[k])
-			}
-		}
-	}
-	return s
 }
 
 // entryState is the state of an Entries operator that only TrimmedL2
