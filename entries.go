@@ -233,6 +233,14 @@ func (e *Entries) Evaluate(ev *Evaluation) {
 		gr := parts[c*n2r : (c+1)*n2r]
 		clear(gr)
 		for i := e.chunks[c]; i < e.chunks[c+1]; i++ {
+			if i+1 < e.chunks[c+1] {
+				next := e.cols[e.start[i+1]:e.start[i+2]]
+				kernel.PrefetchRows(rr.Data, next, rr.Stride, r)
+				kernel.PrefetchRows(gr, next, r, r)
+				if ev.Weight == TrimmedWeight {
+					kernel.PrefetchRows(ev.Bounds.Cols, next, 1, 1)
+				}
+			}
 			g := gl.Data[i*gl.Stride : i*gl.Stride+r]
 			clear(g)
 			e.evaluateRow(ev, i, l.Data[i*l.Stride:i*l.Stride+r], g, rr.Data, rr.Stride, gr, r)
@@ -399,6 +407,9 @@ func (e *Entries) mulSparse(dst *mat.Dense, v []float64, x *mat.Dense, scale flo
 	_, k := x.Dims()
 	xr, dr := x.RawMatrix(), dst.RawMatrix()
 	parallel(teamSize(len(e.cols)*k), e.n1, func(i int) {
+		if i+1 < e.n1 {
+			kernel.PrefetchRows(xr.Data, e.cols[e.start[i+1]:e.start[i+2]], xr.Stride, k)
+		}
 		row := dr.Data[i*dr.Stride : i*dr.Stride+k]
 		clear(row)
 		for p := e.start[i]; p < e.start[i+1]; p++ {
@@ -412,21 +423,27 @@ func (e *Entries) mulSparse(dst *mat.Dense, v []float64, x *mat.Dense, scale flo
 }
 
 // mulSparseT sets dst (n2×k) to scale·Mᵀ x, x being n1×k, the rows added
-// in row order.
+// in row order. The columns are split among the goroutines, each reading
+// all the entries and adding those in its columns, so that every sum has
+// the order of a serial pass whatever the number of cores.
 func (e *Entries) mulSparseT(dst *mat.Dense, v []float64, x *mat.Dense, scale float64) {
 	_, k := x.Dims()
 	xr, dr := x.RawMatrix(), dst.RawMatrix()
 	dst.Zero()
-	for i := range e.n1 {
-		xi := xr.Data[i*xr.Stride : i*xr.Stride+k]
-		for p := e.start[i]; p < e.start[i+1]; p++ {
-			if v[p] == 0 {
-				continue
+	w := teamSize(len(e.cols) * k)
+	parallel(w, w, func(c int) {
+		lo, hi := int32(c*e.n2/w), int32((c+1)*e.n2/w)
+		for i := range e.n1 {
+			xi := xr.Data[i*xr.Stride : i*xr.Stride+k]
+			for p := e.start[i]; p < e.start[i+1]; p++ {
+				j := e.cols[p]
+				if j < lo || j >= hi || v[p] == 0 {
+					continue
+				}
+				kernel.Axpy(scale*v[p], xi, dr.Data[int(j)*dr.Stride:int(j)*dr.Stride+k])
 			}
-			j := int(e.cols[p])
-			kernel.Axpy(scale*v[p], xi, dr.Data[j*dr.Stride:j*dr.Stride+k])
 		}
-	}
+	})
 }
 
 // orthonormalize replaces the columns of a (n×k, n >= k) by an orthonormal

@@ -136,26 +136,34 @@ func TestEntriesEvaluate(t *testing.T) {
 	}
 }
 
-// TestEntriesSameBits evaluates one pass with 1, 2 and 7 goroutines: the
-// bits do not change.
+// TestEntriesSameBits evaluates one pass and forms the spectral estimate
+// with 1, 2 and 7 goroutines: the bits do not change.
 func TestEntriesSameBits(t *testing.T) {
 	d := newDraw(t, synth.Config{Kind: synth.Completion, N1: 300, N2: 200, Rank: 4, P: 0.3, Seed: 9})
 	in := instanceOf(t, d, synth.Setting{Kappa: 5, PS: 0.1, SNR: noNoise})
 	rng := rand.New(rand.NewPCG(1, 1))
 	L, R := randDense(rng, 300, 4), randDense(rng, 200, 4)
 	var first *scaledsm.Evaluation
+	var firstInit scaledsm.Factors
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	for _, procs := range []int{1, 2, 7} {
 		runtime.GOMAXPROCS(procs)
 		e := scaledsm.NewEvaluation(in.Op, 4)
 		e.L, e.R, e.Y = L, R, in.Y
 		in.Op.Evaluate(e)
+		init, err := scaledsm.Spectral(in.Op, in.Y, 4, scaledsm.Trim{})
+		if err != nil {
+			t.Fatal(err)
+		}
 		if first == nil {
-			first = e
+			first, firstInit = e, init
 			continue
 		}
 		if !slices.Equal(e.Z, first.Z) || !mat.Equal(e.GL, first.GL) || !mat.Equal(e.GR, first.GR) {
 			t.Errorf("GOMAXPROCS %d gives other bits than 1", procs)
+		}
+		if !mat.Equal(init.L, firstInit.L) || !mat.Equal(init.R, firstInit.R) {
+			t.Errorf("GOMAXPROCS %d gives another spectral estimate than 1", procs)
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/scaledsm/scaledsm/internal/fsum"
+	"github.com/scaledsm/scaledsm/internal/kernel"
 )
 
 // A bounder is an operator that implements TrimmedWeight: it sets the
@@ -51,43 +52,58 @@ func startBounds(b bounder, n1, n2 int, z []float64, c float64, d dist) *Bounds 
 // row by row and over the rows in order.
 func (e *Entries) rebound(b *Bounds, z []float64, c float64, d dist) fsum.Sum {
 	st := e.state()
-	st.byColumn(e)
 	m := len(e.cols)
-	kept := st.keptMask(m)
-	defer st.masks.Put(kept)
 	// Sums and counts of rows then of columns, in one buffer for the
-	// ranks to combine.
+	// ranks to combine; the columns' summed over the chunks of rows (see
+	// split), each chunk into a partial of its own, added in chunk order:
+	// one pass in the entries' order, whose scattered additions stay in
+	// an n2-sized buffer.
 	n1, n2 := e.n1, e.n2
+	nc := len(e.chunks) - 1
 	sums := make([]float64, 2*(n1+n2))
 	rs, rn := sums[:n1], sums[n1:2*n1]
-	cs, cn := sums[2*n1:2*n1+n2], sums[2*n1+n2:]
 	squares := make([]float64, n1)
-	parallel(teamSize(m), n1, func(i int) {
-		var s float64
-		var sq fsum.Sum
-		var n int
-		for k := e.start[i]; k < e.start[i+1]; k++ {
-			kept[k] = b.keeps(z[k], i, int(e.cols[k]))
-			if kept[k] {
-				s += math.Abs(z[k])
-				sq.Add(z[k] * z[k])
-				n++
+	parts := st.partials(2 * n2 * nc)
+	defer st.bufs.Put(parts)
+	parallel(teamSize(m), nc, func(ch int) {
+		part := parts[2*n2*ch : 2*n2*(ch+1)]
+		clear(part)
+		for i := e.chunks[ch]; i < e.chunks[ch+1]; i++ {
+			if i+1 < e.chunks[ch+1] {
+				next := e.cols[e.start[i+1]:e.start[i+2]]
+				kernel.PrefetchRows(part, next, 2, 2)
+				kernel.PrefetchRows(b.Cols, next, 1, 1)
 			}
+			var s float64
+			var sq fsum.Sum
+			var n int
+			for k := e.start[i]; k < e.start[i+1]; k++ {
+				j := int(e.cols[k])
+				if b.keeps(z[k], i, j) {
+					a := math.Abs(z[k])
+					s += a
+					sq.Add(z[k] * z[k])
+					n++
+					part[2*j] += a
+					part[2*j+1]++
+				}
+			}
+			rs[i], rn[i], squares[i] = s, float64(n), sq.Value()
 		}
-		rs[i], rn[i], squares[i] = s, float64(n), sq.Value()
 	})
-	parallel(teamSize(m), n2, func(j int) {
-		var s float64
-		var n int
-		for _, k := range st.colPerm[st.colStart[j]:st.colStart[j+1]] {
-			if kept[k] {
-				s += math.Abs(z[k])
-				n++
-			}
+	cols := sums[2*n1:]
+	const colsPer = 1024
+	parallel(teamSize(nc*n2), (n2+colsPer-1)/colsPer, func(blk int) {
+		lo, hi := blk*colsPer, min((blk+1)*colsPer, n2)
+		for ch := 1; ch < nc; ch++ {
+			kernel.Axpy(1, parts[2*n2*ch+2*lo:2*n2*ch+2*hi], parts[2*lo:2*hi])
 		}
-		cs[j], cn[j] = s, float64(n)
+		for j := lo; j < hi; j++ {
+			cols[j], cols[n2+j] = parts[2*j], parts[2*j+1]
+		}
 	})
 	d.sum(sums)
+	cs, cn := cols[:n2], cols[n2:]
 	for i := range n1 {
 		b.Rows[i] = meanTimes(rs[i], rn[i], c)
 	}
@@ -114,12 +130,10 @@ func meanTimes(s, n, c float64) float64 {
 }
 
 // entryState is the state of an Entries operator that only TrimmedL2
-// needs, built on first use and shared by the operator's shards.
+// needs, shared by the operator's shards: the buffers of the columns'
+// partial sums, reused from one pass to the next.
 type entryState struct {
-	colOnce  sync.Once
-	colStart []int   // column j holds colPerm[colStart[j]:colStart[j+1]]
-	colPerm  []int32 // the entries by column, by increasing row
-	masks    sync.Pool
+	bufs sync.Pool
 }
 
 // state returns the operator's entryState.
@@ -130,30 +144,10 @@ func (e *Entries) state() *entryState {
 	return e.st
 }
 
-// byColumn builds, once, the entries' order by column (4 bytes an entry).
-func (st *entryState) byColumn(e *Entries) {
-	st.colOnce.Do(func() {
-		st.colStart = make([]int, e.n2+1)
-		for _, j := range e.cols {
-			st.colStart[j+1]++
-		}
-		for j := range e.n2 {
-			st.colStart[j+1] += st.colStart[j]
-		}
-		next := make([]int, e.n2)
-		copy(next, st.colStart[:e.n2])
-		st.colPerm = make([]int32, len(e.cols))
-		for k, j := range e.cols {
-			st.colPerm[next[j]] = int32(k)
-			next[j]++
-		}
-	})
-}
-
-// keptMask returns a buffer of m flags from the pool.
-func (st *entryState) keptMask(m int) []bool {
-	if b, ok := st.masks.Get().([]bool); ok && len(b) == m {
+// partials returns a buffer of n values from the pool (of any contents).
+func (st *entryState) partials(n int) []float64 {
+	if b, ok := st.bufs.Get().([]float64); ok && len(b) == n {
 		return b
 	}
-	return make([]bool, m)
+	return make([]float64, n)
 }

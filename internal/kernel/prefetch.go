@@ -1,0 +1,15 @@
+package kernel
+
+import "unsafe"
+
+// PrefetchRows asks the processor to bring into its caches the rows
+// x[j*ld : j*ld+width] for each j in idx, rows that a loop is about to
+// gather at random: a hint that never faults and changes no value. It
+// does nothing where the platform has no prefetch instruction, or with
+// purego.
+func PrefetchRows(x []float64, idx []int32, ld, width int) {
+	if !canPrefetch || len(x) == 0 || width < 1 {
+		return
+	}
+	prefetchRows(unsafe.Pointer(&x[0]), idx, 8*ld, 8*width-1)
+}

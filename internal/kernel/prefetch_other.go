@@ -1,0 +1,9 @@
+//go:build !amd64 || purego
+
+package kernel
+
+import "unsafe"
+
+const canPrefetch = false
+
+func prefetchRows(base unsafe.Pointer, idx []int32, stride int, last int) {}
