@@ -95,3 +95,22 @@ func firstNonFinite(v []float64) int {
 	}
 	return -1
 }
+
+// mulSmall sets d = g s for an n×r matrix g and an r×r matrix s, in
+// parallel blocks of rows: each row of d is Σ_l g_il s_l (the rows of s
+// added in order), the same bits on any number of cores.
+func mulSmall(d, g *mat.Dense, s mat.Matrix) {
+	n, r := g.Dims()
+	sr := rowMajor(s, r, r)
+	gr, dr := g.RawMatrix(), d.RawMatrix()
+	const rows = 1024
+	parallel(teamSize(n*r*r), (n+rows-1)/rows, func(b int) {
+		for i := b * rows; i < min((b+1)*rows, n); i++ {
+			gi, di := gr.Data[i*gr.Stride:i*gr.Stride+r], dr.Data[i*dr.Stride:i*dr.Stride+r]
+			clear(di)
+			for l, v := range gi {
+				kernel.Axpy(v, sr[l*r:(l+1)*r], di)
+			}
+		}
+	})
+}

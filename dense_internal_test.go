@@ -3,6 +3,7 @@ package scaledsm
 import (
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -42,5 +43,47 @@ func TestDenseHelpers(t *testing.T) {
 	}
 	if d := distance(l, l); d != 0 {
 		t.Errorf("distance of a matrix to itself is %v", d)
+	}
+}
+
+// TestPreconditionerTall checks the tall factors' path of the
+// preconditioner (a multiply by the inverse Gram matrix, in row blocks)
+// against gonum's solve of (fᵀf + λI) dᵀ = gᵀ, with and without damping,
+// and that its bits do not depend on the number of cores.
+func TestPreconditionerTall(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	n, r := tsqrRows+777, 4
+	f, g := randomFactor(rng, n, r), randomFactor(rng, n, r)
+	for _, rel := range []float64{0, 0.1} {
+		var gram mat.SymDense
+		gram.SymOuterK(1, f.T())
+		lambda := rel * mat.Trace(&gram)
+		for i := range r {
+			gram.SetSym(i, i, gram.At(i, i)+lambda)
+		}
+		var want mat.Dense
+		if err := want.Solve(&gram, g.T()); err != nil {
+			t.Fatal(err)
+		}
+		var first *mat.Dense
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+		for _, procs := range []int{1, 2, 5} {
+			runtime.GOMAXPROCS(procs)
+			var p preconditioner
+			d := mat.NewDense(n, r, nil)
+			if fb, ok := p.apply(d, g, f, 0, rel); fb || !ok {
+				t.Fatalf("apply: fallback %v, ok %v", fb, ok)
+			}
+			var diff mat.Dense
+			diff.Sub(d, want.T())
+			if e := mat.Norm(&diff, 2) / mat.Norm(d, 2); e > 1e-13 {
+				t.Errorf("λ = %.3g, GOMAXPROCS %d: relative difference %.3g from the solve", lambda, procs, e)
+			}
+			if first == nil {
+				first = d
+			} else if !mat.Equal(d, first) {
+				t.Errorf("λ = %.3g: GOMAXPROCS %d gives other bits than 1", lambda, procs)
+			}
+		}
 	}
 }

@@ -93,7 +93,8 @@ func (m Method) DefaultLoss() Loss {
 }
 
 // preconditioner solves d = g (fᵀf + λI)^{-1} for the r×r Gram matrix of a
-// factor f and a damping λ >= 0 (see Damping), through a Cholesky factor,
+// factor f and a damping λ >= 0 (see Damping), through a Cholesky factor
+// (for a factor of tsqrRows rows or more, through the inverse it gives),
 // or through the pseudo-inverse when the matrix is singular or too
 // ill-conditioned for Cholesky to be trusted.
 type preconditioner struct {
@@ -102,6 +103,7 @@ type preconditioner struct {
 	eig  mat.EigenSym
 	pinv mat.Dense
 	tmp  mat.Dense
+	inv  mat.SymDense
 }
 
 // maxCond is the largest condition number of a Gram matrix solved through
@@ -123,6 +125,15 @@ func (p *preconditioner) apply(d, g, f *mat.Dense, fixed, rel float64) (fallback
 		}
 	}
 	if p.chol.Factorize(&p.gram) && p.chol.Cond() <= maxCond {
+		if n, _ := g.Dims(); n >= tsqrRows {
+			// A tall factor: one multiply by the r×r inverse, in
+			// parallel row blocks, where the triangular solves of
+			// gᵀ run on one core and transpose it twice.
+			if err := p.chol.InverseTo(&p.inv); err == nil {
+				mulSmall(d, g, &p.inv)
+				return false, true
+			}
+		}
 		// d (fᵀf) = g  <=>  (fᵀf) dᵀ = gᵀ.
 		p.tmp.Reset()
 		if err := p.chol.SolveTo(&p.tmp, g.T()); err == nil {

@@ -230,6 +230,10 @@ func printBenchTable(w io.Writer, rs []benchResult, elapsed time.Duration) {
 		if r.GenerateMs != nil {
 			notes = append(notes, fmt.Sprintf("%s generated in %.1f s", r.Case, *r.GenerateMs/1e3))
 		}
+		if r.ComputeFloorMs != nil && r.Speedup == nil {
+			notes = append(notes, fmt.Sprintf("%s's arithmetic floor %.3g ms (3r multiply-adds an entry at the FMA peak, %.0f G/s) is %.1f × its memory floor",
+				r.Case, *r.ComputeFloorMs, *r.FMAPeakG, *r.ComputeFloorMs/r.FloorMs))
+		}
 	}
 	if len(notes) > 0 {
 		fmt.Fprintf(w, "\n%s.\n", strings.Join(notes, "; "))
