@@ -114,3 +114,29 @@ func mulSmall(d, g *mat.Dense, s mat.Matrix) {
 		}
 	})
 }
+
+// gramTall sets the r×r dst to fᵀf for a tall n×r f: the Gram matrices of
+// blocks of 1024 rows formed in parallel and added in block order, the
+// same bits on any number of cores.
+func gramTall(dst *mat.SymDense, f *mat.Dense) {
+	n, r := f.Dims()
+	fr := f.RawMatrix()
+	const rows = 1024
+	nb := (n + rows - 1) / rows
+	parts := make([]float64, nb*r*r)
+	parallel(teamSize(n*r*r), nb, func(b int) {
+		acc := parts[b*r*r : (b+1)*r*r]
+		for i := b * rows; i < min((b+1)*rows, n); i++ {
+			fi := fr.Data[i*fr.Stride : i*fr.Stride+r]
+			for a, v := range fi {
+				kernel.Axpy(v, fi[a:], acc[a*r+a:(a+1)*r])
+			}
+		}
+	})
+	addPartials(parts[:r*r], parts, nb, r*r)
+	for a := range r {
+		for b := a; b < r; b++ {
+			dst.SetSym(a, b, parts[a*r+b])
+		}
+	}
+}

@@ -47,7 +47,8 @@ func TestDenseHelpers(t *testing.T) {
 }
 
 // TestPreconditionerTall checks the tall factors' path of the
-// preconditioner (a multiply by the inverse Gram matrix, in row blocks)
+// preconditioner (the Gram matrix and a multiply by its inverse, in row
+// blocks)
 // against gonum's solve of (fᵀf + λI) dᵀ = gᵀ, with and without damping,
 // and that its bits do not depend on the number of cores.
 func TestPreconditionerTall(t *testing.T) {

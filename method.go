@@ -118,7 +118,11 @@ func (p *preconditioner) apply(d, g, f *mat.Dense, fixed, rel float64) (fallback
 	if p.gram.SymmetricDim() != r {
 		p.gram = *mat.NewSymDense(r, nil)
 	}
-	p.gram.SymOuterK(1, f.T())
+	if n, _ := f.Dims(); n >= tsqrRows {
+		gramTall(&p.gram, f)
+	} else {
+		p.gram.SymOuterK(1, f.T())
+	}
 	if lambda := fixed + rel*mat.Trace(&p.gram); lambda > 0 && !math.IsInf(lambda, 0) {
 		for i := range r {
 			p.gram.SetSym(i, i, p.gram.At(i, i)+lambda)
