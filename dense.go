@@ -109,7 +109,11 @@ func mulSmall(d, g *mat.Dense, s mat.Matrix) {
 			gi, di := gr.Data[i*gr.Stride:i*gr.Stride+r], dr.Data[i*dr.Stride:i*dr.Stride+r]
 			clear(di)
 			for l, v := range gi {
-				kernel.Axpy(v, sr[l*r:(l+1)*r], di)
+				sl := sr[l*r : (l+1)*r]
+				sl = sl[:len(di)]
+				for c, w := range sl {
+					di[c] += v * w
+				}
 			}
 		}
 	})
@@ -129,7 +133,10 @@ func gramTall(dst *mat.SymDense, f *mat.Dense) {
 		for i := b * rows; i < min((b+1)*rows, n); i++ {
 			fi := fr.Data[i*fr.Stride : i*fr.Stride+r]
 			for a, v := range fi {
-				kernel.Axpy(v, fi[a:], acc[a*r+a:(a+1)*r])
+				row := acc[a*r+a : (a+1)*r]
+				for b, w := range fi[a:] {
+					row[b] += v * w
+				}
 			}
 		}
 	})
