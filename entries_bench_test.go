@@ -18,7 +18,8 @@ import (
 // stored entries (a column and an observation each, the bench's floor),
 // the gathers of R's rows at the entries' columns (each row summed), the
 // scattered additions w·L_i to rows of a partial GR (one per core), and
-// both, the traffic of the pass without its arithmetic:
+// both, the traffic of the pass without its arithmetic, also with the rows
+// of the next 64 entries prefetched (as the pass does a row ahead):
 //
 //	go test -run '^$' -bench EntriesAccess -benchtime 5x .
 func BenchmarkEntriesAccess(b *testing.B) {
@@ -60,6 +61,23 @@ func BenchmarkEntriesAccess(b *testing.B) {
 				w := y[k]
 				gj := p[int(cols[k])*r:][:r]
 				for a, v := range li {
+					gj[a] += w * v
+				}
+			}
+		}},
+		{"gather+scatter prefetched", func(h, lo, hi int) {
+			p := parts[h]
+			const ahead = 64
+			for k := lo; k < hi; k++ {
+				if (k-lo)%ahead == 0 && k+2*ahead <= hi {
+					next := cols[k+ahead : k+2*ahead]
+					kernel.PrefetchRows(R, next, r, r)
+					kernel.PrefetchRows(p, next, r, r)
+				}
+				j := int(cols[k])
+				w := y[k]
+				rj, gj := R[j*r:][:r], p[j*r:][:r]
+				for a, v := range rj {
 					gj[a] += w * v
 				}
 			}

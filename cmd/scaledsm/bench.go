@@ -44,6 +44,10 @@ type benchResult struct {
 	MembwFloorMs  *float64 `json:"membw_floor_ms,omitempty"`
 	// GenerateMs is the time to draw the problem (completion cases).
 	GenerateMs *float64 `json:"generate_ms,omitempty"`
+	// AccessFloorMs (completion) is the fastest pass of the random accesses
+	// of an iteration alone, without its arithmetic: R's rows gathered and
+	// added to a partial GR's rows at the entries' columns, on all cores.
+	AccessFloorMs *float64 `json:"access_floor_ms,omitempty"`
 	// RatioToFloor is MsPerIter/FloorMs (for the sweep, the batched
 	// iteration's median over the floor).
 	RatioToFloor float64 `json:"ratio_to_floor"`
@@ -227,16 +231,24 @@ func printBenchTable(w io.Writer, rs []benchResult, elapsed time.Duration) {
 		}
 		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %.2f |\n",
 			r.Case, r.Size, ms, floor, ratio, r.Target, yes[r.Met], rss, limit, memMet, r.CPUShare)
+		var parts []string
 		if r.GenerateMs != nil {
-			notes = append(notes, fmt.Sprintf("%s generated in %.1f s", r.Case, *r.GenerateMs/1e3))
+			parts = append(parts, fmt.Sprintf("generated in %.1f s", *r.GenerateMs/1e3))
 		}
 		if r.ComputeFloorMs != nil && r.Speedup == nil {
-			notes = append(notes, fmt.Sprintf("%s's arithmetic floor %.3g ms (3r multiply-adds an entry at the FMA peak, %.0f G/s) is %.1f × its memory floor",
-				r.Case, *r.ComputeFloorMs, *r.FMAPeakG, *r.ComputeFloorMs/r.FloorMs))
+			parts = append(parts, fmt.Sprintf("arithmetic floor %.3g ms (3r multiply-adds an entry at the FMA peak, %.0f G/s), %.1f × the memory floor",
+				*r.ComputeFloorMs, *r.FMAPeakG, *r.ComputeFloorMs/r.FloorMs))
+		}
+		if r.AccessFloorMs != nil {
+			parts = append(parts, fmt.Sprintf("random accesses alone (R's rows gathered and added to GR's at the entries' columns) %.3g ms, %.0f × the memory floor; an iteration is %.1f × that",
+				*r.AccessFloorMs, *r.AccessFloorMs/r.FloorMs, r.MsPerIter/(*r.AccessFloorMs)))
+		}
+		if len(parts) > 0 {
+			notes = append(notes, fmt.Sprintf("- %s: %s.", r.Case, strings.Join(parts, "; ")))
 		}
 	}
 	if len(notes) > 0 {
-		fmt.Fprintf(w, "\n%s.\n", strings.Join(notes, "; "))
+		fmt.Fprintf(w, "\n%s\n", strings.Join(notes, "\n"))
 	}
 	if len(rs) > 0 {
 		r := rs[0]

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 
 	"github.com/scaledsm/scaledsm"
 	"github.com/scaledsm/scaledsm/internal/cputime"
+	"github.com/scaledsm/scaledsm/internal/kernel"
 	"github.com/scaledsm/scaledsm/synth"
 )
 
@@ -73,6 +75,8 @@ func completionBench(name string, o benchOpts) (*benchResult, error) {
 	peak := slices.Max(floor.fma)
 	peakG, cf := peak/1e9, 3*float64(draw.Rank)*float64(draw.M)/peak*1e3
 	res.FMAPeakG, res.ComputeFloorMs = &peakG, &cf
+	af := accessFloor(draw.Op.(*scaledsm.Entries), draw.Rank)
+	res.AccessFloorMs = &af
 	res.setCPUShare(c0, t0)
 	res.Target = "≤ 3 × floor"
 	res.Met = res.RatioToFloor <= 3
@@ -81,4 +85,48 @@ func completionBench(name string, o benchOpts) (*benchResult, error) {
 	res.MemoryLimitMB = &limit
 	res.finish(floor)
 	return res, nil
+}
+
+// accessFloor returns the fastest of three passes, in milliseconds, of the
+// random accesses of a completion iteration without its arithmetic: for
+// each entry, R's row at its column gathered and added to that row of a
+// partial GR, one partial per core, each core a contiguous share of the
+// entries (with the rows of the next 64 entries prefetched, as the pass
+// prefetches a row ahead).
+func accessFloor(op *scaledsm.Entries, r int) float64 {
+	cols := op.Cols()
+	_, _, n2 := op.Dims()
+	R := make([]float64, n2*r)
+	for i := range R {
+		R[i] = float64(i%7) - 3
+	}
+	procs := runtime.GOMAXPROCS(0)
+	parts := make([][]float64, procs)
+	for k := range parts {
+		parts[k] = make([]float64, n2*r)
+	}
+	best := math.Inf(1)
+	for range 3 {
+		t := time.Now()
+		onAllCores(func(k, procs int) float64 {
+			lo, hi := k*len(cols)/procs, (k+1)*len(cols)/procs
+			p := parts[k]
+			const ahead = 64
+			for e := lo; e < hi; e++ {
+				if (e-lo)%ahead == 0 && e+2*ahead <= hi {
+					next := cols[e+ahead : e+2*ahead]
+					kernel.PrefetchRows(R, next, r, r)
+					kernel.PrefetchRows(p, next, r, r)
+				}
+				j := int(cols[e])
+				rj, gj := R[j*r:(j+1)*r], p[j*r:(j+1)*r]
+				for a, v := range rj {
+					gj[a] += v
+				}
+			}
+			return 0
+		})
+		best = min(best, msSince(t))
+	}
+	return best
 }

@@ -71,7 +71,8 @@ func TestBenchQuick(t *testing.T) {
 	}
 	// The completion cases: the stored entries are 12 bytes each (a column
 	// and an observation), the memory limit 40 bytes each plus the
-	// factors, and the generation is timed.
+	// factors, the generation is timed, and so are the floors of the
+	// arithmetic and of the random accesses.
 	for _, r := range rs[4:] {
 		var m, n1, n2, rank float64
 		if _, err := fmt.Sscanf(r["size"].(string), "%f×%f r=%f m=%f", &n1, &n2, &rank, &m); err != nil {
@@ -85,6 +86,15 @@ func TestBenchQuick(t *testing.T) {
 		}
 		if g, _ := r["generate_ms"].(float64); !(g > 0) {
 			t.Errorf("%s: generate_ms %v", r["case"], r["generate_ms"])
+		}
+		// The arithmetic floor is 3r multiply-adds an entry at the
+		// peak; the random accesses are timed.
+		peak, cf := r["fma_peak_g_per_s"].(float64), r["compute_floor_ms"].(float64)
+		if want := 3 * rank * m / (peak * 1e9) * 1e3; math.Abs(cf-want) > 1e-9*want {
+			t.Errorf("%s: arithmetic floor %v ms, want %v at %v G/s", r["case"], cf, want, peak)
+		}
+		if a, _ := r["access_floor_ms"].(float64); !(a > 0) {
+			t.Errorf("%s: access_floor_ms %v", r["case"], r["access_floor_ms"])
 		}
 	}
 	sweep := rs[3]
