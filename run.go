@@ -38,8 +38,10 @@ type run struct {
 	tnorm   float64
 	fitStar []float64
 
-	// The bounds of TrimmedL2, and the operator that sets them.
+	// The bounds of TrimmedL2: the operator that sets them and their
+	// factor.
 	bounder bounder
+	trim    trimming
 
 	l, r   *mat.Dense // current factors
 	dl, dr *mat.Dense // directions
@@ -143,12 +145,13 @@ func (u *run) startBounds(init Factors) error {
 	}
 	_, n1, n2 := u.p.Op.Dims()
 	u.bounder = b
+	u.trim = newTrimming()
 	z := u.eval.Z
 	u.p.Op.Apply(z, init)
 	for k, y := range u.p.Y {
 		z[k] -= y
 	}
-	u.eval.Bounds = startBounds(b, n1, n2, z, TrimFactor, u.d)
+	u.eval.Bounds = startBounds(b, n1, n2, z, u.trim.factor, u.d)
 	return nil
 }
 
@@ -191,8 +194,9 @@ func (u *run) advance(ctx context.Context) {
 	if u.bounder != nil {
 		// The loss over what this pass kept; the next pass keeps what
 		// the kept residuals' means bound.
-		sq := u.bounder.rebound(u.eval.Bounds, u.eval.Z, TrimFactor, u.d)
+		sq := u.bounder.rebound(u.eval.Bounds, u.eval.Z, u.trim.factor, u.d)
 		u.d.sums(&sq)
+		u.trim.next(sq.Value())
 		it.Loss = u.iso / 2 * sq.Value()
 	}
 

@@ -21,6 +21,43 @@ type bounder interface {
 
 var _ bounder = (*Entries)(nil)
 
+// A trimming is the factor c of TrimmedL2's bounds along a run, which
+// follows the fit's progress: it starts at TrimFactor, shrinks by
+// trimStep (down to TrimFactorMin) after a pass whose kept loss fell by
+// less than the fraction 1 - trimProgress below the previous pass's, and
+// grows back by as much (up to TrimFactor) after a pass whose loss fell by
+// more. A fit that keeps improving keeps the lenient bound, which an error
+// gathered in a few rows or columns needs; a fit that stalls, as one of an
+// image that is only approximately low rank does once it has met its own
+// residuals, has nothing to gain from the lenient bound but outliers to
+// absorb, and is trimmed harder (see TrimFactorMin for the measurements).
+type trimming struct {
+	factor float64 // c of the next rebound
+	last   float64 // the kept loss of the previous pass (Σ z² over all ranks)
+}
+
+// The progress and the step of trimming's factor: a kept loss falling by
+// 10% a pass, and 5% of the factor a pass, measured with TrimFactorMin.
+const (
+	trimProgress = 0.9
+	trimStep     = 0.95
+)
+
+// newTrimming returns the trimming at the start of a run.
+func newTrimming() trimming { return trimming{factor: TrimFactor, last: math.Inf(1)} }
+
+// next readies the factor of the next rebound after a pass whose kept
+// residuals' squares sum to sq (over all ranks, so that every rank takes
+// the same factor).
+func (tr *trimming) next(sq float64) {
+	if sq < trimProgress*tr.last {
+		tr.factor = min(TrimFactor, tr.factor/trimStep)
+	} else {
+		tr.factor = max(TrimFactorMin, tr.factor*trimStep)
+	}
+	tr.last = sq
+}
+
 // startBounds sets the bounds of the first pass from the residuals z at
 // the initialization: c times the median |z| of all of them, then one
 // round of the rule (see rebound) from there. The median leaves the gross

@@ -72,3 +72,48 @@ func TestRebound(t *testing.T) {
 		t.Errorf("the empty row's bound is %v", b.Rows[7])
 	}
 }
+
+// TestTrimmingFollowsProgress checks trimming's factor: held at
+// TrimFactor while the kept loss falls by more than 10% a pass, shrunk
+// by 5% a pass to TrimFactorMin while it stalls, and grown back by 5% a
+// pass, never beyond TrimFactor, once it falls again.
+func TestTrimmingFollowsProgress(t *testing.T) {
+	tr := newTrimming()
+	sq := 2.0 // the first pass falls from +Inf
+	for range 5 {
+		sq *= 0.5
+		tr.next(sq)
+		if tr.factor != TrimFactor {
+			t.Fatalf("falling loss %g: factor %g, want %g", sq, tr.factor, float64(TrimFactor))
+		}
+	}
+	want := float64(TrimFactor)
+	for k := range 20 {
+		sq *= 0.95 // falls by less than 10%
+		tr.next(sq)
+		want = max(TrimFactorMin, want*trimStep)
+		if math.Abs(tr.factor-want) > 1e-12 {
+			t.Fatalf("stalled pass %d: factor %g, want %g", k, tr.factor, want)
+		}
+	}
+	if tr.factor != TrimFactorMin {
+		t.Fatalf("after 20 stalled passes the factor is %g, want %g", tr.factor, TrimFactorMin)
+	}
+	tr.next(math.NaN()) // no progress
+	if tr.factor != TrimFactorMin {
+		t.Fatalf("NaN loss: factor %g, want %g", tr.factor, TrimFactorMin)
+	}
+	sq = 1
+	tr.next(sq)
+	for k := range 20 {
+		sq *= 0.5
+		tr.next(sq)
+		want = min(TrimFactor, TrimFactorMin/math.Pow(trimStep, float64(k+1)))
+		if math.Abs(tr.factor-want) > 1e-12 {
+			t.Fatalf("falling pass %d: factor %g, want %g", k, tr.factor, want)
+		}
+	}
+	if tr.factor != TrimFactor {
+		t.Fatalf("after 20 falling passes the factor is %g, want %g", tr.factor, float64(TrimFactor))
+	}
+}
