@@ -38,11 +38,10 @@ import (
 // added in chunk order, so the bits do not depend on the number of cores.
 type Entries struct {
 	n1, n2 int
-	start  []int       // entries of row i: start[i] to start[i+1]
-	cols   []int32     // column of each entry
-	chunks []int       // first row of each chunk, and n1
-	total  int         // the entries of the whole problem, when this is a shard (see Shard)
-	st     *entryState // what TrimmedL2 needs, built on first use
+	start  []int   // entries of row i: start[i] to start[i+1]
+	cols   []int32 // column of each entry
+	chunks []int   // first row of each chunk, and n1
+	total  int     // the entries of the whole problem, when this is a shard (see Shard)
 }
 
 // Entries evaluates batches one run at a time and forms its spectral
@@ -153,7 +152,6 @@ func checkEntryShape(n1, n2 int) error {
 // many columns would otherwise spend more memory on them than on its
 // entries.
 func (e *Entries) split() {
-	e.st = &entryState{}
 	m := len(e.cols)
 	nc := min(chunks(m), max(4, m/(16*e.n2)))
 	e.chunks = make([]int, nc+1)
@@ -228,10 +226,20 @@ func (e *Entries) Evaluate(ev *Evaluation) {
 	parts := ev.scratch[:nc*n2r]
 	l, rr := ev.L.RawMatrix(), ev.R.RawMatrix()
 	gl := ev.GL.RawMatrix()
+	var ks *keptSums
+	if ev.Weight == TrimmedWeight {
+		ks = &ev.kept
+		ks.ready(e.n1, e.n2, nc)
+	}
 	w := teamSize(len(e.cols) * r)
 	parallel(w, nc, func(c int) {
 		gr := parts[c*n2r : (c+1)*n2r]
 		clear(gr)
+		var kept []float64
+		if ks != nil {
+			kept = ks.parts[2*e.n2*c : 2*e.n2*(c+1)]
+			clear(kept)
+		}
 		for i := e.chunks[c]; i < e.chunks[c+1]; i++ {
 			if i+1 < e.chunks[c+1] {
 				next := e.cols[e.start[i+1]:e.start[i+2]]
@@ -243,9 +251,12 @@ func (e *Entries) Evaluate(ev *Evaluation) {
 			}
 			g := gl.Data[i*gl.Stride : i*gl.Stride+r]
 			clear(g)
-			e.evaluateRow(ev, i, l.Data[i*l.Stride:i*l.Stride+r], g, rr.Data, rr.Stride, gr, r)
+			e.evaluateRow(ev, i, l.Data[i*l.Stride:i*l.Stride+r], g, rr.Data, rr.Stride, gr, r, kept)
 		}
 	})
+	if ks != nil {
+		ks.fresh = true
+	}
 	// The partial sums added in chunk order, the columns split among the
 	// goroutines, straight into GR.
 	grr := ev.GR.RawMatrix()
@@ -264,17 +275,23 @@ func (e *Entries) Evaluate(ev *Evaluation) {
 // evaluateRow is Evaluate's work on row i, whose factor row is li: for
 // each entry (i, j) the residual and its weight, w·R_j added to g (row i
 // of GL) and w·L_i to row j of gr (r values a row); R's rows are r[j*ld:].
+// Under TrimmedWeight, the residuals the bounds keep are counted in the
+// row's kept sums and in kept, its chunk's partial column sums.
 // Each entry's r products are summed in two interleaved halves, the same
 // on every machine. (Two sweeps over the row, the residuals first and the
 // additions after, measured no faster: the cost is the cache misses of the
 // gathers and scattered additions.)
-func (e *Entries) evaluateRow(ev *Evaluation, i int, li, g, rd []float64, ld int, gr []float64, r int) {
+func (e *Entries) evaluateRow(ev *Evaluation, i int, li, g, rd []float64, ld int, gr []float64, r int, kept []float64) {
 	lo, hi := e.start[i], e.start[i+1]
 	cols := e.cols[lo:hi]
 	z, y := ev.Z[lo:hi], ev.Y[lo:hi:hi]
 	var fit []float64
 	if ev.Fit != nil {
 		fit = ev.Fit[lo:hi]
+	}
+	var rk rowKept
+	if kept != nil {
+		defer ev.kept.set(i, &rk)
 	}
 	for k, c := range cols {
 		j := int(c)
@@ -295,8 +312,14 @@ func (e *Entries) evaluateRow(ev *Evaluation, i int, li, g, rd []float64, ld int
 		}
 		res := f - y[k]
 		z[k] = res
+		if kept != nil {
+			if !ev.Bounds.keeps(res, i, j) {
+				continue
+			}
+			rk.add(res, j, kept)
+		}
 		w := weigh(ev.Weight, res)
-		if w == 0 || (ev.Weight == TrimmedWeight && !ev.Bounds.keeps(res, i, j)) {
+		if w == 0 {
 			continue
 		}
 		g := g[:len(li)]

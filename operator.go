@@ -86,6 +86,7 @@ type Evaluation struct {
 	Fit []float64
 
 	scratch []float64 // operator-owned workspace
+	kept    keptSums  // what TrimmedWeight's bounds kept (Entries)
 }
 
 // NewEvaluation allocates an Evaluation of op for factors of rank r.

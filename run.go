@@ -194,7 +194,7 @@ func (u *run) advance(ctx context.Context) {
 	if u.bounder != nil {
 		// The loss over what this pass kept; the next pass keeps what
 		// the kept residuals' means bound.
-		sq := u.bounder.rebound(u.eval.Bounds, u.eval.Z, u.trim.factor, u.d)
+		sq := u.bounder.rebound(u.eval.Bounds, u.eval.Z, u.trim.factor, u.d, &u.eval.kept)
 		u.d.sums(&sq)
 		u.trim.next(sq.Value())
 		it.Loss = u.iso / 2 * sq.Value()

@@ -2,7 +2,6 @@ package scaledsm
 
 import (
 	"math"
-	"sync"
 
 	"github.com/scaledsm/scaledsm/internal/fsum"
 	"github.com/scaledsm/scaledsm/internal/kernel"
@@ -15,8 +14,9 @@ import (
 type bounder interface {
 	// rebound sets b from the residuals z and the bounds that kept them:
 	// each row's and each column's mean |z| over the residuals b kept,
-	// times c. It returns Σ z² over those residuals, this rank's.
-	rebound(b *Bounds, z []float64, c float64, d dist) fsum.Sum
+	// times c. It returns Σ z² over those residuals, this rank's. ks,
+	// when fresh, holds the sums of the pass that kept them.
+	rebound(b *Bounds, z []float64, c float64, d dist, ks *keptSums) fsum.Sum
 }
 
 var _ bounder = (*Entries)(nil)
@@ -74,7 +74,7 @@ func startBounds(b bounder, n1, n2 int, z []float64, c float64, d dist) *Bounds 
 			v[k] = floor
 		}
 	}
-	b.rebound(bounds, z, c, d)
+	b.rebound(bounds, z, c, d, nil)
 	return bounds
 }
 
@@ -87,48 +87,25 @@ func startBounds(b bounder, n1, n2 int, z []float64, c float64, d dist) *Bounds 
 // The sums are taken in a fixed order, so the bounds do not depend on the
 // number of cores. It returns Σ z² over the kept residuals, compensated
 // row by row and over the rows in order.
-func (e *Entries) rebound(b *Bounds, z []float64, c float64, d dist) fsum.Sum {
-	st := e.state()
-	m := len(e.cols)
+//
+// The sums come from the pass that kept the residuals (ks, which Evaluate
+// fills under TrimmedWeight) when it has not been used yet, or else from
+// one pass over z here.
+func (e *Entries) rebound(b *Bounds, z []float64, c float64, d dist, ks *keptSums) fsum.Sum {
+	if ks == nil || !ks.fresh {
+		ks = &keptSums{}
+		e.keptBy(ks, b, z)
+	}
+	ks.fresh = false
 	// Sums and counts of rows then of columns, in one buffer for the
-	// ranks to combine; the columns' summed over the chunks of rows (see
-	// split), each chunk into a partial of its own, added in chunk order:
-	// one pass in the entries' order, whose scattered additions stay in
-	// an n2-sized buffer.
+	// ranks to combine; the columns' partials added in chunk order.
 	n1, n2 := e.n1, e.n2
 	nc := len(e.chunks) - 1
 	sums := make([]float64, 2*(n1+n2))
-	rs, rn := sums[:n1], sums[n1:2*n1]
-	squares := make([]float64, n1)
-	parts := st.partials(2 * n2 * nc)
-	defer st.bufs.Put(parts)
-	parallel(teamSize(m), nc, func(ch int) {
-		part := parts[2*n2*ch : 2*n2*(ch+1)]
-		clear(part)
-		for i := e.chunks[ch]; i < e.chunks[ch+1]; i++ {
-			if i+1 < e.chunks[ch+1] {
-				next := e.cols[e.start[i+1]:e.start[i+2]]
-				kernel.PrefetchRows(part, next, 2, 2)
-				kernel.PrefetchRows(b.Cols, next, 1, 1)
-			}
-			var s float64
-			var sq fsum.Sum
-			var n int
-			for k := e.start[i]; k < e.start[i+1]; k++ {
-				j := int(e.cols[k])
-				if b.keeps(z[k], i, j) {
-					a := math.Abs(z[k])
-					s += a
-					sq.Add(z[k] * z[k])
-					n++
-					part[2*j] += a
-					part[2*j+1]++
-				}
-			}
-			rs[i], rn[i], squares[i] = s, float64(n), sq.Value()
-		}
-	})
-	cols := sums[2*n1:]
+	for i := range n1 {
+		sums[i], sums[n1+i] = ks.rows[3*i], ks.rows[3*i+1]
+	}
+	cols, parts := sums[2*n1:], ks.parts
 	const colsPer = 1024
 	parallel(teamSize(nc*n2), (n2+colsPer-1)/colsPer, func(blk int) {
 		lo, hi := blk*colsPer, min((blk+1)*colsPer, n2)
@@ -140,18 +117,80 @@ func (e *Entries) rebound(b *Bounds, z []float64, c float64, d dist) fsum.Sum {
 		}
 	})
 	d.sum(sums)
-	cs, cn := cols[:n2], cols[n2:]
 	for i := range n1 {
-		b.Rows[i] = meanTimes(rs[i], rn[i], c)
+		b.Rows[i] = meanTimes(sums[i], sums[n1+i], c)
 	}
 	for j := range n2 {
-		b.Cols[j] = meanTimes(cs[j], cn[j], c)
+		b.Cols[j] = meanTimes(cols[j], cols[n2+j], c)
 	}
 	var sq fsum.Sum
-	for _, v := range squares {
-		sq.Add(v)
+	for i := range n1 {
+		sq.Add(ks.rows[3*i+2])
 	}
 	return sq
+}
+
+// keptSums are the sums over the residuals that a pass's bounds kept
+// from which rebound sets the next bounds: each row's Σ|z|, count and Σz²
+// (compensated), and each chunk of rows' partial Σ|z| and count of each
+// column (see split), which rebound adds in chunk order.
+type keptSums struct {
+	rows  []float64 // 3 a row
+	parts []float64 // 2·n2 a chunk
+	fresh bool      // set by the pass that filled them, cleared by rebound
+}
+
+// ready sizes the sums for n1 rows and nc chunks of n2 columns.
+func (ks *keptSums) ready(n1, n2, nc int) {
+	if len(ks.rows) != 3*n1 {
+		ks.rows = make([]float64, 3*n1)
+	}
+	if len(ks.parts) != 2*n2*nc {
+		ks.parts = make([]float64, 2*n2*nc)
+	}
+}
+
+// rowKept accumulates the kept residuals of one row.
+type rowKept struct {
+	abs, n float64
+	sq     fsum.Sum
+}
+
+// add counts the kept residual z at column j, in the row's sums and in
+// part, its chunk's partial column sums.
+func (rk *rowKept) add(z float64, j int, part []float64) {
+	a := math.Abs(z)
+	rk.abs += a
+	rk.n++
+	rk.sq.Add(z * z)
+	part[2*j] += a
+	part[2*j+1]++
+}
+
+// set stores row i's sums.
+func (ks *keptSums) set(i int, rk *rowKept) {
+	ks.rows[3*i], ks.rows[3*i+1], ks.rows[3*i+2] = rk.abs, rk.n, rk.sq.Value()
+}
+
+// keptBy fills ks with the sums over the residuals z that b keeps, in one
+// pass in the entries' order on every core.
+func (e *Entries) keptBy(ks *keptSums, b *Bounds, z []float64) {
+	n2, nc := e.n2, len(e.chunks)-1
+	ks.ready(e.n1, n2, nc)
+	parallel(teamSize(len(e.cols)), nc, func(ch int) {
+		part := ks.parts[2*n2*ch : 2*n2*(ch+1)]
+		clear(part)
+		for i := e.chunks[ch]; i < e.chunks[ch+1]; i++ {
+			var rk rowKept
+			for k := e.start[i]; k < e.start[i+1]; k++ {
+				if j := int(e.cols[k]); b.keeps(z[k], i, j) {
+					rk.add(z[k], j, part)
+				}
+			}
+			ks.set(i, &rk)
+		}
+	})
+	ks.fresh = true
 }
 
 // meanTimes returns c·s/n, the bound of a row or column whose n kept
@@ -164,27 +203,4 @@ func meanTimes(s, n, c float64) float64 {
 		return 0
 	}
 	return c * s / n
-}
-
-// entryState is the state of an Entries operator that only TrimmedL2
-// needs, shared by the operator's shards: the buffers of the columns'
-// partial sums, reused from one pass to the next.
-type entryState struct {
-	bufs sync.Pool
-}
-
-// state returns the operator's entryState.
-func (e *Entries) state() *entryState {
-	if e.st == nil {
-		panic("scaledsm: Entries used before NewEntries or NewEntriesCSR")
-	}
-	return e.st
-}
-
-// partials returns a buffer of n values from the pool (of any contents).
-func (st *entryState) partials(n int) []float64 {
-	if b, ok := st.bufs.Get().([]float64); ok && len(b) == n {
-		return b
-	}
-	return make([]float64, n)
 }

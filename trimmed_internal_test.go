@@ -3,6 +3,7 @@ package scaledsm
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -54,7 +55,7 @@ func TestRebound(t *testing.T) {
 			}
 		}
 	}
-	e.rebound(b, z, 3, dist{})
+	e.rebound(b, z, 3, dist{}, nil)
 	check := func(what string, got []float64, s, n []float64) {
 		for k := range got {
 			want := 0.0
@@ -115,5 +116,54 @@ func TestTrimmingFollowsProgress(t *testing.T) {
 	}
 	if tr.factor != TrimFactor {
 		t.Fatalf("after 20 falling passes the factor is %g, want %g", tr.factor, float64(TrimFactor))
+	}
+}
+
+// TestKeptSumsFromPass: the sums a pass under TrimmedWeight leaves for
+// rebound are, bit for bit, those of a separate pass over its residuals,
+// and rebound uses them once.
+func TestKeptSumsFromPass(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	n1, n2, r := 300, 200, 3
+	var rows, cols []int32
+	var vals []float64
+	for i := range n1 {
+		for j := range n2 {
+			if rng.Float64() < 0.3 {
+				rows, cols = append(rows, int32(i)), append(cols, int32(j))
+				vals = append(vals, rng.NormFloat64())
+			}
+		}
+	}
+	e, y, err := NewEntries(n1, n2, rows, cols, vals)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := NewEvaluation(e, r)
+	ev.L, ev.R, ev.Y, ev.Weight = randomFactor(rng, n1, r), randomFactor(rng, n2, r), y, TrimmedWeight
+	ev.Bounds = &Bounds{Rows: make([]float64, n1), Cols: make([]float64, n2)}
+	for i := range ev.Bounds.Rows {
+		ev.Bounds.Rows[i] = 3 * rng.Float64()
+	}
+	for j := range ev.Bounds.Cols {
+		ev.Bounds.Cols[j] = 3 * rng.Float64()
+	}
+	e.Evaluate(ev)
+	if len(e.chunks) < 3 {
+		t.Fatalf("%d chunks: the test needs partial sums to add", len(e.chunks)-1)
+	}
+	var want keptSums
+	e.keptBy(&want, ev.Bounds, ev.Z)
+	if !ev.kept.fresh || !slices.Equal(ev.kept.rows, want.rows) || !slices.Equal(ev.kept.parts, want.parts) {
+		t.Fatal("the pass's kept sums differ from a separate pass's")
+	}
+	b2 := &Bounds{Rows: slices.Clone(ev.Bounds.Rows), Cols: slices.Clone(ev.Bounds.Cols)}
+	sq := e.rebound(ev.Bounds, ev.Z, 3, dist{}, &ev.kept)
+	sq2 := e.rebound(b2, ev.Z, 3, dist{}, nil)
+	if sq.Value() != sq2.Value() || !slices.Equal(ev.Bounds.Rows, b2.Rows) || !slices.Equal(ev.Bounds.Cols, b2.Cols) {
+		t.Error("rebound from the pass's sums differs from rebound from the residuals")
+	}
+	if ev.kept.fresh {
+		t.Error("rebound left the pass's sums fresh")
 	}
 }
