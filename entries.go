@@ -219,69 +219,72 @@ func (e *Entries) Adjoint(dst *mat.Dense, v []float64) {
 func (e *Entries) Evaluate(ev *Evaluation) {
 	_, r := ev.L.Dims()
 	nc := len(e.chunks) - 1
-	n2r := e.n2 * r
-	if cap(ev.scratch) < nc*n2r {
-		ev.scratch = make([]float64, nc*n2r)
-	}
-	parts := ev.scratch[:nc*n2r]
-	l, rr := ev.L.RawMatrix(), ev.R.RawMatrix()
-	gl := ev.GL.RawMatrix()
+	// Each chunk's partial GR has a row of stride s per column: its r
+	// values, and under TrimmedWeight the column's kept Σ|z| and count,
+	// in the cache lines the pass touches anyway.
+	s := r
 	var ks *keptSums
 	if ev.Weight == TrimmedWeight {
+		s = r + 2
 		ks = &ev.kept
-		ks.ready(e.n1, e.n2, nc)
+		ks.ready(e.n1, e.n2)
 	}
+	n2s := e.n2 * s
+	if cap(ev.scratch) < nc*n2s {
+		ev.scratch = make([]float64, nc*n2s)
+	}
+	parts := ev.scratch[:nc*n2s]
+	l, rr := ev.L.RawMatrix(), ev.R.RawMatrix()
+	gl := ev.GL.RawMatrix()
 	w := teamSize(len(e.cols) * r)
 	parallel(w, nc, func(c int) {
-		gr := parts[c*n2r : (c+1)*n2r]
+		gr := parts[c*n2s : (c+1)*n2s]
 		clear(gr)
-		var kept []float64
-		if ks != nil {
-			kept = ks.parts[2*e.n2*c : 2*e.n2*(c+1)]
-			clear(kept)
-		}
 		for i := e.chunks[c]; i < e.chunks[c+1]; i++ {
 			if i+1 < e.chunks[c+1] {
 				next := e.cols[e.start[i+1]:e.start[i+2]]
 				kernel.PrefetchRows(rr.Data, next, rr.Stride, r)
-				kernel.PrefetchRows(gr, next, r, r)
-				if ev.Weight == TrimmedWeight {
+				kernel.PrefetchRows(gr, next, s, s)
+				if ks != nil {
 					kernel.PrefetchRows(ev.Bounds.Cols, next, 1, 1)
 				}
 			}
 			g := gl.Data[i*gl.Stride : i*gl.Stride+r]
 			clear(g)
-			e.evaluateRow(ev, i, l.Data[i*l.Stride:i*l.Stride+r], g, rr.Data, rr.Stride, gr, r, kept)
+			e.evaluateRow(ev, i, l.Data[i*l.Stride:i*l.Stride+r], g, rr.Data, rr.Stride, gr, s, ks)
 		}
 	})
-	if ks != nil {
-		ks.fresh = true
-	}
 	// The partial sums added in chunk order, the columns split among the
-	// goroutines, straight into GR.
+	// goroutines, straight into GR (and the kept sums of the columns).
 	grr := ev.GR.RawMatrix()
 	const colsPer = 1024
 	parallel(w, (e.n2+colsPer-1)/colsPer, func(b int) {
 		lo, hi := b*colsPer, min((b+1)*colsPer, e.n2)
 		for c := 1; c < nc; c++ {
-			kernel.Axpy(1, parts[c*n2r+lo*r:c*n2r+hi*r], parts[lo*r:hi*r])
+			kernel.Axpy(1, parts[c*n2s+lo*s:c*n2s+hi*s], parts[lo*s:hi*s])
 		}
 		for j := lo; j < hi; j++ {
-			copy(grr.Data[j*grr.Stride:j*grr.Stride+r], parts[j*r:(j+1)*r])
+			copy(grr.Data[j*grr.Stride:j*grr.Stride+r], parts[j*s:j*s+r])
+			if ks != nil {
+				ks.cols[j], ks.cols[e.n2+j] = parts[j*s+r], parts[j*s+r+1]
+			}
 		}
 	})
+	if ks != nil {
+		ks.fresh = true
+	}
 }
 
 // evaluateRow is Evaluate's work on row i, whose factor row is li: for
 // each entry (i, j) the residual and its weight, w·R_j added to g (row i
-// of GL) and w·L_i to row j of gr (r values a row); R's rows are r[j*ld:].
-// Under TrimmedWeight, the residuals the bounds keep are counted in the
-// row's kept sums and in kept, its chunk's partial column sums.
+// of GL) and w·L_i to row j of gr (a row of stride s); R's rows are
+// r[j*ld:]. Under TrimmedWeight, the residuals the bounds keep are counted
+// in ks's sums of the row and in the two values past gr's row j.
 // Each entry's r products are summed in two interleaved halves, the same
 // on every machine. (Two sweeps over the row, the residuals first and the
 // additions after, measured no faster: the cost is the cache misses of the
 // gathers and scattered additions.)
-func (e *Entries) evaluateRow(ev *Evaluation, i int, li, g, rd []float64, ld int, gr []float64, r int, kept []float64) {
+func (e *Entries) evaluateRow(ev *Evaluation, i int, li, g, rd []float64, ld int, gr []float64, s int, ks *keptSums) {
 	lo, hi := e.start[i], e.start[i+1]
 	cols := e.cols[lo:hi]
 	z, y := ev.Z[lo:hi], ev.Y[lo:hi:hi]
@@ -290,13 +293,12 @@ func (e *Entries) evaluateRow(ev *Evaluation, i int, li, g, rd []float64, ld int
 		fit = ev.Fit[lo:hi]
 	}
 	var rk rowKept
-	if kept != nil {
-		defer ev.kept.set(i, &rk)
+	if ks != nil {
+		defer ks.set(i, &rk)
 	}
 	for k, c := range cols {
 		j := int(c)
-		rj := rd[j*ld : j*ld+r]
-		rj = rj[:len(li)]
+		rj := rd[j*ld : j*ld+len(li)]
 		var s0, s1 float64
 		a := 0
 		for ; a+1 < len(li); a += 2 {
@@ -312,11 +314,11 @@ func (e *Entries) evaluateRow(ev *Evaluation, i int, li, g, rd []float64, ld int
 		}
 		res := f - y[k]
 		z[k] = res
-		if kept != nil {
+		if ks != nil {
 			if !ev.Bounds.keeps(res, i, j) {
 				continue
 			}
-			rk.add(res, j, kept)
+			rk.add(res, gr[j*s+len(li):j*s+len(li)+2])
 		}
 		w := weigh(ev.Weight, res)
 		if w == 0 {
@@ -326,7 +328,7 @@ func (e *Entries) evaluateRow(ev *Evaluation, i int, li, g, rd []float64, ld int
 		for a, v := range rj {
 			g[a] += w * v
 		}
-		gj := gr[j*r : j*r+len(li)]
+		gj := gr[j*s : j*s+len(li)]
 		for a, v := range li {
 			gj[a] += w * v
 		}

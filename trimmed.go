@@ -4,7 +4,6 @@ import (
 	"math"
 
 	"github.com/scaledsm/scaledsm/internal/fsum"
-	"github.com/scaledsm/scaledsm/internal/kernel"
 )
 
 // A bounder is an operator that implements TrimmedWeight: it sets the
@@ -98,24 +97,14 @@ func (e *Entries) rebound(b *Bounds, z []float64, c float64, d dist, ks *keptSum
 	}
 	ks.fresh = false
 	// Sums and counts of rows then of columns, in one buffer for the
-	// ranks to combine; the columns' partials added in chunk order.
+	// ranks to combine.
 	n1, n2 := e.n1, e.n2
-	nc := len(e.chunks) - 1
 	sums := make([]float64, 2*(n1+n2))
 	for i := range n1 {
 		sums[i], sums[n1+i] = ks.rows[3*i], ks.rows[3*i+1]
 	}
-	cols, parts := sums[2*n1:], ks.parts
-	const colsPer = 1024
-	parallel(teamSize(nc*n2), (n2+colsPer-1)/colsPer, func(blk int) {
-		lo, hi := blk*colsPer, min((blk+1)*colsPer, n2)
-		for ch := 1; ch < nc; ch++ {
-			kernel.Axpy(1, parts[2*n2*ch+2*lo:2*n2*ch+2*hi], parts[2*lo:2*hi])
-		}
-		for j := lo; j < hi; j++ {
-			cols[j], cols[n2+j] = parts[2*j], parts[2*j+1]
-		}
-	})
+	cols := sums[2*n1:]
+	copy(cols, ks.cols)
 	d.sum(sums)
 	for i := range n1 {
 		b.Rows[i] = meanTimes(sums[i], sums[n1+i], c)
@@ -132,21 +121,21 @@ func (e *Entries) rebound(b *Bounds, z []float64, c float64, d dist, ks *keptSum
 
 // keptSums are the sums over the residuals that a pass's bounds kept
 // from which rebound sets the next bounds: each row's Σ|z|, count and Σz²
-// (compensated), and each chunk of rows' partial Σ|z| and count of each
-// column (see split), which rebound adds in chunk order.
+// (compensated), and each column's Σ|z| and count, summed over the chunks
+// of rows (see split) in chunk order.
 type keptSums struct {
 	rows  []float64 // 3 a row
-	parts []float64 // 2·n2 a chunk
+	cols  []float64 // Σ|z| of each column, then their counts
 	fresh bool      // set by the pass that filled them, cleared by rebound
 }
 
-// ready sizes the sums for n1 rows and nc chunks of n2 columns.
-func (ks *keptSums) ready(n1, n2, nc int) {
+// ready sizes the sums for n1 rows and n2 columns.
+func (ks *keptSums) ready(n1, n2 int) {
 	if len(ks.rows) != 3*n1 {
 		ks.rows = make([]float64, 3*n1)
 	}
-	if len(ks.parts) != 2*n2*nc {
-		ks.parts = make([]float64, 2*n2*nc)
+	if len(ks.cols) != 2*n2 {
+		ks.cols = make([]float64, 2*n2)
 	}
 }
 
@@ -156,15 +145,15 @@ type rowKept struct {
 	sq     fsum.Sum
 }
 
-// add counts the kept residual z at column j, in the row's sums and in
-// part, its chunk's partial column sums.
-func (rk *rowKept) add(z float64, j int, part []float64) {
+// add counts the kept residual z in the row's sums and in col, its
+// column's partial Σ|z| and count.
+func (rk *rowKept) add(z float64, col []float64) {
 	a := math.Abs(z)
 	rk.abs += a
 	rk.n++
 	rk.sq.Add(z * z)
-	part[2*j] += a
-	part[2*j+1]++
+	col[0] += a
+	col[1]++
 }
 
 // set stores row i's sums.
@@ -173,23 +162,28 @@ func (ks *keptSums) set(i int, rk *rowKept) {
 }
 
 // keptBy fills ks with the sums over the residuals z that b keeps, in one
-// pass in the entries' order on every core.
+// pass in the entries' order on every core, each chunk's columns into a
+// partial of its own, added in chunk order as Evaluate adds them.
 func (e *Entries) keptBy(ks *keptSums, b *Bounds, z []float64) {
 	n2, nc := e.n2, len(e.chunks)-1
-	ks.ready(e.n1, n2, nc)
+	ks.ready(e.n1, n2)
+	parts := make([]float64, 2*n2*nc)
 	parallel(teamSize(len(e.cols)), nc, func(ch int) {
-		part := ks.parts[2*n2*ch : 2*n2*(ch+1)]
-		clear(part)
+		part := parts[2*n2*ch : 2*n2*(ch+1)]
 		for i := e.chunks[ch]; i < e.chunks[ch+1]; i++ {
 			var rk rowKept
 			for k := e.start[i]; k < e.start[i+1]; k++ {
 				if j := int(e.cols[k]); b.keeps(z[k], i, j) {
-					rk.add(z[k], j, part)
+					rk.add(z[k], part[2*j:2*j+2])
 				}
 			}
 			ks.set(i, &rk)
 		}
 	})
+	addPartials(parts[:2*n2], parts, nc, 2*n2)
+	for j := range n2 {
+		ks.cols[j], ks.cols[n2+j] = parts[2*j], parts[2*j+1]
+	}
 	ks.fresh = true
 }
 

@@ -154,7 +154,7 @@ func TestKeptSumsFromPass(t *testing.T) {
 	}
 	var want keptSums
 	e.keptBy(&want, ev.Bounds, ev.Z)
-	if !ev.kept.fresh || !slices.Equal(ev.kept.rows, want.rows) || !slices.Equal(ev.kept.parts, want.parts) {
+	if !ev.kept.fresh || !slices.Equal(ev.kept.rows, want.rows) || !slices.Equal(ev.kept.cols, want.cols) {
 		t.Fatal("the pass's kept sums differ from a separate pass's")
 	}
 	b2 := &Bounds{Rows: slices.Clone(ev.Bounds.Rows), Cols: slices.Clone(ev.Bounds.Cols)}
