@@ -3,6 +3,7 @@ package scaledsm
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"testing"
 	"unsafe"
@@ -155,4 +156,106 @@ func randomFactor(rng *rand.Rand, n, r int) *mat.Dense {
 		}
 	}
 	return d
+}
+
+// BenchmarkEntriesOrder measures the arithmetic and traffic of a pass
+// (each entry's fit from L_i and R_j, then w·R_j added to GL_i and w·L_i
+// to GR_j) over 10^7 entries of a 100,000 × 100,000 matrix at rank 10,
+// 100 in random columns of each row, on two cores, in two storage orders:
+// by row (Entries' order; GR partial per core, the next row's R and GR
+// rows prefetched, as Evaluate does), and by tiles of 3,000 columns, each
+// tile's entries by row (each core its own tiles, so GR needs no partial;
+// a GL partial per core), where a tile's rows of R and GR stay in L2 and
+// L and GL are read tile after tile in order; and the same arithmetic
+// on rows that stay in L1 (8 rows of each factor), the pass's arithmetic
+// alone:
+//
+//	go test -run '^$' -bench EntriesOrder -benchtime 5x .
+func BenchmarkEntriesOrder(b *testing.B) {
+	const n, per, r, tile = 100_000, 100, 10, 3_000
+	m := n * per
+	rng := rand.New(rand.NewPCG(5, 6))
+	rows, cols := make([]int32, m), make([]int32, m)
+	for k := range m {
+		rows[k], cols[k] = int32(k/per), int32(rng.IntN(n))
+	}
+	L, R := make([]float64, n*r), make([]float64, n*r)
+	for i := range L {
+		L[i], R[i] = rng.NormFloat64(), rng.NormFloat64()
+	}
+	y := make([]float64, m)
+	gl := [2][]float64{make([]float64, n*r), make([]float64, n*r)}
+	gr := [2][]float64{make([]float64, n*r), make([]float64, n*r)}
+	entry := func(i, j int, yk float64, g, h []float64) {
+		li, rj := L[i*r:][:r], R[j*r:][:r]
+		var s float64
+		for a, v := range li {
+			s += v * rj[a]
+		}
+		w := s - yk
+		gi, gj := g[i*r:][:r], h[j*r:][:r]
+		for a := range r {
+			gi[a] += w * rj[a]
+			gj[a] += w * li[a]
+		}
+	}
+	// The tiled order: entries by tile of columns, then by row.
+	ntiles := (n + tile - 1) / tile
+	tstart := make([]int, ntiles+1)
+	for _, j := range cols {
+		tstart[int(j)/tile+1]++
+	}
+	for t := range ntiles {
+		tstart[t+1] += tstart[t]
+	}
+	trows, tcols := make([]int32, m), make([]int32, m)
+	next := slices.Clone(tstart[:ntiles])
+	for k, j := range cols { // rows ascending already
+		t := int(j) / tile
+		trows[next[t]], tcols[next[t]] = rows[k], j
+		next[t]++
+	}
+	for _, c := range []struct {
+		name string
+		f    func(h int)
+	}{
+		{"by row", func(h int) {
+			g, p := gl[h], gr[h]
+			lo, hi := h*m/2, (h+1)*m/2
+			for k := lo; k < hi; k++ {
+				if k%per == 0 && k+2*per <= hi {
+					next := cols[k+per : k+2*per]
+					kernel.PrefetchRows(R, next, r, r)
+					kernel.PrefetchRows(p, next, r, r)
+				}
+				entry(int(rows[k]), int(cols[k]), y[k], g, p)
+			}
+		}},
+		{"in L1", func(h int) {
+			g, p := gl[h], gr[h]
+			for k := h * m / 2; k < (h+1)*m/2; k++ {
+				entry(int(rows[k]%8), int(cols[k]%8), y[k], g, p)
+			}
+		}},
+		{"by tile", func(h int) {
+			g, p := gl[h], gr[h]
+			for t := h * ntiles / 2; t < (h+1)*ntiles/2; t++ {
+				for k := tstart[t]; k < tstart[t+1]; k++ {
+					entry(int(trows[k]), int(tcols[k]), y[k], g, p)
+				}
+			}
+		}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				var wg sync.WaitGroup
+				for h := range 2 {
+					wg.Go(func() { c.f(h) })
+				}
+				wg.Wait()
+			}
+			b.ReportMetric(b.Elapsed().Seconds()*1e3/float64(b.N), "ms")
+			b.ReportMetric(b.Elapsed().Seconds()*1e9/float64(b.N)/float64(m), "ns/entry")
+		})
+	}
 }
