@@ -58,6 +58,7 @@ type benchResult struct {
 	Runs         int      `json:"runs,omitempty"`
 	ActiveRuns   float64  `json:"active_runs,omitempty"`
 	BatchMs      *float64 `json:"batch_ms_per_iter,omitempty"`
+	BatchBestMs  *float64 `json:"batch_best_ms,omitempty"` // the least batched iteration
 	OneAtATimeMs *float64 `json:"one_at_a_time_ms,omitempty"`
 	Speedup      *float64 `json:"speedup,omitempty"`
 	// The sweep's arithmetic floor: the fastest rate of independent fused
@@ -68,11 +69,27 @@ type benchResult struct {
 	FMAPeakG       *float64 `json:"fma_peak_g_per_s,omitempty"`
 	ComputeFloorMs *float64 `json:"compute_floor_ms,omitempty"`
 	MaxSpeedup     *float64 `json:"max_speedup,omitempty"`
-	Target         string   `json:"target"`
-	Met            bool     `json:"met"`
-	PeakRSSMB      *float64 `json:"peak_rss_mb"`             // VmHWM of the case's process; null where unknown
-	HugePagesMB    *float64 `json:"huge_pages_mb,omitempty"` // memory on transparent huge pages at the end (AnonHugePages)
-	DataMB         float64  `json:"data_mb"`
+	// FMAPeakShare is ComputeFloorMs/MsPerIter: the share of the
+	// multiply-add peak the batched iteration reaches (target 0.8).
+	FMAPeakShare *float64 `json:"fma_peak_share,omitempty"`
+	// The sweep's shape, m rows of length n1·n2 for Runs runs, and its
+	// tuned-BLAS anchor: the same two products (m×n by n×runs, runs×m by
+	// m×n) by NumPy's BLAS on GOMAXPROCS threads, timed by the parent just
+	// after the case (median and least of 5, the BLAS core), the batched
+	// iteration's median over that median (BatchOverBLAS), or a note
+	// saying why there is none.
+	SweepRows     int      `json:"sweep_rows,omitempty"`
+	SweepLength   int      `json:"sweep_row_length,omitempty"`
+	BLASMs        *float64 `json:"blas_ms,omitempty"`
+	BLASBestMs    *float64 `json:"blas_best_ms,omitempty"`
+	BLASCore      string   `json:"blas_core,omitempty"`
+	BatchOverBLAS *float64 `json:"scaledsm_over_blas,omitempty"`
+	BLASNote      string   `json:"blas_note,omitempty"`
+	Target        string   `json:"target"`
+	Met           bool     `json:"met"`
+	PeakRSSMB     *float64 `json:"peak_rss_mb"`             // VmHWM of the case's process; null where unknown
+	HugePagesMB   *float64 `json:"huge_pages_mb,omitempty"` // memory on transparent huge pages at the end (AnonHugePages)
+	DataMB        float64  `json:"data_mb"`
 	// MemoryLimitMB is 1.15 × data + 64 MB for sensing, 40 bytes per
 	// entry plus the factors for completion.
 	MemoryLimitMB *float64 `json:"memory_limit_mb,omitempty"`
@@ -106,6 +123,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	iters := fs.Int("iters", 0, "iterations timed per case (default 12 for sensing, 1000 for quadratic sampling,\n6 batched and 8 single iterations for the sweep)")
 	large := fs.Bool("large", false, "also run the completion cases of 10^8 entries (about 4 GB each)")
 	membw := fs.String("membw", "", "a streaming-read program to run before each case (built from\nshared/tools/membw.c; it prints \"X GB/s read\"): the floor is the\nfaster of its rate and the bench's own read")
+	python := fs.String("python", "", "the Python with NumPy that times the sweep's tuned-BLAS anchor\n(default: python3, then /usr/bin/python3; without NumPy the anchor is a note)")
 	kernelName := kernelFlag(fs)
 	// --child CASE runs one case in this process: the parent re-executes
 	// itself with it for each case. It is internal, left out of the help.
@@ -185,6 +203,9 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		if err := json.Unmarshal(out.Bytes(), &r); err != nil {
 			return fmt.Errorf("case %s: reading its result: %v\n%s", name, err, out.String())
 		}
+		if r.SweepRows > 0 {
+			addBLASAnchor(&r, *python)
+		}
 		results = append(results, r)
 	}
 	if *asJSON {
@@ -210,6 +231,24 @@ func printBenchTable(w io.Writer, rs []benchResult, elapsed time.Duration) {
 			ratio = fmt.Sprintf("%.1f × faster", *r.Speedup)
 			if r.MaxSpeedup != nil {
 				ratio += fmt.Sprintf(" (at most %.1f × at the FMA peak, %.0f G/s: %.3g ms per run)", *r.MaxSpeedup, *r.FMAPeakG, *r.ComputeFloorMs)
+			}
+			if r.FMAPeakShare != nil {
+				ratio = fmt.Sprintf("%.0f%% of the FMA peak; ", 100**r.FMAPeakShare) + ratio
+			}
+			switch {
+			case r.BatchOverBLAS != nil:
+				core := ""
+				if r.BLASCore != "" {
+					core = ", core " + r.BLASCore
+				}
+				least := ""
+				if r.BatchBestMs != nil {
+					least = fmt.Sprintf("; least %.4g against %.4g: %.2f", *r.BatchBestMs, *r.BLASBestMs, *r.BatchBestMs / *r.BLASBestMs)
+				}
+				notes = append(notes, fmt.Sprintf("%s: the same two products by NumPy's BLAS (%d threads%s) took %.4g ms (median of %d), the batched iteration %.4g: scaledsm / BLAS = %.2f%s",
+					r.Case, r.Procs, core, *r.BLASMs, blasReps, *r.BatchMs, *r.BatchOverBLAS, least))
+			case r.BLASNote != "":
+				notes = append(notes, r.Case+": "+r.BLASNote)
 			}
 		}
 		if r.Case == "quadratic" {

@@ -243,3 +243,48 @@ func TestSolvePrecision(t *testing.T) {
 		t.Errorf("precision %v, status %v, error %v", rep["precision"], rep["status"], rep["rel_error"])
 	}
 }
+
+// TestBenchBLASAnchor runs the sweep with a stand-in Python that has no
+// NumPy: the bench succeeds and says why the anchor is missing. Where a
+// Python with NumPy is installed, the anchor's products are timed and its
+// ratio is the batched iteration over their time.
+func TestBenchBLASAnchor(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the stand-in is a shell script")
+	}
+	t.Setenv(childEnv, "1")
+	py := filepath.Join(t.TempDir(), "python3")
+	if err := os.WriteFile(py, []byte("#!/bin/sh\necho '{\"error\": \"no NumPy: stand-in\"}'\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := cli(t, "bench", "--quick", "--cases", "sweep-109", "--iters", "3", "--python", py)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.Contains(out, "sweep-109: no tuned-BLAS anchor ("+py+": no NumPy: stand-in;") {
+		t.Errorf("no note of the missing anchor:\n%s", out)
+	}
+	code, out, errs = cli(t, "bench", "--quick", "--json", "--cases", "sweep-109", "--iters", "3")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var rs []map[string]any
+	if err := json.Unmarshal([]byte(out), &rs); err != nil {
+		t.Fatal(err)
+	}
+	r := rs[0]
+	if r["sweep_rows"] != 480.0 || r["sweep_row_length"] != 400.0 {
+		t.Errorf("sweep shape %v x %v, want 480 x 400", r["sweep_rows"], r["sweep_row_length"])
+	}
+	if share, want := r["fma_peak_share"].(float64), r["compute_floor_ms"].(float64)/r["ms_per_iter"].(float64); math.Abs(share-want) > 1e-12*want {
+		t.Errorf("FMA peak share %v, want %v", share, want)
+	}
+	if note, ok := r["blas_note"].(string); ok {
+		t.Logf("no Python with NumPy here: %s", note)
+		return
+	}
+	blas, _ := r["blas_ms"].(float64)
+	if ratio, want := r["scaledsm_over_blas"].(float64), r["batch_ms_per_iter"].(float64)/blas; !(blas > 0) || math.Abs(ratio-want) > 1e-12*want {
+		t.Errorf("BLAS %v ms, ratio %v, want %v", blas, ratio, want)
+	}
+}

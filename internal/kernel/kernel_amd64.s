@@ -2753,8 +2753,8 @@ store:
 	VZEROUPPER
 	RET
 
-// func axpyTile1x1sAvx2(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int)
-TEXT ·axpyTile1x1sAvx2(SB), NOSPLIT, $0-56
+// func axpyTile1x1sAvx2(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int, pfo int)
+TEXT ·axpyTile1x1sAvx2(SB), NOSPLIT, $0-64
 	MOVQ s+0(FP), DX
 	MOVQ lds+8(FP), CX
 	SHLQ $3, CX
@@ -2766,6 +2766,7 @@ TEXT ·axpyTile1x1sAvx2(SB), NOSPLIT, $0-56
 	MOVQ lda+40(FP), R8
 	SHLQ $3, R8
 	MOVQ rows+48(FP), BX
+	MOVQ pfo+56(FP), R10
 	TESTQ BX, BX
 	JZ store
 loop:
@@ -2783,8 +2784,8 @@ store:
 	VZEROUPPER
 	RET
 
-// func axpyTile1x1Avx2(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int)
-TEXT ·axpyTile1x1Avx2(SB), NOSPLIT, $0-56
+// func axpyTile1x1Avx2(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int, pfo int)
+TEXT ·axpyTile1x1Avx2(SB), NOSPLIT, $0-64
 	MOVQ s+0(FP), DX
 	MOVQ lds+8(FP), CX
 	SHLQ $3, CX
@@ -2796,6 +2797,7 @@ TEXT ·axpyTile1x1Avx2(SB), NOSPLIT, $0-56
 	MOVQ lda+40(FP), R8
 	SHLQ $3, R8
 	MOVQ rows+48(FP), BX
+	MOVQ pfo+56(FP), R10
 	TESTQ BX, BX
 	JZ store
 loop:
@@ -2814,8 +2816,8 @@ store:
 	VZEROUPPER
 	RET
 
-// func axpyTile1x3Avx2(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int)
-TEXT ·axpyTile1x3Avx2(SB), NOSPLIT, $0-56
+// func axpyTile1x3Avx2(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int, pfo int)
+TEXT ·axpyTile1x3Avx2(SB), NOSPLIT, $0-64
 	MOVQ s+0(FP), DX
 	MOVQ lds+8(FP), CX
 	SHLQ $3, CX
@@ -2832,9 +2834,12 @@ TEXT ·axpyTile1x3Avx2(SB), NOSPLIT, $0-56
 	MOVQ lda+40(FP), R8
 	SHLQ $3, R8
 	MOVQ rows+48(FP), BX
+	MOVQ pfo+56(FP), R10
 	TESTQ BX, BX
 	JZ store
 loop:
+	PREFETCHT0 0(SI)(R10*1)
+	PREFETCHT0 64(SI)(R10*1)
 	VMOVUPD 0(SI), Y12
 	VMOVUPD 32(SI), Y13
 	VMOVUPD 64(SI), Y14
@@ -2856,8 +2861,8 @@ store:
 	VZEROUPPER
 	RET
 
-// func axpyTile2x1sAvx2(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int)
-TEXT ·axpyTile2x1sAvx2(SB), NOSPLIT, $0-56
+// func axpyTile2x1sAvx2(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int, pfo int)
+TEXT ·axpyTile2x1sAvx2(SB), NOSPLIT, $0-64
 	MOVQ s+0(FP), DX
 	MOVQ lds+8(FP), CX
 	SHLQ $3, CX
@@ -2871,6 +2876,7 @@ TEXT ·axpyTile2x1sAvx2(SB), NOSPLIT, $0-56
 	MOVQ lda+40(FP), R8
 	SHLQ $3, R8
 	MOVQ rows+48(FP), BX
+	MOVQ pfo+56(FP), R10
 	TESTQ BX, BX
 	JZ store
 loop:
@@ -2891,8 +2897,8 @@ store:
 	VZEROUPPER
 	RET
 
-// func axpyTile2x1Avx2(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int)
-TEXT ·axpyTile2x1Avx2(SB), NOSPLIT, $0-56
+// func axpyTile2x1Avx2(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int, pfo int)
+TEXT ·axpyTile2x1Avx2(SB), NOSPLIT, $0-64
 	MOVQ s+0(FP), DX
 	MOVQ lds+8(FP), CX
 	SHLQ $3, CX
@@ -2906,6 +2912,7 @@ TEXT ·axpyTile2x1Avx2(SB), NOSPLIT, $0-56
 	MOVQ lda+40(FP), R8
 	SHLQ $3, R8
 	MOVQ rows+48(FP), BX
+	MOVQ pfo+56(FP), R10
 	TESTQ BX, BX
 	JZ store
 loop:
@@ -2928,8 +2935,8 @@ store:
 	VZEROUPPER
 	RET
 
-// func axpyTile2x3Avx2(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int)
-TEXT ·axpyTile2x3Avx2(SB), NOSPLIT, $0-56
+// func axpyTile2x3Avx2(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int, pfo int)
+TEXT ·axpyTile2x3Avx2(SB), NOSPLIT, $0-64
 	MOVQ s+0(FP), DX
 	MOVQ lds+8(FP), CX
 	SHLQ $3, CX
@@ -2953,9 +2960,12 @@ TEXT ·axpyTile2x3Avx2(SB), NOSPLIT, $0-56
 	MOVQ lda+40(FP), R8
 	SHLQ $3, R8
 	MOVQ rows+48(FP), BX
+	MOVQ pfo+56(FP), R10
 	TESTQ BX, BX
 	JZ store
 loop:
+	PREFETCHT0 0(SI)(R10*1)
+	PREFETCHT0 64(SI)(R10*1)
 	VMOVUPD 0(SI), Y12
 	VMOVUPD 32(SI), Y13
 	VMOVUPD 64(SI), Y14
@@ -2985,8 +2995,8 @@ store:
 	VZEROUPPER
 	RET
 
-// func axpyTile3x1sAvx2(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int)
-TEXT ·axpyTile3x1sAvx2(SB), NOSPLIT, $0-56
+// func axpyTile3x1sAvx2(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int, pfo int)
+TEXT ·axpyTile3x1sAvx2(SB), NOSPLIT, $0-64
 	MOVQ s+0(FP), DX
 	MOVQ lds+8(FP), CX
 	SHLQ $3, CX
@@ -3002,6 +3012,7 @@ TEXT ·axpyTile3x1sAvx2(SB), NOSPLIT, $0-56
 	MOVQ lda+40(FP), R8
 	SHLQ $3, R8
 	MOVQ rows+48(FP), BX
+	MOVQ pfo+56(FP), R10
 	TESTQ BX, BX
 	JZ store
 loop:
@@ -3025,8 +3036,8 @@ store:
 	VZEROUPPER
 	RET
 
-// func axpyTile3x1Avx2(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int)
-TEXT ·axpyTile3x1Avx2(SB), NOSPLIT, $0-56
+// func axpyTile3x1Avx2(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int, pfo int)
+TEXT ·axpyTile3x1Avx2(SB), NOSPLIT, $0-64
 	MOVQ s+0(FP), DX
 	MOVQ lds+8(FP), CX
 	SHLQ $3, CX
@@ -3042,6 +3053,7 @@ TEXT ·axpyTile3x1Avx2(SB), NOSPLIT, $0-56
 	MOVQ lda+40(FP), R8
 	SHLQ $3, R8
 	MOVQ rows+48(FP), BX
+	MOVQ pfo+56(FP), R10
 	TESTQ BX, BX
 	JZ store
 loop:
@@ -3068,8 +3080,8 @@ store:
 	VZEROUPPER
 	RET
 
-// func axpyTile3x3Avx2(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int)
-TEXT ·axpyTile3x3Avx2(SB), NOSPLIT, $0-56
+// func axpyTile3x3Avx2(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int, pfo int)
+TEXT ·axpyTile3x3Avx2(SB), NOSPLIT, $0-64
 	MOVQ s+0(FP), DX
 	MOVQ lds+8(FP), CX
 	SHLQ $3, CX
@@ -3100,9 +3112,12 @@ TEXT ·axpyTile3x3Avx2(SB), NOSPLIT, $0-56
 	MOVQ lda+40(FP), R8
 	SHLQ $3, R8
 	MOVQ rows+48(FP), BX
+	MOVQ pfo+56(FP), R10
 	TESTQ BX, BX
 	JZ store
 loop:
+	PREFETCHT0 0(SI)(R10*1)
+	PREFETCHT0 64(SI)(R10*1)
 	VMOVUPD 0(SI), Y12
 	VMOVUPD 32(SI), Y13
 	VMOVUPD 64(SI), Y14
@@ -3140,8 +3155,8 @@ store:
 	VZEROUPPER
 	RET
 
-// func axpyTile4x1sAvx2(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int)
-TEXT ·axpyTile4x1sAvx2(SB), NOSPLIT, $0-56
+// func axpyTile4x1sAvx2(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int, pfo int)
+TEXT ·axpyTile4x1sAvx2(SB), NOSPLIT, $0-64
 	MOVQ s+0(FP), DX
 	MOVQ lds+8(FP), CX
 	SHLQ $3, CX
@@ -3159,6 +3174,7 @@ TEXT ·axpyTile4x1sAvx2(SB), NOSPLIT, $0-56
 	MOVQ lda+40(FP), R8
 	SHLQ $3, R8
 	MOVQ rows+48(FP), BX
+	MOVQ pfo+56(FP), R10
 	TESTQ BX, BX
 	JZ store
 loop:
@@ -3185,8 +3201,8 @@ store:
 	VZEROUPPER
 	RET
 
-// func axpyTile4x1Avx2(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int)
-TEXT ·axpyTile4x1Avx2(SB), NOSPLIT, $0-56
+// func axpyTile4x1Avx2(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int, pfo int)
+TEXT ·axpyTile4x1Avx2(SB), NOSPLIT, $0-64
 	MOVQ s+0(FP), DX
 	MOVQ lds+8(FP), CX
 	SHLQ $3, CX
@@ -3204,6 +3220,7 @@ TEXT ·axpyTile4x1Avx2(SB), NOSPLIT, $0-56
 	MOVQ lda+40(FP), R8
 	SHLQ $3, R8
 	MOVQ rows+48(FP), BX
+	MOVQ pfo+56(FP), R10
 	TESTQ BX, BX
 	JZ store
 loop:
@@ -3234,8 +3251,8 @@ store:
 	VZEROUPPER
 	RET
 
-// func axpyTile4x3Avx2(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int)
-TEXT ·axpyTile4x3Avx2(SB), NOSPLIT, $0-56
+// func axpyTile4x3Avx2(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int, pfo int)
+TEXT ·axpyTile4x3Avx2(SB), NOSPLIT, $0-64
 	MOVQ s+0(FP), DX
 	MOVQ lds+8(FP), CX
 	SHLQ $3, CX
@@ -3273,9 +3290,12 @@ TEXT ·axpyTile4x3Avx2(SB), NOSPLIT, $0-56
 	MOVQ lda+40(FP), R8
 	SHLQ $3, R8
 	MOVQ rows+48(FP), BX
+	MOVQ pfo+56(FP), R10
 	TESTQ BX, BX
 	JZ store
 loop:
+	PREFETCHT0 0(SI)(R10*1)
+	PREFETCHT0 64(SI)(R10*1)
 	VMOVUPD 0(SI), Y12
 	VMOVUPD 32(SI), Y13
 	VMOVUPD 64(SI), Y14
@@ -5535,7 +5555,7 @@ TEXT ·dotTile1x1Avx512(SB), NOSPLIT, $0-64
 	TESTQ BX, BX
 	JZ tail
 loop:
-	PREFETCHT0 (CX)(AX*1)
+	PREFETCHT1 (CX)(AX*1)
 	VMOVUPD (DI)(AX*1), Z24
 	VMOVUPD (SI)(AX*1), Z27
 	VFMADD231PD Z27, Z24, Z0
@@ -5583,7 +5603,7 @@ TEXT ·dotTile1x2Avx512(SB), NOSPLIT, $0-64
 	TESTQ BX, BX
 	JZ tail
 loop:
-	PREFETCHT0 (CX)(AX*1)
+	PREFETCHT1 (CX)(AX*1)
 	VMOVUPD (DI)(AX*1), Z24
 	VMOVUPD (R15)(AX*1), Z25
 	VMOVUPD (SI)(AX*1), Z27
@@ -5638,7 +5658,7 @@ TEXT ·dotTile1x3Avx512(SB), NOSPLIT, $0-64
 	TESTQ BX, BX
 	JZ tail
 loop:
-	PREFETCHT0 (CX)(AX*1)
+	PREFETCHT1 (CX)(AX*1)
 	VMOVUPD (DI)(AX*1), Z24
 	VMOVUPD (R15)(AX*1), Z25
 	VMOVUPD (DX)(AX*1), Z26
@@ -5697,7 +5717,7 @@ TEXT ·dotTile2x1Avx512(SB), NOSPLIT, $0-64
 	TESTQ BX, BX
 	JZ tail
 loop:
-	PREFETCHT0 (CX)(AX*1)
+	PREFETCHT1 (CX)(AX*1)
 	VMOVUPD (DI)(AX*1), Z24
 	VMOVUPD (SI)(AX*1), Z27
 	VFMADD231PD Z27, Z24, Z0
@@ -5755,7 +5775,7 @@ TEXT ·dotTile2x2Avx512(SB), NOSPLIT, $0-64
 	TESTQ BX, BX
 	JZ tail
 loop:
-	PREFETCHT0 (CX)(AX*1)
+	PREFETCHT1 (CX)(AX*1)
 	VMOVUPD (DI)(AX*1), Z24
 	VMOVUPD (R15)(AX*1), Z25
 	VMOVUPD (SI)(AX*1), Z27
@@ -5824,7 +5844,7 @@ TEXT ·dotTile2x3Avx512(SB), NOSPLIT, $0-64
 	TESTQ BX, BX
 	JZ tail
 loop:
-	PREFETCHT0 (CX)(AX*1)
+	PREFETCHT1 (CX)(AX*1)
 	VMOVUPD (DI)(AX*1), Z24
 	VMOVUPD (R15)(AX*1), Z25
 	VMOVUPD (DX)(AX*1), Z26
@@ -5898,7 +5918,7 @@ TEXT ·dotTile3x1Avx512(SB), NOSPLIT, $0-64
 	TESTQ BX, BX
 	JZ tail
 loop:
-	PREFETCHT0 (CX)(AX*1)
+	PREFETCHT1 (CX)(AX*1)
 	VMOVUPD (DI)(AX*1), Z24
 	VMOVUPD (SI)(AX*1), Z27
 	VFMADD231PD Z27, Z24, Z0
@@ -5966,7 +5986,7 @@ TEXT ·dotTile3x2Avx512(SB), NOSPLIT, $0-64
 	TESTQ BX, BX
 	JZ tail
 loop:
-	PREFETCHT0 (CX)(AX*1)
+	PREFETCHT1 (CX)(AX*1)
 	VMOVUPD (DI)(AX*1), Z24
 	VMOVUPD (R15)(AX*1), Z25
 	VMOVUPD (SI)(AX*1), Z27
@@ -6049,7 +6069,7 @@ TEXT ·dotTile3x3Avx512(SB), NOSPLIT, $0-64
 	TESTQ BX, BX
 	JZ tail
 loop:
-	PREFETCHT0 (CX)(AX*1)
+	PREFETCHT1 (CX)(AX*1)
 	VMOVUPD (DI)(AX*1), Z24
 	VMOVUPD (R15)(AX*1), Z25
 	VMOVUPD (DX)(AX*1), Z26
@@ -6138,7 +6158,7 @@ TEXT ·dotTile4x1Avx512(SB), NOSPLIT, $0-64
 	TESTQ BX, BX
 	JZ tail
 loop:
-	PREFETCHT0 (CX)(AX*1)
+	PREFETCHT1 (CX)(AX*1)
 	VMOVUPD (DI)(AX*1), Z24
 	VMOVUPD (SI)(AX*1), Z27
 	VFMADD231PD Z27, Z24, Z0
@@ -6216,7 +6236,7 @@ TEXT ·dotTile4x2Avx512(SB), NOSPLIT, $0-64
 	TESTQ BX, BX
 	JZ tail
 loop:
-	PREFETCHT0 (CX)(AX*1)
+	PREFETCHT1 (CX)(AX*1)
 	VMOVUPD (DI)(AX*1), Z24
 	VMOVUPD (R15)(AX*1), Z25
 	VMOVUPD (SI)(AX*1), Z27
@@ -6313,7 +6333,7 @@ TEXT ·dotTile4x3Avx512(SB), NOSPLIT, $0-64
 	TESTQ BX, BX
 	JZ tail
 loop:
-	PREFETCHT0 (CX)(AX*1)
+	PREFETCHT1 (CX)(AX*1)
 	VMOVUPD (DI)(AX*1), Z24
 	VMOVUPD (R15)(AX*1), Z25
 	VMOVUPD (DX)(AX*1), Z26
@@ -6417,7 +6437,7 @@ TEXT ·dotTile5x1Avx512(SB), NOSPLIT, $0-64
 	TESTQ BX, BX
 	JZ tail
 loop:
-	PREFETCHT0 (CX)(AX*1)
+	PREFETCHT1 (CX)(AX*1)
 	VMOVUPD (DI)(AX*1), Z24
 	VMOVUPD (SI)(AX*1), Z27
 	VFMADD231PD Z27, Z24, Z0
@@ -6505,7 +6525,7 @@ TEXT ·dotTile5x2Avx512(SB), NOSPLIT, $0-64
 	TESTQ BX, BX
 	JZ tail
 loop:
-	PREFETCHT0 (CX)(AX*1)
+	PREFETCHT1 (CX)(AX*1)
 	VMOVUPD (DI)(AX*1), Z24
 	VMOVUPD (R15)(AX*1), Z25
 	VMOVUPD (SI)(AX*1), Z27
@@ -6616,7 +6636,7 @@ TEXT ·dotTile5x3Avx512(SB), NOSPLIT, $0-64
 	TESTQ BX, BX
 	JZ tail
 loop:
-	PREFETCHT0 (CX)(AX*1)
+	PREFETCHT1 (CX)(AX*1)
 	VMOVUPD (DI)(AX*1), Z24
 	VMOVUPD (R15)(AX*1), Z25
 	VMOVUPD (DX)(AX*1), Z26
@@ -6735,7 +6755,7 @@ TEXT ·dotTile6x1Avx512(SB), NOSPLIT, $0-64
 	TESTQ BX, BX
 	JZ tail
 loop:
-	PREFETCHT0 (CX)(AX*1)
+	PREFETCHT1 (CX)(AX*1)
 	VMOVUPD (DI)(AX*1), Z24
 	VMOVUPD (SI)(AX*1), Z27
 	VFMADD231PD Z27, Z24, Z0
@@ -6833,7 +6853,7 @@ TEXT ·dotTile6x2Avx512(SB), NOSPLIT, $0-64
 	TESTQ BX, BX
 	JZ tail
 loop:
-	PREFETCHT0 (CX)(AX*1)
+	PREFETCHT1 (CX)(AX*1)
 	VMOVUPD (DI)(AX*1), Z24
 	VMOVUPD (R15)(AX*1), Z25
 	VMOVUPD (SI)(AX*1), Z27
@@ -6958,7 +6978,7 @@ TEXT ·dotTile6x3Avx512(SB), NOSPLIT, $0-64
 	TESTQ BX, BX
 	JZ tail
 loop:
-	PREFETCHT0 (CX)(AX*1)
+	PREFETCHT1 (CX)(AX*1)
 	VMOVUPD (DI)(AX*1), Z24
 	VMOVUPD (R15)(AX*1), Z25
 	VMOVUPD (DX)(AX*1), Z26
@@ -7092,7 +7112,7 @@ TEXT ·dotTile7x1Avx512(SB), NOSPLIT, $0-64
 	TESTQ BX, BX
 	JZ tail
 loop:
-	PREFETCHT0 (CX)(AX*1)
+	PREFETCHT1 (CX)(AX*1)
 	VMOVUPD (DI)(AX*1), Z24
 	VMOVUPD (SI)(AX*1), Z27
 	VFMADD231PD Z27, Z24, Z0
@@ -7200,7 +7220,7 @@ TEXT ·dotTile7x2Avx512(SB), NOSPLIT, $0-64
 	TESTQ BX, BX
 	JZ tail
 loop:
-	PREFETCHT0 (CX)(AX*1)
+	PREFETCHT1 (CX)(AX*1)
 	VMOVUPD (DI)(AX*1), Z24
 	VMOVUPD (R15)(AX*1), Z25
 	VMOVUPD (SI)(AX*1), Z27
@@ -7339,7 +7359,7 @@ TEXT ·dotTile7x3Avx512(SB), NOSPLIT, $0-64
 	TESTQ BX, BX
 	JZ tail
 loop:
-	PREFETCHT0 (CX)(AX*1)
+	PREFETCHT1 (CX)(AX*1)
 	VMOVUPD (DI)(AX*1), Z24
 	VMOVUPD (R15)(AX*1), Z25
 	VMOVUPD (DX)(AX*1), Z26
@@ -7488,7 +7508,7 @@ TEXT ·dotTile8x1Avx512(SB), NOSPLIT, $0-64
 	TESTQ BX, BX
 	JZ tail
 loop:
-	PREFETCHT0 (CX)(AX*1)
+	PREFETCHT1 (CX)(AX*1)
 	VMOVUPD (DI)(AX*1), Z24
 	VMOVUPD (SI)(AX*1), Z27
 	VFMADD231PD Z27, Z24, Z0
@@ -7606,7 +7626,7 @@ TEXT ·dotTile8x2Avx512(SB), NOSPLIT, $0-64
 	TESTQ BX, BX
 	JZ tail
 loop:
-	PREFETCHT0 (CX)(AX*1)
+	PREFETCHT1 (CX)(AX*1)
 	VMOVUPD (DI)(AX*1), Z24
 	VMOVUPD (R15)(AX*1), Z25
 	VMOVUPD (SI)(AX*1), Z27
@@ -7759,7 +7779,7 @@ TEXT ·dotTile8x3Avx512(SB), NOSPLIT, $0-64
 	TESTQ BX, BX
 	JZ tail
 loop:
-	PREFETCHT0 (CX)(AX*1)
+	PREFETCHT1 (CX)(AX*1)
 	VMOVUPD (DI)(AX*1), Z24
 	VMOVUPD (R15)(AX*1), Z25
 	VMOVUPD (DX)(AX*1), Z26
@@ -7879,8 +7899,8 @@ store:
 	VZEROUPPER
 	RET
 
-// func axpyTile1x1sAvx512(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int)
-TEXT ·axpyTile1x1sAvx512(SB), NOSPLIT, $0-56
+// func axpyTile1x1sAvx512(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int, pfo int)
+TEXT ·axpyTile1x1sAvx512(SB), NOSPLIT, $0-64
 	MOVQ s+0(FP), DX
 	MOVQ lds+8(FP), CX
 	SHLQ $3, CX
@@ -7892,6 +7912,7 @@ TEXT ·axpyTile1x1sAvx512(SB), NOSPLIT, $0-56
 	MOVQ lda+40(FP), R8
 	SHLQ $3, R8
 	MOVQ rows+48(FP), BX
+	MOVQ pfo+56(FP), R10
 	TESTQ BX, BX
 	JZ store
 loop:
@@ -7909,8 +7930,8 @@ store:
 	VZEROUPPER
 	RET
 
-// func axpyTile1x1Avx512(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int)
-TEXT ·axpyTile1x1Avx512(SB), NOSPLIT, $0-56
+// func axpyTile1x1Avx512(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int, pfo int)
+TEXT ·axpyTile1x1Avx512(SB), NOSPLIT, $0-64
 	MOVQ s+0(FP), DX
 	MOVQ lds+8(FP), CX
 	SHLQ $3, CX
@@ -7922,6 +7943,7 @@ TEXT ·axpyTile1x1Avx512(SB), NOSPLIT, $0-56
 	MOVQ lda+40(FP), R8
 	SHLQ $3, R8
 	MOVQ rows+48(FP), BX
+	MOVQ pfo+56(FP), R10
 	TESTQ BX, BX
 	JZ store
 loop:
@@ -7940,8 +7962,8 @@ store:
 	VZEROUPPER
 	RET
 
-// func axpyTile1x4Avx512(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int)
-TEXT ·axpyTile1x4Avx512(SB), NOSPLIT, $0-56
+// func axpyTile1x4Avx512(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int, pfo int)
+TEXT ·axpyTile1x4Avx512(SB), NOSPLIT, $0-64
 	MOVQ s+0(FP), DX
 	MOVQ lds+8(FP), CX
 	SHLQ $3, CX
@@ -7961,9 +7983,14 @@ TEXT ·axpyTile1x4Avx512(SB), NOSPLIT, $0-56
 	MOVQ lda+40(FP), R8
 	SHLQ $3, R8
 	MOVQ rows+48(FP), BX
+	MOVQ pfo+56(FP), R10
 	TESTQ BX, BX
 	JZ store
 loop:
+	PREFETCHT0 0(SI)(R10*1)
+	PREFETCHT0 64(SI)(R10*1)
+	PREFETCHT0 128(SI)(R10*1)
+	PREFETCHT0 192(SI)(R10*1)
 	VMOVUPD 0(SI), Z24
 	VMOVUPD 64(SI), Z25
 	VMOVUPD 128(SI), Z26
@@ -7988,8 +8015,8 @@ store:
 	VZEROUPPER
 	RET
 
-// func axpyTile2x1sAvx512(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int)
-TEXT ·axpyTile2x1sAvx512(SB), NOSPLIT, $0-56
+// func axpyTile2x1sAvx512(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int, pfo int)
+TEXT ·axpyTile2x1sAvx512(SB), NOSPLIT, $0-64
 	MOVQ s+0(FP), DX
 	MOVQ lds+8(FP), CX
 	SHLQ $3, CX
@@ -8003,6 +8030,7 @@ TEXT ·axpyTile2x1sAvx512(SB), NOSPLIT, $0-56
 	MOVQ lda+40(FP), R8
 	SHLQ $3, R8
 	MOVQ rows+48(FP), BX
+	MOVQ pfo+56(FP), R10
 	TESTQ BX, BX
 	JZ store
 loop:
@@ -8023,8 +8051,8 @@ store:
 	VZEROUPPER
 	RET
 
-// func axpyTile2x1Avx512(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int)
-TEXT ·axpyTile2x1Avx512(SB), NOSPLIT, $0-56
+// func axpyTile2x1Avx512(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int, pfo int)
+TEXT ·axpyTile2x1Avx512(SB), NOSPLIT, $0-64
 	MOVQ s+0(FP), DX
 	MOVQ lds+8(FP), CX
 	SHLQ $3, CX
@@ -8038,6 +8066,7 @@ TEXT ·axpyTile2x1Avx512(SB), NOSPLIT, $0-56
 	MOVQ lda+40(FP), R8
 	SHLQ $3, R8
 	MOVQ rows+48(FP), BX
+	MOVQ pfo+56(FP), R10
 	TESTQ BX, BX
 	JZ store
 loop:
@@ -8060,8 +8089,8 @@ store:
 	VZEROUPPER
 	RET
 
-// func axpyTile2x4Avx512(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int)
-TEXT ·axpyTile2x4Avx512(SB), NOSPLIT, $0-56
+// func axpyTile2x4Avx512(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int, pfo int)
+TEXT ·axpyTile2x4Avx512(SB), NOSPLIT, $0-64
 	MOVQ s+0(FP), DX
 	MOVQ lds+8(FP), CX
 	SHLQ $3, CX
@@ -8091,9 +8120,14 @@ TEXT ·axpyTile2x4Avx512(SB), NOSPLIT, $0-56
 	MOVQ lda+40(FP), R8
 	SHLQ $3, R8
 	MOVQ rows+48(FP), BX
+	MOVQ pfo+56(FP), R10
 	TESTQ BX, BX
 	JZ store
 loop:
+	PREFETCHT0 0(SI)(R10*1)
+	PREFETCHT0 64(SI)(R10*1)
+	PREFETCHT0 128(SI)(R10*1)
+	PREFETCHT0 192(SI)(R10*1)
 	VMOVUPD 0(SI), Z24
 	VMOVUPD 64(SI), Z25
 	VMOVUPD 128(SI), Z26
@@ -8128,8 +8162,8 @@ store:
 	VZEROUPPER
 	RET
 
-// func axpyTile3x1sAvx512(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int)
-TEXT ·axpyTile3x1sAvx512(SB), NOSPLIT, $0-56
+// func axpyTile3x1sAvx512(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int, pfo int)
+TEXT ·axpyTile3x1sAvx512(SB), NOSPLIT, $0-64
 	MOVQ s+0(FP), DX
 	MOVQ lds+8(FP), CX
 	SHLQ $3, CX
@@ -8145,6 +8179,7 @@ TEXT ·axpyTile3x1sAvx512(SB), NOSPLIT, $0-56
 	MOVQ lda+40(FP), R8
 	SHLQ $3, R8
 	MOVQ rows+48(FP), BX
+	MOVQ pfo+56(FP), R10
 	TESTQ BX, BX
 	JZ store
 loop:
@@ -8168,8 +8203,8 @@ store:
 	VZEROUPPER
 	RET
 
-// func axpyTile3x1Avx512(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int)
-TEXT ·axpyTile3x1Avx512(SB), NOSPLIT, $0-56
+// func axpyTile3x1Avx512(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int, pfo int)
+TEXT ·axpyTile3x1Avx512(SB), NOSPLIT, $0-64
 	MOVQ s+0(FP), DX
 	MOVQ lds+8(FP), CX
 	SHLQ $3, CX
@@ -8185,6 +8220,7 @@ TEXT ·axpyTile3x1Avx512(SB), NOSPLIT, $0-56
 	MOVQ lda+40(FP), R8
 	SHLQ $3, R8
 	MOVQ rows+48(FP), BX
+	MOVQ pfo+56(FP), R10
 	TESTQ BX, BX
 	JZ store
 loop:
@@ -8211,8 +8247,8 @@ store:
 	VZEROUPPER
 	RET
 
-// func axpyTile3x4Avx512(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int)
-TEXT ·axpyTile3x4Avx512(SB), NOSPLIT, $0-56
+// func axpyTile3x4Avx512(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int, pfo int)
+TEXT ·axpyTile3x4Avx512(SB), NOSPLIT, $0-64
 	MOVQ s+0(FP), DX
 	MOVQ lds+8(FP), CX
 	SHLQ $3, CX
@@ -8252,9 +8288,14 @@ TEXT ·axpyTile3x4Avx512(SB), NOSPLIT, $0-56
 	MOVQ lda+40(FP), R8
 	SHLQ $3, R8
 	MOVQ rows+48(FP), BX
+	MOVQ pfo+56(FP), R10
 	TESTQ BX, BX
 	JZ store
 loop:
+	PREFETCHT0 0(SI)(R10*1)
+	PREFETCHT0 64(SI)(R10*1)
+	PREFETCHT0 128(SI)(R10*1)
+	PREFETCHT0 192(SI)(R10*1)
 	VMOVUPD 0(SI), Z24
 	VMOVUPD 64(SI), Z25
 	VMOVUPD 128(SI), Z26
@@ -8299,8 +8340,8 @@ store:
 	VZEROUPPER
 	RET
 
-// func axpyTile4x1sAvx512(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int)
-TEXT ·axpyTile4x1sAvx512(SB), NOSPLIT, $0-56
+// func axpyTile4x1sAvx512(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int, pfo int)
+TEXT ·axpyTile4x1sAvx512(SB), NOSPLIT, $0-64
 	MOVQ s+0(FP), DX
 	MOVQ lds+8(FP), CX
 	SHLQ $3, CX
@@ -8318,6 +8359,7 @@ TEXT ·axpyTile4x1sAvx512(SB), NOSPLIT, $0-56
 	MOVQ lda+40(FP), R8
 	SHLQ $3, R8
 	MOVQ rows+48(FP), BX
+	MOVQ pfo+56(FP), R10
 	TESTQ BX, BX
 	JZ store
 loop:
@@ -8344,8 +8386,8 @@ store:
 	VZEROUPPER
 	RET
 
-// func axpyTile4x1Avx512(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int)
-TEXT ·axpyTile4x1Avx512(SB), NOSPLIT, $0-56
+// func axpyTile4x1Avx512(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int, pfo int)
+TEXT ·axpyTile4x1Avx512(SB), NOSPLIT, $0-64
 	MOVQ s+0(FP), DX
 	MOVQ lds+8(FP), CX
 	SHLQ $3, CX
@@ -8363,6 +8405,7 @@ TEXT ·axpyTile4x1Avx512(SB), NOSPLIT, $0-56
 	MOVQ lda+40(FP), R8
 	SHLQ $3, R8
 	MOVQ rows+48(FP), BX
+	MOVQ pfo+56(FP), R10
 	TESTQ BX, BX
 	JZ store
 loop:
@@ -8393,8 +8436,8 @@ store:
 	VZEROUPPER
 	RET
 
-// func axpyTile4x4Avx512(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int)
-TEXT ·axpyTile4x4Avx512(SB), NOSPLIT, $0-56
+// func axpyTile4x4Avx512(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int, pfo int)
+TEXT ·axpyTile4x4Avx512(SB), NOSPLIT, $0-64
 	MOVQ s+0(FP), DX
 	MOVQ lds+8(FP), CX
 	SHLQ $3, CX
@@ -8444,9 +8487,14 @@ TEXT ·axpyTile4x4Avx512(SB), NOSPLIT, $0-56
 	MOVQ lda+40(FP), R8
 	SHLQ $3, R8
 	MOVQ rows+48(FP), BX
+	MOVQ pfo+56(FP), R10
 	TESTQ BX, BX
 	JZ store
 loop:
+	PREFETCHT0 0(SI)(R10*1)
+	PREFETCHT0 64(SI)(R10*1)
+	PREFETCHT0 128(SI)(R10*1)
+	PREFETCHT0 192(SI)(R10*1)
 	VMOVUPD 0(SI), Z24
 	VMOVUPD 64(SI), Z25
 	VMOVUPD 128(SI), Z26
@@ -8501,8 +8549,8 @@ store:
 	VZEROUPPER
 	RET
 
-// func axpyTile5x1sAvx512(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int)
-TEXT ·axpyTile5x1sAvx512(SB), NOSPLIT, $0-56
+// func axpyTile5x1sAvx512(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int, pfo int)
+TEXT ·axpyTile5x1sAvx512(SB), NOSPLIT, $0-64
 	MOVQ s+0(FP), DX
 	MOVQ lds+8(FP), CX
 	SHLQ $3, CX
@@ -8522,6 +8570,7 @@ TEXT ·axpyTile5x1sAvx512(SB), NOSPLIT, $0-56
 	MOVQ lda+40(FP), R8
 	SHLQ $3, R8
 	MOVQ rows+48(FP), BX
+	MOVQ pfo+56(FP), R10
 	TESTQ BX, BX
 	JZ store
 loop:
@@ -8551,8 +8600,8 @@ store:
 	VZEROUPPER
 	RET
 
-// func axpyTile5x1Avx512(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int)
-TEXT ·axpyTile5x1Avx512(SB), NOSPLIT, $0-56
+// func axpyTile5x1Avx512(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int, pfo int)
+TEXT ·axpyTile5x1Avx512(SB), NOSPLIT, $0-64
 	MOVQ s+0(FP), DX
 	MOVQ lds+8(FP), CX
 	SHLQ $3, CX
@@ -8572,6 +8621,7 @@ TEXT ·axpyTile5x1Avx512(SB), NOSPLIT, $0-56
 	MOVQ lda+40(FP), R8
 	SHLQ $3, R8
 	MOVQ rows+48(FP), BX
+	MOVQ pfo+56(FP), R10
 	TESTQ BX, BX
 	JZ store
 loop:
@@ -8606,8 +8656,8 @@ store:
 	VZEROUPPER
 	RET
 
-// func axpyTile5x4Avx512(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int)
-TEXT ·axpyTile5x4Avx512(SB), NOSPLIT, $0-56
+// func axpyTile5x4Avx512(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int, pfo int)
+TEXT ·axpyTile5x4Avx512(SB), NOSPLIT, $0-64
 	MOVQ s+0(FP), DX
 	MOVQ lds+8(FP), CX
 	SHLQ $3, CX
@@ -8667,9 +8717,14 @@ TEXT ·axpyTile5x4Avx512(SB), NOSPLIT, $0-56
 	MOVQ lda+40(FP), R8
 	SHLQ $3, R8
 	MOVQ rows+48(FP), BX
+	MOVQ pfo+56(FP), R10
 	TESTQ BX, BX
 	JZ store
 loop:
+	PREFETCHT0 0(SI)(R10*1)
+	PREFETCHT0 64(SI)(R10*1)
+	PREFETCHT0 128(SI)(R10*1)
+	PREFETCHT0 192(SI)(R10*1)
 	VMOVUPD 0(SI), Z24
 	VMOVUPD 64(SI), Z25
 	VMOVUPD 128(SI), Z26
@@ -8734,8 +8789,8 @@ store:
 	VZEROUPPER
 	RET
 
-// func axpyTile6x1sAvx512(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int)
-TEXT ·axpyTile6x1sAvx512(SB), NOSPLIT, $0-56
+// func axpyTile6x1sAvx512(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int, pfo int)
+TEXT ·axpyTile6x1sAvx512(SB), NOSPLIT, $0-64
 	MOVQ s+0(FP), DX
 	MOVQ lds+8(FP), CX
 	SHLQ $3, CX
@@ -8757,6 +8812,7 @@ TEXT ·axpyTile6x1sAvx512(SB), NOSPLIT, $0-56
 	MOVQ lda+40(FP), R8
 	SHLQ $3, R8
 	MOVQ rows+48(FP), BX
+	MOVQ pfo+56(FP), R10
 	TESTQ BX, BX
 	JZ store
 loop:
@@ -8789,8 +8845,8 @@ store:
 	VZEROUPPER
 	RET
 
-// func axpyTile6x1Avx512(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int)
-TEXT ·axpyTile6x1Avx512(SB), NOSPLIT, $0-56
+// func axpyTile6x1Avx512(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int, pfo int)
+TEXT ·axpyTile6x1Avx512(SB), NOSPLIT, $0-64
 	MOVQ s+0(FP), DX
 	MOVQ lds+8(FP), CX
 	SHLQ $3, CX
@@ -8812,6 +8868,7 @@ TEXT ·axpyTile6x1Avx512(SB), NOSPLIT, $0-56
 	MOVQ lda+40(FP), R8
 	SHLQ $3, R8
 	MOVQ rows+48(FP), BX
+	MOVQ pfo+56(FP), R10
 	TESTQ BX, BX
 	JZ store
 loop:
@@ -8850,8 +8907,8 @@ store:
 	VZEROUPPER
 	RET
 
-// func axpyTile6x4Avx512(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int)
-TEXT ·axpyTile6x4Avx512(SB), NOSPLIT, $0-56
+// func axpyTile6x4Avx512(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int, pfo int)
+TEXT ·axpyTile6x4Avx512(SB), NOSPLIT, $0-64
 	MOVQ s+0(FP), DX
 	MOVQ lds+8(FP), CX
 	SHLQ $3, CX
@@ -8921,9 +8978,14 @@ TEXT ·axpyTile6x4Avx512(SB), NOSPLIT, $0-56
 	MOVQ lda+40(FP), R8
 	SHLQ $3, R8
 	MOVQ rows+48(FP), BX
+	MOVQ pfo+56(FP), R10
 	TESTQ BX, BX
 	JZ store
 loop:
+	PREFETCHT0 0(SI)(R10*1)
+	PREFETCHT0 64(SI)(R10*1)
+	PREFETCHT0 128(SI)(R10*1)
+	PREFETCHT0 192(SI)(R10*1)
 	VMOVUPD 0(SI), Z24
 	VMOVUPD 64(SI), Z25
 	VMOVUPD 128(SI), Z26

@@ -199,65 +199,65 @@ func dotTile4x2Avx2(acc *float64, accs int, a *float64, lda int, x *float64, ldx
 //go:noescape
 func dotTile4x3Avx2(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int, pf *float64)
 
-// axpyTile1x1sAvx2 adds sum_{k<rows} w[k*ldw+b]*a[k*lda+j] to s[b*lds+j] for b < 1, j < 1, one fused multiply-add per row in row order.
+// axpyTile1x1sAvx2 adds sum_{k<rows} w[k*ldw+b]*a[k*lda+j] to s[b*lds+j] for b < 1, j < 1, one fused multiply-add per row in row order; the full-width tiles prefetch the same columns of each row pfo bytes further.
 //
 //go:noescape
-func axpyTile1x1sAvx2(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int)
+func axpyTile1x1sAvx2(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int, pfo int)
 
-// axpyTile1x1Avx2 adds sum_{k<rows} w[k*ldw+b]*a[k*lda+j] to s[b*lds+j] for b < 1, j < 4, one fused multiply-add per row in row order.
+// axpyTile1x1Avx2 adds sum_{k<rows} w[k*ldw+b]*a[k*lda+j] to s[b*lds+j] for b < 1, j < 4, one fused multiply-add per row in row order; the full-width tiles prefetch the same columns of each row pfo bytes further.
 //
 //go:noescape
-func axpyTile1x1Avx2(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int)
+func axpyTile1x1Avx2(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int, pfo int)
 
-// axpyTile1x3Avx2 adds sum_{k<rows} w[k*ldw+b]*a[k*lda+j] to s[b*lds+j] for b < 1, j < 12, one fused multiply-add per row in row order.
+// axpyTile1x3Avx2 adds sum_{k<rows} w[k*ldw+b]*a[k*lda+j] to s[b*lds+j] for b < 1, j < 12, one fused multiply-add per row in row order; the full-width tiles prefetch the same columns of each row pfo bytes further.
 //
 //go:noescape
-func axpyTile1x3Avx2(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int)
+func axpyTile1x3Avx2(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int, pfo int)
 
-// axpyTile2x1sAvx2 adds sum_{k<rows} w[k*ldw+b]*a[k*lda+j] to s[b*lds+j] for b < 2, j < 1, one fused multiply-add per row in row order.
+// axpyTile2x1sAvx2 adds sum_{k<rows} w[k*ldw+b]*a[k*lda+j] to s[b*lds+j] for b < 2, j < 1, one fused multiply-add per row in row order; the full-width tiles prefetch the same columns of each row pfo bytes further.
 //
 //go:noescape
-func axpyTile2x1sAvx2(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int)
+func axpyTile2x1sAvx2(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int, pfo int)
 
-// axpyTile2x1Avx2 adds sum_{k<rows} w[k*ldw+b]*a[k*lda+j] to s[b*lds+j] for b < 2, j < 4, one fused multiply-add per row in row order.
+// axpyTile2x1Avx2 adds sum_{k<rows} w[k*ldw+b]*a[k*lda+j] to s[b*lds+j] for b < 2, j < 4, one fused multiply-add per row in row order; the full-width tiles prefetch the same columns of each row pfo bytes further.
 //
 //go:noescape
-func axpyTile2x1Avx2(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int)
+func axpyTile2x1Avx2(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int, pfo int)
 
-// axpyTile2x3Avx2 adds sum_{k<rows} w[k*ldw+b]*a[k*lda+j] to s[b*lds+j] for b < 2, j < 12, one fused multiply-add per row in row order.
+// axpyTile2x3Avx2 adds sum_{k<rows} w[k*ldw+b]*a[k*lda+j] to s[b*lds+j] for b < 2, j < 12, one fused multiply-add per row in row order; the full-width tiles prefetch the same columns of each row pfo bytes further.
 //
 //go:noescape
-func axpyTile2x3Avx2(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int)
+func axpyTile2x3Avx2(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int, pfo int)
 
-// axpyTile3x1sAvx2 adds sum_{k<rows} w[k*ldw+b]*a[k*lda+j] to s[b*lds+j] for b < 3, j < 1, one fused multiply-add per row in row order.
+// axpyTile3x1sAvx2 adds sum_{k<rows} w[k*ldw+b]*a[k*lda+j] to s[b*lds+j] for b < 3, j < 1, one fused multiply-add per row in row order; the full-width tiles prefetch the same columns of each row pfo bytes further.
 //
 //go:noescape
-func axpyTile3x1sAvx2(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int)
+func axpyTile3x1sAvx2(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int, pfo int)
 
-// axpyTile3x1Avx2 adds sum_{k<rows} w[k*ldw+b]*a[k*lda+j] to s[b*lds+j] for b < 3, j < 4, one fused multiply-add per row in row order.
+// axpyTile3x1Avx2 adds sum_{k<rows} w[k*ldw+b]*a[k*lda+j] to s[b*lds+j] for b < 3, j < 4, one fused multiply-add per row in row order; the full-width tiles prefetch the same columns of each row pfo bytes further.
 //
 //go:noescape
-func axpyTile3x1Avx2(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int)
+func axpyTile3x1Avx2(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int, pfo int)
 
-// axpyTile3x3Avx2 adds sum_{k<rows} w[k*ldw+b]*a[k*lda+j] to s[b*lds+j] for b < 3, j < 12, one fused multiply-add per row in row order.
+// axpyTile3x3Avx2 adds sum_{k<rows} w[k*ldw+b]*a[k*lda+j] to s[b*lds+j] for b < 3, j < 12, one fused multiply-add per row in row order; the full-width tiles prefetch the same columns of each row pfo bytes further.
 //
 //go:noescape
-func axpyTile3x3Avx2(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int)
+func axpyTile3x3Avx2(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int, pfo int)
 
-// axpyTile4x1sAvx2 adds sum_{k<rows} w[k*ldw+b]*a[k*lda+j] to s[b*lds+j] for b < 4, j < 1, one fused multiply-add per row in row order.
+// axpyTile4x1sAvx2 adds sum_{k<rows} w[k*ldw+b]*a[k*lda+j] to s[b*lds+j] for b < 4, j < 1, one fused multiply-add per row in row order; the full-width tiles prefetch the same columns of each row pfo bytes further.
 //
 //go:noescape
-func axpyTile4x1sAvx2(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int)
+func axpyTile4x1sAvx2(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int, pfo int)
 
-// axpyTile4x1Avx2 adds sum_{k<rows} w[k*ldw+b]*a[k*lda+j] to s[b*lds+j] for b < 4, j < 4, one fused multiply-add per row in row order.
+// axpyTile4x1Avx2 adds sum_{k<rows} w[k*ldw+b]*a[k*lda+j] to s[b*lds+j] for b < 4, j < 4, one fused multiply-add per row in row order; the full-width tiles prefetch the same columns of each row pfo bytes further.
 //
 //go:noescape
-func axpyTile4x1Avx2(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int)
+func axpyTile4x1Avx2(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int, pfo int)
 
-// axpyTile4x3Avx2 adds sum_{k<rows} w[k*ldw+b]*a[k*lda+j] to s[b*lds+j] for b < 4, j < 12, one fused multiply-add per row in row order.
+// axpyTile4x3Avx2 adds sum_{k<rows} w[k*ldw+b]*a[k*lda+j] to s[b*lds+j] for b < 4, j < 12, one fused multiply-add per row in row order; the full-width tiles prefetch the same columns of each row pfo bytes further.
 //
 //go:noescape
-func axpyTile4x3Avx2(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int)
+func axpyTile4x3Avx2(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int, pfo int)
 
 // Tile shapes of the Avx2 batched kernels.
 const (
@@ -389,32 +389,32 @@ func dotTileAvx2(r, c int, acc *float64, accs int, a *float64, lda int, x *float
 }
 
 // axpyTileAvx2 calls the c x v tile; v == 0 is the one-column scalar tile.
-func axpyTileAvx2(c, v int, s *float64, lds int, w *float64, ldw int, a *float64, lda, rows int) {
+func axpyTileAvx2(c, v int, s *float64, lds int, w *float64, ldw int, a *float64, lda, rows, pfo int) {
 	switch c*8 + v {
 	case 8:
-		axpyTile1x1sAvx2(s, lds, w, ldw, a, lda, rows)
+		axpyTile1x1sAvx2(s, lds, w, ldw, a, lda, rows, pfo)
 	case 9:
-		axpyTile1x1Avx2(s, lds, w, ldw, a, lda, rows)
+		axpyTile1x1Avx2(s, lds, w, ldw, a, lda, rows, pfo)
 	case 11:
-		axpyTile1x3Avx2(s, lds, w, ldw, a, lda, rows)
+		axpyTile1x3Avx2(s, lds, w, ldw, a, lda, rows, pfo)
 	case 16:
-		axpyTile2x1sAvx2(s, lds, w, ldw, a, lda, rows)
+		axpyTile2x1sAvx2(s, lds, w, ldw, a, lda, rows, pfo)
 	case 17:
-		axpyTile2x1Avx2(s, lds, w, ldw, a, lda, rows)
+		axpyTile2x1Avx2(s, lds, w, ldw, a, lda, rows, pfo)
 	case 19:
-		axpyTile2x3Avx2(s, lds, w, ldw, a, lda, rows)
+		axpyTile2x3Avx2(s, lds, w, ldw, a, lda, rows, pfo)
 	case 24:
-		axpyTile3x1sAvx2(s, lds, w, ldw, a, lda, rows)
+		axpyTile3x1sAvx2(s, lds, w, ldw, a, lda, rows, pfo)
 	case 25:
-		axpyTile3x1Avx2(s, lds, w, ldw, a, lda, rows)
+		axpyTile3x1Avx2(s, lds, w, ldw, a, lda, rows, pfo)
 	case 27:
-		axpyTile3x3Avx2(s, lds, w, ldw, a, lda, rows)
+		axpyTile3x3Avx2(s, lds, w, ldw, a, lda, rows, pfo)
 	case 32:
-		axpyTile4x1sAvx2(s, lds, w, ldw, a, lda, rows)
+		axpyTile4x1sAvx2(s, lds, w, ldw, a, lda, rows, pfo)
 	case 33:
-		axpyTile4x1Avx2(s, lds, w, ldw, a, lda, rows)
+		axpyTile4x1Avx2(s, lds, w, ldw, a, lda, rows, pfo)
 	case 35:
-		axpyTile4x3Avx2(s, lds, w, ldw, a, lda, rows)
+		axpyTile4x3Avx2(s, lds, w, ldw, a, lda, rows, pfo)
 	default:
 		panic("kernel: bad tile")
 	}
@@ -685,95 +685,95 @@ func dotTile8x2Avx512(acc *float64, accs int, a *float64, lda int, x *float64, l
 //go:noescape
 func dotTile8x3Avx512(acc *float64, accs int, a *float64, lda int, x *float64, ldx int, n int, pf *float64)
 
-// axpyTile1x1sAvx512 adds sum_{k<rows} w[k*ldw+b]*a[k*lda+j] to s[b*lds+j] for b < 1, j < 1, one fused multiply-add per row in row order.
+// axpyTile1x1sAvx512 adds sum_{k<rows} w[k*ldw+b]*a[k*lda+j] to s[b*lds+j] for b < 1, j < 1, one fused multiply-add per row in row order; the full-width tiles prefetch the same columns of each row pfo bytes further.
 //
 //go:noescape
-func axpyTile1x1sAvx512(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int)
+func axpyTile1x1sAvx512(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int, pfo int)
 
-// axpyTile1x1Avx512 adds sum_{k<rows} w[k*ldw+b]*a[k*lda+j] to s[b*lds+j] for b < 1, j < 8, one fused multiply-add per row in row order.
+// axpyTile1x1Avx512 adds sum_{k<rows} w[k*ldw+b]*a[k*lda+j] to s[b*lds+j] for b < 1, j < 8, one fused multiply-add per row in row order; the full-width tiles prefetch the same columns of each row pfo bytes further.
 //
 //go:noescape
-func axpyTile1x1Avx512(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int)
+func axpyTile1x1Avx512(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int, pfo int)
 
-// axpyTile1x4Avx512 adds sum_{k<rows} w[k*ldw+b]*a[k*lda+j] to s[b*lds+j] for b < 1, j < 32, one fused multiply-add per row in row order.
+// axpyTile1x4Avx512 adds sum_{k<rows} w[k*ldw+b]*a[k*lda+j] to s[b*lds+j] for b < 1, j < 32, one fused multiply-add per row in row order; the full-width tiles prefetch the same columns of each row pfo bytes further.
 //
 //go:noescape
-func axpyTile1x4Avx512(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int)
+func axpyTile1x4Avx512(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int, pfo int)
 
-// axpyTile2x1sAvx512 adds sum_{k<rows} w[k*ldw+b]*a[k*lda+j] to s[b*lds+j] for b < 2, j < 1, one fused multiply-add per row in row order.
+// axpyTile2x1sAvx512 adds sum_{k<rows} w[k*ldw+b]*a[k*lda+j] to s[b*lds+j] for b < 2, j < 1, one fused multiply-add per row in row order; the full-width tiles prefetch the same columns of each row pfo bytes further.
 //
 //go:noescape
-func axpyTile2x1sAvx512(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int)
+func axpyTile2x1sAvx512(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int, pfo int)
 
-// axpyTile2x1Avx512 adds sum_{k<rows} w[k*ldw+b]*a[k*lda+j] to s[b*lds+j] for b < 2, j < 8, one fused multiply-add per row in row order.
+// axpyTile2x1Avx512 adds sum_{k<rows} w[k*ldw+b]*a[k*lda+j] to s[b*lds+j] for b < 2, j < 8, one fused multiply-add per row in row order; the full-width tiles prefetch the same columns of each row pfo bytes further.
 //
 //go:noescape
-func axpyTile2x1Avx512(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int)
+func axpyTile2x1Avx512(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int, pfo int)
 
-// axpyTile2x4Avx512 adds sum_{k<rows} w[k*ldw+b]*a[k*lda+j] to s[b*lds+j] for b < 2, j < 32, one fused multiply-add per row in row order.
+// axpyTile2x4Avx512 adds sum_{k<rows} w[k*ldw+b]*a[k*lda+j] to s[b*lds+j] for b < 2, j < 32, one fused multiply-add per row in row order; the full-width tiles prefetch the same columns of each row pfo bytes further.
 //
 //go:noescape
-func axpyTile2x4Avx512(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int)
+func axpyTile2x4Avx512(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int, pfo int)
 
-// axpyTile3x1sAvx512 adds sum_{k<rows} w[k*ldw+b]*a[k*lda+j] to s[b*lds+j] for b < 3, j < 1, one fused multiply-add per row in row order.
+// axpyTile3x1sAvx512 adds sum_{k<rows} w[k*ldw+b]*a[k*lda+j] to s[b*lds+j] for b < 3, j < 1, one fused multiply-add per row in row order; the full-width tiles prefetch the same columns of each row pfo bytes further.
 //
 //go:noescape
-func axpyTile3x1sAvx512(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int)
+func axpyTile3x1sAvx512(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int, pfo int)
 
-// axpyTile3x1Avx512 adds sum_{k<rows} w[k*ldw+b]*a[k*lda+j] to s[b*lds+j] for b < 3, j < 8, one fused multiply-add per row in row order.
+// axpyTile3x1Avx512 adds sum_{k<rows} w[k*ldw+b]*a[k*lda+j] to s[b*lds+j] for b < 3, j < 8, one fused multiply-add per row in row order; the full-width tiles prefetch the same columns of each row pfo bytes further.
 //
 //go:noescape
-func axpyTile3x1Avx512(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int)
+func axpyTile3x1Avx512(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int, pfo int)
 
-// axpyTile3x4Avx512 adds sum_{k<rows} w[k*ldw+b]*a[k*lda+j] to s[b*lds+j] for b < 3, j < 32, one fused multiply-add per row in row order.
+// axpyTile3x4Avx512 adds sum_{k<rows} w[k*ldw+b]*a[k*lda+j] to s[b*lds+j] for b < 3, j < 32, one fused multiply-add per row in row order; the full-width tiles prefetch the same columns of each row pfo bytes further.
 //
 //go:noescape
-func axpyTile3x4Avx512(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int)
+func axpyTile3x4Avx512(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int, pfo int)
 
-// axpyTile4x1sAvx512 adds sum_{k<rows} w[k*ldw+b]*a[k*lda+j] to s[b*lds+j] for b < 4, j < 1, one fused multiply-add per row in row order.
+// axpyTile4x1sAvx512 adds sum_{k<rows} w[k*ldw+b]*a[k*lda+j] to s[b*lds+j] for b < 4, j < 1, one fused multiply-add per row in row order; the full-width tiles prefetch the same columns of each row pfo bytes further.
 //
 //go:noescape
-func axpyTile4x1sAvx512(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int)
+func axpyTile4x1sAvx512(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int, pfo int)
 
-// axpyTile4x1Avx512 adds sum_{k<rows} w[k*ldw+b]*a[k*lda+j] to s[b*lds+j] for b < 4, j < 8, one fused multiply-add per row in row order.
+// axpyTile4x1Avx512 adds sum_{k<rows} w[k*ldw+b]*a[k*lda+j] to s[b*lds+j] for b < 4, j < 8, one fused multiply-add per row in row order; the full-width tiles prefetch the same columns of each row pfo bytes further.
 //
 //go:noescape
-func axpyTile4x1Avx512(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int)
+func axpyTile4x1Avx512(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int, pfo int)
 
-// axpyTile4x4Avx512 adds sum_{k<rows} w[k*ldw+b]*a[k*lda+j] to s[b*lds+j] for b < 4, j < 32, one fused multiply-add per row in row order.
+// axpyTile4x4Avx512 adds sum_{k<rows} w[k*ldw+b]*a[k*lda+j] to s[b*lds+j] for b < 4, j < 32, one fused multiply-add per row in row order; the full-width tiles prefetch the same columns of each row pfo bytes further.
 //
 //go:noescape
-func axpyTile4x4Avx512(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int)
+func axpyTile4x4Avx512(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int, pfo int)
 
-// axpyTile5x1sAvx512 adds sum_{k<rows} w[k*ldw+b]*a[k*lda+j] to s[b*lds+j] for b < 5, j < 1, one fused multiply-add per row in row order.
+// axpyTile5x1sAvx512 adds sum_{k<rows} w[k*ldw+b]*a[k*lda+j] to s[b*lds+j] for b < 5, j < 1, one fused multiply-add per row in row order; the full-width tiles prefetch the same columns of each row pfo bytes further.
 //
 //go:noescape
-func axpyTile5x1sAvx512(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int)
+func axpyTile5x1sAvx512(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int, pfo int)
 
-// axpyTile5x1Avx512 adds sum_{k<rows} w[k*ldw+b]*a[k*lda+j] to s[b*lds+j] for b < 5, j < 8, one fused multiply-add per row in row order.
+// axpyTile5x1Avx512 adds sum_{k<rows} w[k*ldw+b]*a[k*lda+j] to s[b*lds+j] for b < 5, j < 8, one fused multiply-add per row in row order; the full-width tiles prefetch the same columns of each row pfo bytes further.
 //
 //go:noescape
-func axpyTile5x1Avx512(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int)
+func axpyTile5x1Avx512(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int, pfo int)
 
-// axpyTile5x4Avx512 adds sum_{k<rows} w[k*ldw+b]*a[k*lda+j] to s[b*lds+j] for b < 5, j < 32, one fused multiply-add per row in row order.
+// axpyTile5x4Avx512 adds sum_{k<rows} w[k*ldw+b]*a[k*lda+j] to s[b*lds+j] for b < 5, j < 32, one fused multiply-add per row in row order; the full-width tiles prefetch the same columns of each row pfo bytes further.
 //
 //go:noescape
-func axpyTile5x4Avx512(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int)
+func axpyTile5x4Avx512(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int, pfo int)
 
-// axpyTile6x1sAvx512 adds sum_{k<rows} w[k*ldw+b]*a[k*lda+j] to s[b*lds+j] for b < 6, j < 1, one fused multiply-add per row in row order.
+// axpyTile6x1sAvx512 adds sum_{k<rows} w[k*ldw+b]*a[k*lda+j] to s[b*lds+j] for b < 6, j < 1, one fused multiply-add per row in row order; the full-width tiles prefetch the same columns of each row pfo bytes further.
 //
 //go:noescape
-func axpyTile6x1sAvx512(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int)
+func axpyTile6x1sAvx512(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int, pfo int)
 
-// axpyTile6x1Avx512 adds sum_{k<rows} w[k*ldw+b]*a[k*lda+j] to s[b*lds+j] for b < 6, j < 8, one fused multiply-add per row in row order.
+// axpyTile6x1Avx512 adds sum_{k<rows} w[k*ldw+b]*a[k*lda+j] to s[b*lds+j] for b < 6, j < 8, one fused multiply-add per row in row order; the full-width tiles prefetch the same columns of each row pfo bytes further.
 //
 //go:noescape
-func axpyTile6x1Avx512(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int)
+func axpyTile6x1Avx512(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int, pfo int)
 
-// axpyTile6x4Avx512 adds sum_{k<rows} w[k*ldw+b]*a[k*lda+j] to s[b*lds+j] for b < 6, j < 32, one fused multiply-add per row in row order.
+// axpyTile6x4Avx512 adds sum_{k<rows} w[k*ldw+b]*a[k*lda+j] to s[b*lds+j] for b < 6, j < 32, one fused multiply-add per row in row order; the full-width tiles prefetch the same columns of each row pfo bytes further.
 //
 //go:noescape
-func axpyTile6x4Avx512(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int)
+func axpyTile6x4Avx512(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int, pfo int)
 
 // Tile shapes of the Avx512 batched kernels.
 const (
@@ -933,44 +933,44 @@ func dotTileAvx512(r, c int, acc *float64, accs int, a *float64, lda int, x *flo
 }
 
 // axpyTileAvx512 calls the c x v tile; v == 0 is the one-column scalar tile.
-func axpyTileAvx512(c, v int, s *float64, lds int, w *float64, ldw int, a *float64, lda, rows int) {
+func axpyTileAvx512(c, v int, s *float64, lds int, w *float64, ldw int, a *float64, lda, rows, pfo int) {
 	switch c*8 + v {
 	case 8:
-		axpyTile1x1sAvx512(s, lds, w, ldw, a, lda, rows)
+		axpyTile1x1sAvx512(s, lds, w, ldw, a, lda, rows, pfo)
 	case 9:
-		axpyTile1x1Avx512(s, lds, w, ldw, a, lda, rows)
+		axpyTile1x1Avx512(s, lds, w, ldw, a, lda, rows, pfo)
 	case 12:
-		axpyTile1x4Avx512(s, lds, w, ldw, a, lda, rows)
+		axpyTile1x4Avx512(s, lds, w, ldw, a, lda, rows, pfo)
 	case 16:
-		axpyTile2x1sAvx512(s, lds, w, ldw, a, lda, rows)
+		axpyTile2x1sAvx512(s, lds, w, ldw, a, lda, rows, pfo)
 	case 17:
-		axpyTile2x1Avx512(s, lds, w, ldw, a, lda, rows)
+		axpyTile2x1Avx512(s, lds, w, ldw, a, lda, rows, pfo)
 	case 20:
-		axpyTile2x4Avx512(s, lds, w, ldw, a, lda, rows)
+		axpyTile2x4Avx512(s, lds, w, ldw, a, lda, rows, pfo)
 	case 24:
-		axpyTile3x1sAvx512(s, lds, w, ldw, a, lda, rows)
+		axpyTile3x1sAvx512(s, lds, w, ldw, a, lda, rows, pfo)
 	case 25:
-		axpyTile3x1Avx512(s, lds, w, ldw, a, lda, rows)
+		axpyTile3x1Avx512(s, lds, w, ldw, a, lda, rows, pfo)
 	case 28:
-		axpyTile3x4Avx512(s, lds, w, ldw, a, lda, rows)
+		axpyTile3x4Avx512(s, lds, w, ldw, a, lda, rows, pfo)
 	case 32:
-		axpyTile4x1sAvx512(s, lds, w, ldw, a, lda, rows)
+		axpyTile4x1sAvx512(s, lds, w, ldw, a, lda, rows, pfo)
 	case 33:
-		axpyTile4x1Avx512(s, lds, w, ldw, a, lda, rows)
+		axpyTile4x1Avx512(s, lds, w, ldw, a, lda, rows, pfo)
 	case 36:
-		axpyTile4x4Avx512(s, lds, w, ldw, a, lda, rows)
+		axpyTile4x4Avx512(s, lds, w, ldw, a, lda, rows, pfo)
 	case 40:
-		axpyTile5x1sAvx512(s, lds, w, ldw, a, lda, rows)
+		axpyTile5x1sAvx512(s, lds, w, ldw, a, lda, rows, pfo)
 	case 41:
-		axpyTile5x1Avx512(s, lds, w, ldw, a, lda, rows)
+		axpyTile5x1Avx512(s, lds, w, ldw, a, lda, rows, pfo)
 	case 44:
-		axpyTile5x4Avx512(s, lds, w, ldw, a, lda, rows)
+		axpyTile5x4Avx512(s, lds, w, ldw, a, lda, rows, pfo)
 	case 48:
-		axpyTile6x1sAvx512(s, lds, w, ldw, a, lda, rows)
+		axpyTile6x1sAvx512(s, lds, w, ldw, a, lda, rows, pfo)
 	case 49:
-		axpyTile6x1Avx512(s, lds, w, ldw, a, lda, rows)
+		axpyTile6x1Avx512(s, lds, w, ldw, a, lda, rows, pfo)
 	case 52:
-		axpyTile6x4Avx512(s, lds, w, ldw, a, lda, rows)
+		axpyTile6x4Avx512(s, lds, w, ldw, a, lda, rows, pfo)
 	default:
 		panic("kernel: bad tile")
 	}

@@ -257,6 +257,10 @@ func TestBatch(t *testing.T) {
 				}
 			}
 		}
+		// Enough runs for the calls past the first run tiles to prefetch
+		// the next column block, and the sweep's block shape.
+		testBatch(t, rng, 600, 17, 40)
+		testBatch(t, rng, 1000, 64, 55)
 	})
 }
 
