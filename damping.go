@@ -137,8 +137,9 @@ type damper struct {
 	factor float64 // c when Damping.Factor is 0: the loss's default
 }
 
-// newDamper readies the damping of a run with observations y.
-func newDamper(d Damping, loss Loss, iso float64, y []float64, ranks dist) damper {
+// newDamper readies the damping of a run with observations y; scratch,
+// len(y) values it may overwrite, spares it a copy of them.
+func newDamper(d Damping, loss Loss, iso float64, y, scratch []float64, ranks dist) damper {
 	factor := DefaultDampingFactor
 	if loss == TrimmedL2 {
 		loss = L2Squared // in the units of its kept part
@@ -152,7 +153,7 @@ func newDamper(d Damping, loss Loss, iso float64, y []float64, ranks dist) dampe
 	// Trim): about f(0) - f(X*), with the outliers mostly left out. Auto's
 	// estimate at X = 0 would vanish when a quarter of the observations are
 	// zero, as they can be in matrix completion, and make ρ_t enormous.
-	v, _ := trimmed(y, Trim{}, ranks)
+	v, _ := trimmed(scratch, y, Trim{}, ranks)
 	dm.scale, _ = loss.valueOver(v, iso, ranks, false)
 	return dm
 }

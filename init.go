@@ -13,7 +13,10 @@ import (
 
 // Trim says which observations the spectral initialization leaves out, so
 // that gross outliers do not steer it. The zero value drops those above
-// three times the median magnitude, a rule that needs no outlier fraction.
+// three times the median magnitude, a rule that needs no outlier fraction
+// (beyond 2^20 observations on one process, the median of an evenly
+// strided sample of 2^20 of them, which spares a copy of the
+// observations).
 //
 // Clean observations seldom exceed three times their median magnitude (4%
 // of Gaussian ones do, 5 to 11% of the heavier-tailed ones of quadratic
@@ -139,7 +142,7 @@ func spectral(op Operator, y []float64, r int, trim Trim, d dist) (Factors, erro
 	if d.on() && !ok {
 		return Factors{}, fmt.Errorf("scaledsm: spectral initialization: operator %T has no spectral estimate over ranks; give Settings.Init", op)
 	}
-	v, kept := trimmed(y, trim, d)
+	v, kept := trimmed(nil, y, trim, d)
 	if kept = d.count(kept); kept == 0 {
 		return Factors{}, errors.New("scaledsm: spectral initialization: no observation left after trimming")
 	}
@@ -161,9 +164,15 @@ func Trimmed(y []float64, trim Trim) []int {
 }
 
 // trimmed returns y with the observations the truncation drops set to
-// zero, and the number kept.
-func trimmed(y []float64, trim Trim, d dist) (v []float64, kept int) {
-	v = make([]float64, len(y))
+// zero, and the number kept, in v when it has len(y) values (a new
+// slice otherwise).
+func trimmed(v, y []float64, trim Trim, d dist) ([]float64, int) {
+	if len(v) != len(y) {
+		v = make([]float64, len(y))
+	} else {
+		clear(v)
+	}
+	kept := 0
 	keepEach(y, trim, d, func(i int) {
 		v[i] = y[i]
 		kept++
@@ -189,12 +198,28 @@ func keepEach(y []float64, trim Trim, d dist, keep func(i int)) {
 		all()
 		return
 	}
+	var below float64 // keep |y_i| < below,
+	allow := 0        // and the first allow of magnitude exactly below
+	if trim.Fraction == 0 && !d.on() && m > medianSample {
+		// Beyond 2^20 observations, the median of an evenly strided
+		// sample (see medianAbs), not of an m-sized copy of |y|: a scale.
+		if med := medianAbs(y); med > 0 {
+			below = math.Nextafter(medianMultiple*med, math.Inf(1))
+		} else {
+			all()
+			return
+		}
+		for i, x := range y {
+			if math.Abs(x) < below {
+				keep(i)
+			}
+		}
+		return
+	}
 	abs := make([]float64, m)
 	for i, x := range y {
 		abs[i] = math.Abs(x)
 	}
-	var below float64 // keep |y_i| < below,
-	allow := 0        // and the first allow of magnitude exactly below
 	if trim.Fraction == 0 {
 		med := d.kth(abs, total/2)
 		if total%2 == 0 {

@@ -88,7 +88,7 @@ func newRun(p Problem, s Settings, init Factors) (*run, error) {
 	u.eval = NewEvaluation(p.Op, p.Rank)
 	u.eval.Y = p.Y
 	u.eval.Weight = s.Loss.weight()
-	u.damp = newDamper(s.Damping, s.Loss, u.iso, p.Y, u.d)
+	u.damp = newDamper(s.Damping, s.Loss, u.iso, p.Y, u.eval.Z, u.d) // Z as its scratch, before any pass
 	u.l = mat.DenseCopyOf(init.L)
 	u.dl = mat.NewDense(n1, p.Rank, nil)
 	if !u.sym {

@@ -58,15 +58,21 @@ func (tr *trimming) next(sq float64) {
 }
 
 // startBounds sets the bounds of the first pass from the residuals z at
-// the initialization: c times the median |z| of all of them, then one
+// the initialization: c times the median |z| of all of them (of a sample
+// beyond 2^20 on one process, see medianAbs), then one
 // round of the rule (see rebound) from there. The median leaves the gross
 // outliers out of the first means, which they would inflate.
 func startBounds(b bounder, n1, n2 int, z []float64, c float64, d dist) *Bounds {
-	abs := make([]float64, len(z))
-	for k, v := range z {
-		abs[k] = math.Abs(v)
+	var floor float64
+	if !d.on() && len(z) > medianSample {
+		floor = c * medianAbs(z) // of a sample, as for Trim
+	} else {
+		abs := make([]float64, len(z))
+		for k, v := range z {
+			abs[k] = math.Abs(v)
+		}
+		floor = c * d.kth(abs, (d.count(len(z))-1)/2)
 	}
-	floor := c * d.kth(abs, (d.count(len(z))-1)/2)
 	bounds := &Bounds{Rows: make([]float64, n1), Cols: make([]float64, n2)}
 	for _, v := range [][]float64{bounds.Rows, bounds.Cols} {
 		for k := range v {
