@@ -427,22 +427,32 @@ func converged(a, b []float64) bool {
 }
 
 // mulSparse sets dst (n1×k) to scale·M x for the sparse matrix M of the
-// values v at the entries, x being n2×k.
+// values v at the entries, x being n2×k. Each row gathers the rows of x at
+// its entries' columns into a buffer and adds them in one AxpyRows call,
+// the bits of one Axpy call an entry.
 func (e *Entries) mulSparse(dst *mat.Dense, v []float64, x *mat.Dense, scale float64) {
 	_, k := x.Dims()
 	xr, dr := x.RawMatrix(), dst.RawMatrix()
-	parallel(teamSize(len(e.cols)*k), e.n1, func(i int) {
-		if i+1 < e.n1 {
-			kernel.PrefetchRows(xr.Data, e.cols[e.start[i+1]:e.start[i+2]], xr.Stride, k)
-		}
-		row := dr.Data[i*dr.Stride : i*dr.Stride+k]
-		clear(row)
-		for p := e.start[i]; p < e.start[i+1]; p++ {
-			if v[p] == 0 {
-				continue
+	const rows = 256
+	parallel(teamSize(len(e.cols)*k), (e.n1+rows-1)/rows, func(b int) {
+		lo, hi := b*rows, min((b+1)*rows, e.n1)
+		var buf, alpha []float64
+		for i := lo; i < hi; i++ {
+			if i+1 < e.n1 {
+				kernel.PrefetchRows(xr.Data, e.cols[e.start[i+1]:e.start[i+2]], xr.Stride, k)
 			}
-			j := int(e.cols[p])
-			kernel.Axpy(scale*v[p], xr.Data[j*xr.Stride:j*xr.Stride+k], row)
+			buf, alpha = buf[:0], alpha[:0]
+			for p := e.start[i]; p < e.start[i+1]; p++ {
+				if v[p] == 0 {
+					continue
+				}
+				j := int(e.cols[p])
+				buf = append(buf, xr.Data[j*xr.Stride:j*xr.Stride+k]...)
+				alpha = append(alpha, scale*v[p])
+			}
+			row := dr.Data[i*dr.Stride : i*dr.Stride+k]
+			clear(row)
+			kernel.AxpyRows(row, alpha, buf, k, k)
 		}
 	})
 }
