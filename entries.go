@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/scaledsm/scaledsm/internal/fsum"
 	"github.com/scaledsm/scaledsm/internal/kernel"
 )
 
@@ -196,9 +197,27 @@ func (e *Entries) Bytes() int64 { return 4*int64(len(e.cols)) + 8*int64(len(e.st
 // Apply sets dst[k] to x's entry at the k-th position. For Factors it
 // forms each entry from the factors' rows, without forming x.
 func (e *Entries) Apply(dst []float64, x mat.Matrix) {
+	f, ok := x.(Factors)
+	if !ok {
+		parallel(teamSize(len(e.cols)), e.n1, func(i int) {
+			for k := e.start[i]; k < e.start[i+1]; k++ {
+				dst[k] = x.At(i, int(e.cols[k]))
+			}
+		})
+		return
+	}
+	// Factors.At's compensated products, the next row's rows of R
+	// prefetched.
+	rr := f.right().RawMatrix()
+	_, r := f.L.Dims()
 	parallel(teamSize(len(e.cols)), e.n1, func(i int) {
+		if i+1 < e.n1 {
+			kernel.PrefetchRows(rr.Data, e.cols[e.start[i+1]:e.start[i+2]], rr.Stride, r)
+		}
+		li := f.L.RawRowView(i)
 		for k := e.start[i]; k < e.start[i+1]; k++ {
-			dst[k] = x.At(i, int(e.cols[k]))
+			j := int(e.cols[k])
+			dst[k] = fsum.Dot(li, rr.Data[j*rr.Stride:j*rr.Stride+r])
 		}
 	})
 }

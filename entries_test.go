@@ -212,3 +212,27 @@ func TestEntriesSpectral(t *testing.T) {
 		t.Logf("spectral initialization at relative error %.3g", e)
 	}
 }
+
+// TestEntriesApplyFactors: Apply at factors gives each entry's
+// compensated product, the bits of Factors.At, and agrees with Apply at
+// the formed matrix to rounding.
+func TestEntriesApplyFactors(t *testing.T) {
+	d := newDraw(t, synth.Config{Kind: synth.Completion, N1: 120, N2: 90, Rank: 3, P: 0.4, Seed: 4})
+	in := instanceOf(t, d, synth.Setting{Kappa: 5, SNR: noNoise})
+	m, n1, _ := in.Op.Dims()
+	e := in.Op.(*scaledsm.Entries)
+	got, dense := make([]float64, m), make([]float64, m)
+	e.Apply(got, in.Star)
+	e.Apply(dense, in.Star.Product())
+	start, cols := e.Start(), e.Cols()
+	for i := range n1 {
+		for k := start[i]; k < start[i+1]; k++ {
+			if want := in.Star.At(i, int(cols[k])); got[k] != want {
+				t.Fatalf("entry (%d, %d): %v, Factors.At %v", i, cols[k], got[k], want)
+			}
+			if math.Abs(got[k]-dense[k]) > 1e-12*(1+math.Abs(dense[k])) {
+				t.Fatalf("entry (%d, %d): %v, formed %v", i, cols[k], got[k], dense[k])
+			}
+		}
+	}
+}
