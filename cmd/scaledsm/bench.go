@@ -111,6 +111,11 @@ of 109 sensing runs, at the paper's sizes, and matrix completion (10^6 and
 floor measured in the same process: the fastest streaming read of the data
 on all cores, between the timed iterations, with the fastest loads of the
 machine (or, with --membw, the rate of that C program if it reads faster).
+The sweep is also set against the machine's multiply-add peak and against
+the same products by NumPy's BLAS (when python3 has NumPy); the completion
+cases, which time the model's default method, against their arithmetic
+floor (3r multiply-adds an entry at that peak) and their access floor (the
+pass's random reads and additions of factor rows, without the arithmetic).
 Each case runs in a process of its own, so that its peak memory is its
 own; the whole takes a few minutes. Prints a Markdown table, or with --json
 one JSON array.`
