@@ -200,37 +200,8 @@ func keepEach(y []float64, trim Trim, d dist, keep func(i int)) {
 	}
 	var below float64 // keep |y_i| < below,
 	allow := 0        // and the first allow of magnitude exactly below
-	if trim.Fraction == 0 && !d.on() && m > medianSample {
-		// Beyond 2^20 observations, the median of an evenly strided
-		// sample (see medianAbs), not of an m-sized copy of |y|: a scale.
-		if med := medianAbs(y); med > 0 {
-			below = math.Nextafter(medianMultiple*med, math.Inf(1))
-		} else {
-			all()
-			return
-		}
-		for i, x := range y {
-			if math.Abs(x) < below {
-				keep(i)
-			}
-		}
-		return
-	}
-	abs := make([]float64, m)
-	for i, x := range y {
-		abs[i] = math.Abs(x)
-	}
 	if trim.Fraction == 0 {
-		med := d.kth(abs, total/2)
-		if total%2 == 0 {
-			// Alone, the lower middle is the largest of the lower half that
-			// the selection left in front.
-			if d.on() {
-				med = (d.kth(abs, total/2-1) + med) / 2
-			} else {
-				med = (selectKth(abs[:m/2], m/2-1) + med) / 2
-			}
-		}
+		med := trimMedian(y, d)
 		if med == 0 {
 			all()
 			return
@@ -241,6 +212,7 @@ func keepEach(y []float64, trim Trim, d dist, keep func(i int)) {
 		if n == 0 {
 			return
 		}
+		abs := absValues(y)
 		below = d.kth(abs, n-1) // the largest magnitude kept
 		less, ties := 0, 0
 		for _, x := range y {
@@ -272,6 +244,38 @@ func keepEach(y []float64, trim Trim, d dist, keep func(i int)) {
 			allow--
 		}
 	}
+}
+
+// trimMedian returns the median |y_i| of the median rule over the ranks of
+// d: the mean of the two middle ones for an even count, or on one process
+// beyond 2^20 observations the median of an evenly strided sample (see
+// medianAbs), which spares an m-sized copy of |y|.
+func trimMedian(y []float64, d dist) float64 {
+	m, total := len(y), d.count(len(y))
+	if !d.on() && m > medianSample {
+		return medianAbs(y)
+	}
+	abs := absValues(y)
+	med := d.kth(abs, total/2)
+	if total%2 == 0 {
+		// Alone, the lower middle is the largest of the lower half that
+		// the selection left in front.
+		if d.on() {
+			med = (d.kth(abs, total/2-1) + med) / 2
+		} else {
+			med = (selectKth(abs[:m/2], m/2-1) + med) / 2
+		}
+	}
+	return med
+}
+
+// absValues returns |v_i|, a new slice.
+func absValues(v []float64) []float64 {
+	abs := make([]float64, len(v))
+	for i, x := range v {
+		abs[i] = math.Abs(x)
+	}
+	return abs
 }
 
 // dropCount returns ceil(f·m), the observations the fraction rule drops.

@@ -67,11 +67,7 @@ func startBounds(b bounder, n1, n2 int, z []float64, c float64, d dist) *Bounds 
 	if !d.on() && len(z) > medianSample {
 		floor = c * medianAbs(z) // of a sample, as for Trim
 	} else {
-		abs := make([]float64, len(z))
-		for k, v := range z {
-			abs[k] = math.Abs(v)
-		}
-		floor = c * d.kth(abs, (d.count(len(z))-1)/2)
+		floor = c * d.kth(absValues(z), (d.count(len(z))-1)/2)
 	}
 	bounds := &Bounds{Rows: make([]float64, n1), Cols: make([]float64, n2)}
 	for _, v := range [][]float64{bounds.Rows, bounds.Cols} {
