@@ -396,15 +396,7 @@ func BenchmarkFusedVsStream(b *testing.B) {
 // runs' vectors are in the caches after the first call).
 func BenchmarkBatchKernels(b *testing.B) {
 	a64, a32 := paperData()
-	x := make([]float64, sweepB*paperN)
-	for i := range x {
-		x[i] = math.Sin(float64(i))
-	}
-	s := make([]float64, sweepB*paperN)
-	z := make([]float64, BatchRows*sweepB)
-	for i := range z {
-		z[i] = 1e-9 * math.Cos(float64(i))
-	}
+	x, s, z := batchVectors(sweepB)
 	fma := float64(BatchRows) * paperN * sweepB
 	forEachImplB(b, func(b *testing.B) {
 		for _, name := range []string{"DotBatch", "DotBatch32", "AxpyBatch", "AxpyBatch32"} {
@@ -514,4 +506,20 @@ func BenchmarkSweep(b *testing.B) {
 			})
 		}
 	})
+}
+
+// batchVectors returns the runs' vectors of a batched benchmark over rows
+// of paperN values: x (runs × paperN), the adjoint's sums s (zero) and
+// the weights z (BatchRows × runs, small enough to leave s near zero).
+func batchVectors(runs int) (x, s, z []float64) {
+	x = make([]float64, runs*paperN)
+	for i := range x {
+		x[i] = math.Sin(float64(i))
+	}
+	s = make([]float64, runs*paperN)
+	z = make([]float64, BatchRows*runs)
+	for i := range z {
+		z[i] = 1e-9 * math.Cos(float64(i))
+	}
+	return x, s, z
 }

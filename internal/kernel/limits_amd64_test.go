@@ -25,15 +25,7 @@ import (
 func BenchmarkBatchLimits(b *testing.B) {
 	a64, _ := paperData()
 	const runs = 54
-	x := make([]float64, runs*paperN)
-	for i := range x {
-		x[i] = math.Sin(float64(i))
-	}
-	s := make([]float64, runs*paperN)
-	z := make([]float64, BatchRows*runs)
-	for i := range z {
-		z[i] = 1e-9 * math.Cos(float64(i))
-	}
+	x, s, z := batchVectors(runs)
 	blockFMA := float64(BatchRows) * paperN * runs
 	for _, impl := range []int{implAVX2, implAVX512} {
 		if supported(impl) != nil {
