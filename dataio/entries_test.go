@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -163,20 +164,20 @@ func TestReadRatings(t *testing.T) {
 	if n, err := RatingsSize(p); err != nil || n < 4 {
 		t.Errorf("RatingsSize = %d, %v", n, err)
 	}
-	lines, err := RecordLines(p, 0, 2)
+	lines, err := RecordLines(p, Layout{}, 0, 2)
 	if err != nil || !slices.Equal(lines, []int{2, 5}) {
 		t.Errorf("RecordLines = %v, %v; want [2 5] (a blank line skipped)", lines, err)
 	}
 
 	for body, want := range map[string]string{
-		"userId,rating\n1,2\n":                       `line 1: the header "userId,rating" has no movieId column`,
-		"userId,movieId,rating\n1,2,3\n1,2\n":        "line 3: 2 fields, want 3",
-		"userId,movieId,rating\n1,2,3\n1,2,abc\n":    `line 3: rating "abc" is not a number`,
-		"userId,movieId,rating\n1,2,NaN\n":           `line 2: rating "NaN" is not finite`,
-		"userId,movieId,rating\n1.5,2,3\n":           `line 2: userId "1.5" is not an integer`,
-		"userId,movieId,rating\n":                    "no ratings after the header line",
-		"":                                           "empty",
-		"userId,movieId,rating\n1,2,3\n\"1,2,3\n4\n": "extraneous or missing \" in quoted-field",
+		"userId,rating\n1,2\n":                    `line 1: the header "userId,rating" has no item column`,
+		"userId,movieId,rating\n1,2,3\n1,2\n":     "line 3: 2 fields, want 3 (the rating in column 3)",
+		"userId,movieId,rating\n1,2,3\n1,2,abc\n": `line 3: rating "abc" is not a number`,
+		"userId,movieId,rating\n1,2,NaN\n":        `line 2: rating "NaN" is not finite`,
+		"userId,movieId,rating\n1.5,2,3\n":        `line 2: user id "1.5" is not an integer`,
+		"userId,movieId,rating\n":                 "no ratings after the header line",
+		"":                                        "empty",
+		"1\t2\n":                                  "line 1: 2 fields, want user, item and rating",
 	} {
 		p := writeFile(t, dir, "bad.csv", []byte(body))
 		_, err := ReadRatings(p)
@@ -258,5 +259,55 @@ func TestWriteInts(t *testing.T) {
 	}
 	if err := WriteInt64(&b, []int{3}, []int64{1}); err == nil {
 		t.Error("a shape that does not hold the data was written")
+	}
+}
+
+// TestReadRatingsLayouts reads the layouts people have: Excel's CSV with a
+// byte order mark, other column names, MovieLens 100k's u.data (tabs, no
+// header), MovieLens 1M's ratings.dat ("::"), quoted fields, semicolons,
+// and columns given by name or number.
+func TestReadRatingsLayouts(t *testing.T) {
+	dir := t.TempDir()
+	want := &Ratings{Rows: []int32{0, 1, 0}, Cols: []int32{1, 0, 0}, Values: []float64{4, 3.5, 1}, RowIDs: []int64{1, 2}, ColIDs: []int64{10, 20}}
+	for _, c := range []struct {
+		name, body, columns string
+	}{
+		{"bom.csv", "\ufeffuserId,movieId,rating\r\n1,20,4\r\n2,10,3.5\r\n1,10,1\r\n", ""},
+		{"snake.csv", "user_id,item_id,rating,timestamp\n1,20,4,0\n2,10,3.5,0\n1,10,1,0\n", ""},
+		{"u.data", "1\t20\t4\t881250949\n2\t10\t3.5\t891717742\n1\t10\t1\t878887116\n", ""},
+		{"ratings.dat", "1::20::4::978300760\n2::10::3.5::978302109\n1::10::1::978301968\n", ""},
+		{"quoted.csv", "\"user\",\"item\",\"rating\"\n\"1\",\"20\",\"4\"\n\"2\",\"10\",\"3.5\"\n\"1\",\"10\",\"1\"\n", ""},
+		{"semi.csv", "User ID;Book ID;Score\n1;20;4\n2;10;3.5\n1;10;1\n", ""},
+		{"spaces.txt", "1 20 4\n2  10 3.5\n\n1 10 1\n", ""},
+		{"named.csv", "when,who,what,stars\n0,1,20,4\n0,2,10,3.5\n0,1,10,1\n", "who,what,stars"},
+		{"numbered.csv", "0,1,20,4\n0,2,10,3.5\n0,1,10,1\n", "2,3,4"},
+	} {
+		layout := Layout{}
+		if c.columns != "" {
+			var err error
+			if layout, err = ParseLayout(c.columns); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, err := ReadRatingsLayout(writeFile(t, dir, c.name, []byte(c.body)), layout)
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: %+v, want %+v", c.name, got, want)
+		}
+	}
+	for columns, msg := range map[string]string{"1,2": "want three columns", "0,1,2": "count from 1", "a,,b": "column 2 is empty"} {
+		if _, err := ParseLayout(columns); err == nil || !strings.Contains(err.Error(), msg) {
+			t.Errorf("ParseLayout(%q): %v, want %q", columns, err, msg)
+		}
+	}
+	p := writeFile(t, dir, "h.csv", []byte("a,b,c\n1,2,3\n"))
+	for columns, msg := range map[string]string{"a,b,x": `has no column "x" for the rating`, "1,2,4": "no column 4 for the rating"} {
+		l, _ := ParseLayout(columns)
+		if _, err := ReadRatingsLayout(p, l); err == nil || !strings.Contains(err.Error(), msg) {
+			t.Errorf("--columns %s: %v, want %q", columns, err, msg)
+		}
 	}
 }

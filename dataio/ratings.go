@@ -1,6 +1,7 @@
 package dataio
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/csv"
 	"errors"
@@ -12,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // Ratings are the entries of a ratings file: Rows[k], Cols[k] and
@@ -24,9 +26,278 @@ type Ratings struct {
 	RowIDs, ColIDs []int64
 }
 
-// ratingColumns are the columns a ratings file must have, by header name,
-// in the MovieLens layout userId,movieId,rating[,timestamp].
-var ratingColumns = [...]string{"userId", "movieId", "rating"}
+// Layout says which columns of a ratings file hold the user, the item and
+// the rating. The zero value finds them: by name in a header line (userId,
+// user_id, user, ...; movieId, item_id, item, ...; rating, score, ...; in
+// any order, among other columns), or, in a file without a header, the
+// first three columns, as MovieLens's u.data and ratings.dat have them.
+type Layout struct {
+	// Columns, when not nil, names the user, item and rating columns,
+	// each by its header name or its number counted from 1.
+	Columns []string
+}
+
+// ParseLayout parses the columns of a Layout from "user,item,rating", each
+// a header name or a column number from 1, as "user_id,item_id,stars" or
+// "1,2,3".
+func ParseLayout(s string) (Layout, error) {
+	cols := strings.Split(s, ",")
+	if len(cols) != 3 {
+		return Layout{}, fmt.Errorf("%q: want three columns, user,item,rating (names or numbers from 1)", s)
+	}
+	for i, c := range cols {
+		cols[i] = strings.TrimSpace(c)
+		if cols[i] == "" {
+			return Layout{}, fmt.Errorf("%q: column %d is empty", s, i+1)
+		}
+		if n, err := strconv.Atoi(cols[i]); err == nil && n < 1 {
+			return Layout{}, fmt.Errorf("%q: column numbers count from 1", s)
+		}
+	}
+	return Layout{Columns: cols}, nil
+}
+
+// The names a header may give the columns, compared without case, spaces,
+// '_' and '-'.
+var columnNames = [3][]string{
+	{"userid", "user", "uid", "customerid", "reviewerid"},
+	{"movieid", "itemid", "item", "movie", "iid", "productid", "bookid", "songid"},
+	{"rating", "ratings", "score", "stars", "value"},
+}
+
+var roles = [3]string{"user", "item", "rating"}
+
+func normalizeName(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch r {
+		case ' ', '_', '-', '"', '\'':
+			return -1
+		}
+		return unicode.ToLower(r)
+	}, strings.TrimSpace(s))
+}
+
+// ratingsReader reads the records of a ratings file line by line, with the
+// delimiter of its first line: "::" (MovieLens 1M), a tab (MovieLens 100k),
+// a comma, a semicolon, or runs of spaces.
+type ratingsReader struct {
+	path  string
+	sc    *bufio.Scanner
+	line  int
+	delim string // "" for spaces
+	rec   []string
+}
+
+func newRatingsReader(path string, f io.Reader) *ratingsReader {
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<16), 1<<24)
+	return &ratingsReader{path: path, sc: sc}
+}
+
+// next returns the fields of the next non-blank line, or io.EOF.
+func (r *ratingsReader) next() ([]string, error) {
+	for r.sc.Scan() {
+		r.line++
+		text := r.sc.Text()
+		if r.line == 1 {
+			text = strings.TrimPrefix(text, "\ufeff") // Excel's UTF-8 byte order mark
+		}
+		text = strings.TrimRight(text, "\r")
+		if strings.TrimSpace(text) == "" {
+			continue
+		}
+		if r.rec == nil {
+			switch {
+			case strings.Contains(text, "::"):
+				r.delim = "::"
+			case strings.Contains(text, "\t"):
+				r.delim = "\t"
+			case strings.Contains(text, ","):
+				r.delim = ","
+			case strings.Contains(text, ";"):
+				r.delim = ";"
+			}
+		}
+		r.rec = splitFields(r.rec[:0], text, r.delim)
+		return r.rec, nil
+	}
+	if err := r.sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return nil, fmt.Errorf("line %d: longer than 16 MB", r.line+1)
+		}
+		return nil, readError(err)
+	}
+	return nil, io.EOF
+}
+
+// splitFields splits a line at delim (runs of blanks when delim is ""),
+// trimming blanks and one pair of double quotes around each field; a
+// quoted field may hold the delimiter.
+func splitFields(dst []string, text, delim string) []string {
+	if delim == "" {
+		return append(dst, strings.Fields(text)...)
+	}
+	for len(text) > 0 || len(dst) == 0 {
+		t := strings.TrimLeft(text, " ")
+		if strings.HasPrefix(t, "\"") {
+			if end := strings.Index(t[1:], "\""); end >= 0 {
+				field := t[1 : 1+end]
+				rest := t[2+end:]
+				if i := strings.Index(rest, delim); i >= 0 {
+					dst = append(dst, field)
+					text = rest[i+len(delim):]
+					if text == "" {
+						dst = append(dst, "")
+					}
+					continue
+				}
+				return append(dst, field)
+			}
+		}
+		i := strings.Index(text, delim)
+		if i < 0 {
+			return append(dst, strings.TrimSpace(text))
+		}
+		dst = append(dst, strings.TrimSpace(text[:i]))
+		text = text[i+len(delim):]
+		if text == "" {
+			dst = append(dst, "")
+		}
+	}
+	return dst
+}
+
+// isNumber reports whether s parses as a number.
+func isNumber(s string) bool {
+	_, err := strconv.ParseFloat(s, 64)
+	return err == nil
+}
+
+// columns returns the positions of the user, item and rating columns from
+// the first record and the layout, and whether that record is a header.
+func (l Layout) columns(first []string) (at [3]int, header bool, err error) {
+	// A header line has a name where a data line has a number.
+	header = slices.ContainsFunc(first, func(f string) bool { return f != "" && !isNumber(f) })
+	names := make([]string, len(first))
+	for i, f := range first {
+		names[i] = normalizeName(f)
+	}
+	if l.Columns != nil {
+		for c, want := range l.Columns {
+			if n, err := strconv.Atoi(want); err == nil {
+				if n > len(first) {
+					return at, header, fmt.Errorf("line 1: %d fields, no column %d for the %s", len(first), n, roles[c])
+				}
+				at[c] = n - 1
+				continue
+			}
+			if !header {
+				return at, header, fmt.Errorf("line 1: no header line to find the column %q in; give the columns by number", want)
+			}
+			at[c] = slices.Index(names, normalizeName(want))
+			if at[c] < 0 {
+				return at, header, fmt.Errorf("line 1: the header %q has no column %q for the %s", strings.Join(first, ","), want, roles[c])
+			}
+		}
+		return at, header, nil
+	}
+	if !header {
+		if len(first) < 3 {
+			return at, header, fmt.Errorf("line 1: %d fields, want user, item and rating", len(first))
+		}
+		return [3]int{0, 1, 2}, false, nil
+	}
+	for c := range 3 {
+		at[c] = slices.IndexFunc(names, func(n string) bool { return slices.Contains(columnNames[c], n) })
+		if at[c] < 0 {
+			return at, header, fmt.Errorf("line 1: the header %q has no %s column (named one of %s; give the columns with --columns user,item,rating)",
+				strings.Join(first, ","), roles[c], strings.Join(columnNames[c], ", "))
+		}
+	}
+	return at, header, nil
+}
+
+// ReadRatings reads a ratings file with the columns found as the zero
+// Layout finds them: see ReadRatingsLayout.
+func ReadRatings(path string) (*Ratings, error) { return ReadRatingsLayout(path, Layout{}) }
+
+// ReadRatingsLayout reads a ratings file: one rating per line, the user
+// and item ids integers and the rating a finite number, in the columns
+// the layout says; the fields are separated by "::", tabs, commas,
+// semicolons or spaces (as the first line has them), blank lines are
+// skipped, and a UTF-8 byte order mark is ignored. Errors are *FileError
+// values naming the line at fault.
+func ReadRatingsLayout(path string, layout Layout) (*Ratings, error) {
+	const input = "ratings"
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, &FileError{Input: input, Path: path, Err: fmt.Errorf("cannot open: %w", unwrapPathErr(err))}
+	}
+	defer f.Close()
+	fail := func(format string, args ...any) error {
+		return &FileError{Input: input, Path: path, Err: fmt.Errorf(format, args...)}
+	}
+	r := newRatingsReader(path, f)
+	first, err := r.next()
+	if err == io.EOF {
+		return nil, fail("empty: want one rating per line, as user,item,rating")
+	}
+	if err != nil {
+		return nil, fail("%v", err)
+	}
+	at, header, err := layout.columns(first)
+	if err != nil {
+		return nil, fail("%v", err)
+	}
+	need := slices.Max(at[:]) + 1
+	// Sized from the lines, counted first, so that the slices do not grow
+	// by copies (a third of the time of a large file).
+	lines, err := RatingsSize(path)
+	if err != nil {
+		return nil, err
+	}
+	users, items, values := make([]int64, 0, lines), make([]int64, 0, lines), make([]float64, 0, lines)
+	rec := first
+	if header {
+		rec, err = r.next()
+	}
+	for ; err == nil; rec, err = r.next() {
+		if len(rec) < need {
+			return nil, fail("line %d: %d fields, want %d (the %s in column %d)", r.line, len(rec), need, roles[slices.Index(at[:], need-1)], need)
+		}
+		var ids [2]int64
+		for c := range 2 {
+			s := rec[at[c]]
+			if ids[c], err = strconv.ParseInt(s, 10, 64); err != nil {
+				return nil, fail("line %d: %s id %q is not an integer", r.line, roles[c], s)
+			}
+		}
+		s := rec[at[2]]
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return nil, fail("line %d: rating %q is not a number", r.line, s)
+		}
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fail("line %d: rating %q is not finite", r.line, s)
+		}
+		users = append(users, ids[0])
+		items = append(items, ids[1])
+		values = append(values, v)
+	}
+	if err != io.EOF {
+		return nil, fail("%v", err)
+	}
+	if len(values) == 0 {
+		return nil, fail("no ratings after the header line")
+	}
+	rt := &Ratings{Values: values}
+	rt.Rows, rt.RowIDs = mapIDs(users)
+	rt.Cols, rt.ColIDs = mapIDs(items)
+	if len(rt.RowIDs) > math.MaxInt32 || len(rt.ColIDs) > math.MaxInt32 {
+		return nil, fail("more than 2^31 distinct ids")
+	}
+	return rt, nil
+}
 
 // openCSV opens a CSV file for reading record by record.
 func openCSV(input, path string) (*os.File, *csv.Reader, error) {
@@ -81,86 +352,6 @@ func RatingsSize(path string) (int, error) {
 	}
 }
 
-// ReadRatings reads a ratings file in the MovieLens layout: a header line
-// naming the columns userId, movieId and rating (in any order, among
-// others such as timestamp), then one rating per line. The ids are
-// integers and the ratings finite numbers. Errors are *FileError values
-// naming the line at fault.
-func ReadRatings(path string) (*Ratings, error) {
-	const input = "ratings"
-	f, r, err := openCSV(input, path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fail := func(format string, args ...any) error {
-		return &FileError{Input: input, Path: path, Err: fmt.Errorf(format, args...)}
-	}
-	head, err := r.Read()
-	if err == io.EOF {
-		return nil, fail("empty: want a header line %s", strings.Join(ratingColumns[:], ","))
-	}
-	if err != nil {
-		return nil, csvError(input, path, err)
-	}
-	var at [len(ratingColumns)]int
-	for c, name := range ratingColumns {
-		at[c] = slices.IndexFunc(head, func(h string) bool { return strings.EqualFold(strings.TrimSpace(h), name) })
-		if at[c] < 0 {
-			return nil, fail("line 1: the header %q has no %s column (want %s[,timestamp])", strings.Join(head, ","), name, strings.Join(ratingColumns[:], ","))
-		}
-	}
-	need := slices.Max(at[:]) + 1
-	// Sized from the lines, counted first, so that the slices do not grow
-	// by copies (a third of the time of a large file).
-	lines, err := RatingsSize(path)
-	if err != nil {
-		return nil, err
-	}
-	users, items, values := make([]int64, 0, lines), make([]int64, 0, lines), make([]float64, 0, lines)
-	for {
-		rec, err := r.Read()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, csvError(input, path, err)
-		}
-		line, _ := r.FieldPos(0)
-		if len(rec) < need {
-			return nil, fail("line %d: %d fields, want %d (%s)", line, len(rec), need, strings.Join(head[:need], ","))
-		}
-		var ids [2]int64
-		for c := range 2 {
-			s := strings.TrimSpace(rec[at[c]])
-			if ids[c], err = strconv.ParseInt(s, 10, 64); err != nil {
-				return nil, fail("line %d: %s %q is not an integer", line, ratingColumns[c], s)
-			}
-		}
-		s := strings.TrimSpace(rec[at[2]])
-		v, err := strconv.ParseFloat(s, 64)
-		if err != nil {
-			return nil, fail("line %d: rating %q is not a number", line, s)
-		}
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fail("line %d: rating %q is not finite", line, s)
-		}
-		users = append(users, ids[0])
-		items = append(items, ids[1])
-		values = append(values, v)
-	}
-	if len(values) == 0 {
-		return nil, fail("no ratings after the header line")
-	}
-	rt := &Ratings{Values: values}
-	rt.Rows, rt.RowIDs = mapIDs(users)
-	rt.Cols, rt.ColIDs = mapIDs(items)
-	if len(rt.RowIDs) > math.MaxInt32 || len(rt.ColIDs) > math.MaxInt32 {
-		return nil, fail("more than 2^31 distinct ids")
-	}
-	return rt, nil
-}
-
 // mapIDs returns the index of each id among the distinct ids sorted
 // increasingly, and those ids.
 func mapIDs(ids []int64) ([]int32, []int64) {
@@ -187,27 +378,39 @@ func mapIDs(ids []int64) ([]int32, []int64) {
 	return idx, slices.Clip(uniq)
 }
 
-// RecordLines returns the line of each of the given data records (0 is the
-// first record after the header line) of a CSV file, for messages about
-// them.
-func RecordLines(path string, records ...int) ([]int, error) {
-	f, r, err := openCSV("", path)
+// RecordLines returns the line of each of the given ratings (0 is the
+// first rating, after a header line) of a ratings file, for messages
+// about them.
+func RecordLines(path string, layout Layout, records ...int) ([]int, error) {
+	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, &FileError{Input: "ratings", Path: path, Err: fmt.Errorf("cannot open: %w", unwrapPathErr(err))}
 	}
 	defer f.Close()
+	r := newRatingsReader(path, f)
+	first, err := r.next()
+	if err != nil {
+		return nil, &FileError{Input: "ratings", Path: path, Err: err}
+	}
+	_, header, err := layout.columns(first)
+	if err != nil {
+		return nil, &FileError{Input: "ratings", Path: path, Err: err}
+	}
 	lines := make([]int, len(records))
-	want := slices.Max(records)
-	for k := -1; k <= want; k++ {
-		if _, err := r.Read(); err != nil {
-			return nil, csvError("", path, err)
-		}
-		line, _ := r.FieldPos(0)
+	k := 0
+	if header {
+		_, err = r.next()
+	}
+	for ; err == nil && k <= slices.Max(records); _, err = r.next() {
 		for i, rec := range records {
 			if rec == k {
-				lines[i] = line
+				lines[i] = r.line
 			}
 		}
+		k++
+	}
+	if err != nil && err != io.EOF {
+		return nil, &FileError{Input: "ratings", Path: path, Err: err}
 	}
 	return lines, nil
 }

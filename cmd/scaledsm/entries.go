@@ -18,7 +18,9 @@ import (
 
 	"github.com/scaledsm/scaledsm"
 	"github.com/scaledsm/scaledsm/dataio"
+	"github.com/scaledsm/scaledsm/internal/atomicio"
 	"github.com/scaledsm/scaledsm/internal/csvfmt"
+	"github.com/scaledsm/scaledsm/recommend"
 	"github.com/scaledsm/scaledsm/synth"
 )
 
@@ -134,7 +136,8 @@ type fromEntries struct {
 	ps       float64 // --ps, NaN when not given
 	holdout  float64
 	seed     uint64
-	fileFlag string // the flag that names the entries' file: rows, ratings or masked
+	fileFlag string        // the flag that names the entries' file: rows, ratings or masked
+	layout   dataio.Layout // --columns of --ratings
 }
 
 // config checks the flags of a solve from entry files, before any file is
@@ -296,13 +299,13 @@ func (s *fromEntries) load() (*loaded, error) {
 		}
 	case "ratings":
 		files.Operator = s.flags.ratings
-		rt, err := dataio.ReadRatings(s.flags.ratings)
+		rt, err := dataio.ReadRatingsLayout(s.flags.ratings, s.layout)
 		if err != nil {
 			return nil, fileError(err)
 		}
 		ed.rowIDs, ed.colIDs = rt.RowIDs, rt.ColIDs
 		if op, y, err = scaledsm.NewEntries(len(rt.RowIDs), len(rt.ColIDs), rt.Rows, rt.Cols, rt.Values); err != nil {
-			return nil, ratingsDuplicate(s.flags.ratings, rt, err)
+			return nil, ratingsDuplicate(s.flags.ratings, s.layout, rt, err)
 		}
 	default:
 		files.Operator = s.flags.masked
@@ -375,7 +378,7 @@ func entriesError(err error, what string) error {
 
 // ratingsDuplicate words the error of scaledsm.NewEntries on the entries
 // of a ratings file: a duplicate is found again and named by its lines.
-func ratingsDuplicate(path string, rt *dataio.Ratings, err error) error {
+func ratingsDuplicate(path string, layout dataio.Layout, rt *dataio.Ratings, err error) error {
 	seen := make(map[[2]int32]int, len(rt.Rows))
 	for k := range rt.Rows {
 		key := [2]int32{rt.Rows[k], rt.Cols[k]}
@@ -384,11 +387,11 @@ func ratingsDuplicate(path string, rt *dataio.Ratings, err error) error {
 			seen[key] = k
 			continue
 		}
-		lines, lerr := dataio.RecordLines(path, first, k)
+		lines, lerr := dataio.RecordLines(path, layout, first, k)
 		if lerr != nil {
 			break
 		}
-		return exitError{fmt.Errorf("--ratings %s: lines %d and %d both rate user %d, movie %d: each pair may be rated once",
+		return exitError{fmt.Errorf("--ratings %s: lines %d and %d both rate user %d, item %d: each pair may be rated once",
 			path, lines[0], lines[1], rt.RowIDs[key[0]], rt.ColIDs[key[1]]), exitBadInput}
 	}
 	return entriesError(err, "--ratings "+path)
@@ -585,11 +588,13 @@ type namedWriter struct {
 
 // runPredict predicts entries of L Rᵀ from the factors a solve wrote.
 func runPredict(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("predict", `Predicts entries of X = L Rᵀ from the factors that "scaledsm solve --out DIR" wrote:
-the pairs are (row, column) indices, or, when DIR holds row_ids.npy and col_ids.npy
-(a --ratings solve), (userId, movieId) ids. Writes one prediction per pair, in the
-pairs' order.`, stdout)
-	factors := fs.String("factors", "", "the directory of L.npy and R.npy (R.npy absent: X = L Lᵀ)")
+	fs := newFlagSet("predict", `Predicts ratings from the model that "scaledsm solve --ratings FILE --out DIR" wrote
+(model.json): the pairs are (user, item) ids, and a user or an item the ratings did
+not have is predicted from the biases it has (the mean at worst). Or predicts
+entries of X = L Rᵀ from the factors of another solve: the pairs are (row, column)
+indices, or, when DIR holds row_ids.npy and col_ids.npy (--model lowrank), ids.
+Writes one prediction per pair, in the pairs' order.`, stdout)
+	factors := fs.String("factors", "", "the directory of a solve's results: model.json of a recommender, or L.npy and R.npy\n(R.npy absent: X = L Lᵀ)")
 	pairs := fs.String("pairs", "", "the pairs: a .npy file of integers, shape (m, 2), or a CSV file whose first two\ncolumns are the row and the column (a header line is skipped; other columns are ignored)")
 	out := fs.String("out", "", "the predictions: a .npy file (float64, shape (m,)) or a .csv file (row,col,prediction)")
 	if err := parseFlags(fs, args); err != nil {
@@ -611,6 +616,12 @@ pairs' order.`, stdout)
 		return badFlag("out", *out, "cannot be written: "+err.Error())
 	}
 
+	if err := refuseOverwrite("out", *out, nil, input{"pairs", *pairs}); err != nil {
+		return err
+	}
+	if recommend.IsModel(*factors) {
+		return predictRatings(*factors, *pairs, *out, ext, stdout)
+	}
 	bad := func(format string, args ...any) error {
 		return exitError{fmt.Errorf(format, args...), exitBadInput}
 	}
@@ -687,7 +698,7 @@ pairs' order.`, stdout)
 			return nil
 		}
 	}
-	if err := writeAtomic(*out, write); err != nil {
+	if err := atomicio.WriteFile(*out, write); err != nil {
 		return outputError("out", *out, err)
 	}
 	fmt.Fprintf(stdout, "wrote %d predictions to %s\n", len(pred), *out)

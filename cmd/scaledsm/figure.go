@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/scaledsm/scaledsm/experiment"
+	"github.com/scaledsm/scaledsm/internal/atomicio"
 )
 
 // figureFlags are the flags of "figure" and "reproduce".
@@ -226,7 +227,7 @@ run separately or elsewhere.`, stdout)
 		for i, p := range experiment.CompletionPanels {
 			for _, ext := range []string{"png", "svg"} {
 				name := experiment.CompletionPanelName(p.Name, ext)
-				if err := writeAtomic(filepath.Join(*out, name), func(w io.Writer) error { return experiment.RenderCompletion(w, c, i, ext) }); err != nil {
+				if err := atomicio.WriteFile(filepath.Join(*out, name), func(w io.Writer) error { return experiment.RenderCompletion(w, c, i, ext) }); err != nil {
 					return outputError("out", *out, fmt.Errorf("%s: %w", name, unwrapPath(err)))
 				}
 			}
@@ -241,7 +242,7 @@ func writeFigure(dir string, res *experiment.Result) ([]string, error) {
 	n := res.Figure.Number
 	var names []string
 	write := func(name string, f func(io.Writer) error) error {
-		if err := writeAtomic(filepath.Join(dir, name), f); err != nil {
+		if err := atomicio.WriteFile(filepath.Join(dir, name), f); err != nil {
 			return outputError("out", dir, fmt.Errorf("%s: %w", name, unwrapPath(err)))
 		}
 		names = append(names, name)
@@ -270,7 +271,7 @@ func writePanels(dir string, res *experiment.Result) ([]string, error) {
 	for i, p := range res.Figure.Panels {
 		for _, ext := range []string{"png", "svg"} {
 			name := experiment.PanelName(res.Figure.Number, p.Name, ext)
-			if err := writeAtomic(filepath.Join(dir, name), func(w io.Writer) error { return experiment.RenderPanel(w, res, i, ext) }); err != nil {
+			if err := atomicio.WriteFile(filepath.Join(dir, name), func(w io.Writer) error { return experiment.RenderPanel(w, res, i, ext) }); err != nil {
 				return names, outputError("out", dir, fmt.Errorf("%s: %w", name, unwrapPath(err)))
 			}
 			names = append(names, name)
@@ -311,7 +312,7 @@ func writeReport(dir string, stdout, stderr io.Writer) error {
 		return err
 	}
 	path := filepath.Join(dir, "index.html")
-	if err := writeAtomic(path, func(w io.Writer) error { _, err := w.Write(buf.Bytes()); return err }); err != nil {
+	if err := atomicio.WriteFile(path, func(w io.Writer) error { _, err := w.Write(buf.Bytes()); return err }); err != nil {
 		return outputError("out", dir, fmt.Errorf("index.html: %w", unwrapPath(err)))
 	}
 	var nums []string

@@ -14,6 +14,7 @@ import (
 
 	"github.com/scaledsm/scaledsm"
 	"github.com/scaledsm/scaledsm/dataio"
+	"github.com/scaledsm/scaledsm/internal/atomicio"
 	"github.com/scaledsm/scaledsm/synth"
 )
 
@@ -133,7 +134,7 @@ file of it.`, stdout)
 	defer os.RemoveAll(tmp)
 	var listing []string
 	for _, f := range files {
-		err := writeAtomic(filepath.Join(tmp, f.name), func(w io.Writer) error {
+		err := atomicio.WriteFile(filepath.Join(tmp, f.name), func(w io.Writer) error {
 			return f.write(ctxWriter{ctx, w})
 		})
 		if ctx.Err() != nil {

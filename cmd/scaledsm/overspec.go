@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/scaledsm/scaledsm/experiment"
+	"github.com/scaledsm/scaledsm/internal/atomicio"
 )
 
 func runOverSpec(args []string, stdout, stderr io.Writer) error {
@@ -47,10 +48,10 @@ func overSpecStudy(ctx context.Context, dir string, seed uint64, stdout io.Write
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return outputError("out", dir, err)
 		}
-		if err := writeAtomic(filepath.Join(dir, "overspec.md"), func(w io.Writer) error { _, err := io.WriteString(w, b.String()); return err }); err != nil {
+		if err := atomicio.WriteFile(filepath.Join(dir, "overspec.md"), func(w io.Writer) error { _, err := io.WriteString(w, b.String()); return err }); err != nil {
 			return outputError("out", dir, err)
 		}
-		if err := writeAtomic(filepath.Join(dir, experiment.OverSpecName), res.WriteJSON); err != nil {
+		if err := atomicio.WriteFile(filepath.Join(dir, experiment.OverSpecName), res.WriteJSON); err != nil {
 			return outputError("out", dir, err)
 		}
 	}

@@ -64,6 +64,21 @@ func (b *progressBar) draw() {
 	b.shown = true
 }
 
+// show draws a line of free text in the bar's place, at most ten times a
+// second.
+func (b *progressBar) show(format string, args ...any) {
+	if b.w == nil {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if now := time.Now(); now.Sub(b.last) >= 100*time.Millisecond {
+		b.last = now
+		fmt.Fprintf(b.w, "\r\033[K"+format, args...)
+		b.shown = true
+	}
+}
+
 // done clears the bar's line.
 func (b *progressBar) done() {
 	if b.w == nil {

@@ -21,6 +21,7 @@ import (
 
 	"github.com/scaledsm/scaledsm"
 	"github.com/scaledsm/scaledsm/dataio"
+	"github.com/scaledsm/scaledsm/internal/atomicio"
 	"github.com/scaledsm/scaledsm/internal/csvfmt"
 )
 
@@ -314,6 +315,7 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 		sf solverFlags
 		st startFlags
 		of outputFlags
+		rf recommendFlags
 	)
 	sp.register(fs)
 	fs.StringVar(&sp.precision, "precision", "f64", "the operator's data: f64, or f32 to round it to float32 values, stored as float32 for\nsensing (half the memory and time; y is computed from the stored values, the arithmetic is float64)")
@@ -322,6 +324,7 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	sf.register(fs)
 	st.register(fs)
 	of.register(fs)
+	rf.register(fs)
 	kernelName := kernelFlag(fs)
 	fs.Usage = solveUsage(fs, synopsis)
 	if err := parseFlags(fs, args); err != nil {
@@ -334,6 +337,33 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	// Everything that can be checked is checked before the work starts:
 	// the flags, the outputs, the memory.
 	var src source
+	if ef.ratings != "" {
+		for _, other := range [][2]string{{"rows", ef.rows}, {"cols", ef.cols}, {"values", ef.values}, {"masked", ef.masked}} {
+			if other[1] != "" {
+				return badFlag("ratings", ef.ratings, "give either --"+other[0]+" or --ratings, not both")
+			}
+		}
+		model, err := rf.ratingsModel()
+		if err != nil {
+			return err
+		}
+		if model != modelLowRank {
+			return runRecommend(model, &ef, &ff, &sf, &sp, &rf, &of, stdout, stderr)
+		}
+		set := setFlags(fs)
+		for _, name := range recommendOnly[1:] {
+			if set[name] {
+				return badFlag(name, flagValue(fs, name), "applies to --model bayes or ridge, not to the plain low-rank completion (--model lowrank)")
+			}
+		}
+	} else {
+		if err := rf.rejectOutside("this problem"); err != nil {
+			return err
+		}
+		if rf.columns != "" {
+			return badFlag("columns", rf.columns, "applies to --ratings")
+		}
+	}
 	switch {
 	case ef.given():
 		if ff.given() {
@@ -341,6 +371,9 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 		}
 		e, err := ef.config(&ff, &sp)
 		if err != nil {
+			return err
+		}
+		if e.layout, err = rf.layout(); err != nil {
 			return err
 		}
 		if of.out == "" {
@@ -514,9 +547,9 @@ func writeResults(of *outputFlags, sum *summary, res *scaledsm.Result, extra []n
 			sum.Files = append(sum.Files, e.name)
 		}
 		sum.Files = append(sum.Files, "trace.csv", "summary.json")
-		var set outputSet
+		var set atomicio.Set
 		add := func(name string, write func(io.Writer) error) error {
-			return set.add(filepath.Join(of.out, name), write)
+			return set.Add(filepath.Join(of.out, name), write)
 		}
 		err := add("L.npy", denseWriter(res.L))
 		if err == nil && res.R != nil {
@@ -538,7 +571,7 @@ func writeResults(of *outputFlags, sum *summary, res *scaledsm.Result, extra []n
 			})
 		}
 		if err == nil {
-			err = set.commit()
+			err = set.Commit()
 		}
 		if err == nil {
 			// Extras of an earlier solve of another kind would not belong
@@ -557,7 +590,7 @@ func writeResults(of *outputFlags, sum *summary, res *scaledsm.Result, extra []n
 		}
 	}
 	if of.trace != "" {
-		if err := writeAtomic(of.trace, func(w io.Writer) error { return writeTrace(w, res.Trace) }); err != nil {
+		if err := atomicio.WriteFile(of.trace, func(w io.Writer) error { return writeTrace(w, res.Trace) }); err != nil {
 			return outputError("trace", of.trace, err)
 		}
 	}

@@ -5,9 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/csv"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"os/exec"
@@ -22,6 +20,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/scaledsm/scaledsm/dataio"
+	"github.com/scaledsm/scaledsm/internal/atomicio"
 	"github.com/scaledsm/scaledsm/synth"
 )
 
@@ -54,7 +53,7 @@ func noTemporaries(t *testing.T, dir string) {
 	t.Helper()
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
-		if strings.Contains(e.Name(), ".tmp-") {
+		if atomicio.IsTemp(e.Name()) {
 			t.Errorf("%s holds the temporary file %s", dir, e.Name())
 		}
 	}
@@ -567,46 +566,4 @@ func TestInterrupt(t *testing.T) {
 		}
 		t.Logf("%v: stopped after %d iterations at relative error %.3g (%.2g from the summary)", sig, iters, e, math.Abs(e-sum["rel_error"].(float64)))
 	}
-}
-
-// TestOutputSetFailure fails the third file of a set: no file of the set
-// replaces the old ones, and no temporary file is left.
-func TestOutputSetFailure(t *testing.T) {
-	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "a"), []byte("old a"), 0o644)
-	var out outputSet
-	write := func(s string) func(w io.Writer) error {
-		return func(w io.Writer) error { _, err := io.WriteString(w, s); return err }
-	}
-	if err := out.add(filepath.Join(dir, "a"), write("new a")); err != nil {
-		t.Fatal(err)
-	}
-	if err := out.add(filepath.Join(dir, "b"), write("new b")); err != nil {
-		t.Fatal(err)
-	}
-	err := out.add(filepath.Join(dir, "c"), func(w io.Writer) error {
-		io.WriteString(w, "half")
-		return errors.New("disk full")
-	})
-	if err == nil {
-		t.Fatal("no error")
-	}
-	entries, _ := os.ReadDir(dir)
-	if len(entries) != 1 {
-		t.Errorf("directory holds %d entries, want only the old a", len(entries))
-	}
-	if b, _ := os.ReadFile(filepath.Join(dir, "a")); string(b) != "old a" {
-		t.Errorf("a holds %q", b)
-	}
-
-	// A complete set replaces the old files.
-	out.add(filepath.Join(dir, "a"), write("new a"))
-	out.add(filepath.Join(dir, "b"), write("new b"))
-	if err := out.commit(); err != nil {
-		t.Fatal(err)
-	}
-	if b, _ := os.ReadFile(filepath.Join(dir, "a")); string(b) != "new a" {
-		t.Errorf("a holds %q after commit", b)
-	}
-	noTemporaries(t, dir)
 }

@@ -13,6 +13,7 @@ import (
 	"syscall"
 
 	"github.com/scaledsm/scaledsm/experiment"
+	"github.com/scaledsm/scaledsm/internal/atomicio"
 )
 
 // studyFlags are the sizes of the completion and image studies: the
@@ -118,9 +119,9 @@ func studies(ctx context.Context, dir string, c experiment.CompletionConfig, im 
 	if err := res.WriteMarkdown(&md); err != nil {
 		return err
 	}
-	var set outputSet
+	var set atomicio.Set
 	add := func(name string, write func(io.Writer) error) error {
-		if err := set.add(filepath.Join(dir, name), write); err != nil {
+		if err := set.Add(filepath.Join(dir, name), write); err != nil {
 			return outputError("out", dir, fmt.Errorf("%s: %w", name, unwrapPath(err)))
 		}
 		return nil
@@ -138,7 +139,7 @@ func studies(ctx context.Context, dir string, c experiment.CompletionConfig, im 
 	if err := add(experiment.CompletionName, res.WriteJSON); err != nil {
 		return err
 	}
-	if err := set.commit(); err != nil {
+	if err := set.Commit(); err != nil {
 		return outputError("out", dir, err)
 	}
 	fmt.Fprintf(stdout, "completion study: %d runs in %.1f s\n%s", len(res.Runs), res.Seconds, md.String())
@@ -162,7 +163,7 @@ func studies(ctx context.Context, dir string, c experiment.CompletionConfig, im 
 	if err := add(experiment.ImageName, img.WriteJSON); err != nil {
 		return err
 	}
-	if err := set.commit(); err != nil {
+	if err := set.Commit(); err != nil {
 		return outputError("out", dir, err)
 	}
 	fmt.Fprintf(stdout, "image study: %s in %.1f s\n", strings.Join(names, " "), img.Seconds)

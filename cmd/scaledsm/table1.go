@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/scaledsm/scaledsm/experiment"
+	"github.com/scaledsm/scaledsm/internal/atomicio"
 )
 
 func runTable1(args []string, stdout, stderr io.Writer) error {
@@ -85,7 +86,7 @@ func runTable1(args []string, stdout, stderr io.Writer) error {
 		{"table1.svg", func(w io.Writer) error { return res.WritePlot(w, "svg") }},
 	}
 	for _, f := range files {
-		if err := writeAtomic(filepath.Join(*out, f.name), f.write); err != nil {
+		if err := atomicio.WriteFile(filepath.Join(*out, f.name), f.write); err != nil {
 			return fmt.Errorf("writing %s: %w", f.name, err)
 		}
 	}

@@ -1,4 +1,6 @@
-package main
+// Package atomicio writes files so that a reader never sees part of one:
+// each is written to a temporary name beside it, synced, then renamed.
+package atomicio
 
 import (
 	"bufio"
@@ -6,14 +8,15 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
-// writeAtomic writes a file through write: to a temporary file in the same
+// WriteFile writes a file through write: to a temporary file in the same
 // directory, renamed to path only once complete and synced, so that path
 // holds either its old content or the whole new one, never part of it. On
 // any failure the temporary file is removed.
-func writeAtomic(path string, write func(io.Writer) error) error {
-	tmp, err := writeTemp(path, write)
+func WriteFile(path string, write func(io.Writer) error) error {
+	tmp, err := WriteTemp(path, write)
 	if err != nil {
 		return err
 	}
@@ -24,10 +27,10 @@ func writeAtomic(path string, write func(io.Writer) error) error {
 	return nil
 }
 
-// writeTemp writes a file through write to a temporary file beside path,
+// WriteTemp writes a file through write to a temporary file beside path,
 // complete and synced, and returns its name. On any failure the temporary
 // file is removed.
-func writeTemp(path string, write func(io.Writer) error) (tmp string, err error) {
+func WriteTemp(path string, write func(io.Writer) error) (tmp string, err error) {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
@@ -61,19 +64,19 @@ func writeTemp(path string, write func(io.Writer) error) (tmp string, err error)
 	return f.Name(), nil
 }
 
-// outputSet writes several files that belong together: each goes to a
+// Set writes several files that belong together: each goes to a
 // temporary name, and all are renamed only once every one is complete, so
 // that a failure leaves the old set, not a mixture, and no temporary file.
-type outputSet struct {
+type Set struct {
 	paths, temps []string
 }
 
-// add writes the file path through write, to a temporary name until
+// Add writes the file path through write, to a temporary name until
 // commit. On failure it removes every temporary file of the set.
-func (o *outputSet) add(path string, write func(io.Writer) error) error {
-	tmp, err := writeTemp(path, write)
+func (o *Set) Add(path string, write func(io.Writer) error) error {
+	tmp, err := WriteTemp(path, write)
 	if err != nil {
-		o.discard()
+		o.Discard()
 		return err
 	}
 	o.paths = append(o.paths, path)
@@ -81,8 +84,8 @@ func (o *outputSet) add(path string, write func(io.Writer) error) error {
 	return nil
 }
 
-// commit renames the files into place, in the order they were added.
-func (o *outputSet) commit() error {
+// Commit renames the files into place, in the order they were added.
+func (o *Set) Commit() error {
 	var errs []error
 	for i, tmp := range o.temps {
 		if err := os.Rename(tmp, o.paths[i]); err != nil {
@@ -94,10 +97,16 @@ func (o *outputSet) commit() error {
 	return errors.Join(errs...)
 }
 
-// discard removes the temporary files written so far.
-func (o *outputSet) discard() {
+// Discard removes the temporary files written so far.
+func (o *Set) Discard() {
 	for _, tmp := range o.temps {
 		os.Remove(tmp)
 	}
 	o.paths, o.temps = nil, nil
+}
+
+// IsTemp reports whether a file name is one of WriteTemp's temporary
+// names.
+func IsTemp(name string) bool {
+	return strings.HasPrefix(name, ".") && strings.Contains(name, ".tmp-")
 }

@@ -1,0 +1,119 @@
+package recommend
+
+import (
+	"math"
+	"math/rand/v2"
+
+	"github.com/scaledsm/scaledsm/internal/fsum"
+)
+
+// prior is the Gaussian prior of the rows of one side, users or items:
+// each row [factor, bias] ~ N(mu, Λ⁻¹). Its precision Λ is the
+// regularization: a learned, full-matrix version of the ridge penalty
+// λ(|L|² + |R|²) of a penalized factorization.
+type prior struct {
+	mu  []float64 // d
+	lam []float64 // d×d, row-major
+	lmu []float64 // Λ mu
+}
+
+func newPrior(d int) prior {
+	p := prior{mu: make([]float64, d), lam: make([]float64, d*d), lmu: make([]float64, d)}
+	for i := range d {
+		p.lam[i*d+i] = 1
+	}
+	return p
+}
+
+// drawPrior draws (mu, Λ) from their Normal-Wishart posterior given the n
+// rows of x (n×d), with the hyperprior of Salakhutdinov and Mnih's
+// Bayesian PMF: mu0 = 0, beta0 = 2, W0 = I, nu0 = d ("Bayesian
+// probabilistic matrix factorization using Markov chain Monte Carlo",
+// ICML 2008). The sums run over the rows in order, so the draw does not
+// depend on the number of cores.
+func drawPrior(p *prior, x []float64, n, d int, rng *rand.Rand) {
+	const beta0 = 2.0
+	mean := make([]float64, d)
+	for c := range d {
+		var s fsum.Sum
+		for i := range n {
+			s.Add(x[i*d+c])
+		}
+		mean[c] = s.Value() / float64(n)
+	}
+	// W_n⁻¹ = I + Σ (x - x̄)(x - x̄)ᵀ + (beta0 n / (beta0 + n)) x̄ x̄ᵀ.
+	winv := make([]float64, d*d)
+	diff := make([]float64, d)
+	for i := range n {
+		row := x[i*d : i*d+d]
+		for c := range d {
+			diff[c] = row[c] - mean[c]
+		}
+		for a := range d {
+			da := diff[a]
+			wa := winv[a*d : a*d+a+1]
+			for b := range wa {
+				wa[b] += da * diff[b]
+			}
+		}
+	}
+	shrink := beta0 * float64(n) / (beta0 + float64(n))
+	for a := range d {
+		for b := 0; b <= a; b++ {
+			v := winv[a*d+b] + shrink*mean[a]*mean[b]
+			if a == b {
+				v++
+			}
+			winv[a*d+b], winv[b*d+a] = v, v
+		}
+	}
+	// Λ ~ Wishart(nu_n, W_n) by Bartlett's decomposition: with
+	// W_n⁻¹ = C Cᵀ, F = C⁻ᵀ has F Fᵀ = W_n, and Λ = (F A)(F A)ᵀ for A
+	// lower triangular with A_ii² ~ χ²(nu_n - i), A_ij ~ N(0, 1) below.
+	if !cholesky(winv, d) {
+		return // not positive definite: keep the prior as it was
+	}
+	nuN := float64(d + n)
+	fa := make([]float64, d*d) // column c of F A in fa[c*d:]: Cᵀ (F A)_c = A_c
+	col := make([]float64, d)
+	for c := range d {
+		for i := range d {
+			switch {
+			case i < c:
+				col[i] = 0
+			case i == c:
+				col[i] = math.Sqrt(2 * gamma(rng, (nuN-float64(i))/2))
+			default:
+				col[i] = rng.NormFloat64()
+			}
+		}
+		backward(winv, d, col)
+		copy(fa[c*d:], col)
+	}
+	for a := range d {
+		for b := 0; b <= a; b++ {
+			var s float64
+			for c := range d {
+				s += fa[c*d+a] * fa[c*d+b]
+			}
+			p.lam[a*d+b], p.lam[b*d+a] = s, s
+		}
+	}
+	// mu ~ N(mu_n, (beta_n Λ)⁻¹), mu_n = n x̄ / beta_n.
+	betaN := beta0 + float64(n)
+	chol := make([]float64, d*d)
+	copy(chol, p.lam)
+	if !cholesky(chol, d) {
+		return
+	}
+	for c := range d {
+		col[c] = rng.NormFloat64() / math.Sqrt(betaN)
+	}
+	backward(chol, d, col)
+	for c := range d {
+		p.mu[c] = float64(n)*mean[c]/betaN + col[c]
+	}
+	for a := range d {
+		p.lmu[a] = dot(p.lam[a*d:a*d+d], p.mu)
+	}
+}

@@ -1,0 +1,145 @@
+package recommend
+
+import (
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// A Model predicts ratings:
+//
+//	prediction(u, i) = clip(Mean + UserBias[u] + ItemBias[i] + L_u · R_i, Min, Max)
+//
+// with u and i the indices of the user's and the item's ids among Users
+// and Items. A user or an item that the training ratings did not have
+// gets no bias and no factor term: an unseen user is predicted by
+// Mean + ItemBias[i], an unseen item by Mean + UserBias[u], and a pair of
+// both by Mean. Predictions are clipped to the scale of the training
+// ratings, [Min, Max].
+//
+// Models are made by Fit (and by the baselines GlobalMean and Biases) and
+// are read-only afterwards: Predict may be called from several goroutines.
+type Model struct {
+	Mean               float64
+	Users, Items       IDs        // the ids, increasing
+	UserBias, ItemBias []float64  // one per user, one per item
+	L, R               *mat.Dense // len(Users)×k and len(Items)×k; nil for a model of biases alone
+	Min, Max           float64    // the scale of the training ratings
+	Info               Info       // how the model was fitted
+}
+
+// Info says how a model was fitted.
+type Info struct {
+	Method  string  `json:"method"`   // "bayes", "ridge", "biases" or "mean"
+	Rank    int     `json:"rank"`     // the rank of each sweep's factors (the model's L and R may have more columns, see Fit)
+	Nu      float64 `json:"nu"`       // degrees of freedom of the Student-t likelihood; 0 for a Gaussian one
+	Lambda  float64 `json:"lambda"`   // the ridge penalty of a "ridge" or "biases" model
+	Sweeps  int     `json:"sweeps"`   // sweeps made by the final fit
+	Ratings int     `json:"ratings"`  // ratings fitted
+	NoiseSD float64 `json:"noise_sd"` // the fitted noise level: the posterior mean of 1/√α ("bayes")
+	Seed    uint64  `json:"seed"`
+	Seconds float64 `json:"seconds"` // the whole fit, selection included
+	// Selection is the validation that chose the rank and the number of
+	// sweeps (or the ridge penalty), nil when they were given.
+	Selection *Selection `json:"selection,omitempty"`
+}
+
+// Selection is what the validation of Fit measured.
+type Selection struct {
+	Fraction   float64     `json:"fraction"` // of the ratings held out
+	Ratings    int         `json:"ratings"`  // held out
+	Candidates []Candidate `json:"candidates"`
+	Chosen     int         `json:"chosen"` // the index of the chosen candidate
+}
+
+// Candidate is one setting tried on the validation ratings.
+type Candidate struct {
+	Rank    int     `json:"rank"`
+	Lambda  float64 `json:"lambda,omitempty"` // "ridge" only
+	Sweeps  int     `json:"sweeps"`           // the number of sweeps the final fit makes
+	Best    int     `json:"best_sweep"`       // the sweep after which the held-out RMSE was least
+	RMSE    float64 `json:"rmse"`             // on the validation ratings, at that number of sweeps
+	Seconds float64 `json:"seconds"`
+}
+
+// Rank returns the number of columns of the factors, 0 for a model of
+// biases alone.
+func (m *Model) Rank() int {
+	if m.L == nil {
+		return 0
+	}
+	_, k := m.L.Dims()
+	return k
+}
+
+// Known reports whether the training ratings had the user and the item.
+func (m *Model) Known(user, item int64) (knownUser, knownItem bool) {
+	_, knownUser = m.Users.Index(user)
+	_, knownItem = m.Items.Index(item)
+	return knownUser, knownItem
+}
+
+// Predict returns the model's prediction of the rating of item by user.
+func (m *Model) Predict(user, item int64) float64 {
+	u, okU := m.Users.Index(user)
+	i, okI := m.Items.Index(item)
+	return m.predict(u, i, okU, okI)
+}
+
+// predict is Predict by indices, ok telling which are known.
+func (m *Model) predict(u, i int, okU, okI bool) float64 {
+	p := m.Mean
+	if okU {
+		p += m.UserBias[u]
+	}
+	if okI {
+		p += m.ItemBias[i]
+	}
+	if okU && okI && m.L != nil {
+		p += dot(m.L.RawRowView(u), m.R.RawRowView(i))
+	}
+	return min(max(p, m.Min), m.Max)
+}
+
+// PredictAll returns the predictions for the pairs (users[k], items[k]),
+// in dst when it has room.
+func (m *Model) PredictAll(users, items []int64, dst []float64) []float64 {
+	if cap(dst) < len(users) {
+		dst = make([]float64, len(users))
+	}
+	dst = dst[:len(users)]
+	for k := range dst {
+		dst[k] = m.Predict(users[k], items[k])
+	}
+	return dst
+}
+
+// Errors are the prediction errors of a model on a set of ratings.
+type Errors struct {
+	RMSE, MAE float64
+	N         int // ratings
+	Unseen    int // of them, with a user or an item the model has not seen
+}
+
+// Evaluate returns the errors of the model's predictions on the ratings.
+func (m *Model) Evaluate(test Ratings) (Errors, error) {
+	if err := test.check("test"); err != nil {
+		return Errors{}, err
+	}
+	var sq, ab float64
+	e := Errors{N: test.Len()}
+	for k, v := range test.Values {
+		u, okU := m.Users.Index(test.Users[k])
+		i, okI := m.Items.Index(test.Items[k])
+		if !okU || !okI {
+			e.Unseen++
+		}
+		r := m.predict(u, i, okU, okI) - v
+		sq += r * r
+		ab += math.Abs(r)
+	}
+	if e.N > 0 {
+		e.RMSE, e.MAE = math.Sqrt(sq/float64(e.N)), ab/float64(e.N)
+	}
+	return e, nil
+}

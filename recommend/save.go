@@ -1,0 +1,247 @@
+package recommend
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/scaledsm/scaledsm/dataio"
+	"github.com/scaledsm/scaledsm/internal/atomicio"
+)
+
+// The files of a saved model. NumPy reads each as it is:
+//
+//	import json, numpy as np
+//	m = json.load(open(d + "/model.json"))
+//	users, items = np.load(d + "/user_ids.npy"), np.load(d + "/item_ids.npy")
+//	b, c = np.load(d + "/user_bias.npy"), np.load(d + "/item_bias.npy")
+//	L, R = np.load(d + "/L.npy"), np.load(d + "/R.npy")
+//	u, i = np.searchsorted(users, user), np.searchsorted(items, item)
+//	p = np.clip(m["mean"] + b[u] + c[i] + L[u] @ R[i], m["min"], m["max"])
+const (
+	ModelFile    = "model.json"
+	UserIDsFile  = "user_ids.npy"
+	ItemIDsFile  = "item_ids.npy"
+	UserBiasFile = "user_bias.npy"
+	ItemBiasFile = "item_bias.npy"
+	LFile        = "L.npy"
+	RFile        = "R.npy"
+)
+
+// Format names the layout of a saved model in its model.json.
+const Format = "scaledsm-recommender/1"
+
+// modelJSON is model.json: the scalars of the model, how it was fitted,
+// and a checksum of each array file, so that Load refuses a directory
+// whose files come from different saves.
+type modelJSON struct {
+	Format     string            `json:"format"`
+	Prediction string            `json:"prediction"`
+	Mean       float64           `json:"mean"`
+	Min        float64           `json:"min"`
+	Max        float64           `json:"max"`
+	Users      int               `json:"users"`
+	Items      int               `json:"items"`
+	Rank       int               `json:"rank"`
+	Info       Info              `json:"info"`
+	Files      map[string]string `json:"files"` // name: FNV-1a 64 of its bytes, hex
+}
+
+const predictionFormula = "clip(mean + user_bias[u] + item_bias[i] + L[u] @ R[i], min, max), u and i the positions of the ids in user_ids and item_ids; an unseen id has no bias and no factor term"
+
+// Save writes the model to the directory dir, created if need be, as .npy
+// files and model.json. Every file goes to a temporary name first and
+// model.json is renamed into place last, so that an interrupted Save
+// leaves the old model.json, which Load then refuses if the arrays
+// changed under it.
+func (m *Model) Save(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	type file struct {
+		name  string
+		write func(io.Writer) error
+	}
+	arrays := []file{
+		{UserIDsFile, func(w io.Writer) error { return dataio.WriteInt64(w, []int{len(m.Users)}, m.Users) }},
+		{ItemIDsFile, func(w io.Writer) error { return dataio.WriteInt64(w, []int{len(m.Items)}, m.Items) }},
+		{UserBiasFile, func(w io.Writer) error { return dataio.WriteFloat64(w, []int{len(m.UserBias)}, m.UserBias) }},
+		{ItemBiasFile, func(w io.Writer) error { return dataio.WriteFloat64(w, []int{len(m.ItemBias)}, m.ItemBias) }},
+	}
+	k := m.Rank()
+	if k > 0 {
+		arrays = append(arrays,
+			file{LFile, func(w io.Writer) error { return dataio.WriteFloat64(w, []int{len(m.Users), k}, m.L.RawMatrix().Data) }},
+			file{RFile, func(w io.Writer) error { return dataio.WriteFloat64(w, []int{len(m.Items), k}, m.R.RawMatrix().Data) }})
+	}
+	js := modelJSON{Format: Format, Prediction: predictionFormula, Mean: m.Mean, Min: m.Min, Max: m.Max,
+		Users: len(m.Users), Items: len(m.Items), Rank: k, Info: m.Info, Files: map[string]string{}}
+	var set atomicio.Set
+	for _, a := range arrays {
+		h := fnv.New64a()
+		write := func(w io.Writer) error { return a.write(io.MultiWriter(w, h)) }
+		if err := set.Add(filepath.Join(dir, a.name), write); err != nil {
+			return err
+		}
+		js.Files[a.name] = fmt.Sprintf("%016x", h.Sum64())
+	}
+	b, err := json.MarshalIndent(js, "", "  ")
+	if err != nil {
+		set.Discard()
+		return err
+	}
+	if err := set.Add(filepath.Join(dir, ModelFile), func(w io.Writer) error { _, err := w.Write(append(b, '\n')); return err }); err != nil {
+		return err
+	}
+	if k == 0 {
+		// A stale factor of an earlier save would not match model.json.
+		for _, name := range []string{LFile, RFile} {
+			if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, os.ErrNotExist) {
+				set.Discard()
+				return err
+			}
+		}
+	}
+	return set.Commit()
+}
+
+// IsModel reports whether dir holds a saved model (its model.json).
+func IsModel(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, ModelFile))
+	return err == nil
+}
+
+// Load reads a model that Save wrote. Errors name the file at fault.
+func Load(dir string) (*Model, error) {
+	fail := func(name string, format string, args ...any) error {
+		return &InputError{Input: filepath.Join(dir, name), Reason: fmt.Sprintf(format, args...)}
+	}
+	b, err := os.ReadFile(filepath.Join(dir, ModelFile))
+	if err != nil {
+		return nil, fail(ModelFile, "cannot read: %v", unwrapPath(err))
+	}
+	var js modelJSON
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if err := dec.Decode(&js); err != nil {
+		return nil, fail(ModelFile, "not a model: %v", err)
+	}
+	if js.Format != Format {
+		return nil, fail(ModelFile, "format %q, want %q", js.Format, Format)
+	}
+	if js.Users < 0 || js.Items < 0 || js.Rank < 0 || !(js.Min <= js.Max) || math.IsNaN(js.Mean) || math.IsInf(js.Mean, 0) {
+		return nil, fail(ModelFile, "inconsistent: %d users, %d items, rank %d, scale [%v, %v], mean %v", js.Users, js.Items, js.Rank, js.Min, js.Max, js.Mean)
+	}
+	m := &Model{Mean: js.Mean, Min: js.Min, Max: js.Max, Info: js.Info}
+	// check reads a file's bytes against model.json's checksum.
+	check := func(name string) error {
+		want, ok := js.Files[name]
+		if !ok {
+			return fail(ModelFile, "lists no checksum for %s", name)
+		}
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			return fail(name, "cannot read: %v", unwrapPath(err))
+		}
+		h := fnv.New64a()
+		h.Write(data)
+		if got := fmt.Sprintf("%016x", h.Sum64()); got != want {
+			return fail(name, "does not belong to this model.json (its checksum is %s, model.json says %s): a later save was interrupted or two saves mixed their files", got, want)
+		}
+		return nil
+	}
+	ids := func(name string, n int) (IDs, error) {
+		if err := check(name); err != nil {
+			return nil, err
+		}
+		v, shape, err := dataio.ReadInts(filepath.Join(dir, name))
+		if err != nil {
+			return nil, fail(name, "%v", dataErr(err))
+		}
+		if len(shape) != 1 || shape[0] != n {
+			return nil, fail(name, "shape %s, want (%d,)", dataio.ShapeString(shape), n)
+		}
+		for k := 1; k < n; k++ {
+			if v[k] <= v[k-1] {
+				return nil, fail(name, "not increasing at [%d]", k)
+			}
+		}
+		return IDs(v), nil
+	}
+	floats := func(name string, shape ...int) ([]float64, error) {
+		if err := check(name); err != nil {
+			return nil, err
+		}
+		v, got, err := dataio.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			return nil, fail(name, "%v", dataErr(err))
+		}
+		if dataio.ShapeString(got) != dataio.ShapeString(shape) {
+			return nil, fail(name, "shape %s, want %s", dataio.ShapeString(got), dataio.ShapeString(shape))
+		}
+		for k, x := range v {
+			if math.IsNaN(x) || math.IsInf(x, 0) {
+				return nil, fail(name, "element %d is %v", k, x)
+			}
+		}
+		return v, nil
+	}
+	if m.Users, err = ids(UserIDsFile, js.Users); err != nil {
+		return nil, err
+	}
+	if m.Items, err = ids(ItemIDsFile, js.Items); err != nil {
+		return nil, err
+	}
+	if m.UserBias, err = floats(UserBiasFile, js.Users); err != nil {
+		return nil, err
+	}
+	if m.ItemBias, err = floats(ItemBiasFile, js.Items); err != nil {
+		return nil, err
+	}
+	if js.Rank > 0 {
+		l, err := floats(LFile, js.Users, js.Rank)
+		if err != nil {
+			return nil, err
+		}
+		r, err := floats(RFile, js.Items, js.Rank)
+		if err != nil {
+			return nil, err
+		}
+		if js.Users > 0 {
+			m.L = mat.NewDense(js.Users, js.Rank, l)
+		}
+		if js.Items > 0 {
+			m.R = mat.NewDense(js.Items, js.Rank, r)
+		}
+		if m.L == nil || m.R == nil {
+			m.L, m.R = nil, nil
+		}
+	}
+	return m, nil
+}
+
+// unwrapPath returns the reason of a *os.PathError, whose path the caller
+// names already.
+func unwrapPath(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// dataErr returns the reason of a *dataio.FileError.
+func dataErr(err error) error {
+	var fe *dataio.FileError
+	if errors.As(err, &fe) {
+		return fe.Err
+	}
+	return err
+}
