@@ -1,0 +1,269 @@
+package recommend
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// TestGammaMoments: the draws of gamma have the mean a and the variance a
+// of the Gamma(a, 1) distribution, for shapes below and above 1.
+func TestGammaMoments(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	const n = 200000
+	for _, a := range []float64{0.3, 1, 3.5, 40} {
+		var s, s2 float64
+		for range n {
+			x := gamma(rng, a)
+			s += x
+			s2 += x * x
+		}
+		mean := s / n
+		v := s2/n - mean*mean
+		// Five standard errors of the mean, and 5% of the variance.
+		if math.Abs(mean-a) > 5*math.Sqrt(a/n) || math.Abs(v-a) > 0.05*a {
+			t.Errorf("Gamma(%v): mean %.4f, variance %.4f; want %v and %v", a, mean, v, a, a)
+		}
+	}
+}
+
+// TestPriorDraws: the draws of drawPrior average to the mean of their
+// Normal-Wishart posterior: E[Λ] = nu_n W_n, E[mu] = n x̄ / (beta0 + n).
+func TestPriorDraws(t *testing.T) {
+	const n, d = 40, 3
+	rng := rand.New(rand.NewPCG(3, 4))
+	x := make([]float64, n*d)
+	for i := range x {
+		x[i] = 0.5*rng.NormFloat64() + float64(i%d)
+	}
+	// W_n⁻¹ = I + Σ (x - x̄)(x - x̄)ᵀ + (2n/(2+n)) x̄ x̄ᵀ.
+	xm := mat.NewDense(n, d, x)
+	mean := make([]float64, d)
+	for c := range d {
+		mean[c] = mat.Sum(xm.ColView(c)) / n
+	}
+	winv := mat.NewSymDense(d, nil)
+	for a := range d {
+		for b := range d {
+			var s float64
+			for i := range n {
+				s += (x[i*d+a] - mean[a]) * (x[i*d+b] - mean[b])
+			}
+			v := s + 2*n/(2.0+n)*mean[a]*mean[b]
+			if a == b {
+				v++
+			}
+			winv.SetSym(a, b, v)
+		}
+	}
+	var w mat.Dense
+	if err := w.Inverse(winv); err != nil {
+		t.Fatal(err)
+	}
+	const draws = 20000
+	lam, mu := make([]float64, d*d), make([]float64, d)
+	p := newPrior(d)
+	for range draws {
+		drawPrior(&p, x, n, d, rng)
+		for i, v := range p.lam {
+			lam[i] += v / draws
+		}
+		for i, v := range p.mu {
+			mu[i] += v / draws
+		}
+	}
+	nuN := float64(d + n)
+	for a := range d {
+		for b := range d {
+			want := nuN * w.At(a, b)
+			// Var Λ_ab = nu (W_ab² + W_aa W_bb): five standard errors.
+			sd := math.Sqrt(nuN * (w.At(a, b)*w.At(a, b) + w.At(a, a)*w.At(b, b)) / draws)
+			if math.Abs(lam[a*d+b]-want) > 5*sd {
+				t.Errorf("E[Λ](%d,%d) = %.4f, want %.4f ± %.4f", a, b, lam[a*d+b], want, 5*sd)
+			}
+		}
+		if want := n * mean[a] / (2 + n); math.Abs(mu[a]-want) > 0.01*math.Max(1, math.Abs(want)) {
+			t.Errorf("E[mu](%d) = %.4f, want %.4f", a, mu[a], want)
+		}
+	}
+}
+
+// smallTable is a table of random ratings for the tests of the sweeps.
+func smallTable(seed uint64) *table {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	const n1, n2 = 30, 20
+	var rows, cols []int32
+	var vals []float64
+	for u := range n1 {
+		for i := range n2 {
+			if rng.Float64() < 0.4 {
+				rows, cols = append(rows, int32(u)), append(cols, int32(i))
+				vals = append(vals, float64(1+rng.IntN(5)))
+			}
+		}
+	}
+	return newTable(n1, n2, rows, cols, vals)
+}
+
+// TestRidgeStepExact: a penalized sweep over the users is the scaled step
+// whose preconditioner is each row's Hessian, which on the quadratic loss
+// of a row lands on its minimizer: the gradient of
+// Σ_i (y_ui - z_i·x_u)² + λ n_u |x_u|² vanishes at every new row.
+func TestRidgeStepExact(t *testing.T) {
+	tb := smallTable(1)
+	s := newSampler(tb, 3, math.Inf(1), 7, 2)
+	s.noise, s.lambda = false, 0.3
+	s.rows(0, streamUser, s.u, tb.n1, tb.uStart, tb.uItem, nil, s.v, &s.pu)
+	d, k := s.d, s.k
+	for u := range tb.n1 {
+		x := s.u[u*d : u*d+d]
+		grad := make([]float64, d)
+		n := tb.uStart[u+1] - tb.uStart[u]
+		for p := tb.uStart[u]; p < tb.uStart[u+1]; p++ {
+			z := append(append([]float64(nil), s.v[int(tb.uItem[p])*d:int(tb.uItem[p])*d+k]...), 1)
+			r := tb.y[p] - s.v[int(tb.uItem[p])*d+k] - dot(x, z)
+			for a := range d {
+				grad[a] -= r * z[a]
+			}
+		}
+		for a := range d {
+			grad[a] += s.lambda * float64(n) * x[a]
+			if math.Abs(grad[a]) > 1e-10 {
+				t.Fatalf("user %d: gradient %v after the step", u, grad)
+			}
+		}
+	}
+}
+
+// TestRowDraws: with noise, a row's draws given the other side have the
+// mean H⁻¹g and the covariance H⁻¹ of its Gaussian conditional.
+func TestRowDraws(t *testing.T) {
+	tb := smallTable(2)
+	s := newSampler(tb, 2, math.Inf(1), 7, 1)
+	d := s.d
+	const u, draws = 4, 40000
+	// The conditional's H and g, by hand.
+	h := mat.NewSymDense(d, append([]float64(nil), s.pu.lam...))
+	g := mat.NewVecDense(d, append([]float64(nil), s.pu.lmu...))
+	for p := tb.uStart[u]; p < tb.uStart[u+1]; p++ {
+		j := int(tb.uItem[p])
+		z := append(append([]float64(nil), s.v[j*d:j*d+s.k]...), 1)
+		for a := range d {
+			g.SetVec(a, g.AtVec(a)+s.alpha*(tb.y[p]-s.v[j*d+s.k])*z[a])
+			for b := 0; b <= a; b++ { // SetSym sets (a, b) and (b, a)
+				h.SetSym(a, b, h.At(a, b)+s.alpha*z[a]*z[b])
+			}
+		}
+	}
+	var cov mat.Dense
+	if err := cov.Inverse(h); err != nil {
+		t.Fatal(err)
+	}
+	var want mat.VecDense
+	want.MulVec(&cov, g)
+	mean, second := make([]float64, d), make([]float64, d*d)
+	for n := range draws {
+		s.rows(n, streamUser, s.u, tb.n1, tb.uStart, tb.uItem, nil, s.v, &s.pu)
+		x := s.u[u*d : u*d+d]
+		for a := range d {
+			mean[a] += x[a] / draws
+			for b := range d {
+				second[a*d+b] += x[a] * x[b] / draws
+			}
+		}
+	}
+	for a := range d {
+		if sd := math.Sqrt(cov.At(a, a) / draws); math.Abs(mean[a]-want.AtVec(a)) > 5*sd {
+			t.Errorf("mean[%d] = %.5f, want %.5f ± %.5f", a, mean[a], want.AtVec(a), 5*sd)
+		}
+		for b := range d {
+			c := second[a*d+b] - mean[a]*mean[b]
+			if math.Abs(c-cov.At(a, b)) > 0.05*math.Sqrt(cov.At(a, a)*cov.At(b, b)) {
+				t.Errorf("cov(%d,%d) = %.5f, want %.5f", a, b, c, cov.At(a, b))
+			}
+		}
+	}
+}
+
+// TestTruncate: a product of rank r is kept exactly at rank r or more,
+// and truncated to its best approximation below.
+func TestTruncate(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	randn := func(r, c int) *mat.Dense {
+		m := mat.NewDense(r, c, nil)
+		for i := range r {
+			for j := range c {
+				m.Set(i, j, rng.NormFloat64())
+			}
+		}
+		return m
+	}
+	// A rank-4 product written with 7 columns.
+	l4, r4 := randn(50, 4), randn(30, 4)
+	mix := randn(4, 7)
+	var left, right, want mat.Dense
+	left.Mul(l4, mix)
+	right.Mul(r4, randn(4, 7))
+	want.Mul(&left, right.T())
+	for _, rank := range []int{4, 7} {
+		a, b := truncate(&left, &right, rank)
+		var got mat.Dense
+		got.Mul(a, b.T())
+		if !mat.EqualApprox(&got, &want, 1e-9*mat.Norm(&want, 2)) {
+			t.Errorf("rank %d: the product changed", rank)
+		}
+		if _, c := a.Dims(); c > 4 {
+			t.Errorf("rank %d: %d columns kept of a rank-4 product", rank, c)
+		}
+	}
+	a, b := truncate(&left, &right, 2)
+	var got mat.Dense
+	got.Mul(a, b.T())
+	var svd mat.SVD
+	svd.Factorize(&want, mat.SVDThin)
+	sv := svd.Values(nil)
+	var diff mat.Dense
+	diff.Sub(&want, &got)
+	// Eckart-Young: the Frobenius error (mat.Norm's 2) of the best rank-2
+	// approximation is that of the other singular values.
+	if e, best := mat.Norm(&diff, 2), math.Hypot(sv[2], sv[3]); math.Abs(e-best) > 1e-9*sv[0] {
+		t.Errorf("rank 2: error %v, want that of the third and fourth singular values %v", e, best)
+	}
+}
+
+// TestCholeskySolve: cholesky, forward and backward solve H x = b.
+func TestCholeskySolve(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	const d = 6
+	a := make([]float64, d*d)
+	for i := range a {
+		a[i] = rng.NormFloat64()
+	}
+	h := make([]float64, d*d)
+	for i := range d {
+		for j := range d {
+			for k := range d {
+				h[i*d+j] += a[i*d+k] * a[j*d+k]
+			}
+		}
+		h[i*d+i] += 0.1
+	}
+	b := []float64{1, -2, 3, 0.5, 0, 4}
+	x := append([]float64(nil), b...)
+	c := append([]float64(nil), h...)
+	if !cholesky(c, d) {
+		t.Fatal("not positive definite")
+	}
+	forward(c, d, x)
+	backward(c, d, x)
+	for i := range d {
+		if r := dot(h[i*d:i*d+d], x) - b[i]; math.Abs(r) > 1e-10 {
+			t.Errorf("residual %d: %v", i, r)
+		}
+	}
+	if cholesky([]float64{1, 2, 2, 1}, 2) {
+		t.Error("an indefinite matrix factored")
+	}
+}

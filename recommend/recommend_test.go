@@ -1,0 +1,227 @@
+package recommend_test
+
+import (
+	"context"
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/scaledsm/scaledsm/recommend"
+	"github.com/scaledsm/scaledsm/synth"
+)
+
+// ratings draws synthetic ratings that look like MovieLens 100k (biases,
+// noise, skewed sampling, a 1..5 scale) and splits them 80/20.
+func ratings(t *testing.T, c synth.RatingsConfig) (train, test recommend.Ratings, expected []float64) {
+	t.Helper()
+	d, err := synth.GenerateRatings(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := recommend.Ratings{Users: d.Users, Items: d.Items, Values: d.Values}
+	n := len(d.Values) * 4 / 5
+	train = recommend.Ratings{Users: all.Users[:n], Items: all.Items[:n], Values: all.Values[:n]}
+	test = recommend.Ratings{Users: all.Users[n:], Items: all.Items[n:], Values: all.Values[n:]}
+	return train, test, d.Expected[n:]
+}
+
+func rmse(t *testing.T, m *recommend.Model, test recommend.Ratings) float64 {
+	t.Helper()
+	e, err := m.Evaluate(test)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e.RMSE
+}
+
+// TestDefaultsBeatBaselines fits the default model, no setting given, to
+// realistic synthetic ratings: it must predict clearly better than the
+// global mean and the biases, and close a good part of the biases' gap to
+// the best possible predictions (the noiseless ratings, clipped to the
+// scale).
+func TestDefaultsBeatBaselines(t *testing.T) {
+	train, test, expected := ratings(t, synth.RatingsConfig{Users: 600, Items: 900, Ratings: 50000, Seed: 3})
+	m, err := recommend.Fit(context.Background(), train, recommend.Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mean, _ := recommend.GlobalMean(train)
+	biases, _ := recommend.Biases(train, recommend.DefaultBiasUser, recommend.DefaultBiasItem)
+	var sq float64
+	for k, e := range expected {
+		d := math.Min(math.Max(e, 1), 5) - test.Values[k]
+		sq += d * d
+	}
+	best := math.Sqrt(sq / float64(len(expected)))
+	got, rm, rb := rmse(t, m, test), rmse(t, mean, test), rmse(t, biases, test)
+	t.Logf("test RMSE: model %.4f (rank %d, %d sweeps), biases %.4f, mean %.4f, noiseless %.4f", got, m.Info.Rank, m.Info.Sweeps, rb, rm, best)
+	if got > rb-0.04 || got > rb-0.35*(rb-best) {
+		t.Errorf("test RMSE %.4f: want at most the biases' %.4f less 0.04, and a third of the way from them to the noiseless predictions' %.4f", got, rb, best)
+	}
+	if m.Info.Selection == nil || len(m.Info.Selection.Candidates) < 2 {
+		t.Errorf("the rank was not chosen by validation: %+v", m.Info.Selection)
+	}
+}
+
+// TestRobust corrupts a tenth of the training ratings with uniform random
+// values: the Student-t likelihood must predict the clean test ratings
+// better than the Gaussian one, and lose less than it to the corruption.
+func TestRobust(t *testing.T) {
+	c := synth.RatingsConfig{Users: 500, Items: 800, Ratings: 40000, Seed: 5}
+	clean, test, _ := ratings(t, c)
+	c.Outliers = 0.1
+	dirty, _, _ := ratings(t, c)
+	fit := func(train recommend.Ratings, nu float64) float64 {
+		m, err := recommend.Fit(context.Background(), train, recommend.Settings{Rank: 5, Sweeps: 120, Nu: nu, Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rmse(t, m, test)
+	}
+	tClean, tDirty := fit(clean, 0), fit(dirty, 0)
+	gClean, gDirty := fit(clean, math.Inf(1)), fit(dirty, math.Inf(1))
+	t.Logf("test RMSE clean/corrupted: Student-t %.4f/%.4f, Gaussian %.4f/%.4f", tClean, tDirty, gClean, gDirty)
+	if tDirty > gDirty-0.005 {
+		t.Errorf("with outliers: Student-t %.4f, Gaussian %.4f: want the Student-t better by 0.005", tDirty, gDirty)
+	}
+	if tClean > gClean+0.005 {
+		t.Errorf("clean: Student-t %.4f, Gaussian %.4f: want the Student-t within 0.005", tClean, gClean)
+	}
+}
+
+// TestSameBits fits on one goroutine and on four: the models are equal
+// bit for bit.
+func TestSameBits(t *testing.T) {
+	train, test, _ := ratings(t, synth.RatingsConfig{Users: 200, Items: 300, Ratings: 8000, Seed: 2})
+	var preds [][]float64
+	for _, w := range []int{1, 4} {
+		m, err := recommend.Fit(context.Background(), train, recommend.Settings{Rank: 4, Sweeps: 30, Workers: w, Seed: 9})
+		if err != nil {
+			t.Fatal(err)
+		}
+		preds = append(preds, m.PredictAll(test.Users, test.Items, nil))
+	}
+	for k := range preds[0] {
+		if math.Float64bits(preds[0][k]) != math.Float64bits(preds[1][k]) {
+			t.Fatalf("prediction %d: %v with 1 goroutine, %v with 4", k, preds[0][k], preds[1][k])
+		}
+	}
+}
+
+// TestSaveLoad saves a model, loads it back with the same predictions,
+// and refuses a directory whose files come from two saves.
+func TestSaveLoad(t *testing.T) {
+	train, test, _ := ratings(t, synth.RatingsConfig{Users: 100, Items: 150, Ratings: 3000, Seed: 4})
+	fit := func(seed uint64) *recommend.Model {
+		m, err := recommend.Fit(context.Background(), train, recommend.Settings{Rank: 3, Sweeps: 20, Seed: seed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	m := fit(1)
+	dir := filepath.Join(t.TempDir(), "a", "model")
+	if err := m.Save(dir); err != nil {
+		t.Fatal(err)
+	}
+	back, err := recommend.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, got := m.PredictAll(test.Users, test.Items, nil), back.PredictAll(test.Users, test.Items, nil)
+	for k := range want {
+		if want[k] != got[k] {
+			t.Fatalf("prediction %d: %v saved, %v loaded", k, want[k], got[k])
+		}
+	}
+	if back.Info.Rank != 3 || back.Info.Method != "bayes" {
+		t.Errorf("info %+v", back.Info)
+	}
+	other := filepath.Join(t.TempDir(), "b")
+	if err := fit(2).Save(other); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(filepath.Join(other, recommend.LFile))
+	os.WriteFile(filepath.Join(dir, recommend.LFile), b, 0o644)
+	if _, err := recommend.Load(dir); err == nil || !strings.Contains(err.Error(), "does not belong to this model.json") {
+		t.Errorf("mixed files: %v", err)
+	}
+	if _, err := recommend.Load(t.TempDir()); err == nil || !strings.Contains(err.Error(), "model.json: cannot read") {
+		t.Errorf("empty directory: %v", err)
+	}
+}
+
+// TestUnseen predicts pairs with a user or an item, or both, that the
+// training ratings did not have, from what the model has of them.
+func TestUnseen(t *testing.T) {
+	train := recommend.Ratings{
+		Users:  []int64{1, 1, 2, 2, 3, 3, 4},
+		Items:  []int64{10, 20, 10, 30, 20, 30, 10},
+		Values: []float64{5, 3, 4, 1, 2, 2, 5},
+	}
+	m, err := recommend.Fit(context.Background(), train, recommend.Settings{Rank: 1, Sweeps: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, i := m.Users, m.Items
+	_ = u
+	if got, want := m.Predict(99, 99), m.Mean; got != want {
+		t.Errorf("unseen pair: %v, want the mean %v", got, want)
+	}
+	j, _ := i.Index(20)
+	if got, want := m.Predict(99, 20), m.Mean+m.ItemBias[j]; got != want {
+		t.Errorf("unseen user: %v, want mean + item bias %v", got, want)
+	}
+	if ku, ki := m.Known(1, 99); !ku || ki {
+		t.Errorf("Known(1, 99) = %v, %v", ku, ki)
+	}
+	for _, u := range []int64{1, 2, 3, 4} {
+		for _, it := range []int64{10, 20, 30} {
+			if p := m.Predict(u, it); p < 1 || p > 5 {
+				t.Errorf("prediction %v outside the scale [1, 5]", p)
+			}
+		}
+	}
+}
+
+// TestFitErrors: bad inputs give errors that name them.
+func TestFitErrors(t *testing.T) {
+	ok := recommend.Ratings{Users: []int64{1, 2}, Items: []int64{1, 1}, Values: []float64{3, 4}}
+	for _, c := range []struct {
+		r    recommend.Ratings
+		s    recommend.Settings
+		want string
+	}{
+		{recommend.Ratings{}, recommend.Settings{}, "no ratings"},
+		{recommend.Ratings{Users: []int64{1}, Items: []int64{1, 2}, Values: []float64{1}}, recommend.Settings{}, "want one of each"},
+		{recommend.Ratings{Users: []int64{1}, Items: []int64{1}, Values: []float64{math.NaN()}}, recommend.Settings{}, "is NaN"},
+		{ok, recommend.Settings{Rank: -1}, "rank -1"},
+		{ok, recommend.Settings{Nu: 0.5}, "nu 0.5"},
+		{ok, recommend.Settings{Validation: 0.6}, "validation 0.6"},
+		{ok, recommend.Settings{Lambda: 1}, "applies to the ridge method"},
+		{recommend.Ratings{Users: []int64{1, 2, 1}, Items: []int64{1, 1, 1}, Values: []float64{3, 4, 5}}, recommend.Settings{Rank: 1, Sweeps: 1}, "user 1 rated item 1 twice (ratings 0 and 2)"},
+	} {
+		_, err := recommend.Fit(context.Background(), c.r, c.s)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v %+v: %v, want %q", c.r, c.s, err, c.want)
+		}
+	}
+	var dup *recommend.DuplicateError
+	_, err := recommend.Fit(context.Background(), recommend.Ratings{Users: []int64{1, 1}, Items: []int64{2, 2}, Values: []float64{1, 2}}, recommend.Settings{Rank: 1, Sweeps: 1})
+	if !errors.As(err, &dup) || dup.First != 0 || dup.Second != 1 {
+		t.Errorf("duplicate: %v", err)
+	}
+}
+
+// TestCancel: a cancelled context stops a fit.
+func TestCancel(t *testing.T) {
+	train, _, _ := ratings(t, synth.RatingsConfig{Users: 100, Items: 150, Ratings: 3000, Seed: 4})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := recommend.Fit(ctx, train, recommend.Settings{}); !errors.Is(err, context.Canceled) {
+		t.Errorf("err %v, want context.Canceled", err)
+	}
+}

@@ -1,0 +1,174 @@
+package synth
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+)
+
+// RatingsConfig describes synthetic ratings made to look like real ones,
+// for tests of recommenders: a global mean, user and item biases, a
+// low-rank interaction and noise, sampled with the skew of real data
+// (a few users rate a lot, a few items are rated by many, and popular
+// items are rated higher), then rounded to the steps of a bounded scale.
+// A fraction of the ratings may be replaced by uniform random values on
+// the scale (careless or fake ratings). The zero value of a field takes
+// the default given beside it, which resembles MovieLens 100k.
+type RatingsConfig struct {
+	Users, Items int     // 900, 1600
+	Ratings      int     // 80000
+	Rank         int     // 5: the rank of the interaction
+	Mean         float64 // 3.5
+	UserBias     float64 // 0.4: the spread of the user biases
+	ItemBias     float64 // 0.45
+	Signal       float64 // 0.5: the spread of the interaction L_u·R_i
+	Noise        float64 // 0.8: the noise's standard deviation
+	Min, Max     float64 // 1, 5: the scale
+	Step         float64 // 1: values are rounded to Min + k·Step (0.5 for half stars); negative: not rounded
+	Skew         float64 // 1: the log-normal spread of the items' popularity (the users' activity: 0.7 of it)
+	Outliers     float64 // 0: the fraction replaced by uniform random values on the scale
+	Seed         uint64
+}
+
+// RatingsData are synthetic ratings: the k-th is Values[k], of Items[k]
+// by Users[k] (ids from 1); Expected[k] is the noiseless rating, the mean
+// plus the biases and the interaction (not rounded or clipped), the best
+// prediction there is; Outlier[k] says whether Values[k] was replaced.
+type RatingsData struct {
+	Users, Items []int64
+	Values       []float64
+	Expected     []float64
+	Outlier      []bool
+}
+
+func (c *RatingsConfig) defaults() {
+	def := func(v *float64, d float64) {
+		if *v == 0 {
+			*v = d
+		}
+	}
+	if c.Users == 0 {
+		c.Users = 900
+	}
+	if c.Items == 0 {
+		c.Items = 1600
+	}
+	if c.Ratings == 0 {
+		c.Ratings = 80000
+	}
+	if c.Rank == 0 {
+		c.Rank = 5
+	}
+	def(&c.Mean, 3.5)
+	def(&c.UserBias, 0.4)
+	def(&c.ItemBias, 0.45)
+	def(&c.Signal, 0.5)
+	def(&c.Noise, 0.8)
+	def(&c.Min, 1)
+	def(&c.Max, 5)
+	def(&c.Step, 1)
+	def(&c.Skew, 1)
+}
+
+// Validate checks the configuration, the defaults filled in.
+func (c RatingsConfig) Validate() error {
+	c.defaults()
+	switch {
+	case c.Users < 1 || c.Items < 1:
+		return invalid("users", c.Users, "users and items must be at least 1 (got %d and %d)", c.Users, c.Items)
+	case c.Ratings < 1 || float64(c.Ratings) > 0.5*float64(c.Users)*float64(c.Items):
+		return invalid("ratings", c.Ratings, "must lie in [1, %d], half the pairs", c.Users*c.Items/2)
+	case c.Rank < 1 || c.Rank > min(c.Users, c.Items):
+		return invalid("rank", c.Rank, "must lie in [1, %d]", min(c.Users, c.Items))
+	case !(c.Min < c.Max):
+		return invalid("min", c.Min, "must be below max %v", c.Max)
+	case !(c.Outliers >= 0 && c.Outliers < 1):
+		return invalid("outliers", c.Outliers, "must lie in [0, 1)")
+	}
+	for _, v := range []float64{c.Mean, c.UserBias, c.ItemBias, c.Signal, c.Noise, c.Step, c.Skew} {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return invalid("ratings config", v, "must be finite")
+		}
+	}
+	return nil
+}
+
+// GenerateRatings draws the ratings of c. Every draw comes from a stream
+// of c.Seed, so the same configuration gives the same ratings.
+func GenerateRatings(c RatingsConfig) (*RatingsData, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	c.defaults()
+	rng := func(stream uint64) *rand.Rand { return rand.New(rand.NewPCG(c.Seed, 0x5a7e<<32|stream)) }
+	// Popularity and activity, log-normal; popular items are rated higher.
+	pop, act := make([]float64, c.Items), make([]float64, c.Users)
+	r := rng(1)
+	for i := range pop {
+		pop[i] = r.NormFloat64()
+	}
+	for u := range act {
+		act[u] = r.NormFloat64()
+	}
+	ib, ub := make([]float64, c.Items), make([]float64, c.Users)
+	r = rng(2)
+	for i := range ib {
+		ib[i] = c.ItemBias * (0.6*r.NormFloat64() + 0.8*pop[i]) // corr(bias, log popularity) = 0.8
+	}
+	for u := range ub {
+		ub[u] = c.UserBias * r.NormFloat64()
+	}
+	// The interaction: Gaussian factors scaled so that L_u·R_i has the
+	// spread c.Signal.
+	scale := math.Sqrt(c.Signal / math.Sqrt(float64(c.Rank)))
+	l, f := make([]float64, c.Users*c.Rank), make([]float64, c.Items*c.Rank)
+	r = rng(3)
+	for k := range l {
+		l[k] = scale * r.NormFloat64()
+	}
+	for k := range f {
+		f[k] = scale * r.NormFloat64()
+	}
+	cum := func(z []float64, spread float64) []float64 {
+		w := make([]float64, len(z))
+		var s float64
+		for i, v := range z {
+			s += math.Exp(spread * v)
+			w[i] = s
+		}
+		return w
+	}
+	cp, ca := cum(pop, c.Skew), cum(act, 0.7*c.Skew)
+	pick := func(r *rand.Rand, w []float64) int {
+		i, _ := slices.BinarySearch(w, r.Float64()*w[len(w)-1])
+		return min(i, len(w)-1)
+	}
+	d := &RatingsData{}
+	seen := make(map[[2]int]bool, c.Ratings)
+	rp, rv := rng(4), rng(5)
+	for len(d.Values) < c.Ratings {
+		u, i := pick(rp, ca), pick(rp, cp)
+		if seen[[2]int{u, i}] {
+			continue
+		}
+		seen[[2]int{u, i}] = true
+		e := c.Mean + ub[u] + ib[i]
+		for k := range c.Rank {
+			e += l[u*c.Rank+k] * f[i*c.Rank+k]
+		}
+		v := e + c.Noise*rv.NormFloat64()
+		out := rv.Float64() < c.Outliers
+		if out {
+			v = c.Min + rv.Float64()*(c.Max-c.Min)
+		}
+		if c.Step > 0 {
+			v = c.Min + math.Round((v-c.Min)/c.Step)*c.Step
+		}
+		d.Users = append(d.Users, int64(u+1))
+		d.Items = append(d.Items, int64(i+1))
+		d.Values = append(d.Values, min(max(v, c.Min), c.Max))
+		d.Expected = append(d.Expected, e)
+		d.Outlier = append(d.Outlier, out)
+	}
+	return d, nil
+}
