@@ -56,58 +56,95 @@ func choose(ctx context.Context, r Ratings, s Settings) (*Selection, Settings, i
 		lambdas = Lambdas
 	}
 	best, bestBurn := -1, 0
+	// try runs a chain of rank k (and ridge penalty lam) on the split.
+	try := func(k int, lam float64) (float64, error) {
+		begin := time.Now()
+		smp := newSampler(t, k, s.Nu, s.Seed, s.Workers)
+		b := burns
+		if s.Method == Ridge {
+			smp.noise, smp.nu, smp.lambda = false, math.Inf(1), lam
+			b = nil // the last iterate
+		}
+		spec := chainSpec{sweeps: s.Sweeps, val: newScores(p, lo, hi, t.mean, b),
+			patience: 30, minSweeps: 40, tol: 1e-4 * sd}
+		if s.Method == Ridge {
+			spec.patience, spec.minSweeps = 5, 10
+		}
+		if s.Sweeps == 0 {
+			spec.sweeps = DefaultMaxSweeps
+		} else {
+			spec.patience = math.MaxInt // run them all
+		}
+		if s.Progress != nil {
+			spec.progress = func(n int, rmse float64) {
+				s.Progress(Progress{Stage: "validation", Rank: k, Sweep: n + 1, RMSE: rmse})
+			}
+		}
+		out, err := run(ctx, smp, spec)
+		if err != nil {
+			return 0, err
+		}
+		// The chain ran past its best sweep while its RMSE stayed within
+		// the tolerance of the best: as good by validation, and a
+		// Bayesian average only gains from more sweeps, so the final fit
+		// makes as many as the chain made. Ridge's is an iterate.
+		c := Candidate{Rank: k, Sweeps: out.sweeps, Best: out.bestSweep, RMSE: out.bestRMSE, Seconds: time.Since(begin).Seconds()}
+		if s.Method == Ridge {
+			c.Sweeps, c.Lambda = out.bestSweep, lam
+		}
+		sel.Candidates = append(sel.Candidates, c)
+		if best < 0 || c.RMSE < sel.Candidates[best].RMSE {
+			best, bestBurn = len(sel.Candidates)-1, out.bestBurn
+		}
+		return c.RMSE, nil
+	}
+	// A larger rank is tried while the last one improved the held-out
+	// RMSE: by RankGain for the Bayesian model, whose chains cost more,
+	// by anything for ridge. Ridge's penalty walks on the grid Lambdas
+	// from the best so far, to the better neighbour while there is one.
+	gain := RankGain * sd
+	if s.Method == Ridge {
+		gain = 0
+	}
+	at := len(lambdas) / 2
 	for _, k := range ranks {
 		if k > maxRank(t) {
 			break
 		}
-		improved := false
-		for _, lam := range lambdas {
-			begin := time.Now()
-			smp := newSampler(t, k, s.Nu, s.Seed, s.Workers)
-			b := burns
-			if s.Method == Ridge {
-				smp.noise, smp.nu, smp.lambda = false, math.Inf(1), lam
-				b = nil // the last iterate
+		before := math.Inf(1)
+		if best >= 0 {
+			before = sel.Candidates[best].RMSE
+		}
+		tried := map[int]float64{}
+		eval := func(j int) (float64, error) {
+			if v, ok := tried[j]; ok {
+				return v, nil
 			}
-			spec := chainSpec{sweeps: s.Sweeps, val: newScores(p, lo, hi, t.mean, b),
-				patience: 30, minSweeps: 40, tol: 1e-4 * sd}
-			if s.Method == Ridge {
-				spec.patience, spec.minSweeps = 5, 10
-			}
-			if s.Sweeps == 0 {
-				spec.sweeps = DefaultMaxSweeps
-			} else {
-				spec.patience = math.MaxInt // run them all
-			}
-			if s.Progress != nil {
-				spec.progress = func(n int, rmse float64) {
-					s.Progress(Progress{Stage: "validation", Rank: k, Sweep: n + 1, RMSE: rmse})
+			v, err := try(k, lambdas[j])
+			tried[j] = v
+			return v, err
+		}
+		cur, err := eval(at)
+		if err != nil {
+			return nil, s, 0, err
+		}
+		for moved := true; moved; {
+			moved = false
+			for _, j := range []int{at - 1, at + 1} {
+				if j < 0 || j >= len(lambdas) {
+					continue
+				}
+				v, err := eval(j)
+				if err != nil {
+					return nil, s, 0, err
+				}
+				if v < cur {
+					at, cur, moved = j, v, true
+					break
 				}
 			}
-			out, err := run(ctx, smp, spec)
-			if err != nil {
-				return nil, s, 0, err
-			}
-			// The chain ran past its best sweep while its RMSE stayed
-			// within the tolerance of the best: as good by validation, and
-			// a Bayesian average only gains from more sweeps, so the final
-			// fit makes as many as the chain made.
-			c := Candidate{Rank: k, Sweeps: out.sweeps, Best: out.bestSweep, RMSE: out.bestRMSE, Seconds: time.Since(begin).Seconds()}
-			if s.Method == Ridge {
-				c.Sweeps = out.bestSweep // an iterate, not an average
-			}
-			if s.Method == Ridge {
-				c.Lambda = lam
-			}
-			sel.Candidates = append(sel.Candidates, c)
-			if best < 0 || c.RMSE < sel.Candidates[best].RMSE-RankGain*sd {
-				improved = true
-			}
-			if best < 0 || c.RMSE < sel.Candidates[best].RMSE {
-				best, bestBurn = len(sel.Candidates)-1, out.bestBurn
-			}
 		}
-		if !improved {
+		if !(cur < before-gain) {
 			break
 		}
 	}

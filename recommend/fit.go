@@ -75,7 +75,7 @@ const RankGain = 1e-3
 
 // Lambdas are the ridge penalties that a Ridge fit tries when the penalty
 // is to be chosen.
-var Lambdas = []float64{0.02, 0.035, 0.05, 0.07, 0.1, 0.14}
+var Lambdas = []float64{0.035, 0.05, 0.07, 0.1, 0.14, 0.2, 0.28}
 
 // Settings say how to fit a model. The zero value fits with the defaults:
 // the Bayesian method, the rank and the number of sweeps chosen on 5% of
