@@ -102,10 +102,10 @@ type RatingsResult struct {
 
 // The models RunRatings measures, by name.
 const (
-	ModelDefault = "scaledsm"     // recommend.Fit with no setting
-	ModelMean    = "global mean"  // recommend.GlobalMean
-	ModelBiases  = "biases"       // recommend.Biases, Surprise's penalties
-	ModelRidge   = "ridge"        // recommend.Fit, Ridge, penalty and rank by validation
+	ModelDefault = "scaledsm"      // recommend.Fit with no setting
+	ModelMean    = "global mean"   // recommend.GlobalMean
+	ModelBiases  = "biases"        // recommend.Biases, Surprise's penalties
+	ModelRidge   = "ridge"         // recommend.Fit, Ridge, penalty and rank by validation
 	ModelALSWR   = "ALS-WR 50/.12" // Ridge at rank 50, penalty 0.12, 20 sweeps: issue 23's tuned ALS-WR
 )
 
