@@ -33,8 +33,9 @@ def build_library(out):
         overlay = os.path.join(tmp, "overlay.json")
         with open(overlay, "w") as f:
             json.dump({"Replace": {
-                os.path.join(ROOT, "cmd", "scaledsm", "capi.go"):
-                    os.path.join(HERE, "native", "capi.go")}}, f)
+                os.path.join(ROOT, "cmd", "scaledsm", name):
+                    os.path.join(HERE, "native", name)
+                for name in ("capi.go", "capi_recommend.go")}}, f)
         cmd = [go, "build", "-overlay", overlay, "-tags", "scaledsm_capi",
                "-buildmode=c-shared", "-trimpath", "-ldflags=-s -w",
                "-o", out, "./cmd/scaledsm"]

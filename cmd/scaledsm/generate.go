@@ -71,6 +71,9 @@ file of it.`, stdout)
 	case *order != "C" && *order != "F":
 		return badFlag("order", *order, "want C or F")
 	}
+	if sp.problem == "ratings" {
+		return generateRatings(fs, &sp, *out, stdout)
+	}
 	src, err := sp.config()
 	if err != nil {
 		return err
@@ -124,29 +127,9 @@ file of it.`, stdout)
 		return enc.Encode(meta)
 	}})
 
-	// The set goes to a fresh directory beside --out, and moves in once
-	// complete: on the same file system the moves are renames, so the data
-	// is written once.
-	tmp, err := os.MkdirTemp(filepath.Dir(filepath.Clean(*out)), "."+filepath.Base(filepath.Clean(*out))+".tmp-*")
+	listing, err := writeGenerated(ctx, *out, files, meta.Files)
 	if err != nil {
-		return outputError("out", *out, err)
-	}
-	defer os.RemoveAll(tmp)
-	var listing []string
-	for _, f := range files {
-		err := atomicio.WriteFile(filepath.Join(tmp, f.name), func(w io.Writer) error {
-			return f.write(ctxWriter{ctx, w})
-		})
-		if ctx.Err() != nil {
-			return exitError{fmt.Errorf("interrupted while writing %s; %s is left as it was", f.name, *out), exitInterrupted}
-		}
-		if err != nil {
-			return outputError("out", *out, fmt.Errorf("%s: %w", f.name, unwrapPath(err)))
-		}
-		listing = append(listing, strings.TrimSpace(f.name+" "+f.desc))
-	}
-	if err := moveInto(tmp, *out, meta.Files); err != nil {
-		return outputError("out", *out, err)
+		return err
 	}
 
 	kind, _ := synth.ParseKind(meta.Problem)
@@ -308,4 +291,32 @@ func (c ctxWriter) Write(p []byte) (int, error) {
 		return 0, errors.New("interrupted")
 	}
 	return c.w.Write(p)
+}
+
+// writeGenerated writes generate's files to a fresh directory beside out
+// and moves them in once complete: on the same file system the moves are
+// renames, so the data is written once. It returns the listing printed.
+func writeGenerated(ctx context.Context, out string, files []genFile, names []string) ([]string, error) {
+	tmp, err := os.MkdirTemp(filepath.Dir(filepath.Clean(out)), "."+filepath.Base(filepath.Clean(out))+".tmp-*")
+	if err != nil {
+		return nil, outputError("out", out, err)
+	}
+	defer os.RemoveAll(tmp)
+	var listing []string
+	for _, f := range files {
+		err := atomicio.WriteFile(filepath.Join(tmp, f.name), func(w io.Writer) error {
+			return f.write(ctxWriter{ctx, w})
+		})
+		if ctx.Err() != nil {
+			return nil, exitError{fmt.Errorf("interrupted while writing %s; %s is left as it was", f.name, out), exitInterrupted}
+		}
+		if err != nil {
+			return nil, outputError("out", out, fmt.Errorf("%s: %w", f.name, unwrapPath(err)))
+		}
+		listing = append(listing, strings.TrimSpace(f.name+" "+f.desc))
+	}
+	if err := moveInto(tmp, out, names); err != nil {
+		return nil, outputError("out", out, err)
+	}
+	return listing, nil
 }

@@ -17,10 +17,12 @@ import (
 	"time"
 
 	"github.com/scaledsm/scaledsm/dataio"
+	"github.com/scaledsm/scaledsm/experiment"
 	"github.com/scaledsm/scaledsm/internal/atomicio"
 	"github.com/scaledsm/scaledsm/internal/csvfmt"
 	"github.com/scaledsm/scaledsm/internal/mem"
 	"github.com/scaledsm/scaledsm/recommend"
+	"github.com/scaledsm/scaledsm/synth"
 )
 
 // recommendFlags are solve's flags of a ratings file: which model, and the
@@ -527,5 +529,68 @@ func predictRatings(dir, pairs, out, ext string, stdout io.Writer) error {
 		return outputError("out", out, err)
 	}
 	fmt.Fprintf(stdout, "wrote %d predictions to %s (%d pairs with a user or an item the ratings did not have, predicted from the biases)\n", len(pred), out, unseen)
+	return nil
+}
+
+// generateRatings is generate --problem ratings: synthetic ratings that
+// look like MovieLens 100k (synth.GenerateRatings), split 80/20 into
+// train.csv and test.csv, with --ps of the training ratings replaced by
+// uniform random ones.
+func generateRatings(fs *flag.FlagSet, sp *synthFlags, out string, stdout io.Writer) error {
+	set := setFlags(fs)
+	for _, name := range []string{"n", "n2", "r", "m", "p", "kappa", "snr", "dtype", "order"} {
+		if set[name] {
+			return badFlag(name, flagValue(fs, name), "does not apply to --problem ratings (its sizes are MovieLens 100k's)")
+		}
+	}
+	if !(sp.ps >= 0 && sp.ps < 0.5) {
+		return badFlag("ps", sp.ps, "the fraction of training ratings replaced must lie in [0, 0.5)")
+	}
+	if st, err := os.Stat(out); err == nil && !st.IsDir() {
+		return badFlag("out", out, "is not a directory")
+	}
+	if err := writableParent(out); err != nil {
+		return badFlag("out", out, "cannot be written: "+err.Error())
+	}
+	d, err := synth.GenerateRatings(synth.RatingsConfig{Ratings: 100000, Users: 950, Items: 1650, Seed: sp.seed})
+	if err != nil {
+		return err
+	}
+	all := recommend.Ratings{Users: d.Users, Items: d.Items, Values: d.Values}
+	train, test, err := recommend.Split(all, 0.2, sp.seed)
+	if err != nil {
+		return err
+	}
+	var replaced int
+	if sp.ps > 0 {
+		var idx []int
+		train, idx = experiment.Corrupt(train, sp.ps, sp.seed)
+		replaced = len(idx)
+	}
+	csvFile := func(r recommend.Ratings) func(io.Writer) error {
+		return func(w io.Writer) error {
+			if _, err := io.WriteString(w, "userId,movieId,rating\n"); err != nil {
+				return err
+			}
+			for k, v := range r.Values {
+				if _, err := fmt.Fprintf(w, "%d,%d,%s\n", r.Users[k], r.Items[k], csvfmt.Float(v)); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}
+	files := []genFile{
+		{"train.csv", fmt.Sprintf("%d ratings (%d replaced by random ones)", train.Len(), replaced), csvFile(train)},
+		{"test.csv", fmt.Sprintf("%d ratings", test.Len()), csvFile(test)},
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	listing, err := writeGenerated(ctx, out, files, []string{"train.csv", "test.csv"})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "wrote synthetic ratings (%d users, %d items, scale 1 to 5, seed %d) to %s:\n  %s\n", 950, 1650, sp.seed, out, strings.Join(listing, "\n  "))
+	fmt.Fprintf(stdout, "fit and test a recommender with\n  scaledsm solve --ratings %s --test %s\n", filepath.Join(out, "train.csv"), filepath.Join(out, "test.csv"))
 	return nil
 }

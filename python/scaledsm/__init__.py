@@ -6,6 +6,8 @@ Chi), from NumPy: the Go library of the scaledsm command, called in process.
     complete(rows, cols, values, shape, rank, ...) or complete(S, rank=r)
                                           matrix completion from entries (or a scipy.sparse S)
     rpca(Y, rank, ...)                    robust PCA of a dense Y, NaN = missing
+    Recommender(...).fit(users, items, ratings).predict(users, items)
+                                          ratings: mean + biases + factors
 
 Every function takes the settings of `scaledsm solve` as keyword arguments
 with the flags' names and meanings (method, loss, step, eta, lam for
@@ -27,14 +29,15 @@ import ctypes
 import json
 import operator
 import sys
-import threading
 import warnings
 
 import numpy as np
 
 from . import _native
+from ._call import interruptible
+from .recommender import Recommender
 
-__all__ = ["solve_sensing", "solve_quadratic", "complete", "rpca", "Result", "Interrupted"]
+__all__ = ["solve_sensing", "solve_quadratic", "complete", "rpca", "Result", "Interrupted", "Recommender"]
 
 TRACE_FIELDS = ("iteration", "rel_error", "change", "loss", "gap", "step", "step_length")
 
@@ -165,36 +168,8 @@ def _solve(kind, m, n1, n2, rank, settings, a=None, y=None, rows=None, cols=None
                         y=_ptr(y), rows=_ptr(rows), cols=_ptr(cols), truth=_ptr(truth),
                         args=args, args_len=len(args), cancel=ctypes.pointer(cancel))
     keep = (a, y, rows, cols, truth, args, cancel)  # alive until the call returns
-    failure = []
-    done = threading.Event()
-
-    def target():
-        try:
-            lib.scaledsm_solve(ctypes.byref(call))
-        except BaseException as e:  # pragma: no cover
-            failure.append(e)
-        finally:
-            done.set()
-
-    # The solve runs on another thread so that this one, the main thread
-    # when called from it, can take Ctrl-C and set the cancel flag. (An
-    # Event, not Thread.join: a join interrupted by Ctrl-C can report the
-    # thread finished while it runs.)
-    # A Ctrl-C that lands while the thread starts sets the flag as well,
-    # which the solve reads whenever it begins.
-    worker = threading.Thread(target=target, name="scaledsm-solve", daemon=True)
-    interrupted = False
-    while not done.is_set():
-        try:
-            if worker.ident is None:
-                worker.start()
-            done.wait(0.05)
-        except KeyboardInterrupt:
-            cancel.value = 1
-            interrupted = True
+    interrupted = interruptible(lambda: lib.scaledsm_solve(ctypes.byref(call)), cancel)
     del keep
-    if failure:  # pragma: no cover
-        raise failure[0]
     message = call.message.decode("utf-8", "replace")
     result = _fetch(lib, call, kind) if call.handle else None
     if interrupted or call.code == 130:

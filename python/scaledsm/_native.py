@@ -82,5 +82,22 @@ def library():
             lib.scaledsm_fetch.restype = ctypes.c_int32
             lib.scaledsm_release.argtypes = [ctypes.c_int64]
             lib.scaledsm_release.restype = None
+            i64 = ctypes.POINTER(ctypes.c_int64)
+            i32 = ctypes.POINTER(ctypes.c_int32)
+            lib.scaledsm_rec_fit.argtypes = [ctypes.c_int64, i64, i64, d, ctypes.c_char_p, ctypes.c_int64,
+                                             i32, i32, ctypes.c_char_p, ctypes.c_int64]
+            lib.scaledsm_rec_fit.restype = ctypes.c_int64
+            lib.scaledsm_rec_predict.argtypes = [ctypes.c_int64, ctypes.c_int64, i64, i64, d, ctypes.POINTER(ctypes.c_int8)]
+            lib.scaledsm_rec_predict.restype = ctypes.c_int32
+            lib.scaledsm_rec_info.argtypes = [ctypes.c_int64, ctypes.c_char_p, ctypes.c_int64]
+            lib.scaledsm_rec_info.restype = ctypes.c_int64
+            lib.scaledsm_rec_arrays.argtypes = [ctypes.c_int64, i64, i64, d, d, d, d]
+            lib.scaledsm_rec_arrays.restype = ctypes.c_int32
+            lib.scaledsm_rec_save.argtypes = [ctypes.c_int64, ctypes.c_char_p, ctypes.c_int64, ctypes.c_char_p, ctypes.c_int64]
+            lib.scaledsm_rec_save.restype = ctypes.c_int32
+            lib.scaledsm_rec_load.argtypes = [ctypes.c_char_p, ctypes.c_int64, i32, ctypes.c_char_p, ctypes.c_int64]
+            lib.scaledsm_rec_load.restype = ctypes.c_int64
+            lib.scaledsm_rec_release.argtypes = [ctypes.c_int64]
+            lib.scaledsm_rec_release.restype = None
             _lib, _loaded_pid = lib, os.getpid()
         return _lib

@@ -1,0 +1,301 @@
+"""Recommender: predicts ratings from ratings, with the Go library's
+recommend package (the model of `scaledsm solve --ratings`), following
+scikit-learn's estimator conventions.
+
+    >>> rec = scaledsm.Recommender().fit(users, items, ratings)
+    >>> rec.predict(users_test, items_test)
+    >>> rec.score(users_test, items_test, ratings_test)   # -RMSE: larger is better
+
+The prediction for user u and item i is
+
+    clip(mean_ + user_bias_[u] + item_bias_[i] + L_[u] @ R_[i], min_, max_)
+
+and a user or an item that fit did not see is predicted from the biases it
+has (mean_ at worst). Ids may be integers or strings (any mix of Python
+ints, NumPy integers or str), in lists or NumPy arrays.
+"""
+
+import ctypes
+import json
+import math
+import numbers
+import os
+
+import numpy as np
+
+from . import _native
+from ._call import interruptible
+
+__all__ = ["Recommender"]
+
+_PARAMS = ("method", "rank", "sweeps", "nu", "validation", "penalty", "seed")
+LABELS = ("user_labels.npy", "item_labels.npy")
+
+
+class Recommender:
+    """A recommender: mean + user and item biases + low-rank factors.
+
+    method: "bayes" (the default: the posterior is sampled with a Student-t
+        likelihood and the predictions averaged) or "ridge" (penalized least
+        squares, ALS-WR).
+    rank: the rank of the factors, or "auto" to choose it on held-out
+        ratings (the default).
+    sweeps: the number of sweeps, or "auto" (early stopping on held-out
+        ratings).
+    nu: degrees of freedom of the Student-t likelihood ("bayes"); smaller
+        resists wrong ratings more; math.inf is a Gaussian likelihood.
+    validation: the fraction of the ratings held out to choose what is
+        "auto".
+    penalty: the ridge penalty ("ridge"), or "auto".
+    seed: seeds every draw; the same seed gives the same model, and the
+        same predictions as `scaledsm solve --ratings` with that --seed.
+
+    After fit: mean_, min_, max_, user_ids_, item_ids_, user_bias_,
+    item_bias_, L_, R_, rank_ (the rank chosen), info_ (how the model was
+    fitted: a dict with the validation's candidates).
+    """
+
+    def __init__(self, method="bayes", rank="auto", sweeps="auto", nu=6.0, validation=0.05,
+                 penalty="auto", seed=1):
+        self.method = method
+        self.rank = rank
+        self.sweeps = sweeps
+        self.nu = nu
+        self.validation = validation
+        self.penalty = penalty
+        self.seed = seed
+
+    # --- scikit-learn's conventions ----------------------------------------
+
+    def get_params(self, deep=True):
+        """The constructor's parameters, as a dict."""
+        return {name: getattr(self, name) for name in _PARAMS}
+
+    def set_params(self, **params):
+        """Sets constructor parameters; returns self."""
+        for name, value in params.items():
+            if name not in _PARAMS:
+                raise ValueError("Recommender has no parameter %r (it has %s)" % (name, ", ".join(_PARAMS)))
+            setattr(self, name, value)
+        return self
+
+    def __repr__(self):
+        changed = ["%s=%r" % (k, v) for k, v in self.get_params().items() if v != _DEFAULTS[k]]
+        return "Recommender(%s)" % ", ".join(changed)
+
+    # --- fitting ------------------------------------------------------------
+
+    def _settings(self):
+        def auto(name, value, kind):
+            if isinstance(value, str):
+                if value != "auto":
+                    raise ValueError("%s=%r: want %s or 'auto'" % (name, value, kind))
+                return 0
+            if isinstance(value, bool) or not isinstance(value, numbers.Real):
+                raise TypeError("%s=%r: want %s or 'auto'" % (name, value, kind))
+            return value
+
+        rank = auto("rank", self.rank, "a positive integer")
+        sweeps = auto("sweeps", self.sweeps, "a positive integer")
+        penalty = auto("penalty", self.penalty, "a positive number")
+        for name, v in (("rank", rank), ("sweeps", sweeps)):
+            if v != int(v) or v < 0 or (v == 0 and getattr(self, name) != "auto"):
+                raise ValueError("%s=%r: want a positive integer or 'auto'" % (name, getattr(self, name)))
+        if self.method not in ("bayes", "ridge"):
+            raise ValueError("method=%r: want 'bayes' or 'ridge'" % (self.method,))
+        if isinstance(self.nu, bool) or not isinstance(self.nu, numbers.Real) or math.isnan(self.nu) or self.nu < 1:
+            raise ValueError("nu=%r: want a number at least 1, or math.inf" % (self.nu,))
+        if not isinstance(self.validation, numbers.Real) or not 0 < self.validation < 0.5:
+            raise ValueError("validation=%r: want a fraction in (0, 0.5)" % (self.validation,))
+        if penalty != 0 and not penalty > 0:
+            raise ValueError("penalty=%r: want a positive number or 'auto'" % (self.penalty,))
+        if self.method == "bayes" and penalty != 0:
+            raise ValueError("penalty=%r: applies to method='ridge'; 'bayes' learns its regularization" % (self.penalty,))
+        if self.method == "ridge" and self.nu != _DEFAULTS["nu"] and not math.isinf(self.nu):
+            raise ValueError("nu=%r: applies to method='bayes'; 'ridge' is least squares" % (self.nu,))
+        seed = self.seed
+        if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or not 0 <= seed < 2**64:
+            raise ValueError("seed=%r: want an integer in [0, 2**64)" % (seed,))
+        return {"method": self.method, "rank": int(rank), "sweeps": int(sweeps),
+                "nu": None if math.isinf(self.nu) else float(self.nu),
+                "validation": float(self.validation), "penalty": float(penalty), "seed": int(seed)}
+
+    def fit(self, users, items, ratings):
+        """Fits the model to the ratings: ratings[k] of items[k] by users[k].
+        Returns self. Ctrl-C stops the fit and raises KeyboardInterrupt."""
+        settings = json.dumps(self._settings()).encode()
+        ratings = np.asarray(ratings)
+        if ratings.ndim != 1 or ratings.dtype.kind not in "fiu":
+            raise ValueError("ratings: want a vector of numbers, got shape %s dtype %s" % (ratings.shape, ratings.dtype))
+        ratings = np.ascontiguousarray(ratings, dtype=np.float64)
+        u, self._user_labels = _encode(users, "users", len(ratings))
+        i, self._item_labels = _encode(items, "items", len(ratings))
+        lib = _native.library()
+        code = ctypes.c_int32(0)
+        msg = ctypes.create_string_buffer(2048)
+        cancel = ctypes.c_int32(0)
+        i64 = ctypes.POINTER(ctypes.c_int64)
+        d = ctypes.POINTER(ctypes.c_double)
+        out = {}
+
+        def call():
+            out["h"] = lib.scaledsm_rec_fit(len(ratings), u.ctypes.data_as(i64), i.ctypes.data_as(i64),
+                                            ratings.ctypes.data_as(d), settings, len(settings),
+                                            ctypes.byref(cancel), ctypes.byref(code), msg, len(msg))
+
+        interrupted = interruptible(call, cancel, "scaledsm-fit")
+        del u, i  # read by the call only
+        if interrupted or code.value == 130:
+            raise KeyboardInterrupt("scaledsm: Recommender.fit interrupted")
+        if code.value != 0:
+            text = msg.value.decode("utf-8", "replace")
+            raise (ValueError if code.value == 2 else RuntimeError)("Recommender.fit: " + text)
+        self._adopt(out["h"])
+        return self
+
+    def _adopt(self, handle):
+        """Takes the model behind handle: copies its arrays, then frees it in Go."""
+        lib = _native.library()
+        try:
+            n = lib.scaledsm_rec_info(handle, None, 0)
+            buf = ctypes.create_string_buffer(n)
+            lib.scaledsm_rec_info(handle, buf, n)
+            info = json.loads(buf.raw[:n])
+            k = info["rank"]
+            self.user_ids_ = np.empty(info["users"], dtype=np.int64)
+            self.item_ids_ = np.empty(info["items"], dtype=np.int64)
+            self.user_bias_ = np.empty(info["users"])
+            self.item_bias_ = np.empty(info["items"])
+            self.L_ = np.empty((info["users"], k))
+            self.R_ = np.empty((info["items"], k))
+            i64 = ctypes.POINTER(ctypes.c_int64)
+            d = ctypes.POINTER(ctypes.c_double)
+            lib.scaledsm_rec_arrays(handle, self.user_ids_.ctypes.data_as(i64), self.item_ids_.ctypes.data_as(i64),
+                                    self.user_bias_.ctypes.data_as(d), self.item_bias_.ctypes.data_as(d),
+                                    self.L_.ctypes.data_as(d), self.R_.ctypes.data_as(d))
+        except BaseException:
+            lib.scaledsm_rec_release(handle)
+            raise
+        if getattr(self, "_handle", None):
+            lib.scaledsm_rec_release(self._handle)
+        self._handle = handle
+        self.mean_, self.min_, self.max_ = info["mean"], info["min"], info["max"]
+        self.info_ = info["info"]
+        self.rank_ = self.info_["rank"]
+
+    def __del__(self):
+        h = getattr(self, "_handle", None)
+        if h and _native._lib:
+            _native._lib.scaledsm_rec_release(h)
+
+    def _check_fitted(self):
+        if not getattr(self, "_handle", None):
+            raise RuntimeError("this Recommender is not fitted yet: call fit first")
+
+    # --- predictions --------------------------------------------------------
+
+    def predict(self, users, items):
+        """The predicted ratings of items[k] by users[k], as float64."""
+        self._check_fitted()
+        u, _ = _encode(users, "users", None, self._user_labels)
+        i, _ = _encode(items, "items", len(u), self._item_labels)
+        out = np.empty(len(u))
+        i64 = ctypes.POINTER(ctypes.c_int64)
+        if _native.library().scaledsm_rec_predict(self._handle, len(u), u.ctypes.data_as(i64), i.ctypes.data_as(i64),
+                                                  out.ctypes.data_as(ctypes.POINTER(ctypes.c_double)), None) != 0:
+            raise RuntimeError("scaledsm: the model was lost")
+        return out
+
+    def score(self, users, items, ratings):
+        """The negative root mean square error of the predictions (larger is
+        better, as scikit-learn's scorers want)."""
+        ratings = np.asarray(ratings, dtype=np.float64)
+        p = self.predict(users, items)
+        if p.shape != ratings.shape:
+            raise ValueError("ratings: %d values for %d pairs" % (ratings.size, p.size))
+        return -float(np.sqrt(np.mean((p - ratings) ** 2)))
+
+    # --- files --------------------------------------------------------------
+
+    def save(self, path):
+        """Writes the model to the directory path (created if need be): the
+        files of `scaledsm solve --ratings --out`, which `scaledsm predict`
+        reads, and, for string ids, user_labels.npy and item_labels.npy."""
+        self._check_fitted()
+        p = os.fsencode(path)
+        msg = ctypes.create_string_buffer(2048)
+        code = _native.library().scaledsm_rec_save(self._handle, p, len(p), msg, len(msg))
+        if code != 0:
+            raise OSError("Recommender.save: %s: %s" % (path, msg.value.decode("utf-8", "replace")))
+        for name, labels in zip(LABELS, (self._user_labels, self._item_labels)):
+            f = os.path.join(path, name)
+            if labels is not None:
+                np.save(f, labels)
+            elif os.path.exists(f):
+                os.remove(f)
+        return self
+
+    @classmethod
+    def load(cls, path):
+        """Reads a model that save (or `scaledsm solve --ratings --out`) wrote."""
+        p = os.fsencode(path)
+        code = ctypes.c_int32(0)
+        msg = ctypes.create_string_buffer(2048)
+        h = _native.library().scaledsm_rec_load(p, len(p), ctypes.byref(code), msg, len(msg))
+        if code.value != 0:
+            raise (ValueError if code.value == 2 else OSError)("Recommender.load: " + msg.value.decode("utf-8", "replace"))
+        rec = cls()
+        rec._adopt(h)
+        info = rec.info_
+        params = {"method": info["method"], "rank": info["rank"], "sweeps": info["sweeps"],
+                  "nu": info["nu"] or math.inf, "seed": info["seed"]}
+        if info["method"] == "ridge":
+            params["penalty"] = info["lambda"]
+            params["nu"] = _DEFAULTS["nu"]
+        rec.set_params(**params)
+        for attr, name in zip(("_user_labels", "_item_labels"), LABELS):
+            f = os.path.join(path, name)
+            setattr(rec, attr, np.load(f) if os.path.exists(f) else None)
+        return rec
+
+
+_DEFAULTS = Recommender.__init__.__defaults__
+_DEFAULTS = dict(zip(_PARAMS, _DEFAULTS))
+
+
+def _encode(ids, name, n, labels=None):
+    """Returns the ids as int64 codes for Go, and the labels of string ids.
+
+    Integer ids pass as they are. String ids are coded by their position in
+    the sorted labels (labels, from fit, when given; an unknown label gets
+    -1 - its position among the unknown ones, which no known id has)."""
+    a = np.asarray(ids)
+    if a.ndim != 1:
+        raise ValueError("%s: want a vector of ids, got shape %s" % (name, a.shape))
+    if n is not None and len(a) != n:
+        raise ValueError("%s: %d ids for %d ratings (or pairs)" % (name, len(a), n))
+    if labels is None:
+        if a.dtype.kind in "iu":
+            if a.dtype.kind == "u" and a.size and a.max() > np.iinfo(np.int64).max:
+                raise ValueError("%s: ids above 2**63 - 1" % name)
+            return np.ascontiguousarray(a, dtype=np.int64), None
+        if a.size == 0:
+            return np.zeros(0, dtype=np.int64), None
+        if a.dtype.kind == "O" and all(isinstance(x, numbers.Integral) and not isinstance(x, bool) for x in a):
+            return np.ascontiguousarray(a.astype(np.int64)), None
+        if a.dtype.kind not in "US" and not (a.dtype.kind == "O" and all(isinstance(x, str) for x in a)):
+            raise TypeError("%s: ids must be integers or strings, got dtype %s" % (name, a.dtype))
+        a = a.astype(str)
+        labels, codes = np.unique(a, return_inverse=True)
+        return np.ascontiguousarray(codes, dtype=np.int64), labels
+    a = a.astype(str)
+    pos = np.searchsorted(labels, a)
+    pos = np.minimum(pos, len(labels) - 1) if len(labels) else np.zeros(len(a), dtype=np.int64)
+    known = len(labels) > 0
+    codes = pos.astype(np.int64)
+    if known:
+        miss = labels[pos] != a
+    else:
+        miss = np.ones(len(a), dtype=bool)
+    codes[miss] = -1 - np.arange(int(miss.sum()))
+    return np.ascontiguousarray(codes), labels

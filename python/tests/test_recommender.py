@@ -1,0 +1,112 @@
+"""scaledsm.Recommender: scikit-learn's conventions, the command's
+predictions to the last bit, ids of any kind, errors in Python's terms."""
+
+import math
+
+import numpy as np
+import pytest
+
+import scaledsm
+from conftest import run
+
+
+@pytest.fixture(scope="module")
+def ratings(cli, tmp_path_factory):
+    """Synthetic ratings that look like MovieLens 100k, from the command."""
+    d = tmp_path_factory.mktemp("ratings")
+    run(cli, "generate", "--problem", "ratings", "--seed", "3", "--out", d)
+    train = np.loadtxt(d / "train.csv", delimiter=",", skiprows=1)
+    test = np.loadtxt(d / "test.csv", delimiter=",", skiprows=1)
+    return d, train, test
+
+
+def cols(a):
+    return a[:, 0].astype(np.int64), a[:, 1].astype(np.int64), a[:, 2]
+
+
+def test_equals_command(cli, ratings, tmp_path):
+    """Recommender().fit().predict() gives the command's predictions."""
+    d, train, test = ratings
+    out = tmp_path / "model"
+    run(cli, "solve", "--ratings", d / "train.csv", "--out", out)
+    run(cli, "predict", "--factors", out, "--pairs", d / "test.csv", "--out", tmp_path / "p.csv")
+    want = np.loadtxt(tmp_path / "p.csv", delimiter=",", skiprows=1)[:, 2]
+    u, i, r = cols(train)
+    rec = scaledsm.Recommender().fit(u, i, r)
+    tu, ti, tr = cols(test)
+    got = rec.predict(tu, ti)
+    assert np.abs(got - want).max() <= 1e-9
+    # and it predicts: well under the biases' error, which is about 0.90.
+    assert -rec.score(tu, ti, tr) < 0.87
+    assert rec.rank_ == rec.info_["rank"] and rec.info_["selection"]["candidates"]
+    # The saved model is the command's: predict reads it.
+    rec.save(tmp_path / "py")
+    run(cli, "predict", "--factors", tmp_path / "py", "--pairs", d / "test.csv", "--out", tmp_path / "q.csv")
+    assert np.array_equal(np.loadtxt(tmp_path / "q.csv", delimiter=",", skiprows=1)[:, 2], got)
+
+
+def test_estimator_conventions(ratings):
+    _, train, test = ratings
+    u, i, r = cols(train[:20000])
+    rec = scaledsm.Recommender(rank=4, sweeps=30, seed=7)
+    assert rec.fit(u, i, r) is rec
+    params = rec.get_params()
+    assert params == {"method": "bayes", "rank": 4, "sweeps": 30, "nu": 6.0, "validation": 0.05, "penalty": "auto", "seed": 7}
+    clone = scaledsm.Recommender(**params).fit(u, i, r)
+    tu, ti, tr = cols(test)
+    assert np.array_equal(clone.predict(tu, ti), rec.predict(tu, ti))
+    assert rec.set_params(nu=math.inf) is rec and rec.nu == math.inf
+    with pytest.raises(ValueError, match="no parameter 'alpha'"):
+        rec.set_params(alpha=1)
+    assert repr(scaledsm.Recommender(rank=3)) == "Recommender(rank=3)"
+    s = rec.score(tu, ti, tr)
+    assert s == -np.sqrt(np.mean((rec.predict(tu, ti) - tr) ** 2))
+    ridge = scaledsm.Recommender(method="ridge", rank=5, penalty=0.1, sweeps=10).fit(u, i, r)
+    assert ridge.info_["method"] == "ridge" and ridge.info_["lambda"] == 0.1
+
+
+def test_ids_of_any_kind(tmp_path):
+    users = ["ann", "bob", "ann", "cy", "bob", "cy", "dee"]
+    items = ["x", "x", "y", "y", "z", "z", "x"]
+    ratings = [5, 4, 3, 2, 1, 2, 5]
+    rec = scaledsm.Recommender(rank=1, sweeps=10).fit(users, items, ratings)
+    p = rec.predict(["ann", "zed", "zed"], ["y", "y", "new"])
+    j = int(np.searchsorted(rec._item_labels, "y"))
+    assert p[1] == pytest.approx(rec.mean_ + rec.item_bias_[j])   # an unseen user: mean + item bias
+    assert p[2] == rec.mean_                                      # both unseen: the mean
+    assert 1 <= p[0] <= 5
+    rec.save(tmp_path / "m")
+    back = scaledsm.Recommender.load(tmp_path / "m")
+    assert np.array_equal(back.predict(["ann", "zed"], ["y", "y"]), p[:2])
+    # lists of Python ints and NumPy arrays of any integer type are ids too.
+    a = scaledsm.Recommender(rank=1, sweeps=10).fit([1, 2, 1, 3], np.array([7, 7, 8, 8], dtype=np.uint16), [1, 2, 3, 4])
+    assert a.predict([1], [8]).shape == (1,)
+    with pytest.raises(TypeError, match="ids must be integers or strings"):
+        scaledsm.Recommender().fit([1.5, 2.5], [1, 2], [3, 4])
+
+
+@pytest.mark.parametrize("params, match", [
+    (dict(rank=-1), r"rank=-1"),
+    (dict(rank="big"), r"rank='big'"),
+    (dict(nu=0.5), r"nu=0.5"),
+    (dict(validation=0.7), r"validation=0.7"),
+    (dict(penalty=0.1), r"penalty=0.1: applies to method='ridge'"),
+    (dict(method="als"), r"method='als'"),
+    (dict(method="ridge", nu=3), r"nu=3: applies to method='bayes'"),
+])
+def test_errors_in_python_terms(params, match):
+    with pytest.raises(ValueError, match=match):
+        scaledsm.Recommender(**params).fit([1, 2], [1, 1], [3, 4])
+
+
+def test_data_errors():
+    with pytest.raises(ValueError, match="user 1 rated item 1 twice"):
+        scaledsm.Recommender(rank=1, sweeps=2).fit([1, 1], [1, 1], [3, 4])
+    with pytest.raises(ValueError, match="is NaN"):
+        scaledsm.Recommender(rank=1, sweeps=2).fit([1, 2], [1, 1], [3, float("nan")])
+    with pytest.raises(ValueError, match="2 ids for 3 ratings"):
+        scaledsm.Recommender().fit([1, 2], [1, 1, 2], [3, 4, 5])
+    with pytest.raises(RuntimeError, match="not fitted"):
+        scaledsm.Recommender().predict([1], [1])
+    with pytest.raises(ValueError, match="model.json: cannot read"):
+        scaledsm.Recommender.load("/nonexistent")
