@@ -80,6 +80,27 @@ func Corrupt(r recommend.Ratings, fraction float64, seed uint64) (recommend.Rati
 	return out, idx
 }
 
+// Without returns r without the ratings at the increasing indices idx for
+// which drop returns true (all of them when drop is nil).
+func Without(r recommend.Ratings, idx []int, drop func(k int) bool) recommend.Ratings {
+	var keep []int
+	j := 0
+	for k := range r.Len() {
+		if j < len(idx) && idx[j] == k {
+			j++
+			if drop == nil || drop(k) {
+				continue
+			}
+		}
+		keep = append(keep, k)
+	}
+	out := recommend.Ratings{Users: make([]int64, len(keep)), Items: make([]int64, len(keep)), Values: make([]float64, len(keep))}
+	for n, k := range keep {
+		out.Users[n], out.Items[n], out.Values[n] = r.Users[k], r.Items[k], r.Values[k]
+	}
+	return out
+}
+
 // RatingsRow is one model's errors on one split.
 type RatingsRow struct {
 	Model   string  `json:"model"`

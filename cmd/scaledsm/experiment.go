@@ -55,6 +55,7 @@ func runExperiment(args []string, stdout, stderr io.Writer) error {
 	seed := fs.Uint64("seed", 1, "seed of the split, the corruption and the fits")
 	nu := fs.Float64("nu", recommend.DefaultNu, "the default model's degrees of freedom (inf: Gaussian)")
 	jsonOut := fs.String("json", "", "also write the results to this JSON file")
+	oracle := fs.Bool("oracle", false, "with --corrupt: also fit the default model to each training set without the replaced\nratings, and without only those replaced by a value 2 or more from the original (the limit of a\nrobust loss that could tell them)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -110,9 +111,23 @@ func runExperiment(args []string, stdout, stderr io.Writer) error {
 		}
 		splits = []experiment.RatingsSplit{{Name: "split", Train: train, Test: test}}
 	}
+	if *oracle && *corrupt == 0 {
+		return badFlag("oracle", true, "applies with --corrupt")
+	}
+	var oracles []experiment.RatingsSplit
 	if *corrupt > 0 {
 		for i := range splits {
-			splits[i].Train, _ = experiment.Corrupt(splits[i].Train, *corrupt, *seed+uint64(i))
+			clean := splits[i].Train
+			var idx []int
+			splits[i].Train, idx = experiment.Corrupt(clean, *corrupt, *seed+uint64(i))
+			if *oracle {
+				drop, far := experiment.Without(clean, idx, nil), experiment.Without(splits[i].Train, idx, func(k int) bool {
+					return math.Abs(splits[i].Train.Values[k]-clean.Values[k]) >= 2
+				})
+				oracles = append(oracles,
+					experiment.RatingsSplit{Name: splits[i].Name + " without the replaced", Train: drop, Test: splits[i].Test},
+					experiment.RatingsSplit{Name: splits[i].Name + " without the far replaced", Train: far, Test: splits[i].Test})
+			}
 		}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -129,6 +144,14 @@ func runExperiment(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	printRatingsResults(stdout, res, *corrupt)
+	for _, o := range oracles {
+		m, err := recommend.Fit(ctx, o.Train, recommend.Settings{Seed: *seed, Nu: *nu})
+		if err != nil {
+			return err
+		}
+		e, _ := m.Evaluate(o.Test)
+		fmt.Fprintf(stdout, "%s (%d training ratings): scaledsm %.4f (%.4f)\n", o.Name, o.Train.Len(), e.RMSE, e.MAE)
+	}
 	if *jsonOut != "" {
 		if err := atomicio.WriteFile(*jsonOut, func(w io.Writer) error {
 			enc := json.NewEncoder(w)
