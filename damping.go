@@ -96,6 +96,9 @@ func ParseDamping(s string) (Damping, error) {
 	if err != nil {
 		return Damping{}, inputError("damping", s, "want auto, none, or a fixed λ > 0")
 	}
+	if v == 0 {
+		return NoDamping, nil // λ = 0 is no damping, not the zero value's automatic one
+	}
 	d := Damping{Fixed: v}
 	return d, d.validate()
 }

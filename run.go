@@ -201,8 +201,12 @@ func (u *run) advance(ctx context.Context) {
 	}
 
 	finite := !math.IsNaN(it.Loss) && !math.IsInf(it.Loss, 0)
+	// Without a truth, the loss tells: grown a thousandfold from the
+	// start's, the iterate is running away (least squares with too long a
+	// step on real data reaches 1e243 before it overflows).
+	grown := len(u.res.Trace) > 0 && u.res.Trace[0].Loss > 0 && it.Loss > DivergenceThreshold*u.res.Trace[0].Loss
 	switch {
-	case !finite || (u.truth && !(it.RelError <= DivergenceThreshold)):
+	case !finite || grown || (u.truth && !(it.RelError <= DivergenceThreshold)):
 		u.record(it, Diverged)
 		return
 	case u.truth && it.RelError <= u.s.Tol:

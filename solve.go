@@ -99,8 +99,8 @@ const (
 	Converged Status = iota
 	// IterationLimit: MaxIter updates were made without converging.
 	IterationLimit
-	// Diverged: the relative error exceeded 1e3, or the error or loss was
-	// not finite.
+	// Diverged: the relative error exceeded 1e3, the loss grew beyond 1e3
+	// times its value at the start, or the error or loss was not finite.
 	Diverged
 	// Singular: a factor's Gram matrix was zero or not finite, so the
 	// scaled direction does not exist even through the pseudo-inverse.
@@ -178,7 +178,8 @@ type Result struct {
 const FitTolerance = 1e-9
 
 // DivergenceThreshold is the relative error beyond which a run is declared
-// diverged, as in the paper's experiments.
+// diverged, as in the paper's experiments, and the factor by which the
+// loss may grow from its value at the start before it is.
 const DivergenceThreshold = 1e3
 
 // Solve runs settings.Method on the problem. It returns an error, an

@@ -57,12 +57,19 @@ type modelJSON struct {
 
 const predictionFormula = "clip(mean + user_bias[u] + item_bias[i] + L[u] @ R[i], min, max), u and i the positions of the ids in user_ids and item_ids; an unseen id has no bias and no factor term"
 
+// A File is a file that Save writes beside the model, in the same set.
+type File struct {
+	Name  string
+	Write func(io.Writer) error
+}
+
 // Save writes the model to the directory dir, created if need be, as .npy
-// files and model.json. Every file goes to a temporary name first and
-// model.json is renamed into place last, so that an interrupted Save
-// leaves the old model.json, which Load then refuses if the arrays
-// changed under it.
-func (m *Model) Save(dir string) error {
+// files and model.json, and the extra files with them. Every file goes to
+// a temporary name first, and all are renamed into place once all are
+// complete, model.json last: a Save that fails (a full disk) leaves the
+// directory as it was, and one interrupted among the renames leaves the
+// old model.json, which Load then refuses if the arrays changed under it.
+func (m *Model) Save(dir string, extra ...File) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -92,6 +99,11 @@ func (m *Model) Save(dir string) error {
 			return err
 		}
 		js.Files[a.name] = fmt.Sprintf("%016x", h.Sum64())
+	}
+	for _, f := range extra {
+		if err := set.Add(filepath.Join(dir, f.Name), f.Write); err != nil {
+			return err
+		}
 	}
 	b, err := json.MarshalIndent(js, "", "  ")
 	if err != nil {

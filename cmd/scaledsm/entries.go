@@ -566,11 +566,12 @@ func (d *entryData) writeSparse(w io.Writer, p scaledsm.Problem, x *mat.Dense) e
 // entryOutputs are the names of every file that outputs may write.
 var entryOutputs = []string{"row_ids.npy", "col_ids.npy", "holdout.csv", "X.npy", "S.npy"}
 
-// removeStale removes from dir the files of entryOutputs that extra does
-// not write.
-func removeStale(dir string, extra []namedWriter) error {
-	for _, name := range entryOutputs {
-		if slices.ContainsFunc(extra, func(e namedWriter) bool { return e.name == name }) {
+// removeOthers removes from dir every file that a solve of any kind may
+// write (solveOutputs) and that this one did not (written): files of an
+// earlier solve into the same directory would not belong with these.
+func removeOthers(dir string, written []string) error {
+	for _, name := range solveOutputs() {
+		if slices.Contains(written, name) {
 			continue
 		}
 		if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -578,6 +579,13 @@ func removeStale(dir string, extra []namedWriter) error {
 		}
 	}
 	return nil
+}
+
+// solveOutputs returns the name of every file a solve may write to --out.
+func solveOutputs() []string {
+	names := slices.Concat(factorFiles, entryOutputs, recommendOutputs)
+	slices.Sort(names)
+	return slices.Compact(names)
 }
 
 // namedWriter is an output file of --out and how to write it.
@@ -616,7 +624,9 @@ Writes one prediction per pair, in the pairs' order.`, stdout)
 		return badFlag("out", *out, "cannot be written: "+err.Error())
 	}
 
-	if err := refuseOverwrite("out", *out, nil, input{"pairs", *pairs}); err != nil {
+	if err := refuseOverwrite("out", *out, []string{*out}, input{"pairs", *pairs}, input{"factors", *factors},
+		input{"factors", filepath.Join(*factors, "L.npy")}, input{"factors", filepath.Join(*factors, "R.npy")},
+		input{"factors", filepath.Join(*factors, recommend.ModelFile)}); err != nil {
 		return err
 	}
 	if recommend.IsModel(*factors) {

@@ -1,17 +1,14 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
-	"os/signal"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/scaledsm/scaledsm/experiment"
 	"github.com/scaledsm/scaledsm/internal/atomicio"
@@ -130,7 +127,7 @@ func runExperiment(args []string, stdout, stderr io.Writer) error {
 			}
 		}
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptContext()
 	defer stop()
 	bar := newProgressBar(stderr, "experiment")
 	res, err := experiment.RunRatings(ctx, splits, recommend.Settings{Seed: *seed, Nu: *nu}, func(split string, row experiment.RatingsRow) {

@@ -2,16 +2,13 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/scaledsm/scaledsm/experiment"
@@ -149,7 +146,7 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stdout, "the completion, image and over-specified rank studies (beyond the paper) run at their own sizes: left out with --n or --r (scaledsm completion --out DIR and scaledsm overspec --out DIR run them)")
 		return nil
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptContext()
 	defer stop()
 	if err := studies(ctx, ff.out, experiment.DefaultCompletion(), experiment.DefaultImage(), stdout, stderr); err != nil {
 		return err
@@ -163,7 +160,7 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 // reproduce runs the figures one after the other, writing each one's files
 // and the report as soon as it is done.
 func reproduce(ff figureFlags, figs []*experiment.Figure, stdout, stderr io.Writer) error {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptContext()
 	defer stop()
 	opts := experiment.Options{Seed: ff.seed, N: ff.n, Rank: ff.r}
 	for _, fig := range figs {

@@ -7,10 +7,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 
 	"github.com/scaledsm/scaledsm"
 	"github.com/scaledsm/scaledsm/dataio"
@@ -33,7 +31,7 @@ type problemFile struct {
 // directory that holds another problem loses those the new one does not
 // have.
 var generatedFiles = []string{"A.npy", "y.npy", "X_star.npy", "L_star.npy", "R_star.npy", "outliers.npy",
-	"rows.npy", "cols.npy", "values.npy", "problem.json"}
+	"rows.npy", "cols.npy", "values.npy", "train.csv", "test.csv", "problem.json"}
 
 // genFile is a file of generate: its name, a description of its shape and
 // how to write it.
@@ -94,12 +92,13 @@ file of it.`, stdout)
 	}
 
 	// A signal stops the writing: nothing is moved into --out.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptContext()
 	defer stop()
 	var (
 		files []genFile
 		meta  problemFile
 	)
+	setPhase("drawing the problem")
 	if entryKind(src.cfg.Kind) {
 		set := setFlags(fs)
 		for _, name := range []string{"dtype", "order"} {
@@ -297,11 +296,16 @@ func (c ctxWriter) Write(p []byte) (int, error) {
 // and moves them in once complete: on the same file system the moves are
 // renames, so the data is written once. It returns the listing printed.
 func writeGenerated(ctx context.Context, out string, files []genFile, names []string) ([]string, error) {
+	if err := os.MkdirAll(filepath.Dir(filepath.Clean(out)), 0o755); err != nil {
+		return nil, outputError("out", out, err)
+	}
 	tmp, err := os.MkdirTemp(filepath.Dir(filepath.Clean(out)), "."+filepath.Base(filepath.Clean(out))+".tmp-*")
 	if err != nil {
 		return nil, outputError("out", out, err)
 	}
+	defer atomicio.Track(tmp)()
 	defer os.RemoveAll(tmp)
+	setPhase("writing the problem")
 	var listing []string
 	for _, f := range files {
 		err := atomicio.WriteFile(filepath.Join(tmp, f.name), func(w io.Writer) error {
@@ -315,6 +319,11 @@ func writeGenerated(ctx context.Context, out string, files []genFile, names []st
 		}
 		listing = append(listing, strings.TrimSpace(f.name+" "+f.desc))
 	}
+	unlock, err := atomicio.Lock(out)
+	if err != nil {
+		return nil, outputError("out", out, err)
+	}
+	defer unlock()
 	if err := moveInto(tmp, out, names); err != nil {
 		return nil, outputError("out", out, err)
 	}

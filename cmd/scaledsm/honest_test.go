@@ -168,11 +168,12 @@ func TestTooBigForMemory(t *testing.T) {
 // and no temporary file.
 func TestOutputsCheckedFirst(t *testing.T) {
 	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "file"), nil, 0o644)
 	cases := []struct {
 		args []string
 		want string
 	}{
-		{[]string{"--trace", filepath.Join(dir, "missing", "trace.csv")}, "--trace " + filepath.Join(dir, "missing", "trace.csv") + ": cannot be written"},
+		{[]string{"--trace", filepath.Join(dir, "file", "trace.csv")}, "--trace " + filepath.Join(dir, "file", "trace.csv") + ": cannot be written: " + filepath.Join(dir, "file") + " is not a directory"},
 		{[]string{"--trace", dir}, "is a directory"},
 	}
 	if runtime.GOOS == "linux" {

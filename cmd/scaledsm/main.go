@@ -14,7 +14,8 @@
 // latter two with a warning on stderr); 1 when a solve failed (diverged,
 // or a numerical failure); 2 for bad input (a flag, a file, the data, or a
 // problem too big for the machine's memory); 3 when an output could not be
-// written; 130 when interrupted.
+// written (the disk full, say: earlier results are kept); 130 when
+// interrupted by SIGINT and 143 by SIGTERM.
 package main
 
 import (
@@ -53,6 +54,7 @@ func init() {
 		{"figure", "reproduce figure N of the paper: CSV, plots and report", runFigure},
 		{"reproduce", "reproduce every figure of the paper", runReproduce},
 		{"report", "rebuild the panels and index.html from the figures in a directory", runReport},
+		{"version", "print the version and the git revision it was built from", runVersion},
 	}
 }
 
@@ -66,7 +68,7 @@ const (
 	exitFailed      = 1   // a solve failed: diverged, singular or another numerical failure
 	exitBadInput    = 2   // a bad flag, file or data, or a problem too big for the machine
 	exitOutput      = 3   // an output could not be written
-	exitInterrupted = 130 // stopped by SIGINT or SIGTERM
+	exitInterrupted = 130 // stopped by SIGINT (143 for SIGTERM: 128 + the signal's number)
 )
 
 // run executes the command line args and returns the exit code.
@@ -77,6 +79,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	name := args[0]
 	switch name {
+	case "--version", "-version", "-v":
+		fmt.Fprintln(stdout, versionLine())
+		return exitOK
 	case "help", "-h", "--help", "-help":
 		if len(args) == 1 {
 			usage(stdout)
@@ -97,7 +102,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 			err = kernelFromEnv()
 		}
 		if err == nil {
+			disarm := catchSignals(c.name, stderr)
 			err = c.run(args[1:], stdout, stderr)
+			disarm()
 		}
 		return exit(c.name, err, stderr)
 	}
@@ -123,6 +130,9 @@ func exit(name string, err error, stderr io.Writer) int {
 		return exitBadInput
 	case errors.As(err, &ex):
 		fmt.Fprintf(stderr, "scaledsm %s: %v\n", name, err)
+		if ex.code == exitInterrupted {
+			return interruptCode()
+		}
 		return ex.code
 	case errors.As(err, &ie), errors.As(err, &fe):
 		fmt.Fprintf(stderr, "scaledsm %s: %v\n", name, err)

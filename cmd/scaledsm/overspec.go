@@ -4,10 +4,8 @@ import (
 	"context"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 
 	"github.com/scaledsm/scaledsm/experiment"
 	"github.com/scaledsm/scaledsm/internal/atomicio"
@@ -20,7 +18,7 @@ func runOverSpec(args []string, stdout, stderr io.Writer) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptContext()
 	defer stop()
 	if err := overSpecStudy(ctx, *out, *seed, stdout); err != nil {
 		return err

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -9,11 +8,9 @@ import (
 	"io"
 	"math"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/scaledsm/scaledsm/dataio"
@@ -160,7 +157,10 @@ type evaluation struct {
 func runRecommend(model string, ef *entryFlags, ff *fileFlags, sf *solverFlags, sp *synthFlags, rf *recommendFlags, of *outputFlags, stdout, stderr io.Writer) error {
 	set := setFlags(rf.fs)
 	allowed := map[string]bool{"ratings": true, "columns": true, "rank": true, "iters": true, "seed": true, "holdout": true,
-		"out": true, "json": true, "trace": true, "model": true, "nu": true, "validation": true, "penalty": true, "test": true, "kernel": true}
+		"out": true, "json": true, "model": true, "nu": true, "validation": true, "penalty": true, "test": true, "kernel": true}
+	if set["trace"] {
+		return badFlag("trace", flagValue(rf.fs, "trace"), "does not apply to the recommender: its trace (the held-out RMSE by sweep) is --out's trace.csv")
+	}
 	var names []string
 	for name := range set {
 		if !allowed[name] {
@@ -219,7 +219,7 @@ func runRecommend(model string, ef *entryFlags, ff *fileFlags, sf *solverFlags, 
 		return err
 	}
 	if of.out != "" {
-		if err := refuseOverwrite("out", of.out, recommendOutputs, input{"ratings", ef.ratings}, input{"test", rf.test}); err != nil {
+		if err := refuseOverwrite("out", of.out, within(of.out, solveOutputs()), input{"ratings", ef.ratings}, input{"test", rf.test}); err != nil {
 			return err
 		}
 	}
@@ -227,7 +227,7 @@ func runRecommend(model string, ef *entryFlags, ff *fileFlags, sf *solverFlags, 
 		return err
 	}
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptContext()
 	defer stop()
 	begin := time.Now()
 	read := func(flagName, path string) (recommend.Ratings, error) {
@@ -245,6 +245,7 @@ func runRecommend(model string, ef *entryFlags, ff *fileFlags, sf *solverFlags, 
 		}
 		return r, nil
 	}
+	setPhase("reading the ratings")
 	all, err := read("ratings", ef.ratings)
 	if err != nil {
 		return err
@@ -271,6 +272,7 @@ func runRecommend(model string, ef *entryFlags, ff *fileFlags, sf *solverFlags, 
 			bar.show("%s: rank %d, sweep %d, %s", p.Stage, p.Rank, p.Sweep, time.Since(begin).Round(time.Second))
 		}
 	}
+	setPhase("fitting")
 	m, err := recommend.Fit(ctx, train, s)
 	bar.done()
 	if err != nil {
@@ -293,6 +295,7 @@ func runRecommend(model string, ef *entryFlags, ff *fileFlags, sf *solverFlags, 
 		}
 	}
 	if of.out != "" {
+		setPhase(writingPhase)
 		files, err := writeRecommender(of, m, sum, test, preds, trace)
 		if err != nil {
 			return err
@@ -387,17 +390,16 @@ func checkRatingsMemory(path string) error {
 // test ratings, test.csv (or holdout.csv) to --out, and returns their
 // names.
 func writeRecommender(of *outputFlags, m *recommend.Model, sum *recommendJSON, test recommend.Ratings, preds []float64, trace []recommend.Progress) ([]string, error) {
-	if err := os.MkdirAll(of.out, 0o755); err != nil {
+	unlock, err := atomicio.Lock(of.out)
+	if err != nil {
 		return nil, outputError("out", of.out, err)
 	}
-	if err := m.Save(of.out); err != nil {
-		return nil, outputError("out", of.out, err)
-	}
+	defer unlock()
 	files := []string{recommend.ModelFile, recommend.UserIDsFile, recommend.ItemIDsFile, recommend.UserBiasFile, recommend.ItemBiasFile}
 	if m.Rank() > 0 {
 		files = append(files, recommend.LFile, recommend.RFile)
 	}
-	extra := []namedWriter{{"trace.csv", func(w io.Writer) error {
+	extra := []recommend.File{{Name: "trace.csv", Write: func(w io.Writer) error {
 		if _, err := io.WriteString(w, "stage,rank,sweep,rmse\n"); err != nil {
 			return err
 		}
@@ -413,7 +415,7 @@ func writeRecommender(of *outputFlags, m *recommend.Model, sum *recommendJSON, t
 		if sum.Holdout != nil {
 			name = "holdout.csv"
 		}
-		extra = append(extra, namedWriter{name, func(w io.Writer) error {
+		extra = append(extra, recommend.File{Name: name, Write: func(w io.Writer) error {
 			if _, err := io.WriteString(w, "userId,movieId,rating,prediction\n"); err != nil {
 				return err
 			}
@@ -426,22 +428,19 @@ func writeRecommender(of *outputFlags, m *recommend.Model, sum *recommendJSON, t
 		}})
 	}
 	for _, e := range extra {
-		files = append(files, e.name)
+		files = append(files, e.Name)
 	}
 	files = append(files, "summary.json")
 	sum.Files = files
-	extra = append(extra, namedWriter{"summary.json", func(w io.Writer) error {
+	extra = append(extra, recommend.File{Name: "summary.json", Write: func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(sum)
 	}})
-	var set atomicio.Set
-	for _, e := range extra {
-		if err := set.Add(filepath.Join(of.out, e.name), e.write); err != nil {
-			return nil, outputError("out", of.out, err)
-		}
+	if err := m.Save(of.out, extra...); err != nil {
+		return nil, setError(of.out, err)
 	}
-	if err := set.Commit(); err != nil {
+	if err := removeOthers(of.out, files); err != nil {
 		return nil, outputError("out", of.out, err)
 	}
 	return files, nil
@@ -584,7 +583,7 @@ func generateRatings(fs *flag.FlagSet, sp *synthFlags, out string, stdout io.Wri
 		{"train.csv", fmt.Sprintf("%d ratings (%d replaced by random ones)", train.Len(), replaced), csvFile(train)},
 		{"test.csv", fmt.Sprintf("%d ratings", test.Len()), csvFile(test)},
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptContext()
 	defer stop()
 	listing, err := writeGenerated(ctx, out, files, []string{"train.csv", "test.csv"})
 	if err != nil {

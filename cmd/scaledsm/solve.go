@@ -11,10 +11,8 @@ import (
 	"io"
 	"math"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strconv"
-	"syscall"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
@@ -85,10 +83,14 @@ func (s *solverFlags) settings(oracle, truth, entries bool) (scaledsm.Settings, 
 	}
 	name := s.step
 	if !set["step"] {
-		// --lambda or --q name the geometric rule, when the method can use it.
+		// --lambda and --q are the geometric rule's: they do not choose it
+		// (a setting never replaces another silently).
+		for _, only := range []string{"lambda", "q"} {
+			if set[only] && !method.Smooth() {
+				return scaledsm.Settings{}, badFlag(only, flagValue(s.fs, only), "applies to --step geometric: give --step geometric too")
+			}
+		}
 		switch {
-		case (set["lambda"] || set["q"]) && !method.Smooth():
-			name = "geometric"
 		case method.Smooth():
 			name = "constant"
 		case oracle:
@@ -276,23 +278,53 @@ func (o *outputFlags) check() error {
 	return nil
 }
 
-// writableParent reports why the parent directory of path cannot take a
-// new file, or nil.
-func writableParent(path string) error {
-	parent := filepath.Dir(filepath.Clean(path))
-	st, err := os.Stat(parent)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-		return fmt.Errorf("the directory %s does not exist", parent)
-	case err != nil:
-		return fmt.Errorf("%s: %v", parent, unwrapPath(err))
-	case !st.IsDir():
-		return fmt.Errorf("%s is not a directory", parent)
+// setError is the error of a set of files that could not be written to
+// dir: none of them was (atomicio.Set), so dir holds what it held.
+func setError(dir string, err error) error {
+	return exitError{fmt.Errorf("--out %s: %v; nothing of this run was written, the files there are as they were", dir, unwrapPath(err)), exitOutput}
+}
+
+// refuseInputs refuses outputs that would replace an input file.
+func (o *outputFlags) refuseInputs(ff *fileFlags, ef *entryFlags) error {
+	inputs := []input{{"sensing", ff.sensing}, {"quadratic", ff.quadratic}, {"y", ff.y}, {"truth", ff.truth},
+		{"rows", ef.rows}, {"cols", ef.cols}, {"values", ef.values}, {"ratings", ef.ratings}, {"masked", ef.masked},
+		{"truth-left", ef.truthLeft}, {"truth-right", ef.truthRight}}
+	if o.out != "" {
+		if err := refuseOverwrite("out", o.out, within(o.out, append(solveOutputs(), "trace.csv", "summary.json")), inputs...); err != nil {
+			return err
+		}
 	}
-	if err := probe(parent); err != nil {
-		return fmt.Errorf("%s: %v", parent, unwrapPath(err))
+	if o.trace != "" {
+		return refuseOverwrite("trace", o.trace, []string{o.trace}, inputs...)
 	}
 	return nil
+}
+
+// writableParent reports why path cannot be created, or nil: its nearest
+// existing ancestor must be a writable directory (missing directories
+// between them are created when the output is written).
+func writableParent(path string) error {
+	parent := filepath.Dir(filepath.Clean(path))
+	for {
+		st, err := os.Stat(parent)
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			up := filepath.Dir(parent)
+			if up == parent {
+				return fmt.Errorf("the directory %s does not exist", parent)
+			}
+			parent = up
+			continue
+		case err != nil:
+			return fmt.Errorf("%s: %v", parent, unwrapPath(err))
+		case !st.IsDir():
+			return fmt.Errorf("%s is not a directory", parent)
+		}
+		if err := probe(parent); err != nil {
+			return fmt.Errorf("%s: %v", parent, unwrapPath(err))
+		}
+		return nil
+	}
 }
 
 // probe creates and removes a file in dir, to learn whether it is writable.
@@ -376,9 +408,6 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 		if e.layout, err = rf.layout(); err != nil {
 			return err
 		}
-		if of.out == "" {
-			return usageError{"--out: missing: give the directory for the results (L.npy, R.npy, trace.csv, summary.json)"}
-		}
 		src = e
 	case ff.given():
 		if err := ef.reject("--sensing or --quadratic files"); err != nil {
@@ -387,9 +416,6 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 		f, err := ff.config(sp.ps, sp.n2)
 		if err != nil {
 			return err
-		}
-		if of.out == "" {
-			return usageError{"--out: missing: give the directory for the results (L.npy, R.npy, trace.csv, summary.json)"}
 		}
 		src = f
 	default:
@@ -416,6 +442,9 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 		if err := of.check(); err != nil {
 			return err
 		}
+		if err := of.refuseInputs(&ff, &ef); err != nil {
+			return err
+		}
 	}
 	if err := checkMemory(src); err != nil {
 		return err
@@ -423,30 +452,43 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 
 	// Stop after the current iteration on SIGINT or SIGTERM, and keep
 	// catching them while the results are written.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptContext()
 	defer stop()
 	t0 := time.Now()
+	if _, synthetic := src.(*synthetic); synthetic {
+		setPhase("drawing the problem")
+	} else {
+		setPhase("reading the problem")
+	}
 	ld, err := src.load()
 	if err != nil {
 		return err
 	}
 	if ctx.Err() != nil {
-		return exitError{errors.New("interrupted while reading or drawing the problem; nothing written"), exitInterrupted}
+		return exitError{fmt.Errorf("interrupted while %s; nothing written", *phase.Load()), exitInterrupted}
 	}
 	if err := fitRank(ld, ff.rank, settings); err != nil {
 		return err
 	}
 	if rank0() {
 		warnRank(stderr, ld)
+		if _, synthetic := src.(*synthetic); of.out == "" && !synthetic && !of.json {
+			fmt.Fprintln(stderr, "scaledsm solve: warning: no --out: the factors will not be written")
+		}
 	}
 	if e := ld.entries; e != nil && (e.json.EmptyRows > 0 || e.json.EmptyCols > 0) {
 		fmt.Fprintf(stderr, "scaledsm solve: warning: %d rows and %d columns have no entry to fit; their factors stay at zero, and their entries are not recovered\n",
 			e.json.EmptyRows, e.json.EmptyCols)
 	}
+	setPhase("initializing")
 	if err := sf.complete(ctx, &settings, ld); err != nil {
+		if ctx.Err() != nil {
+			return exitError{errors.New("interrupted while initializing; nothing written"), exitInterrupted}
+		}
 		return inputFlag(inputFlag(inputFlag(err, solverInputs), startInputs), src.inputs())
 	}
 	setup := time.Since(t0)
+	setPhase("solving")
 	if t, ok := world.(*timedReducer); ok {
 		t.reset()
 	}
@@ -484,6 +526,7 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	if !rank0() {
 		return outcome(res, io.Discard, "")
 	}
+	setPhase(writingPhase)
 	if err := writeResults(&of, sum, res, extra); err != nil {
 		return err
 	}
@@ -514,7 +557,15 @@ func outcome(res *scaledsm.Result, stderr io.Writer, out string) error {
 		}
 		return exitError{errors.New(msg), exitInterrupted}
 	case res.Status.Failed():
-		return exitError{fmt.Errorf("the solve failed: %v after %s", res.Status, iterations(res.Iterations)), exitFailed}
+		msg := fmt.Sprintf("the solve failed: %v after %s", res.Status, iterations(res.Iterations))
+		if n := len(res.Trace); res.Status == scaledsm.Diverged && n > 1 {
+			msg += fmt.Sprintf(" (the loss went from %.3g to %.3g)", res.Trace[0].Loss, res.Trace[n-1].Loss)
+		}
+		if out != "" {
+			l, _ := factorNames(res.Status)
+			msg += fmt.Sprintf("; its last iterate, not a result, is in %s", filepath.Join(out, l))
+		}
+		return exitError{errors.New(msg), exitFailed}
 	case res.Status == scaledsm.IterationLimit:
 		fmt.Fprintf(stderr, "scaledsm solve: warning: stopped at the iteration limit (%d) %s, short of --tol\n", res.Iterations, at)
 	case res.Status == scaledsm.Stalled:
@@ -531,17 +582,36 @@ func iterations(n int) string {
 	return fmt.Sprintf("%d iterations", n)
 }
 
+// factorFiles are the names of every factor file a solve may write.
+var factorFiles = []string{"L.npy", "R.npy", "L.diverged.npy", "R.diverged.npy", "L.singular.npy", "R.singular.npy"}
+
+// factorNames returns the names of the factor files of a result: L.npy and
+// R.npy, or, when the solve failed, L.diverged.npy and R.diverged.npy (or
+// .singular): the last iterate, kept to be looked at, labelled as what it
+// is, not a result, and never where a script expects one.
+func factorNames(s scaledsm.Status) (l, r string) {
+	if s.Failed() {
+		return "L." + s.String() + ".npy", "R." + s.String() + ".npy"
+	}
+	return "L.npy", "R.npy"
+}
+
 // writeResults writes --out's files (each complete or not at all, the set
 // renamed into place together), with the extra files of the model, and
 // --trace.
 func writeResults(of *outputFlags, sum *summary, res *scaledsm.Result, extra []namedWriter) error {
 	if of.out != "" {
-		if err := os.MkdirAll(of.out, 0o755); err != nil {
+		// Another solve into the same directory waits, so that it holds
+		// one solve's complete set of files.
+		unlock, err := atomicio.Lock(of.out)
+		if err != nil {
 			return outputError("out", of.out, err)
 		}
-		sum.Files = []string{"L.npy", "R.npy"}
+		defer unlock()
+		lname, rname := factorNames(res.Status)
+		sum.Files = []string{lname, rname}
 		if res.R == nil {
-			sum.Files = []string{"L.npy"}
+			sum.Files = []string{lname}
 		}
 		for _, e := range extra {
 			sum.Files = append(sum.Files, e.name)
@@ -551,9 +621,9 @@ func writeResults(of *outputFlags, sum *summary, res *scaledsm.Result, extra []n
 		add := func(name string, write func(io.Writer) error) error {
 			return set.Add(filepath.Join(of.out, name), write)
 		}
-		err := add("L.npy", denseWriter(res.L))
+		err = add(lname, denseWriter(res.L))
 		if err == nil && res.R != nil {
-			err = add("R.npy", denseWriter(res.R))
+			err = add(rname, denseWriter(res.R))
 		}
 		for _, e := range extra {
 			if err == nil {
@@ -573,17 +643,14 @@ func writeResults(of *outputFlags, sum *summary, res *scaledsm.Result, extra []n
 		if err == nil {
 			err = set.Commit()
 		}
-		if err == nil {
-			// Extras of an earlier solve of another kind would not belong
-			// with these factors.
-			err = removeStale(of.out, extra)
+		if err != nil {
+			return setError(of.out, err)
 		}
-		if err == nil && res.R == nil {
-			// A stale R.npy of an earlier asymmetric result would not
-			// belong with this L.
-			if rerr := os.Remove(filepath.Join(of.out, "R.npy")); rerr != nil && !errors.Is(rerr, os.ErrNotExist) {
-				err = rerr
-			}
+		if err == nil {
+			// Files of an earlier solve (an R of an asymmetric result, a
+			// result beside a failure's last iterate, a recommender's
+			// model) would not belong with these.
+			err = removeOthers(of.out, sum.Files)
 		}
 		if err != nil {
 			return outputError("out", of.out, err)

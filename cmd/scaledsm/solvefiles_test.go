@@ -364,11 +364,12 @@ func TestSolveFilesBadInput(t *testing.T) {
 		{"ps 0.5", base("--ps", "0.5"), 2, "--ps 0.5: the fraction of measurements assumed corrupted must lie in [0, 0.5)"},
 		{"ps 0.7", base("--ps", "0.7"), 2, "--ps 0.7"},
 		{"ps negative", base("--ps", "-0.1"), 2, "--ps -0.1"},
-		{"q 1", base("--q", "1"), 2, "--q 1: the geometric step's decay rate must lie in (0, 1)"},
-		{"q 0", base("--q", "0"), 2, "--q 0: the geometric step's decay rate must lie in (0, 1)"},
+		{"q 1", base("--step", "geometric", "--q", "1"), 2, "--q 1: the geometric step's decay rate must lie in (0, 1)"},
+		{"q 0", base("--step", "geometric", "--q", "0"), 2, "--q 0: the geometric step's decay rate must lie in (0, 1)"},
+		{"q alone", base("--q", "0.5"), 2, "--q 0.5: applies to --step geometric: give --step geometric too"},
 		{"q 1.5", base("--step", "geometric", "--q", "1.5"), 2, "--q 1.5"},
-		{"lambda 0", base("--lambda", "0"), 2, "--lambda 0: the geometric step's initial length must be positive"},
-		{"lambda negative", base("--lambda", "-2"), 2, "--lambda -2: the geometric step's initial length must be positive"},
+		{"lambda 0", base("--step", "geometric", "--lambda", "0"), 2, "--lambda 0: the geometric step's initial length must be positive"},
+		{"lambda negative", base("--step", "geometric", "--lambda", "-2"), 2, "--lambda -2: the geometric step's initial length must be positive"},
 		{"iters 0", base("--iters", "0"), 2, "--iters 0: must be positive"},
 		{"iters negative", base("--iters", "-4"), 2, "--iters -4: must be positive"},
 		{"polyak without truth", base("--step", "polyak"), 2, "--step polyak: Polyak's step needs f(X*)"},
@@ -423,7 +424,6 @@ func TestSolveFilesBadInput(t *testing.T) {
 	}{
 		{base("--out", notDir), "--out " + notDir + ": is not a directory"},
 		{base("--out", filepath.Join(notDir, "sub")), "--out " + filepath.Join(notDir, "sub") + ": cannot be created"},
-		{base(), "--out: missing"},
 		{base("--out", existing, "--rank", "9"), "--rank 9"},
 		{base("--out", existing, "--truth", xNaN), "is NaN"},
 	} {
@@ -517,7 +517,7 @@ func TestInterrupt(t *testing.T) {
 		out := filepath.Join(dir, "out-"+sig.String())
 		// A slow decay and no stopping rule: the solve runs until stopped.
 		cmd := exec.Command(bin, "solve", "--sensing", filepath.Join(data, "A.npy"), "--y", filepath.Join(data, "y.npy"),
-			"--rank", "3", "--truth", filepath.Join(data, "X_star.npy"), "--q", "0.99999", "--tol", "0", "--iters", "100000000", "--out", out)
+			"--rank", "3", "--truth", filepath.Join(data, "X_star.npy"), "--step", "geometric", "--q", "0.99999", "--tol", "0", "--iters", "100000000", "--out", out)
 		var stdout, stderr bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
 		if err := cmd.Start(); err != nil {
@@ -530,8 +530,8 @@ func TestInterrupt(t *testing.T) {
 			t.Fatal(err)
 		}
 		err := cmd.Wait()
-		if code := cmd.ProcessState.ExitCode(); code != 130 {
-			t.Fatalf("%v: exit %d (%v), want 130; stderr %q", sig, code, err, stderr.String())
+		if code := cmd.ProcessState.ExitCode(); code != 128+int(sig) {
+			t.Fatalf("%v: exit %d (%v), want %d; stderr %q", sig, code, err, 128+int(sig), stderr.String())
 		}
 		if !strings.Contains(stderr.String(), "interrupted after") || strings.Count(stderr.String(), "\n") != 1 {
 			t.Errorf("%v: stderr %q", sig, stderr.String())

@@ -7,10 +7,8 @@ import (
 	"image/png"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 
 	"github.com/scaledsm/scaledsm/experiment"
 	"github.com/scaledsm/scaledsm/internal/atomicio"
@@ -79,7 +77,7 @@ func runStudies(args []string, stdout, stderr io.Writer) error {
 	if err := prepareOut(*out); err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptContext()
 	defer stop()
 	if err := studies(ctx, *out, c, im, stdout, stderr); err != nil {
 		return err

@@ -1,13 +1,10 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
-	"syscall"
 	"time"
 
 	"github.com/scaledsm/scaledsm/experiment"
@@ -63,7 +60,7 @@ func runTable1(args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stderr, "\r\033[K[%d/%d %.0fs] %s", done, total, time.Since(start).Seconds(), what)
 		}
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptContext()
 	defer stop()
 	res, err := experiment.RunTable1(ctx, cfg)
 	if cfg.Progress != nil {

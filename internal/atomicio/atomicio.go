@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 )
 
 // WriteFile writes a file through write: to a temporary file in the same
@@ -20,6 +21,9 @@ func WriteFile(path string, write func(io.Writer) error) error {
 	if err != nil {
 		return err
 	}
+	tempsMu.Lock()
+	defer tempsMu.Unlock()
+	delete(temps, tmp)
 	if err := os.Rename(tmp, path); err != nil {
 		os.Remove(tmp)
 		return err
@@ -27,22 +31,29 @@ func WriteFile(path string, write func(io.Writer) error) error {
 	return nil
 }
 
-// WriteTemp writes a file through write to a temporary file beside path,
-// complete and synced, and returns its name. On any failure the temporary
+// WriteTemp writes a file through write to a temporary file beside path
+// (creating path's directory if need be), complete and synced, and returns
+// its name. On any failure the temporary
 // file is removed.
 func WriteTemp(path string, write func(io.Writer) error) (tmp string, err error) {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
 	}
+	// Missing parent directories are created, as mkdir -p would.
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
 	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
 	if err != nil {
 		return "", err
 	}
+	forget := Track(f.Name())
 	defer func() {
 		if err != nil {
 			f.Close()
 			os.Remove(f.Name())
+			forget()
 		}
 	}()
 	bw := bufio.NewWriterSize(f, 1<<16)
@@ -86,6 +97,12 @@ func (o *Set) Add(path string, write func(io.Writer) error) error {
 
 // Commit renames the files into place, in the order they were added.
 func (o *Set) Commit() error {
+	// RemoveTemps waits for the renames: a set is never left half in.
+	tempsMu.Lock()
+	defer tempsMu.Unlock()
+	for _, tmp := range o.temps {
+		delete(temps, tmp)
+	}
 	var errs []error
 	for i, tmp := range o.temps {
 		if err := os.Rename(tmp, o.paths[i]); err != nil {
@@ -99,8 +116,11 @@ func (o *Set) Commit() error {
 
 // Discard removes the temporary files written so far.
 func (o *Set) Discard() {
+	tempsMu.Lock()
+	defer tempsMu.Unlock()
 	for _, tmp := range o.temps {
 		os.Remove(tmp)
+		delete(temps, tmp)
 	}
 	o.paths, o.temps = nil, nil
 }
@@ -109,4 +129,34 @@ func (o *Set) Discard() {
 // names.
 func IsTemp(name string) bool {
 	return strings.HasPrefix(name, ".") && strings.Contains(name, ".tmp-")
+}
+
+var (
+	tempsMu sync.Mutex
+	temps   = map[string]bool{} // the temporary files and directories alive
+)
+
+// Track records a temporary file or directory for RemoveTemps, until the
+// returned function is called.
+func Track(path string) (forget func()) {
+	tempsMu.Lock()
+	temps[path] = true
+	tempsMu.Unlock()
+	return func() {
+		tempsMu.Lock()
+		delete(temps, path)
+		tempsMu.Unlock()
+	}
+}
+
+// RemoveTemps removes every temporary file and directory still alive, for
+// a process about to exit on a signal: a Set's commit under way finishes
+// first, so that its files are all in place or none is. It leaves the
+// lock taken, so that no commit starts after it.
+func RemoveTemps() {
+	tempsMu.Lock()
+	for p := range temps {
+		os.RemoveAll(p)
+	}
+	clear(temps)
 }
