@@ -11,8 +11,9 @@
 //
 // The pieces are kept apart, as in gonum's optimize package:
 //   - what is measured: an [Operator] ([Sensing] for dense Gaussian matrix
-//     sensing, [Quadratic] for quadratic sampling) and the observations, held
-//     in a [Problem];
+//     sensing, [Quadratic] for quadratic sampling, [Entries] for matrix
+//     completion and robust PCA, which observe some or all entries of X)
+//     and the observations, held in a [Problem];
 //   - how it is minimized: a [Method] ([ScaledSM], [VanillaSM], and the smooth
 //     baselines [ScaledGD], [GD]), a [Loss] ([L1], [L2], [L2Squared]) and a
 //     [Step] rule ([Polyak], which needs f(X*); [Auto], which needs nothing;
@@ -31,8 +32,20 @@
 // [AutoRank] finds the rank from the singular values of an over-specified
 // fit.
 //
-// The synthetic data recipe of the paper's Section 4 lives in package synth;
-// package dataio reads problems from NumPy .npy files and writes them.
+// Matrix completion and robust PCA. [NewEntries] holds observed entries
+// (COO triplets, stored by row); [DefaultSettings] gives the entry models
+// ScaledGD on [TrimmedL2], least squares without the residuals far beyond
+// their row's and column's, which recovers X exactly through a fraction of
+// gross outliers where the l1 loss with one global step converges slowly.
+//
+// Ratings. Package recommend fits a recommender to ratings: a global mean,
+// user and item biases and low-rank factors, by scaled sweeps with a
+// preconditioner per row, a Student-t likelihood and posterior averaging,
+// with the rank chosen on held-out ratings; it beats ALS-WR on MovieLens.
+//
+// The synthetic data recipe of the paper's Section 4 (and synthetic
+// ratings) lives in package synth; package dataio reads problems from NumPy
+// .npy files and ratings files, and writes them.
 //
 // Performance. An operator's Evaluate makes one pass over its data per
 // iteration (residuals, weights and adjoint together), on every core, with

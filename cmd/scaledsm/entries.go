@@ -96,7 +96,10 @@ type entryFlags struct {
 var entryInputs = map[string]string{"rank": "rank", "entries": "rows", "shape": "shape"}
 
 // entryOnly are the flags of entry files.
-var entryOnly = []string{"rows", "cols", "values", "shape", "ratings", "masked", "truth-left", "truth-right", "holdout"}
+var entryOnly = []string{"rows", "cols", "values", "shape", "masked", "truth-left", "truth-right", "holdout"}
+
+// ratingsFlags are the flags of a ratings file, in solve's usage.
+var ratingsFlags = []string{"ratings", "columns", "model", "test", "nu", "validation", "penalty"}
 
 func (e *entryFlags) register(fs *flag.FlagSet) {
 	e.fs = fs
@@ -104,7 +107,7 @@ func (e *entryFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&e.cols, "cols", "", "the column of each entry: integers, shape (m,)")
 	fs.StringVar(&e.values, "values", "", "the value of each entry: float64 or float32, shape (m,)")
 	fs.StringVar(&e.shape, "shape", "", "the matrix's shape N1xN2, as 1000x1000")
-	fs.StringVar(&e.ratings, "ratings", "", "matrix completion from a ratings CSV file in the MovieLens layout: a header line\nuserId,movieId,rating[,timestamp], then one rating per line; row_ids.npy and col_ids.npy map\nthe rows and columns of the factors back to the ids")
+	fs.StringVar(&e.ratings, "ratings", "", "a ratings file: user and item ids and a rating per line, by a header's names (userId,movieId,rating,\nuser_id,item_id, ...) or the first three columns; commas, tabs, '::', ';' or spaces (MovieLens's\nCSV, u.data, ratings.dat). Fits the recommender, which chooses its rank (--rank sets it)")
 	fs.StringVar(&e.masked, "masked", "", "a dense matrix in a .npy file, NaN for a missing entry (robust PCA when none is missing);\nX.npy = L Rᵀ and S.npy = Y - X, with the entries that fit set to 0, are written too")
 	fs.StringVar(&e.truthLeft, "truth-left", "", "optional: the factor L* of X* = L* R*ᵀ, a .npy file of shape (n1, r), to report the relative error")
 	fs.StringVar(&e.truthRight, "truth-right", "", "optional, with --truth-left: R*, shape (n2, r)")

@@ -49,7 +49,7 @@ func (s *solverFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&s.q, "q", 0.9, "geometric steps: decay rate q in (0, 1)")
 	fs.Float64Var(&s.eta, "eta", 0, "constant steps: eta > 0 (default for scaledgd 0.5 on sensing, 0.05 on quadratic sampling; for gd the same divided by the top singular value of the initialization)")
 	fs.StringVar(&s.trim, "trim", "", "truncation of the spectral initialization: a fraction in [0, 0.5) of largest |y_i| to drop, none, or median\n(drop |y_i| > 3·median|y|, needs no p_s) (default: with files, --ps if given; with a synthetic problem,\nits p_s, except with --step auto; median otherwise)")
-	fs.IntVar(&s.iters, "iters", 1000, "iteration limit")
+	fs.IntVar(&s.iters, "iters", 1000, "iteration limit (the recommender: its number of sweeps, chosen by validation unless given)")
 	fs.Float64Var(&s.tol, "tol", 1e-12, "stop when the relative error (without a truth: the relative change of X) reaches this; 0 never stops early")
 }
 
@@ -246,7 +246,7 @@ type outputFlags struct {
 }
 
 func (o *outputFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&o.out, "out", "", "directory for the results: L.npy, R.npy (not for X = L Lᵀ), trace.csv, summary.json\n(created if needed; required with files)")
+	fs.StringVar(&o.out, "out", "", "directory for the results: L.npy, R.npy (not for X = L Lᵀ), trace.csv, summary.json\n(created with its parents if needed; without it, nothing is written)")
 	fs.StringVar(&o.trace, "trace", "", "write the per-iteration trace to this CSV file")
 	fs.BoolVar(&o.json, "json", false, "print the summary as one JSON object")
 }
@@ -694,7 +694,7 @@ func writeTrace(w io.Writer, trace []scaledsm.Iteration) error {
 func solveUsage(fs *flag.FlagSet, synopsis string) func() {
 	return func() {
 		w := fs.Output()
-		fmt.Fprintf(w, "Usage:\n  scaledsm solve [flags]                 a synthetic problem\n  scaledsm solve --sensing A.npy --y y.npy --rank r --out DIR [flags]\n  scaledsm solve --quadratic A.npy --y y.npy --rank r --out DIR [flags]\n  scaledsm solve --rows R.npy --cols C.npy --values V.npy --shape N1xN2 --rank r --out DIR [flags]\n  scaledsm solve --ratings ratings.csv --rank r --out DIR [flags]\n  scaledsm solve --masked Y.npy --rank r --out DIR [flags]\n\n%s\n", synopsis)
+		fmt.Fprintf(w, "Usage:\n  scaledsm solve [flags]                 a synthetic problem\n  scaledsm solve --sensing A.npy --y y.npy --rank r --out DIR [flags]\n  scaledsm solve --quadratic A.npy --y y.npy --rank r --out DIR [flags]\n  scaledsm solve --rows R.npy --cols C.npy --values V.npy --shape N1xN2 --rank r --out DIR [flags]\n  scaledsm solve --masked Y.npy --rank r --out DIR [flags]\n  scaledsm solve --ratings ratings.csv [--test test.csv] --out DIR [flags]   a recommender\n\n%s\n", synopsis)
 		groups := []struct {
 			title string
 			names []string
@@ -702,6 +702,7 @@ func solveUsage(fs *flag.FlagSet, synopsis string) func() {
 			{"Synthetic problem (the default):", syntheticOnly},
 			{"Problem from NumPy .npy files (float64 or float32, C or Fortran order):", filesOnly},
 			{"Matrix completion or robust PCA from entries in files (with --rank and --out; --ps and --truth-left/-right optional):", entryOnly},
+			{"Ratings (--ratings): the recommender (docs/recommend.md), or with --model lowrank or a solver flag the low-rank completion above:", ratingsFlags},
 		}
 		listed := map[string]bool{}
 		for _, g := range groups {
@@ -726,6 +727,7 @@ func solveUsage(fs *flag.FlagSet, synopsis string) func() {
 		})
 		fmt.Fprint(w, "\nExit status: 0 done (converged, stationary; an iteration limit or a stall warns on\n"+
 			"stderr), 1 the solve failed (diverged or singular), 2 bad input or not enough\n"+
-			"memory, 3 an output could not be written, 130 interrupted.\n")
+			"memory, 3 an output could not be written (the earlier files are kept), 130\n"+
+			"interrupted by SIGINT, 143 by SIGTERM.\n")
 	}
 }
