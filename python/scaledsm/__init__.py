@@ -11,12 +11,15 @@ Chi), from NumPy: the Go library of the scaledsm command, called in process.
 
 Every function takes the settings of `scaledsm solve` as keyword arguments
 with the flags' names and meanings (method, loss, step, eta, lam for
---lambda, q, trim, ps, iters, tol) and the same defaults, those of a problem
-read from files (auto steps, the initialization's median truncation unless
-ps or trim is given); truth=X* adds the relative error to the trace. They
-return a Result; an invalid input raises ValueError with the command's
-one-line message, and Ctrl-C stops the solve after the current iteration and
-raises Interrupted, a KeyboardInterrupt holding the partial result.
+--lambda, q, trim, ps, iters, tol, damping, init, init_scale, init_seed;
+rank an integer or "auto"; precision="f32" for solve_sensing) and the same
+defaults, those of a problem read from files (auto steps, the
+initialization's median truncation unless ps or trim is given); truth=X*
+adds the relative error to the trace. They return a Result, with SciPy's
+success, status, message, nit and fun; an invalid input raises ValueError
+with the command's one-line message in Python's terms ("rank=7: must lie in
+[1, 6]"), and Ctrl-C stops the solve after the current iteration and raises
+Interrupted, a KeyboardInterrupt holding the partial result.
 
 NumPy arrays of float64 (and float32 for the sensing matrices) in C order
 reach the library without a copy; other layouts and types are converted
@@ -28,6 +31,7 @@ forked after the library was loaded raises RuntimeError instead of hanging.
 import ctypes
 import json
 import operator
+import re
 import sys
 import warnings
 
@@ -48,6 +52,8 @@ class Result:
     L, R: the factors (n1×r, n2×r; R is None for quadratic sampling, X = L Lᵀ).
     status: "converged", "stationary", "iteration-limit", "stalled",
         "diverged", "singular" or "interrupted".
+    success, message, nit, fun: SciPy's: whether it converged (or became
+        stationary), what happened in words, the iterations, the final loss.
     iterations: the updates made.
     trace: a dict of arrays, one value per iterate 0..iterations, with the
         columns of the command's trace.csv: iteration, rel_error, change,
@@ -57,11 +63,16 @@ class Result:
         seconds, ...); each field is also an attribute, as result.rel_error.
     """
 
-    def __init__(self, L, R, trace, summary, seen):
+    def __init__(self, L, R, trace, summary, seen, message=""):
         self.L, self.R, self.trace, self.summary = L, R, trace, summary
         self.status = summary["status"]
         self.iterations = summary["iterations"]
         self._seen = seen  # the addresses of the buffers the library read
+        # SciPy's OptimizeResult conventions.
+        self.success = self.status in ("converged", "stationary")
+        self.nit = self.iterations
+        self.fun = summary.get("final_loss")
+        self.message = message or _MESSAGES.get(self.status, self.status)
 
     def __getattr__(self, name):
         summary = self.__dict__.get("summary")
@@ -78,6 +89,17 @@ class Result:
     def __repr__(self):
         return "<scaledsm.Result %s after %d iterations, rank %d>" % (
             self.status, self.iterations, self.L.shape[1])
+
+
+_MESSAGES = {
+    "converged": "the relative error reached tol",
+    "stationary": "X stopped changing (no truth to compare with; fit_fraction is the evidence of recovery)",
+    "iteration-limit": "stopped at the iteration limit, short of tol",
+    "stalled": "the step rule gave a zero step",
+    "diverged": "the solve diverged: L and R are its last iterate, not a result",
+    "singular": "a factor's Gram matrix was singular: L and R are the last iterate, not a result",
+    "interrupted": "interrupted: L and R are the partial result",
+}
 
 
 class Interrupted(KeyboardInterrupt):
@@ -127,11 +149,44 @@ def _shape(v, name):
 
 
 _FLAGS = {"method": "method", "loss": "loss", "step": "step", "eta": "eta", "lam": "lambda",
-          "q": "q", "trim": "trim", "ps": "ps", "iters": "iters", "tol": "tol"}
+          "q": "q", "trim": "trim", "ps": "ps", "iters": "iters", "tol": "tol",
+          "damping": "damping", "init": "init", "init_scale": "init-scale", "init_seed": "init-seed"}
+_PARAM = {flag: name for name, flag in _FLAGS.items()}
+_PARAM.update({"rank": "rank", "y": "y", "truth": "truth", "sensing": "A", "quadratic": "a"})
+
+
+def python_terms(message):
+    """Words a message of the command in Python's terms: "--rank 7: ..."
+    becomes "rank=7: ...", "give --step geometric" "give step='geometric'"."""
+    def repl(m):
+        name = _PARAM.get(m.group(1), m.group(1).replace("-", "_"))
+        value = m.group(3)
+        if value is None:
+            return name
+        try:
+            float(value)
+        except ValueError:
+            value = repr(value)
+        return "%s=%s" % (name, value)
+    return re.sub(r"--([a-z][a-z0-9-]*)( ([^\s:,;()]+))?", repl, message)
+
+
+def _settings(function, settings):
+    """Checks the names of the settings given to function."""
+    for key in settings:
+        if key not in _FLAGS:
+            raise TypeError("%s() got an unexpected keyword argument %r (the settings are %s)" % (
+                function, key, ", ".join(_FLAGS)))
+    return settings
 
 
 def _args(rank, settings):
-    args = ["--rank", str(operator.index(rank))]
+    if isinstance(rank, str):
+        if rank != "auto":
+            raise ValueError("rank=%r: want a positive integer or 'auto'" % (rank,))
+        args = ["--rank", "auto"]
+    else:
+        args = ["--rank", str(operator.index(rank))]
     for key, value in settings.items():
         if value is None:
             continue
@@ -175,7 +230,7 @@ def _solve(kind, m, n1, n2, rank, settings, a=None, y=None, rows=None, cols=None
     if interrupted or call.code == 130:
         raise Interrupted("scaledsm: " + (message or "interrupted"), result)
     if call.code == 2:
-        raise ValueError(message)
+        raise ValueError(python_terms(message))
     if result is None:
         raise RuntimeError("scaledsm: " + message)
     if message:
@@ -183,7 +238,7 @@ def _solve(kind, m, n1, n2, rank, settings, a=None, y=None, rows=None, cols=None
         level, f = 1, sys._getframe(0)
         while f.f_back is not None and f.f_code.co_filename == __file__:
             f, level = f.f_back, level + 1
-        warnings.warn("scaledsm: " + message, RuntimeWarning, stacklevel=level)
+        warnings.warn("scaledsm: " + python_terms(message), RuntimeWarning, stacklevel=level)
     return result
 
 
@@ -208,16 +263,21 @@ def _fetch(lib, call, kind):
 
 # --- the models ------------------------------------------------------------
 
-def solve_sensing(A, y, rank, *, shape=None, truth=None, method=None, loss=None, step=None,
-                  eta=None, lam=None, q=None, trim=None, ps=None, iters=None, tol=None):
+def solve_sensing(A, y, rank, *, shape=None, truth=None, precision=None, **settings):
     """Recovers X = L Rᵀ of rank `rank` from y_i = <A_i, X>/m + outliers.
 
     A: the m matrices, shape (m, n1, n2), or (m, n1·n2) with shape=(n1, n2),
     float64 or float32 (kept as float32, as the command keeps a float32
     file). y: the m observations. The settings are those of `scaledsm solve`
-    (see the module's documentation)."""
-    settings = dict(method=method, loss=loss, step=step, eta=eta, lam=lam, q=q, trim=trim, ps=ps, iters=iters, tol=tol)
+    (see the module's documentation). precision="f32" stores A as float32
+    (half the memory and a shorter iteration; the arithmetic stays float64),
+    as a float32 A is kept."""
+    settings = _settings("solve_sensing", settings)
+    if precision not in (None, "f64", "f32"):
+        raise ValueError("precision=%r: want 'f64' or 'f32'" % (precision,))
     A = _array(A, "A", (np.float64, np.float32))
+    if precision == "f32" and A.dtype != np.float32:
+        A = A.astype(np.float32)
     if A.ndim == 3:
         m, n1, n2 = A.shape
         if shape is not None and _shape(shape, "shape") != (n1, n2):
@@ -234,12 +294,11 @@ def solve_sensing(A, y, rank, *, shape=None, truth=None, method=None, loss=None,
     return _solve(_native.SENSING, m, n1, n2, rank, settings, a=A, y=y, truth=_truth(truth, n1, n2))
 
 
-def solve_quadratic(a, y, rank, *, truth=None, method=None, loss=None, step=None,
-                    eta=None, lam=None, q=None, trim=None, ps=None, iters=None, tol=None):
+def solve_quadratic(a, y, rank, *, truth=None, **settings):
     """Recovers a positive semidefinite X = L Lᵀ of rank `rank` from
     y_i = a_iᵀ X a_i / m + outliers. a: the m vectors, shape (m, n). The
     settings are those of `scaledsm solve`."""
-    settings = dict(method=method, loss=loss, step=step, eta=eta, lam=lam, q=q, trim=trim, ps=ps, iters=iters, tol=tol)
+    settings = _settings("solve_quadratic", settings)
     a = _array(a, "a")
     if a.ndim != 2:
         raise ValueError("a: shape %s, want (m, n): one sampling vector a_i per row" % (a.shape,))
@@ -258,14 +317,13 @@ def _observations(y, m, op):
     return y
 
 
-def complete(rows, cols=None, values=None, shape=None, rank=None, *, truth=None, method=None, loss=None,
-             step=None, eta=None, lam=None, q=None, trim=None, ps=None, iters=None, tol=None):
+def complete(rows, cols=None, values=None, shape=None, rank=None, *, truth=None, **settings):
     """Completes X = L Rᵀ of rank `rank` and shape `shape` = (n1, n2) from its
     entries X[rows[k], cols[k]] = values[k] (each observed once; any order),
     some of which may be outliers. Or complete(S, rank=r) with a scipy.sparse
     matrix S, whose stored entries (explicit zeros included) are the
     observed ones. The settings are those of `scaledsm solve`."""
-    settings = dict(method=method, loss=loss, step=step, eta=eta, lam=lam, q=q, trim=trim, ps=ps, iters=iters, tol=tol)
+    settings = _settings("complete", settings)
     if hasattr(rows, "tocoo") and hasattr(rows, "nnz"):
         if values is not None or shape is not None:
             raise TypeError("complete(S, rank=r): a sparse matrix gives the entries, values and shape")
@@ -294,13 +352,12 @@ def _entries(rows, cols, values, n1, n2, rank, settings, truth, problem="mc"):
     return res
 
 
-def rpca(Y, rank, *, truth=None, method=None, loss=None, step=None, eta=None, lam=None, q=None,
-         trim=None, ps=None, iters=None, tol=None):
+def rpca(Y, rank, *, truth=None, **settings):
     """Robust PCA: Y = L Rᵀ + sparse outliers, observed entry by entry; NaN
     marks a missing entry. Y: a dense n1×n2 array. The settings are those
     of `scaledsm solve`. The same as complete() on Y's entries that are not
     NaN, with the same bits."""
-    settings = dict(method=method, loss=loss, step=step, eta=eta, lam=lam, q=q, trim=trim, ps=ps, iters=iters, tol=tol)
+    settings = _settings("rpca", settings)
     Y = np.asarray(Y)
     if Y.ndim != 2:
         raise ValueError("Y: shape %s, want a matrix (n1, n2)" % (Y.shape,))

@@ -35,9 +35,9 @@ BAD_SENSING = [
     ("A empty", lambda A, y: (A[:0], y[:0], 2, {}), "must be positive"),
     ("y short", lambda A, y: (A, y[:-1], 2, {}), "y: shape (199,), want (200,)"),
     ("y column", lambda A, y: (A, y[:, None], 2, {}), "flatten it"),
-    ("y NaN", lambda A, y: (A, np.where(np.arange(len(y)) == 3, np.nan, y), 2, {}), "--y: observation 3 is NaN"),
-    ("rank too big", lambda A, y: (A, y, 7, {}), "--rank 7: must lie in [1, min(n1, n2)] = [1, 6]"),
-    ("rank negative", lambda A, y: (A, y, -3, {}), "--rank -3: must be at least 1"),
+    ("y NaN", lambda A, y: (A, np.where(np.arange(len(y)) == 3, np.nan, y), 2, {}), "y: observation 3 is NaN"),
+    ("rank too big", lambda A, y: (A, y, 7, {}), "rank=7: must lie in [1, min(n1, n2)] = [1, 6]"),
+    ("rank negative", lambda A, y: (A, y, -3, {}), "rank=-3: must be at least 1"),
     ("truth shape", lambda A, y: (A, y, 2, dict(truth=np.zeros((6, 8)))), "truth: shape (6, 8), want (8, 6)"),
     ("setting NUL", lambda A, y: (A, y, 2, dict(method="scaled\0sm")), "NUL"),
 ]
@@ -73,7 +73,7 @@ BAD_ENTRIES = [
     ("NaN value", lambda r, c, v: (r, c, np.where(np.arange(len(v)) == 0, np.nan, v), (30, 20)), "is NaN"),
     ("empty shape", lambda r, c, v: (r[:0], c[:0], v[:0], (0, 20)), "at least one row and one column"),
     ("bad shape", lambda r, c, v: (r, c, v, (30,)), "want (n1, n2)"),
-    ("no entries", lambda r, c, v: (r[:0], c[:0], v[:0], (30, 20)), "--y: no observations"),
+    ("no entries", lambda r, c, v: (r[:0], c[:0], v[:0], (30, 20)), "y: no observations"),
     ("too big", lambda r, c, v: (r, c, v, (2**40, 2**30)), "of memory but this machine has"),
 ]
 
