@@ -256,21 +256,63 @@ func (e *Entries) Evaluate(ev *Evaluation) {
 	l, rr := ev.L.RawMatrix(), ev.R.RawMatrix()
 	gl := ev.GL.RawMatrix()
 	w := teamSize(len(e.cols) * r)
+	// Columns in tiles whose rows of R and of the partial GR stay in L2
+	// together: each chunk's rows are visited tile after tile, each row's
+	// entries of the tile a contiguous part of the row (the columns are
+	// sorted), so the additions to a row's gradient and sums and to a
+	// column's come in the same order as row by row: the same bits.
+	tile := max(256, tileBytes/((r+s)*8))
 	parallel(w, nc, func(c int) {
 		gr := parts[c*n2s : (c+1)*n2s]
 		clear(gr)
-		for i := e.chunks[c]; i < e.chunks[c+1]; i++ {
-			if i+1 < e.chunks[c+1] {
-				next := e.cols[e.start[i+1]:e.start[i+2]]
-				kernel.PrefetchRows(rr.Data, next, rr.Stride, r)
-				kernel.PrefetchRows(gr, next, s, s)
-				if ks != nil {
-					kernel.PrefetchRows(ev.Bounds.Cols, next, 1, 1)
+		c0, c1 := e.chunks[c], e.chunks[c+1]
+		var kept []rowKept
+		if ks != nil {
+			kept = make([]rowKept, c1-c0)
+		}
+		cursor := make([]int, c1-c0)
+		for i := c0; i < c1; i++ {
+			cursor[i-c0] = e.start[i]
+			clear(gl.Data[i*gl.Stride : i*gl.Stride+r])
+		}
+		for t1 := tile; ; t1 += tile {
+			last := t1 >= e.n2
+			for i := c0; i < c1; i++ {
+				lo, end := cursor[i-c0], e.start[i+1]
+				hi := end
+				if !last {
+					hi = lo
+					for hi < end && int(e.cols[hi]) < t1 {
+						hi++
+					}
 				}
+				cursor[i-c0] = hi
+				if hi == lo {
+					continue
+				}
+				if i+1 < c1 {
+					nlo := cursor[i+1-c0]
+					next := e.cols[nlo:min(nlo+(hi-lo), e.start[i+2])]
+					kernel.PrefetchRows(rr.Data, next, rr.Stride, r)
+					kernel.PrefetchRows(gr, next, s, s)
+					if ks != nil {
+						kernel.PrefetchRows(ev.Bounds.Cols, next, 1, 1)
+					}
+				}
+				var rk *rowKept
+				if ks != nil {
+					rk = &kept[i-c0]
+				}
+				e.evaluateRow(ev, i, lo, hi, l.Data[i*l.Stride:i*l.Stride+r], gl.Data[i*gl.Stride:i*gl.Stride+r], rr.Data, rr.Stride, gr, s, ks, rk)
 			}
-			g := gl.Data[i*gl.Stride : i*gl.Stride+r]
-			clear(g)
-			e.evaluateRow(ev, i, l.Data[i*l.Stride:i*l.Stride+r], g, rr.Data, rr.Stride, gr, s, ks)
+			if last {
+				break
+			}
+		}
+		if ks != nil {
+			for i := c0; i < c1; i++ {
+				ks.set(i, &kept[i-c0])
+			}
 		}
 	})
 	// The partial sums added in chunk order, the columns split among the
@@ -303,21 +345,44 @@ func (e *Entries) Evaluate(ev *Evaluation) {
 // on every machine. (Two sweeps over the row, the residuals first and the
 // additions after, measured no faster: the cost is the cache misses of the
 // gathers and scattered additions.)
-func (e *Entries) evaluateRow(ev *Evaluation, i int, li, g, rd []float64, ld int, gr []float64, s int, ks *keptSums) {
-	lo, hi := e.start[i], e.start[i+1]
+func (e *Entries) evaluateRow(ev *Evaluation, i, lo, hi int, li, g, rd []float64, ld int, gr []float64, s int, ks *keptSums, rk *rowKept) {
+	if ev.Fit == nil {
+		// The vector kernel, which writes no fits.
+		a := kernel.EntriesRow{Cols: e.cols[lo:hi], Y: ev.Y[lo:hi], Z: ev.Z[lo:hi], L: li, G: g, RD: rd, LD: ld, GR: gr, S: s}
+		mode := kernel.EntriesLinear
+		switch {
+		case ks != nil:
+			mode = kernel.EntriesTrimmed
+			a.RowBound, a.ColBound = ev.Bounds.Rows[i], ev.Bounds.Cols
+			sums := [3]float64{rk.abs, rk.n, rk.sq}
+			a.Sums = &sums
+			defer func() { rk.abs, rk.n, rk.sq = sums[0], sums[1], sums[2] }()
+		case ev.Weight == SignWeight:
+			mode = kernel.EntriesSign
+		}
+		kernel.EvaluateEntries(mode, &a)
+		return
+	}
 	cols := e.cols[lo:hi]
-	z, y := ev.Z[lo:hi], ev.Y[lo:hi:hi]
+	z, y := ev.Z[lo:hi], ev.Y[lo:hi]
+	y = y[:len(z)]
+	r := len(li)
+	g = g[:r]
 	var fit []float64
 	if ev.Fit != nil {
 		fit = ev.Fit[lo:hi]
+		fit = fit[:len(z)]
 	}
-	var rk rowKept
+	sign := ev.Weight == SignWeight
+	var rowBound float64
+	var colBound []float64
 	if ks != nil {
-		defer ks.set(i, &rk)
+		rowBound, colBound = ev.Bounds.Rows[i], ev.Bounds.Cols
 	}
 	for k, c := range cols {
 		j := int(c)
-		rj := rd[j*ld : j*ld+len(li)]
+		rj := rd[j*ld : j*ld+r]
+		rj = rj[:len(li)]
 		var s0, s1 float64
 		a := 0
 		for ; a+1 < len(li); a += 2 {
@@ -334,25 +399,31 @@ func (e *Entries) evaluateRow(ev *Evaluation, i int, li, g, rd []float64, ld int
 		res := f - y[k]
 		z[k] = res
 		if ks != nil {
-			if !ev.Bounds.keeps(res, i, j) {
+			abs := math.Abs(res)
+			if !(abs <= max(rowBound, colBound[j])) {
 				continue
 			}
-			rk.add(res, gr[j*s+len(li):j*s+len(li)+2])
+			rk.add(res, gr[j*s+r:j*s+r+2])
 		}
-		w := weigh(ev.Weight, res)
+		w := res
+		if sign {
+			w = weigh(SignWeight, res)
+		}
 		if w == 0 {
 			continue
 		}
-		g := g[:len(li)]
-		for a, v := range rj {
-			g[a] += w * v
-		}
-		gj := gr[j*s : j*s+len(li)]
+		gj := gr[j*s : j*s+r]
+		gj = gj[:len(li)]
 		for a, v := range li {
+			g[a] += w * rj[a]
 			gj[a] += w * v
 		}
 	}
 }
+
+// tileBytes is the size of the rows of R and of the partial GR that a tile
+// of columns keeps in cache: half of a 1 MB L2.
+const tileBytes = 512 << 10
 
 // Spectral's randomized subspace iteration: oversampling, the most
 // power iterations, the relative change of the top singular values at

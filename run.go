@@ -130,9 +130,14 @@ func newRun(p Problem, s Settings, init Factors) (*run, error) {
 	if !(u.tnorm > 0) || math.IsInf(u.tnorm, 0) {
 		return nil, inputError("truth", nil, "||X*||_F = %v: the relative error is undefined", u.tnorm)
 	}
-	u.fitStar = make([]float64, m)
-	p.Op.Apply(u.fitStar, p.Truth)
-	u.eval.Fit = make([]float64, m)
+	if _, polyak := s.Step.(Polyak); polyak {
+		// Polyak's numerator, f(X_t) - f(X*), summed term by term from
+		// the fits (the other rules need no gap: two m-sized arrays
+		// spared).
+		u.fitStar = make([]float64, m)
+		p.Op.Apply(u.fitStar, p.Truth)
+		u.eval.Fit = make([]float64, m)
+	}
 	return u, nil
 }
 
@@ -270,7 +275,7 @@ func (u *run) advance(ctx context.Context) {
 
 // gap returns f(X_t) - f(X*) from the truth, NaN without one.
 func (u *run) gap() float64 {
-	if !u.truth {
+	if u.fitStar == nil {
 		return math.NaN()
 	}
 	return u.s.Loss.gapOver(u.eval.Fit, u.fitStar, u.p.Y, u.iso, u.d)

@@ -143,8 +143,7 @@ func (ks *keptSums) ready(n1, n2 int) {
 
 // rowKept accumulates the kept residuals of one row.
 type rowKept struct {
-	abs, n float64
-	sq     fsum.Sum
+	abs, n, sq float64
 }
 
 // add counts the kept residual z in the row's sums and in col, its
@@ -153,14 +152,16 @@ func (rk *rowKept) add(z float64, col []float64) {
 	a := math.Abs(z)
 	rk.abs += a
 	rk.n++
-	rk.sq.Add(z * z)
+	// Squares: a plain sum of positive terms is accurate to n·ε relative;
+	// fused, as the vector pass (kernel.EvaluateEntries) adds them.
+	rk.sq = math.FMA(z, z, rk.sq)
 	col[0] += a
 	col[1]++
 }
 
 // set stores row i's sums.
 func (ks *keptSums) set(i int, rk *rowKept) {
-	ks.rows[3*i], ks.rows[3*i+1], ks.rows[3*i+2] = rk.abs, rk.n, rk.sq.Value()
+	ks.rows[3*i], ks.rows[3*i+1], ks.rows[3*i+2] = rk.abs, rk.n, rk.sq
 }
 
 // keptBy fills ks with the sums over the residuals z that b keeps, in one

@@ -387,3 +387,25 @@ func multiplyAdds(rounds int) float64 {
 	}
 	return multiplyAddsGeneric(rounds)
 }
+
+// entriesAsm runs the assembly kernel of EvaluateEntries when one takes the
+// rank, and reports whether it did.
+func entriesAsm(impl, mode int, a *entriesArgs) bool {
+	switch impl {
+	case implAVX512:
+		v := (a.r + lanesAvx512 - 1) / lanesAvx512
+		if v > maxEntryVectorsAvx512 {
+			return false
+		}
+		entriesRowAvx512(mode, v, a)
+		return true
+	case implAVX2:
+		v := (a.r + lanesAvx2 - 1) / lanesAvx2
+		if v > maxEntryVectorsAvx2 {
+			return false
+		}
+		entriesRowAvx2(mode, v, a)
+		return true
+	}
+	return false
+}

@@ -45,3 +45,5 @@ func streamSum(a []float64, _ int) float64 { return sumGeneric(a) }
 func streamSum32(a []float32, _ int) float64 { return sumGeneric(a) }
 
 func multiplyAdds(rounds int) float64 { return multiplyAddsGeneric(rounds) }
+
+func entriesAsm(_, _ int, _ *entriesArgs) bool { return false }

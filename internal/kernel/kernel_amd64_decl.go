@@ -259,6 +259,51 @@ func axpyTile4x1Avx2(s *float64, lds int, w *float64, ldw int, a *float64, lda i
 //go:noescape
 func axpyTile4x3Avx2(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int, pfo int)
 
+// entriesRowLinear1Avx2 evaluates a row segment's entries (kernel.entriesArgs) for ranks of 1 vectors.
+//
+//go:noescape
+func entriesRowLinear1Avx2(a *entriesArgs)
+
+// entriesRowLinear2Avx2 evaluates a row segment's entries (kernel.entriesArgs) for ranks of 2 vectors.
+//
+//go:noescape
+func entriesRowLinear2Avx2(a *entriesArgs)
+
+// entriesRowLinear3Avx2 evaluates a row segment's entries (kernel.entriesArgs) for ranks of 3 vectors.
+//
+//go:noescape
+func entriesRowLinear3Avx2(a *entriesArgs)
+
+// entriesRowSign1Avx2 evaluates a row segment's entries (kernel.entriesArgs) for ranks of 1 vectors.
+//
+//go:noescape
+func entriesRowSign1Avx2(a *entriesArgs)
+
+// entriesRowSign2Avx2 evaluates a row segment's entries (kernel.entriesArgs) for ranks of 2 vectors.
+//
+//go:noescape
+func entriesRowSign2Avx2(a *entriesArgs)
+
+// entriesRowSign3Avx2 evaluates a row segment's entries (kernel.entriesArgs) for ranks of 3 vectors.
+//
+//go:noescape
+func entriesRowSign3Avx2(a *entriesArgs)
+
+// entriesRowTrimmed1Avx2 evaluates a row segment's entries (kernel.entriesArgs) for ranks of 1 vectors.
+//
+//go:noescape
+func entriesRowTrimmed1Avx2(a *entriesArgs)
+
+// entriesRowTrimmed2Avx2 evaluates a row segment's entries (kernel.entriesArgs) for ranks of 2 vectors.
+//
+//go:noescape
+func entriesRowTrimmed2Avx2(a *entriesArgs)
+
+// entriesRowTrimmed3Avx2 evaluates a row segment's entries (kernel.entriesArgs) for ranks of 3 vectors.
+//
+//go:noescape
+func entriesRowTrimmed3Avx2(a *entriesArgs)
+
 // Tile shapes of the Avx2 batched kernels.
 const (
 	lanesAvx2  = 4
@@ -417,6 +462,34 @@ func axpyTileAvx2(c, v int, s *float64, lds int, w *float64, ldw int, a *float64
 		axpyTile4x3Avx2(s, lds, w, ldw, a, lda, rows, pfo)
 	default:
 		panic("kernel: bad tile")
+	}
+}
+
+// maxEntryVectorsAvx2 is the most vectors of a factor row that entriesRowAvx2 takes.
+const maxEntryVectorsAvx2 = 3
+
+func entriesRowAvx2(mode, v int, a *entriesArgs) {
+	switch mode*8 + v {
+	case 1:
+		entriesRowLinear1Avx2(a)
+	case 2:
+		entriesRowLinear2Avx2(a)
+	case 3:
+		entriesRowLinear3Avx2(a)
+	case 9:
+		entriesRowSign1Avx2(a)
+	case 10:
+		entriesRowSign2Avx2(a)
+	case 11:
+		entriesRowSign3Avx2(a)
+	case 17:
+		entriesRowTrimmed1Avx2(a)
+	case 18:
+		entriesRowTrimmed2Avx2(a)
+	case 19:
+		entriesRowTrimmed3Avx2(a)
+	default:
+		panic("kernel: bad entries kernel")
 	}
 }
 
@@ -775,6 +848,36 @@ func axpyTile6x1Avx512(s *float64, lds int, w *float64, ldw int, a *float64, lda
 //go:noescape
 func axpyTile6x4Avx512(s *float64, lds int, w *float64, ldw int, a *float64, lda int, rows int, pfo int)
 
+// entriesRowLinear1Avx512 evaluates a row segment's entries (kernel.entriesArgs) for ranks of 1 vectors.
+//
+//go:noescape
+func entriesRowLinear1Avx512(a *entriesArgs)
+
+// entriesRowLinear2Avx512 evaluates a row segment's entries (kernel.entriesArgs) for ranks of 2 vectors.
+//
+//go:noescape
+func entriesRowLinear2Avx512(a *entriesArgs)
+
+// entriesRowSign1Avx512 evaluates a row segment's entries (kernel.entriesArgs) for ranks of 1 vectors.
+//
+//go:noescape
+func entriesRowSign1Avx512(a *entriesArgs)
+
+// entriesRowSign2Avx512 evaluates a row segment's entries (kernel.entriesArgs) for ranks of 2 vectors.
+//
+//go:noescape
+func entriesRowSign2Avx512(a *entriesArgs)
+
+// entriesRowTrimmed1Avx512 evaluates a row segment's entries (kernel.entriesArgs) for ranks of 1 vectors.
+//
+//go:noescape
+func entriesRowTrimmed1Avx512(a *entriesArgs)
+
+// entriesRowTrimmed2Avx512 evaluates a row segment's entries (kernel.entriesArgs) for ranks of 2 vectors.
+//
+//go:noescape
+func entriesRowTrimmed2Avx512(a *entriesArgs)
+
 // Tile shapes of the Avx512 batched kernels.
 const (
 	lanesAvx512  = 8
@@ -973,5 +1076,27 @@ func axpyTileAvx512(c, v int, s *float64, lds int, w *float64, ldw int, a *float
 		axpyTile6x4Avx512(s, lds, w, ldw, a, lda, rows, pfo)
 	default:
 		panic("kernel: bad tile")
+	}
+}
+
+// maxEntryVectorsAvx512 is the most vectors of a factor row that entriesRowAvx512 takes.
+const maxEntryVectorsAvx512 = 2
+
+func entriesRowAvx512(mode, v int, a *entriesArgs) {
+	switch mode*8 + v {
+	case 1:
+		entriesRowLinear1Avx512(a)
+	case 2:
+		entriesRowLinear2Avx512(a)
+	case 9:
+		entriesRowSign1Avx512(a)
+	case 10:
+		entriesRowSign2Avx512(a)
+	case 17:
+		entriesRowTrimmed1Avx512(a)
+	case 18:
+		entriesRowTrimmed2Avx512(a)
+	default:
+		panic("kernel: bad entries kernel")
 	}
 }
