@@ -85,8 +85,10 @@ type Evaluation struct {
 	// rounding of large observations in the residuals (see Loss.Gap).
 	Fit []float64
 
-	scratch []float64 // operator-owned workspace
-	kept    keptSums  // what TrimmedWeight's bounds kept (Entries)
+	scratch  []float64 // operator-owned workspace
+	kept     keptSums  // what TrimmedWeight's bounds kept (Entries)
+	cursor   []int     // Entries: each row's next entry in a pass by column tiles
+	rowsKept []rowKept // Entries: each row's kept sums within a pass
 }
 
 // NewEvaluation allocates an Evaluation of op for factors of rank r.

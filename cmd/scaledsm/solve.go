@@ -12,6 +12,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"time"
 
@@ -460,9 +461,17 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	} else {
 		setPhase("reading the problem")
 	}
+	if src.entries() {
+		// Entries hold no pointers: a tight collector costs little and
+		// keeps the heap near what is live (LIBMF's footprint is the bar).
+		tuneGCBytes(bigData)
+	}
 	ld, err := src.load()
 	if err != nil {
 		return err
+	}
+	if src.entries() {
+		debug.FreeOSMemory() // the files' arrays, copied into the operator
 	}
 	if ctx.Err() != nil {
 		return exitError{fmt.Errorf("interrupted while %s; nothing written", *phase.Load()), exitInterrupted}
