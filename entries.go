@@ -287,6 +287,7 @@ func (e *Entries) Evaluate(ev *Evaluation) {
 	// sorted), so the additions to a row's gradient and sums and to a
 	// column's come in the same order as row by row: the same bits.
 	tile := max(256, tileBytes/((r+s)*8))
+	prefetch := e.n2*rr.Stride*8 > prefetchBytes
 	parallel(w, nc, func(c int) {
 		gr := parts[c*n2s : (c+1)*n2s]
 		clear(gr)
@@ -316,7 +317,7 @@ func (e *Entries) Evaluate(ev *Evaluation) {
 				if hi == lo {
 					continue
 				}
-				if i+1 < c1 {
+				if prefetch && i+1 < c1 {
 					nlo := cursor[i+1-c0]
 					next := e.cols[nlo:min(nlo+(hi-lo), e.start[i+2])]
 					kernel.PrefetchRows(rr.Data, next, rr.Stride, r)
@@ -446,6 +447,13 @@ func (e *Entries) evaluateRow(ev *Evaluation, i, lo, hi int, li, g, rd []float64
 		}
 	}
 }
+
+// prefetchBytes is the size of R's rows beyond which the pass prefetches
+// the next row's rows of R and GR: below it they stay in L2 and L3, and the
+// prefetches cost more than they save (10^6 entries at rank 10:
+// BenchmarkPassTrim 11.0 against 12.9 ms at 10,000 columns without them,
+// 32.5 against 31.1 ms at 100,000 with them).
+const prefetchBytes = 2 << 20
 
 // tileBytes is the size of the rows of R and of the partial GR that a tile
 // of columns keeps in cache: half of a 1 MB L2.

@@ -21,7 +21,7 @@ import (
 // only when asked for (with --large or by name in --cases): 10^8 entries
 // take about 4 GB.
 var (
-	benchCases = []string{"sensing-f64", "sensing-f32", "quadratic", "sweep-109", "mc-1e6", "mc-1e7", "netflix-1e7"}
+	benchCases = []string{"sensing-f64", "sensing-f32", "quadratic", "sweep-109", "mc-1e6", "mc-1e7", "netflix-1e7", "libmf"}
 	largeCases = []string{"mc-1e8", "netflix-1e8"}
 )
 
@@ -101,6 +101,8 @@ type benchResult struct {
 	Kernel   string    `json:"kernel"`
 	Procs    int       `json:"gomaxprocs"`
 	Quick    bool      `json:"quick,omitempty"`
+	// LIBMF is the anchor case's: scaledsm and LIBMF on one problem.
+	LIBMF *libmfAnchor `json:"libmf,omitempty"`
 }
 
 const benchSynopsis = `Measures the median milliseconds per iteration and the peak memory of
@@ -128,6 +130,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	iters := fs.Int("iters", 0, "iterations timed per case (default 12 for sensing, 1000 for quadratic sampling,\n6 batched and 8 single iterations for the sweep)")
 	large := fs.Bool("large", false, "also run the completion cases of 10^8 entries (about 4 GB each)")
 	membw := fs.String("membw", "", "a streaming-read program to run before each case (built from\nshared/tools/membw.c; it prints \"X GB/s read\"): the floor is the\nfaster of its rate and the bench's own read")
+	libmf := fs.String("libmf", "", "LIBMF's mf-train, for the libmf case: scaledsm and LIBMF on one problem of 10^6\nentries, time per iteration (epoch) and peak memory (default: mf-train on the PATH; without it a note)")
 	python := fs.String("python", "", "the Python with NumPy that times the sweep's tuned-BLAS anchor\n(default: python3, then /usr/bin/python3; without NumPy the anchor is a note)")
 	kernelName := kernelFlag(fs)
 	// --child CASE runs one case in this process: the parent re-executes
@@ -184,6 +187,14 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	start := time.Now()
 	for _, name := range names {
 		fmt.Fprintf(stderr, "bench: %s ...\n", name)
+		if name == "libmf" {
+			a, err := runLIBMFAnchor(exe, *libmf, *quick)
+			if err != nil {
+				return fmt.Errorf("case libmf: %v", err)
+			}
+			results = append(results, benchResult{Case: name, LIBMF: a, Kernel: kernel.Active(), Procs: runtime.GOMAXPROCS(0), Quick: *quick})
+			continue
+		}
 		cargs := []string{"bench", "--child", name, "--kernel", kernel.Active()}
 		if *quick {
 			cargs = append(cargs, "--quick")
@@ -229,6 +240,17 @@ func printBenchTable(w io.Writer, rs []benchResult, elapsed time.Duration) {
 	fmt.Fprintln(w, "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
 	var notes []string
 	for _, r := range rs {
+		if a := r.LIBMF; a != nil {
+			if a.Note != "" {
+				notes = append(notes, "- libmf: "+a.Note+".")
+				continue
+			}
+			speed, mem := a.Scaledsm.MsPerIter/a.LIBMF.MsPerIter, a.Scaledsm.PeakRSSMB/a.LIBMF.PeakRSSMB
+			fmt.Fprintf(w, "| libmf | LIBMF's problem, %d entries | %.3g (LIBMF %.3g an epoch) | - | %.2f × LIBMF | ≤ 1 × LIBMF | %s | %.0f (LIBMF %.0f: %.1f ×) | ≤ 3 × LIBMF | %s | - |\n",
+				a.Entries, a.Scaledsm.MsPerIter, a.LIBMF.MsPerIter, speed, yes[speed <= 1], a.Scaledsm.PeakRSSMB, a.LIBMF.PeakRSSMB, mem, yes[mem <= 3])
+			notes = append(notes, fmt.Sprintf("- libmf: scaledsm solve from .npy files and LIBMF's mf-train -k 10 -l2 0 -f 0 from its text file, each run for %d and %d iterations (epochs): the difference of the wall times over %d, and the larger peak RSS of the two runs.", libmfShort, libmfLong, libmfLong-libmfShort))
+			continue
+		}
 		ms := fmt.Sprintf("%.3g", r.MsPerIter)
 		ratio := fmt.Sprintf("%.2f × floor", r.RatioToFloor)
 		if r.Speedup != nil {
