@@ -288,3 +288,16 @@ func TestBenchBLASAnchor(t *testing.T) {
 		t.Errorf("BLAS %v ms, ratio %v, want %v", blas, ratio, want)
 	}
 }
+
+// TestBenchLIBMFAnchor: without LIBMF the libmf case is a note that says
+// how to get it; a --libmf that cannot run is an error naming it.
+func TestBenchLIBMFAnchor(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	code, out, errs := cli(t, "bench", "--quick", "--cases", "libmf")
+	if code != 0 || !strings.Contains(out, "LIBMF absent: give --libmf PATH") {
+		t.Errorf("no LIBMF: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	if code, _, errs := cli(t, "bench", "--quick", "--cases", "libmf", "--libmf", "/nonexistent/mf-train"); code == 0 || !strings.Contains(errs, "mf-train") {
+		t.Errorf("a missing mf-train: exit %d, stderr %q", code, errs)
+	}
+}
