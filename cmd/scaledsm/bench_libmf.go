@@ -61,6 +61,11 @@ func runLIBMFAnchor(exe, path string, quick bool) (*libmfAnchor, error) {
 	if path == "" {
 		path, _ = exec.LookPath("mf-train")
 	}
+	if path != "" {
+		if _, err := exec.LookPath(path); err != nil {
+			return nil, fmt.Errorf("--libmf %s: %v", path, err)
+		}
+	}
 	if path == "" {
 		return &libmfAnchor{Note: "LIBMF absent: give --libmf PATH to its mf-train (build LIBMF from its own source, github.com/cjlin1/libmf, as its README says)"}, nil
 	}

@@ -292,6 +292,7 @@ func TestBenchBLASAnchor(t *testing.T) {
 // TestBenchLIBMFAnchor: without LIBMF the libmf case is a note that says
 // how to get it; a --libmf that cannot run is an error naming it.
 func TestBenchLIBMFAnchor(t *testing.T) {
+	t.Setenv(childEnv, "1") // the case runs this binary as the command
 	t.Setenv("PATH", t.TempDir())
 	code, out, errs := cli(t, "bench", "--quick", "--cases", "libmf")
 	if code != 0 || !strings.Contains(out, "LIBMF absent: give --libmf PATH") {
