@@ -35,7 +35,7 @@ import (
 // README says.
 const (
 	libmfShort = 20
-	libmfLong  = 100
+	libmfLong  = 220
 )
 
 // libmfProblem is the problem of the anchor.
