@@ -121,13 +121,16 @@ func mulSmall(d, g *mat.Dense, s mat.Matrix) {
 
 // gramTall sets the r×r dst to fᵀf for a tall n×r f: the Gram matrices of
 // blocks of 1024 rows formed in parallel and added in block order, the
-// same bits on any number of cores.
-func gramTall(dst *mat.SymDense, f *mat.Dense) {
+// same bits on any number of cores. The blocks' sums go in *buf, grown as
+// needed and kept for the next call.
+func gramTall(dst *mat.SymDense, f *mat.Dense, buf *[]float64) {
 	n, r := f.Dims()
 	fr := f.RawMatrix()
 	const rows = 1024
 	nb := (n + rows - 1) / rows
-	parts := make([]float64, nb*r*r)
+	*buf = grow(*buf, nb*r*r)
+	parts := *buf
+	clear(parts)
 	parallel(teamSize(n*r*r), nb, func(b int) {
 		acc := parts[b*r*r : (b+1)*r*r]
 		for i := b * rows; i < min((b+1)*rows, n); i++ {

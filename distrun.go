@@ -111,7 +111,7 @@ func (l Loss) valueOver(z []float64, iso float64, d dist, stop bool) (float64, b
 
 // fitFraction returns Result.FitFraction over all the measurements: over
 // ranks, the scale is the exact median of all |y_i| (the single-rank
-// fitFraction samples beyond medianSample of them).
+// fitFraction samples beyond scaleSample of them).
 func (u *run) fitFraction() float64 {
 	z, y := u.eval.Z, u.p.Y
 	if !u.d.on() {

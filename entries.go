@@ -167,13 +167,13 @@ func checkEntryShape(n1, n2 int) error {
 
 // split sets the chunks of a pass, each starting at the first row whose
 // entries begin at or after its share of m: chunks(m) of them, but no more
-// than m/(16·n2) (and at least 4), so that the chunks' partial sums of GR,
-// n2·r values each, take at most r/2 bytes an entry: a sparse matrix with
+// than m/(32·n2) (and at least 4), so that the chunks' partial sums of GR,
+// n2·r values each, take at most r/4 bytes an entry: a sparse matrix with
 // many columns would otherwise spend more memory on them than on its
 // entries.
 func (e *Entries) split() {
 	m := len(e.cols)
-	nc := min(chunks(m), max(4, m/(16*e.n2)))
+	nc := min(chunks(m), max(4, m/(32*e.n2)))
 	e.chunks = make([]int, nc+1)
 	row := 0
 	for c := 1; c < nc; c++ {

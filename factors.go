@@ -65,8 +65,11 @@ func (f Factors) Product() *mat.Dense {
 // four digits; the difference of Gram traces ||Xa||² - 2<Xa, Xb> + ||Xb||²
 // would keep none. It keeps its buffers between calls.
 type lowRank struct {
-	left, right, tau, work, t1, t2, prod []float64
-	blocks                               []float64 // the blocks' triangles, stacked (see triangle)
+	buf, tau, work, t1, t2, prod []float64
+	blocks                       []float64 // the blocks' triangles, stacked (see triangle)
+	// each block's workspace, kept from one call to the next so that a
+	// run's measures allocate nothing after the first
+	blockQ []lowRank
 }
 
 // distance returns ||a - b||_F.
@@ -74,18 +77,21 @@ func (q *lowRank) distance(a, b Factors) float64 {
 	n1, n2 := a.Dims()
 	ka, kb := a.Rank(), b.Rank()
 	k := ka + kb
-	q.left = stack(q.left, n1, a.L, b.L, 1)
-	q.right = stack(q.right, n2, a.right(), b.right(), -1)
-	return q.norm(n1, n2, k)
+	return q.norm(n1, n2, k, side{a.L, b.L, 1}, side{a.right(), b.right(), -1})
 }
 
 // size returns ||f||_F.
 func (q *lowRank) size(f Factors) float64 {
 	n1, n2 := f.Dims()
 	k := f.Rank()
-	q.left = stack(q.left, n1, f.L, nil, 1)
-	q.right = stack(q.right, n2, f.right(), nil, 1)
-	return q.norm(n1, n2, k)
+	return q.norm(n1, n2, k, side{f.L, nil, 1}, side{f.right(), nil, 1})
+}
+
+// side is one factor of a product of factors, stacked: [a, s·b] (b may be
+// nil; see stack).
+type side struct {
+	a, b *mat.Dense
+	s    float64
 }
 
 // stack sets buf to the n×(ka+kb) matrix [a, s·b] (b may be nil).
@@ -109,12 +115,15 @@ func stack(buf []float64, n int, a, b *mat.Dense, s float64) []float64 {
 	return buf
 }
 
-// norm returns ||T1 T2ᵀ||_F for the triangular factors of the n1×k matrix
-// in q.left and the n2×k matrix in q.right.
-func (q *lowRank) norm(n1, n2, k int) float64 {
+// norm returns ||T1 T2ᵀ||_F for the triangular factors T1 of the n1×k
+// matrix left and T2 of the n2×k matrix right, stacked one after the
+// other in q.buf (which the factorizations overwrite).
+func (q *lowRank) norm(n1, n2, k int, left, right side) float64 {
 	k1, k2 := min(n1, k), min(n2, k)
-	q.t1 = q.triangle(q.t1, q.left, n1, k)
-	q.t2 = q.triangle(q.t2, q.right, n2, k)
+	q.buf = stack(q.buf, n1, left.a, left.b, left.s)
+	q.t1 = q.triangle(q.t1, q.buf, n1, k)
+	q.buf = stack(q.buf, n2, right.a, right.b, right.s)
+	q.t2 = q.triangle(q.t2, q.buf, n2, k)
 	// Entry (i, j) of T1 T2ᵀ: row i of T1 with row j of T2; T1 is upper
 	// trapezoidal, k1×k, T2 is k2×k.
 	var s fsum.Sum
@@ -153,14 +162,17 @@ func (q *lowRank) triangle(dst, a []float64, n, k int) []float64 {
 		return q.householder(dst, a, n, k)
 	}
 	stacked := grow(q.blocks, nb*k*k)
+	if len(q.blockQ) < nb {
+		q.blockQ = make([]lowRank, nb)
+	}
 	parallel(teamSize(n*k*k), nb, func(b int) {
 		lo, hi := b*tsqrRows, (b+1)*tsqrRows
 		if b == nb-1 {
 			hi = n
 		}
-		var w lowRank
-		t := w.householder(nil, a[lo*k:hi*k], hi-lo, k)
-		copy(stacked[b*k*k:(b+1)*k*k], t)
+		w := &q.blockQ[b]
+		w.t1 = w.householder(w.t1, a[lo*k:hi*k], hi-lo, k)
+		copy(stacked[b*k*k:(b+1)*k*k], w.t1)
 	})
 	q.blocks = stacked
 	return q.householder(dst, stacked, nb*k, k)

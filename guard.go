@@ -33,10 +33,8 @@ func (u *run) guard(eta float64) float64 {
 	}
 	n1, k := l.Dims()
 	n2, _ := r.Dims()
-	// [DL, L] [R, DR]ᵀ = DL Rᵀ + L DRᵀ, stacked in lowRank's buffers.
-	u.lr.left = stack(u.lr.left, n1, dl, l, 1)
-	u.lr.right = stack(u.lr.right, n2, r, dr, 1)
-	lin := u.lr.norm(n1, n2, 2*k)
+	// [DL, L] [R, DR]ᵀ = DL Rᵀ + L DRᵀ.
+	lin := u.lr.norm(n1, n2, 2*k, side{dl, l, 1}, side{r, dr, 1})
 	if limit := stepGuard * lin / quad; eta > limit {
 		return limit
 	}

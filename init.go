@@ -159,21 +159,19 @@ func spectral(op Operator, y []float64, r int, trim Trim, d dist) (Factors, erro
 // those above 3·median|y| (none when the median is 0).
 func Trimmed(y []float64, trim Trim) []int {
 	var idx []int
-	keepEach(y, trim, dist{}, func(i int) { idx = append(idx, i) })
+	keepEach(y, trim, dist{}, nil, func(i int) { idx = append(idx, i) })
 	return idx
 }
 
 // trimmed returns y with the observations the truncation drops set to
 // zero, and the number kept, in v when it has len(y) values (a new
-// slice otherwise).
+// slice otherwise); v serves first as keepEach's scratch.
 func trimmed(v, y []float64, trim Trim, d dist) ([]float64, int) {
 	if len(v) != len(y) {
 		v = make([]float64, len(y))
-	} else {
-		clear(v)
 	}
 	kept := 0
-	keepEach(y, trim, d, func(i int) {
+	keepEach(y, trim, d, v, func(i int) {
 		v[i] = y[i]
 		kept++
 	})
@@ -185,55 +183,19 @@ func trimmed(v, y []float64, trim Trim, d dist) ([]float64, int) {
 // thresholds come from selections on a copy of |y|, not from a sort. Over
 // the ranks of d, y is this rank's shard of the observations, which come
 // after those of the lower ranks: the thresholds and counts are those of
-// all of them.
-func keepEach(y []float64, trim Trim, d dist, keep func(i int)) {
-	m := len(y)
-	all := func() {
-		for i := range m {
+// all of them. A scratch of len(y) values holds the copy of |y| (else a
+// new slice does), and is all zeros when keep is first called.
+func keepEach(y []float64, trim Trim, d dist, scratch []float64, keep func(i int)) {
+	if len(scratch) != len(y) {
+		scratch = nil
+	}
+	below, allow, every := keepRule(y, trim, d, scratch)
+	clear(scratch)
+	if every {
+		for i := range y {
 			keep(i)
 		}
-	}
-	total := d.count(m)
-	if trim.None || total == 0 {
-		all()
 		return
-	}
-	var below float64 // keep |y_i| < below,
-	allow := 0        // and the first allow of magnitude exactly below
-	if trim.Fraction == 0 {
-		med := trimMedian(y, d)
-		if med == 0 {
-			all()
-			return
-		}
-		below = math.Nextafter(medianMultiple*med, math.Inf(1))
-	} else {
-		n := total - dropCount(total, trim.Fraction)
-		if n == 0 {
-			return
-		}
-		abs := absValues(y)
-		below = d.kth(abs, n-1) // the largest magnitude kept
-		less, ties := 0, 0
-		for _, x := range y {
-			switch a := math.Abs(x); {
-			case a < below:
-				less++
-			case a == below:
-				ties++
-			}
-		}
-		allow = n - d.count(less)
-		if d.on() {
-			// The ties of the lower ranks come first.
-			for k, t := range d.counts(ties) {
-				if k == d.red.Rank() {
-					break
-				}
-				allow -= t
-			}
-			allow = max(allow, 0)
-		}
 	}
 	for i, x := range y {
 		switch a := math.Abs(x); {
@@ -246,16 +208,59 @@ func keepEach(y []float64, trim Trim, d dist, keep func(i int)) {
 	}
 }
 
+// keepRule returns the thresholds of keepEach: keep |y_i| < below and the
+// first allow of magnitude exactly below, or every observation.
+func keepRule(y []float64, trim Trim, d dist, scratch []float64) (below float64, allow int, every bool) {
+	total := d.count(len(y))
+	if trim.None || total == 0 {
+		return 0, 0, true
+	}
+	if trim.Fraction == 0 {
+		med := trimMedian(y, d, scratch)
+		if med == 0 {
+			return 0, 0, true
+		}
+		return math.Nextafter(medianMultiple*med, math.Inf(1)), 0, false
+	}
+	n := total - dropCount(total, trim.Fraction)
+	if n == 0 {
+		return 0, 0, false // nothing is below 0
+	}
+	below = d.kth(absValues(scratch, y), n-1) // the largest magnitude kept
+	less, ties := 0, 0
+	for _, x := range y {
+		switch a := math.Abs(x); {
+		case a < below:
+			less++
+		case a == below:
+			ties++
+		}
+	}
+	allow = n - d.count(less)
+	if d.on() {
+		// The ties of the lower ranks come first.
+		for k, t := range d.counts(ties) {
+			if k == d.red.Rank() {
+				break
+			}
+			allow -= t
+		}
+		allow = max(allow, 0)
+	}
+	return below, allow, false
+}
+
 // trimMedian returns the median |y_i| of the median rule over the ranks of
 // d: the mean of the two middle ones for an even count, or on one process
 // beyond 2^20 observations the median of an evenly strided sample (see
-// medianAbs), which spares an m-sized copy of |y|.
-func trimMedian(y []float64, d dist) float64 {
+// medianAbs), which spares an m-sized copy of |y|. The copy, when there
+// is one, goes into scratch when it has len(y) values.
+func trimMedian(y []float64, d dist, scratch []float64) float64 {
 	m, total := len(y), d.count(len(y))
 	if !d.on() && m > medianSample {
-		return medianAbs(y)
+		return medianAbs(y, medianSample)
 	}
-	abs := absValues(y)
+	abs := absValues(scratch, y)
 	med := d.kth(abs, total/2)
 	if total%2 == 0 {
 		// Alone, the lower middle is the largest of the lower half that
@@ -269,9 +274,13 @@ func trimMedian(y []float64, d dist) float64 {
 	return med
 }
 
-// absValues returns |v_i|, a new slice.
-func absValues(v []float64) []float64 {
-	abs := make([]float64, len(v))
+// absValues returns |v_i| in dst when it has len(v) values, else in a
+// new slice.
+func absValues(dst, v []float64) []float64 {
+	abs := dst
+	if len(abs) != len(v) {
+		abs = make([]float64, len(v))
+	}
 	for i, x := range v {
 		abs[i] = math.Abs(x)
 	}

@@ -104,6 +104,7 @@ type preconditioner struct {
 	pinv mat.Dense
 	tmp  mat.Dense
 	inv  mat.SymDense
+	sums []float64 // gramTall's blocks
 }
 
 // maxCond is the largest condition number of a Gram matrix solved through
@@ -119,7 +120,7 @@ func (p *preconditioner) apply(d, g, f *mat.Dense, fixed, rel float64) (fallback
 		p.gram = *mat.NewSymDense(r, nil)
 	}
 	if n, _ := f.Dims(); n >= tsqrRows {
-		gramTall(&p.gram, f)
+		gramTall(&p.gram, f, &p.sums)
 	} else {
 		p.gram.SymOuterK(1, f.T())
 	}

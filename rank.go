@@ -80,7 +80,14 @@ func EffectiveRank(sv []float64) int {
 // SVD of the small product T1 T2ᵀ: O((n1 + n2) r²), without forming
 // L Rᵀ. It returns nil when the factors are not finite.
 func (f Factors) SingularValues() []float64 {
-	_, s, _, _, ok := f.svd(false)
+	var lr lowRank
+	return f.singularValues(&lr)
+}
+
+// singularValues is SingularValues with the QR factorizations' buffers in
+// lr, a run's: the factors' copies are made there.
+func (f Factors) singularValues(lr *lowRank) []float64 {
+	_, s, _, _, ok := f.svd(lr, false)
 	if !ok {
 		return nil
 	}
@@ -88,16 +95,15 @@ func (f Factors) SingularValues() []float64 {
 }
 
 // svd returns the SVD of L Rᵀ as Q1 U diag(s) Vᵀ Q2ᵀ, with Q1 and Q2
-// formed when withQ is true.
-func (f Factors) svd(withQ bool) (q1 *mat.Dense, s []float64, u, v *mat.Dense, ok bool) {
+// formed when withQ is true, with the buffers of lr.
+func (f Factors) svd(lr *lowRank, withQ bool) (q1 *mat.Dense, s []float64, u, v *mat.Dense, ok bool) {
 	n1, n2 := f.Dims()
 	k := f.Rank()
 	if n1 < k || n2 < k {
 		return nil, nil, nil, nil, false
 	}
-	var lr lowRank
-	t1, q1 := f.triangular(&lr, f.L, n1, k, withQ)
-	t2, _ := f.triangular(&lr, f.right(), n2, k, false)
+	t1, q1 := f.triangular(lr, f.L, n1, k, withQ)
+	t2, _ := f.triangular(lr, f.right(), n2, k, false)
 	for _, x := range t1 {
 		if math.IsNaN(x) || math.IsInf(x, 0) {
 			return nil, nil, nil, nil, false
@@ -119,11 +125,13 @@ func (f Factors) svd(withQ bool) (q1 *mat.Dense, s []float64, u, v *mat.Dense, o
 // triangular returns the k×k triangular factor of the n×k matrix x and,
 // when withQ is true, its n×k orthonormal factor Q.
 func (f Factors) triangular(lr *lowRank, x *mat.Dense, n, k int, withQ bool) ([]float64, *mat.Dense) {
+	if !withQ {
+		// The copy that the factorization overwrites, in lr's buffer.
+		lr.buf = stack(lr.buf, n, x, nil, 1)
+		return lr.triangle(nil, lr.buf, n, k), nil
+	}
 	buf := stack(nil, n, x, nil, 1)
 	t := lr.triangle(nil, buf, n, k)
-	if !withQ {
-		return t, nil
-	}
 	g := blas64.General{Rows: n, Cols: k, Stride: k, Data: buf}
 	work := []float64{0}
 	lapack64.Orgqr(g, lr.tau, work, -1)
@@ -141,7 +149,7 @@ func (f Factors) Truncate(k int) (Factors, bool) {
 	if k < 1 || k > f.Rank() {
 		return Factors{}, false
 	}
-	q1, s, u, v, ok := f.svd(true)
+	q1, s, u, v, ok := f.svd(new(lowRank), true)
 	if !ok {
 		return Factors{}, false
 	}

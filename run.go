@@ -351,7 +351,7 @@ func (u *run) finish() {
 		r.Loss = r.Trace[n-1].Loss
 	}
 	r.FitFraction = u.fitFraction()
-	r.SingularValues = Factors{L: u.l, R: u.r}.SingularValues()
+	r.SingularValues = Factors{L: u.l, R: u.r}.singularValues(&u.lr)
 	r.EffectiveRank = EffectiveRank(r.SingularValues)
 	r.Runtime = time.Since(u.start)
 }
@@ -371,11 +371,11 @@ func fitFraction(z, y []float64) float64 {
 }
 
 // FitScale returns the scale of FitTolerance for the observations y: the
-// median |y_i| (over a sample beyond 2^20 observations), or the largest
+// median |y_i| (over a sample beyond 2^16 observations), or the largest
 // |y_i| when the median is zero. A residual at most FitTolerance·FitScale(y)
 // counts as fitted exactly (see Result.FitFraction).
 func FitScale(y []float64) float64 {
-	scale := medianAbs(y)
+	scale := medianAbs(y, scaleSample)
 	if scale == 0 {
 		for _, v := range y {
 			scale = max(scale, math.Abs(v))
@@ -384,19 +384,27 @@ func FitScale(y []float64) float64 {
 	return scale
 }
 
-// medianSample is the largest number of observations medianAbs selects
-// from: beyond it, an evenly strided sample of that many.
+// medianSample is the largest number of observations the median rule of
+// Trim selects from exactly: beyond it, an evenly strided sample of that
+// many (see medianAbs).
 const medianSample = 1 << 20
 
+// scaleSample is the largest number of observations whose median serves
+// as a scale alone (FitScale, the first bounds of TrimmedL2), a copy of
+// 512 KB: beyond it, an evenly strided sample, whose median is within a
+// percent of the whole one's, so that the start of a run does not hold an
+// m-sized copy beside its buffers.
+const scaleSample = 1 << 16
+
 // medianAbs returns the median of |y_i| (the upper middle one), exactly up
-// to medianSample observations and over an evenly strided sample of them
-// beyond, so that it copies at most 8 MB: a scale, for which the sample's
-// median serves.
-func medianAbs(y []float64) float64 {
+// to limit observations and over an evenly strided sample of at most
+// limit beyond, so that it copies at most 8·limit bytes: a scale, for
+// which the sample's median serves.
+func medianAbs(y []float64, limit int) float64 {
 	if len(y) == 0 {
 		return 0
 	}
-	stride := (len(y) + medianSample - 1) / medianSample
+	stride := (len(y) + limit - 1) / limit
 	abs := make([]float64, 0, (len(y)+stride-1)/stride)
 	for i := 0; i < len(y); i += stride {
 		abs = append(abs, math.Abs(y[i]))

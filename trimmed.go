@@ -59,15 +59,15 @@ func (tr *trimming) next(sq float64) {
 
 // startBounds sets the bounds of the first pass from the residuals z at
 // the initialization: c times the median |z| of all of them (of a sample
-// beyond 2^20 on one process, see medianAbs), then one
+// beyond 2^16 on one process, see medianAbs), then one
 // round of the rule (see rebound) from there. The median leaves the gross
 // outliers out of the first means, which they would inflate.
 func startBounds(b bounder, n1, n2 int, z []float64, c float64, d dist) *Bounds {
 	var floor float64
-	if !d.on() && len(z) > medianSample {
-		floor = c * medianAbs(z) // of a sample, as for Trim
+	if !d.on() && len(z) > scaleSample {
+		floor = c * medianAbs(z, scaleSample) // of a sample: a scale
 	} else {
-		floor = c * d.kth(absValues(z), (d.count(len(z))-1)/2)
+		floor = c * d.kth(absValues(nil, z), (d.count(len(z))-1)/2)
 	}
 	bounds := &Bounds{Rows: make([]float64, n1), Cols: make([]float64, n2)}
 	for _, v := range [][]float64{bounds.Rows, bounds.Cols} {
@@ -101,7 +101,8 @@ func (e *Entries) rebound(b *Bounds, z []float64, c float64, d dist, ks *keptSum
 	// Sums and counts of rows then of columns, in one buffer for the
 	// ranks to combine.
 	n1, n2 := e.n1, e.n2
-	sums := make([]float64, 2*(n1+n2))
+	ks.sums = grow(ks.sums, 2*(n1+n2))
+	sums := ks.sums
 	for i := range n1 {
 		sums[i], sums[n1+i] = ks.rows[3*i], ks.rows[3*i+1]
 	}
@@ -128,6 +129,7 @@ func (e *Entries) rebound(b *Bounds, z []float64, c float64, d dist, ks *keptSum
 type keptSums struct {
 	rows  []float64 // 3 a row
 	cols  []float64 // Σ|z| of each column, then their counts
+	sums  []float64 // rebound's buffer: the rows' sums and counts, then the columns'
 	fresh bool      // set by the pass that filled them, cleared by rebound
 }
 

@@ -189,7 +189,10 @@ func TestTrimSampledMedian(t *testing.T) {
 		abs[i] = math.Abs(v)
 	}
 	exact := selectKth(abs, m/2)
-	if s := medianAbs(y); math.Abs(s-exact) > 0.01*exact {
+	if s := medianAbs(y, medianSample); math.Abs(s-exact) > 0.01*exact {
+		t.Errorf("sampled median %v, exact %v", s, exact)
+	}
+	if s := medianAbs(y, scaleSample); math.Abs(s-exact) > 0.01*exact {
 		t.Errorf("sampled median %v, exact %v", s, exact)
 	}
 	kept, clean := 0, 0

@@ -253,7 +253,7 @@ func printBenchTable(w io.Writer, rs []benchResult, elapsed time.Duration) {
 			speed, mem := a.Scaledsm.MsPerIter/a.LIBMF.MsPerIter, a.Scaledsm.PeakRSSMB/a.LIBMF.PeakRSSMB
 			fmt.Fprintf(w, "| libmf | LIBMF's problem, %d entries | %.3g (LIBMF %.3g an epoch) | - | %.2f × LIBMF | ≤ 1 × LIBMF | %s | %.0f (LIBMF %.0f: %.1f ×) | ≤ 3 × LIBMF | %s | - |\n",
 				a.Entries, a.Scaledsm.MsPerIter, a.LIBMF.MsPerIter, speed, yes[speed <= 1], a.Scaledsm.PeakRSSMB, a.LIBMF.PeakRSSMB, mem, yes[mem <= 3])
-			notes = append(notes, fmt.Sprintf("- libmf: scaledsm solve from .npy files and LIBMF's mf-train -k 10 -l2 0 -f 0 from its text file, each run for %d and %d iterations (epochs): the difference of the wall times over %d, and the larger peak RSS of the two runs.", libmfShort, libmfLong, libmfLong-libmfShort))
+			notes = append(notes, fmt.Sprintf("- libmf: scaledsm solve from .npy files and LIBMF's mf-train -k 10 -l2 0 -f 0 from its text file, each run for %d and %d iterations (epochs): the difference of the wall times over %d (the median of %d such pairs, interleaved), and the largest peak RSS of the runs.", libmfShort, libmfLong, libmfLong-libmfShort, libmfRepeats))
 			continue
 		}
 		ms := fmt.Sprintf("%.3g", r.MsPerIter)

@@ -27,15 +27,18 @@ import (
 // Each program runs twice, for libmfShort and libmfLong iterations
 // (epochs), and its time per iteration is the difference of the two wall
 // times over the difference of the counts, so that reading the data and
-// starting cancel out; its peak memory is the larger maximum resident set
-// of the two processes. LIBMF runs as mf-train -k 10 -s P -l2 0 -f 0 (least
+// starting cancel out: the median of libmfRepeats such pairs, the two
+// programs' runs interleaved, since one pair on a shared machine varies by
+// a fifth. Its peak memory is the largest maximum resident set of its
+// processes. LIBMF runs as mf-train -k 10 -s P -l2 0 -f 0 (least
 // squares, no penalty, P threads as GOMAXPROCS), given by --libmf or found
 // as mf-train on the PATH; without it the case is a note. This repository
 // holds no LIBMF code and builds none: build it from its own source as its
 // README says.
 const (
-	libmfShort = 20
-	libmfLong  = 220
+	libmfShort   = 20
+	libmfLong    = 220
+	libmfRepeats = 3
 )
 
 // libmfProblem is the problem of the anchor.
@@ -124,27 +127,32 @@ func runLIBMFAnchor(exe, path string, quick bool) (*libmfAnchor, error) {
 		return []string{"-k", strconv.Itoa(cfg.Rank), "-s", threads, "-l2", "0", "-f", "0", "-t", strconv.Itoa(epochs), "--quiet",
 			text, filepath.Join(dir, "model.txt")}
 	}
-	var t [2][2]float64 // program, short/long: seconds
+	var per [2][]float64 // program: ms per iteration of each pair
 	var rss [2]float64
-	short, long := libmfShort, libmfLong
+	short, long, repeats := libmfShort, libmfLong, libmfRepeats
 	if quick {
-		short, long = 5, 25
+		short, long, repeats = 5, 25, 1
 	}
-	for n, count := range []int{short, long} {
-		for p, run := range []struct {
-			name string
-			args []string
-		}{{exe, scaledsmArgs(count)}, {path, libmfArgs(count)}} {
-			secs, mb, err := timeProcess(run.name, run.args)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %v", filepath.Base(run.name), err)
+	for range repeats {
+		var t [2][2]float64 // program, short/long: seconds
+		for n, count := range []int{short, long} {
+			for p, run := range []struct {
+				name string
+				args []string
+			}{{exe, scaledsmArgs(count)}, {path, libmfArgs(count)}} {
+				secs, mb, err := timeProcess(run.name, run.args)
+				if err != nil {
+					return nil, fmt.Errorf("%s: %v", filepath.Base(run.name), err)
+				}
+				t[p][n], rss[p] = secs, math.Max(rss[p], mb)
 			}
-			t[p][n], rss[p] = secs, math.Max(rss[p], mb)
+		}
+		for p := range per {
+			per[p] = append(per[p], (t[p][1]-t[p][0])/float64(long-short)*1e3)
 		}
 	}
-	per := func(p int) float64 { return (t[p][1] - t[p][0]) / float64(long-short) * 1e3 }
-	a.Scaledsm = &libmfRun{MsPerIter: per(0), PeakRSSMB: rss[0]}
-	a.LIBMF = &libmfRun{MsPerIter: per(1), PeakRSSMB: rss[1]}
+	a.Scaledsm = &libmfRun{MsPerIter: median(per[0]), PeakRSSMB: rss[0]}
+	a.LIBMF = &libmfRun{MsPerIter: median(per[1]), PeakRSSMB: rss[1]}
 	return a, nil
 }
 

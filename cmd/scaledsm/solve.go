@@ -496,6 +496,9 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 		}
 		return inputFlag(inputFlag(inputFlag(err, solverInputs), startInputs), src.inputs())
 	}
+	if src.entries() {
+		debug.FreeOSMemory() // the initialization's buffers, before the run's
+	}
 	setup := time.Since(t0)
 	setPhase("solving")
 	if t, ok := world.(*timedReducer); ok {
