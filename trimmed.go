@@ -2,6 +2,7 @@ package scaledsm
 
 import (
 	"math"
+	"slices"
 
 	"github.com/scaledsm/scaledsm/internal/fsum"
 )
@@ -202,4 +203,75 @@ func meanTimes(s, n, c float64) float64 {
 		return 0
 	}
 	return c * s / n
+}
+
+// outlierRounds is the number of times OutlierBounds applies TrimmedL2's
+// rule from the median: the bounds settle in two or three.
+const outlierRounds = 8
+
+// OutlierBounds returns the bounds beyond which a residual of the
+// observations y at the factors f is an outlier: TrimmedL2's, TrimFactor
+// times the larger of the mean |z| of the entry's row and of its column
+// over the residuals the bounds keep, from TrimFactor times the median of
+// all the |z|, the rule applied until the bounds settle (at most
+// outlierRounds times). A residual within FitTolerance of the observations'
+// scale (see FitScale) is never an outlier.
+func (e *Entries) OutlierBounds(y []float64, f Factors) (*Bounds, error) {
+	m, n1, n2 := e.Dims()
+	if len(y) != m {
+		return nil, inputError("y", nil, "%d observations, want %d", len(y), m)
+	}
+	if fn1, fn2 := f.Dims(); fn1 != n1 || fn2 != n2 {
+		return nil, inputError("factors", nil, "of a %d×%d matrix, want %d×%d", fn1, fn2, n1, n2)
+	}
+	z := make([]float64, m)
+	e.Apply(z, f)
+	for k, v := range y {
+		z[k] -= v
+	}
+	b := startBounds(e, n1, n2, z, TrimFactor, dist{})
+	floor := FitTolerance * FitScale(y)
+	prev := &Bounds{Rows: make([]float64, n1), Cols: make([]float64, n2)}
+	for range outlierRounds {
+		copy(prev.Rows, b.Rows)
+		copy(prev.Cols, b.Cols)
+		e.rebound(b, z, TrimFactor, dist{}, nil)
+		if slices.Equal(prev.Rows, b.Rows) && slices.Equal(prev.Cols, b.Cols) {
+			break
+		}
+	}
+	for _, v := range [][]float64{b.Rows, b.Cols} {
+		for k := range v {
+			v[k] = max(v[k], floor)
+		}
+	}
+	return b, nil
+}
+
+// Keeps reports whether the bounds keep the residual z of entry (i, j):
+// whether |z| <= max(Rows[i], Cols[j]).
+func (b *Bounds) Keeps(z float64, i, j int) bool { return b.keeps(z, i, j) }
+
+// SparsePart returns the sparse part of the observations y at the factors
+// f, in the operator's order: y_k - (L Rᵀ)_k where that residual is an
+// outlier by OutlierBounds, and 0 where the low-rank part explains the
+// observation. Its support is the estimate of the outliers' (a mask is
+// s != 0).
+func (e *Entries) SparsePart(y []float64, f Factors) ([]float64, error) {
+	b, err := e.OutlierBounds(y, f)
+	if err != nil {
+		return nil, err
+	}
+	s := make([]float64, len(y))
+	e.Apply(s, f)
+	for i := range e.n1 {
+		for k := e.start[i]; k < e.start[i+1]; k++ {
+			if r := y[k] - s[k]; b.keeps(r, i, int(e.cols[k])) {
+				s[k] = 0
+			} else {
+				s[k] = r
+			}
+		}
+	}
+	return s, nil
 }

@@ -147,3 +147,77 @@ func TestTrimmedRefused(t *testing.T) {
 		t.Errorf("default settings for sensing: %v on %v", s.Method, s.Loss)
 	}
 }
+
+// TestSparsePart: at an exact recovery with 10% outliers, the sparse part's
+// support is the outliers' (precision and recall 1, up to the few outliers
+// too small to tell), and each value is the outlier itself; at the truth
+// with dense noise of 1% of the entries' scale, the noise is explained and
+// the support is still the outliers'.
+func TestSparsePart(t *testing.T) {
+	for _, snr := range []float64{math.Inf(1), 40} {
+		d, err := synth.New(synth.Config{Kind: synth.Completion, N1: 300, Rank: 3, P: 0.2, Seed: 4})
+		if err != nil {
+			t.Fatal(err)
+		}
+		in, err := d.Instance(synth.Setting{Kappa: 5, PS: 0.1, SNR: snr})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := in.Problem()
+		f := in.Star
+		if math.IsInf(snr, 1) {
+			res, err := scaledsm.Solve(context.Background(), p, scaledsm.DefaultSettings(p.Op))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Status != scaledsm.Converged {
+				t.Fatalf("%v at %.3g", res.Status, res.RelError)
+			}
+			f = res.Factors
+		}
+		op := p.Op.(*scaledsm.Entries)
+		s, err := op.SparsePart(p.Y, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		truth := in.Corrupted()
+		if n := count(truth); n != in.Outliers || n == 0 {
+			t.Fatalf("Corrupted marks %d, the instance has %d outliers", n, in.Outliers)
+		}
+		tp, fp, fn := 0, 0, 0
+		clean := make([]float64, len(p.Y))
+		op.Apply(clean, in.Star)
+		for k, v := range s {
+			switch {
+			case v != 0 && truth[k]:
+				tp++
+				if want := p.Y[k] - clean[k]; math.IsInf(snr, 1) && math.Abs(v-want) > 1e-6*math.Abs(want) {
+					t.Fatalf("entry %d: sparse part %v, outlier %v", k, v, want)
+				}
+			case v != 0:
+				fp++
+			case truth[k]:
+				fn++
+			}
+		}
+		precision, recall := float64(tp)/float64(tp+fp), float64(tp)/float64(tp+fn)
+		t.Logf("SNR %v: precision %.4f, recall %.4f (%d outliers)", snr, precision, recall, in.Outliers)
+		if precision < 0.99 || recall < 0.97 {
+			t.Errorf("SNR %v: precision %.4f, recall %.4f, want >= 0.99 and 0.97", snr, precision, recall)
+		}
+	}
+	op := completion(t, 20, 2, 0.5, 0, 1, 1).Op.(*scaledsm.Entries)
+	if _, err := op.SparsePart(make([]float64, 3), scaledsm.Factors{}); err == nil {
+		t.Error("3 observations of a larger operator accepted")
+	}
+}
+
+func count(v []bool) int {
+	n := 0
+	for _, b := range v {
+		if b {
+			n++
+		}
+	}
+	return n
+}

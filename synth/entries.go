@@ -127,6 +127,7 @@ func rowColumns(seed uint64, i, n2 int, p float64, dst []int32) int {
 
 // entriesInstance builds the observations of an entry model's instance.
 func (d *Draw) entriesInstance(in *Instance) {
+	in.entrySeed, in.entryDraw = d.Seed, true
 	op := d.Op.(*scaledsm.Entries)
 	start, cols := op.Start(), op.Cols()
 	n1, m := d.N1, d.M
@@ -192,4 +193,22 @@ func (d *Draw) entriesInstance(in *Instance) {
 	in.Outliers = d.count(in.Outliers)
 	d.combine(&fStar, 0)
 	in.FStar = fStar.Value()
+}
+
+// entryCorrupted returns an entry model's outlier mask, drawing each row's
+// support as entriesInstance did.
+func (in *Instance) entryCorrupted() []bool {
+	op := in.Op.(*scaledsm.Entries)
+	start := op.Start()
+	mask := make([]bool, len(in.Y))
+	par.Do(runtime.GOMAXPROCS(0), len(start)-1, func(i int) {
+		rng := rand.New(rand.NewPCG(in.entrySeed, entryStream+uint64(i)))
+		for k := start[i]; k < start[i+1]; k++ {
+			support := rng.Float64()
+			rng.Float64() // the sign
+			rng.Float64() // the noise
+			mask[k] = support < in.PS
+		}
+	})
+	return mask
 }

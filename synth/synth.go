@@ -350,6 +350,10 @@ type Instance struct {
 	FStar    float64          // f(X*) = ||y - A(X*)||_1 = ||w + s||_1
 
 	red scaledsm.Reducer // the ranks of a shard (see NewShard)
+	// An entry model's outliers are drawn again when asked for (see
+	// Corrupted): its seed.
+	entrySeed uint64
+	entryDraw bool
 }
 
 // Instance builds the observations of the draw for a setting.
@@ -423,8 +427,13 @@ func (in *Instance) Problem() scaledsm.Problem {
 	return scaledsm.Problem{Op: in.Op, Y: in.Y, Rank: len(in.Sigma), Truth: in.Star, Reducer: in.red}
 }
 
-// Corrupted returns the outlier mask: true where s_i != 0.
+// Corrupted returns the outlier mask: true where s_i != 0. For the entry
+// models, which keep no Outlier, it draws the outliers' support again
+// from their streams.
 func (in *Instance) Corrupted() []bool {
+	if in.entryDraw {
+		return in.entryCorrupted()
+	}
 	mask := make([]bool, len(in.Outlier))
 	for i, v := range in.Outlier {
 		mask[i] = v != 0

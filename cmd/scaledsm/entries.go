@@ -42,6 +42,52 @@ type entryData struct {
 	test           heldOut
 	rowIDs, colIDs []int64 // --ratings: the id of each row and column
 	masked         bool    // --masked: X.npy and S.npy are written
+	// corrupted, for a synthetic problem, draws the outliers' support.
+	corrupted func() []bool
+}
+
+// supportLimit is the most entries whose outlier support a solve
+// estimates: two m-sized buffers at 16 bytes an entry, 256 MB.
+const supportLimit = 1 << 24
+
+// outlierSupport counts the sparse part's support at f (see
+// scaledsm.Entries.SparsePart) and scores it against the synthetic
+// problem's outliers.
+func (d *entryData) outlierSupport(p scaledsm.Problem, f scaledsm.Factors) error {
+	op, ok := p.Op.(*scaledsm.Entries)
+	if !ok || len(p.Y) > supportLimit {
+		return nil
+	}
+	s, err := op.SparsePart(p.Y, f)
+	if err != nil {
+		return err
+	}
+	found := 0
+	for _, v := range s {
+		if v != 0 {
+			found++
+		}
+	}
+	d.json.OutliersFound = &found
+	if d.corrupted == nil {
+		return nil
+	}
+	tp, outliers := 0, 0
+	for k, c := range d.corrupted() {
+		if c {
+			outliers++
+			if s[k] != 0 {
+				tp++
+			}
+		}
+	}
+	if found > 0 {
+		d.json.OutlierPrecision = finite(float64(tp) / float64(found))
+	}
+	if outliers > 0 {
+		d.json.OutlierRecall = finite(float64(tp) / float64(outliers))
+	}
+	return nil
 }
 
 // heldOut are the entries kept out of the fit.
@@ -108,7 +154,7 @@ func (e *entryFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&e.values, "values", "", "the value of each entry: float64 or float32, shape (m,)")
 	fs.StringVar(&e.shape, "shape", "", "the matrix's shape N1xN2, as 1000x1000")
 	fs.StringVar(&e.ratings, "ratings", "", "a ratings file: user and item ids and a rating per line, by a header's names (userId,movieId,rating,\nuser_id,item_id, ...) or the first three columns; commas, tabs, '::', ';' or spaces (MovieLens's\nCSV, u.data, ratings.dat). Fits the recommender, which chooses its rank (--rank sets it)")
-	fs.StringVar(&e.masked, "masked", "", "a dense matrix in a .npy file, NaN for a missing entry (robust PCA when none is missing);\nX.npy = L Rᵀ and S.npy = Y - X, with the entries that fit set to 0, are written too")
+	fs.StringVar(&e.masked, "masked", "", "a dense matrix in a .npy file, NaN for a missing entry (robust PCA when none is missing);\nX.npy = L Rᵀ and S.npy = Y - X, with the entries X explains set to 0, are written too")
 	fs.StringVar(&e.truthLeft, "truth-left", "", "optional: the factor L* of X* = L* R*ᵀ, a .npy file of shape (n1, r), to report the relative error")
 	fs.StringVar(&e.truthRight, "truth-right", "", "optional, with --truth-left: R*, shape (n2, r)")
 	fs.Float64Var(&e.holdout, "holdout", 0, "keep this fraction of the entries, drawn at random with --seed, out of the fit, and report\nthe RMSE and MAE of the predictions on them (test_rmse, test_mae; gross errors among them count in\nfull) and the fraction predicted exactly, as fit_fraction (test_fit_fraction); they go to holdout.csv")
@@ -511,7 +557,7 @@ func (d *entryData) outputs(p scaledsm.Problem, f scaledsm.Factors) []namedWrite
 		x := f.Product()
 		out = append(out,
 			namedWriter{"X.npy", denseWriter(x)},
-			namedWriter{"S.npy", func(w io.Writer) error { return d.writeSparse(w, p, x) }})
+			namedWriter{"S.npy", func(w io.Writer) error { return d.writeSparse(w, p, f, x) }})
 	}
 	return out
 }
@@ -540,17 +586,20 @@ func (d *entryData) writeHoldout(w io.Writer, f scaledsm.Factors) error {
 }
 
 // writeSparse writes S = Y - X as an n1×n2 .npy array: on every observed
-// entry (those fitted and those held out) the residual, set to 0 where it
-// is within the fit tolerance (scaledsm.FitTolerance times the
-// observations' scale, as the summary's fit fraction counts); 0 where Y is
-// missing.
-func (d *entryData) writeSparse(w io.Writer, p scaledsm.Problem, x *mat.Dense) error {
+// entry (those fitted and those held out) the residual where it is an
+// outlier by the bounds of scaledsm.Entries.OutlierBounds (TrimmedL2's,
+// at the factors f), 0 where X explains it and where Y is missing: the
+// foreground mask is S != 0.
+func (d *entryData) writeSparse(w io.Writer, p scaledsm.Problem, f scaledsm.Factors, x *mat.Dense) error {
 	op := p.Op.(*scaledsm.Entries)
 	_, n1, n2 := op.Dims()
-	tol := scaledsm.FitTolerance * scaledsm.FitScale(p.Y)
+	b, err := op.OutlierBounds(p.Y, f)
+	if err != nil {
+		return err
+	}
 	s := make([]float64, n1*n2)
 	set := func(i, j int, y float64) {
-		if r := y - x.At(i, j); math.Abs(r) > tol {
+		if r := y - x.At(i, j); !b.Keeps(r, i, j) {
 			s[i*n2+j] = r
 		}
 	}

@@ -101,13 +101,25 @@ func TestSolveEntriesSynthetic(t *testing.T) {
 		}
 	}
 
-	// The defaults: the model's method and step, and --p from the
-	// paper's number of measurements.
-	code, out, errs := cli(t, "solve", "--json", "--problem", "mc", "--n", "30", "--r", "2", "--iters", "3")
+	// With outliers, the sparse part's support is scored against them:
+	// all found at an exact recovery.
+	code, out, errs := cli(t, "solve", "--json", "--problem", "mc", "--n", "200", "--r", "2", "--p", "0.3", "--ps", "0.1", "--tol", "1e-10")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	rep := jsonOf(t, out)
+	if rep["status"] != "converged" || rep["outliers_found"] != rep["outliers"] || rep["outlier_precision"] != 1.0 || rep["outlier_recall"] != 1.0 {
+		t.Errorf("with outliers: %v at %v, %v of %v outliers found, precision %v, recall %v",
+			rep["status"], rep["rel_error"], rep["outliers_found"], rep["outliers"], rep["outlier_precision"], rep["outlier_recall"])
+	}
+
+	// The defaults: the model's method and step, and --p from the
+	// paper's number of measurements.
+	code, out, errs = cli(t, "solve", "--json", "--problem", "mc", "--n", "30", "--r", "2", "--iters", "3")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	rep = jsonOf(t, out)
 	d := entryDefaults()
 	if rep["method"] != d.Method.String() || rep["step"] != fmt.Sprint(d.Step) {
 		t.Errorf("default method %v, step %v; want %v, %v", rep["method"], rep["step"], d.Method, d.Step)

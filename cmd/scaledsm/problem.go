@@ -185,6 +185,7 @@ func (s *synthetic) load() (*loaded, error) {
 	if op, ok := draw.Op.(*scaledsm.Entries); ok && world == nil {
 		// (On ranks, a shard's empty rows are other ranks' rows.)
 		ld.entries = newEntryData(op)
+		ld.entries.corrupted = in.Corrupted
 		if err := enoughEntries(op, c.Rank, fmt.Sprintf("--p %g", c.P)); err != nil {
 			return nil, err
 		}

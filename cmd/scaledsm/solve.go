@@ -519,6 +519,11 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	var extra []namedWriter
 	if e := ld.entries; e != nil {
 		e.testErrors(res.Factors)
+		if res.Status != scaledsm.Diverged {
+			if err := e.outlierSupport(ld.problem, res.Factors); err != nil {
+				return err
+			}
+		}
 		sum.entriesJSON = &e.json
 		if of.out != "" {
 			extra = e.outputs(ld.problem, res.Factors)

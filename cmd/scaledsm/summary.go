@@ -72,6 +72,12 @@ type entriesJSON struct {
 	// predict to the fit tolerance (see Result.FitFraction): about 1 - p_s
 	// on an exact recovery, as gross errors are not predicted.
 	TestFit *float64 `json:"test_fit_fraction,omitempty"`
+	// The sparse part's support (see Entries.SparsePart): the entries
+	// fitted whose residual is an outlier, and for a synthetic problem
+	// the precision and recall of that support against the outliers'.
+	OutliersFound   *int     `json:"outliers_found,omitempty"`
+	OutlierPrecision *float64 `json:"outlier_precision,omitempty"`
+	OutlierRecall   *float64 `json:"outlier_recall,omitempty"`
 }
 
 // runJSON is how a solve ran and how it ended.
@@ -204,6 +210,13 @@ func (s *summary) print(w io.Writer, dir string) {
 			line += fmt.Sprintf("; %d held out: test RMSE %.4g, MAE %.4g, %.3g predicted exactly", *e.TestEntries, *e.TestRMSE, *e.TestMAE, *e.TestFit)
 		}
 		fmt.Fprintf(w, "entries    %s\n", line)
+		if e.OutliersFound != nil {
+			line := fmt.Sprintf("%d residuals beyond the bounds of l2trim (the sparse part's support)", *e.OutliersFound)
+			if e.OutlierPrecision != nil && e.OutlierRecall != nil {
+				line += fmt.Sprintf(": precision %.4g, recall %.4g against the outliers drawn", *e.OutlierPrecision, *e.OutlierRecall)
+			}
+			fmt.Fprintf(w, "outliers   %s\n", line)
+		}
 	}
 	per := ""
 	if s.MsPerIter != nil {
