@@ -75,9 +75,9 @@ type entriesJSON struct {
 	// The sparse part's support (see Entries.SparsePart): the entries
 	// fitted whose residual is an outlier, and for a synthetic problem
 	// the precision and recall of that support against the outliers'.
-	OutliersFound   *int     `json:"outliers_found,omitempty"`
+	OutliersFound    *int     `json:"outliers_found,omitempty"`
 	OutlierPrecision *float64 `json:"outlier_precision,omitempty"`
-	OutlierRecall   *float64 `json:"outlier_recall,omitempty"`
+	OutlierRecall    *float64 `json:"outlier_recall,omitempty"`
 }
 
 // runJSON is how a solve ran and how it ended.
