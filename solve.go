@@ -117,6 +117,11 @@ const (
 	// X* was recovered, as a step that shrinks too fast stops any iterate:
 	// Result.FitFraction and the loss are the evidence.
 	Stationary
+	// Plateaued: the problem has no truth, and the loss stopped falling
+	// (see Plateau): the method gets no closer to data that are only
+	// approximately low rank or noisy. Result.FitFraction and the loss say
+	// how well the iterate fits.
+	Plateaued
 )
 
 var statusNames = [...]string{
@@ -127,6 +132,7 @@ var statusNames = [...]string{
 	Stalled:        "stalled",
 	Interrupted:    "interrupted",
 	Stationary:     "stationary",
+	Plateaued:      "plateau",
 }
 
 // String returns the status as one word, as the command line prints it.
@@ -375,7 +381,7 @@ func (p Problem) Spectral(trim Trim) (Factors, error) {
 // outliers at a rate that does not depend on the condition number.
 func DefaultSettings(op Operator) Settings {
 	if _, ok := op.(bounder); ok {
-		return Settings{Method: ScaledGD, Loss: TrimmedL2, Step: Constant{Eta: 0.5}}
+		return Settings{Method: ScaledGD, Loss: TrimmedL2, Step: Constant{Eta: 0.5}, Converger: Plateau{}}
 	}
 	return Settings{}
 }

@@ -147,6 +147,11 @@ func (s *solverFlags) settings(oracle, truth, entries bool) (scaledsm.Settings, 
 	if s.tol == 0 {
 		settings.Tol = -1 // never stop early
 	}
+	if entries && !set["tol"] {
+		// Without a truth, the model's stop at a levelled loss (see
+		// scaledsm.Plateau); a --tol given is honoured alone.
+		settings.Converger = model.Converger
+	}
 	if set["trim"] {
 		if settings.Trim, err = scaledsm.ParseTrim(s.trim); err != nil {
 			return scaledsm.Settings{}, inputFlag(err, solverInputs)
@@ -732,7 +737,9 @@ func solveUsage(fs *flag.FlagSet, synopsis string) func() {
 		fmt.Fprint(w, "  With files, --step defaults to auto (f(X*) is unknown; polyak computes it from\n"+
 			"  --truth); --ps, if given, is the fraction assumed corrupted, which the\n"+
 			"  initialization drops; without --truth, --tol applies to the relative change of\n"+
-			"  X_t between iterations, and the run ends \"stationary\", not \"converged\".\n")
+			"  X_t between iterations, and the run ends \"stationary\", not \"converged\".\n"+
+			"  The entry models without a truth and without --tol also stop, \"plateau\", when\n"+
+			"  50 iterations have lowered the loss by less than 0.1% (scaledsm.Plateau).\n")
 		d := entryDefaults()
 		fmt.Fprintf(w, "  Matrix completion and robust PCA (mc, rpca, entry files) default to --method %v\n  with its %v loss and --step %v.\n",
 			d.Method, cmp.Or(d.Loss, d.Method.DefaultLoss()), d.Step)
@@ -742,8 +749,8 @@ func solveUsage(fs *flag.FlagSet, synopsis string) func() {
 				printFlag(w, f)
 			}
 		})
-		fmt.Fprint(w, "\nExit status: 0 done (converged, stationary; an iteration limit or a stall warns on\n"+
-			"stderr), 1 the solve failed (diverged or singular), 2 bad input or not enough\n"+
+		fmt.Fprint(w, "\nExit status: 0 done (converged, stationary, plateau; an iteration limit or a stall\n"+
+			"warns on stderr), 1 the solve failed (diverged or singular), 2 bad input or not enough\n"+
 			"memory, 3 an output could not be written (the earlier files are kept), 130\n"+
 			"interrupted by SIGINT, 143 by SIGTERM.\n")
 	}

@@ -188,8 +188,12 @@ func (s *summary) print(w io.Writer, dir string) {
 	}
 	fmt.Fprintf(w, "method     %s, %s, %s loss, damping %s; %s\n", s.Method, step, s.Loss, s.Damping, init)
 	note := ""
-	if s.Status == scaledsm.Stationary.String() {
+	switch s.Status {
+	case scaledsm.Stationary.String():
 		note = " (X stopped changing; without a truth, the fit below is the evidence of recovery)"
+	case scaledsm.Plateaued.String():
+		note = fmt.Sprintf(" (the loss levelled off: %d iterations lowered it by less than %g%%; the data are not exactly low rank, or the method got no closer)",
+			scaledsm.DefaultPlateauWindow, 100*scaledsm.DefaultPlateauProgress)
 	}
 	fmt.Fprintf(w, "status     %s after %s%s\n", s.Status, iterations(s.Iterations), note)
 	switch {

@@ -50,10 +50,11 @@ class Result:
     """The outcome of a solve.
 
     L, R: the factors (n1×r, n2×r; R is None for quadratic sampling, X = L Lᵀ).
-    status: "converged", "stationary", "iteration-limit", "stalled",
-        "diverged", "singular" or "interrupted".
+    status: "converged", "stationary", "plateau", "iteration-limit",
+        "stalled", "diverged", "singular" or "interrupted".
     success, message, nit, fun: SciPy's: whether it converged (or became
-        stationary), what happened in words, the iterations, the final loss.
+        stationary, or its loss levelled off on data without a truth), what
+        happened in words, the iterations, the final loss.
     iterations: the updates made.
     trace: a dict of arrays, one value per iterate 0..iterations, with the
         columns of the command's trace.csv: iteration, rel_error, change,
@@ -69,7 +70,7 @@ class Result:
         self.iterations = summary["iterations"]
         self._seen = seen  # the addresses of the buffers the library read
         # SciPy's OptimizeResult conventions.
-        self.success = self.status in ("converged", "stationary")
+        self.success = self.status in ("converged", "stationary", "plateau")
         self.nit = self.iterations
         self.fun = summary.get("final_loss")
         self.message = message or _MESSAGES.get(self.status, self.status)
@@ -94,6 +95,7 @@ class Result:
 _MESSAGES = {
     "converged": "the relative error reached tol",
     "stationary": "X stopped changing (no truth to compare with; fit_fraction is the evidence of recovery)",
+    "plateau": "the loss levelled off (no truth to compare with): the data are not exactly low rank, or the method got no closer",
     "iteration-limit": "stopped at the iteration limit, short of tol",
     "stalled": "the step rule gave a zero step",
     "diverged": "the solve diverged: L and R are its last iterate, not a result",
