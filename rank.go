@@ -15,6 +15,9 @@ import (
 // singular values (EffectiveRank), truncates the factors to r̂ and polishes
 // them at the exact rank r̂ for the iterations left. The scaled methods
 // should keep their damping (the zero Settings.Damping) for the first fit.
+// For entries (Entries, on one process), which are often only
+// approximately low rank (images, ratings), it chooses the rank by
+// validation instead (ChooseRank) and fits it on all the entries.
 const AutoRank = -1
 
 // MeasurementsPerUnknown is how many uncorrupted measurements per unknown
@@ -183,6 +186,21 @@ func solveAutoRank(ctx context.Context, p Problem, s Settings) (*Result, error) 
 	}
 	if err := s.resolve(); err != nil {
 		return nil, err
+	}
+	if _, ok := p.Op.(*Entries); ok && p.Reducer == nil {
+		c, err := ChooseRank(ctx, p, s, 0)
+		if err != nil {
+			return nil, err
+		}
+		at := p
+		at.Rank = c.Rank
+		res, err := Solve(ctx, at, s)
+		if err != nil {
+			return nil, err
+		}
+		res.EffectiveRank = c.Rank
+		res.RankChoice = &c
+		return res, nil
 	}
 	// On ranks, every rank counts the whole problem's m, to fit the same K.
 	m, n1, n2 := p.Op.Dims()

@@ -166,7 +166,10 @@ type Result struct {
 	// rank was read from (the factors have EffectiveRank columns).
 	SingularValues []float64
 	EffectiveRank  int
-	Runtime        time.Duration // wall time of the iterations (initialization excluded)
+	// RankChoice, with Problem.Rank = AutoRank on entries, is how the rank
+	// was chosen by validation (see ChooseRank); nil otherwise.
+	RankChoice *RankChoice
+	Runtime    time.Duration // wall time of the iterations (initialization excluded)
 
 	// FitFraction is the fraction of the measurements that the last
 	// iterate fits exactly, to FitTolerance times the median |y_i|:

@@ -247,9 +247,7 @@ func (e *entryFlags) config(ff *fileFlags, sp *synthFlags) (*fromEntries, error)
 	switch {
 	case !set["rank"]:
 		return nil, usageError{"--rank: missing: give the rank r of the matrix to recover"}
-	case ff.rank == scaledsm.AutoRank:
-		return nil, badFlag("rank", "auto", "is not available with entry files yet; give the rank, or an upper bound on it")
-	case ff.rank < 1:
+	case ff.rank < 1 && ff.rank != scaledsm.AutoRank:
 		return nil, badFlag("rank", int(ff.rank), "must be at least 1")
 	case set["ps"] && !(sp.ps >= 0 && sp.ps < 0.5):
 		return nil, badFlag("ps", sp.ps, "the fraction of entries assumed corrupted must lie in [0, 0.5)")
@@ -478,7 +476,8 @@ func holdOut(op *scaledsm.Entries, y []float64, f float64, seed uint64) (*scaled
 	return train, y[:kept], test, err
 }
 
-// readTruthFactors reads the factors L* (n1×r) and R* (n2×r) of the truth.
+// readTruthFactors reads the factors L* (n1×r) and R* (n2×r) of the truth
+// (with r = AutoRank, of the rank of L*).
 func readTruthFactors(left, right string, n1, n2, r int) (scaledsm.Factors, error) {
 	var f scaledsm.Factors
 	for _, c := range []struct {
@@ -493,6 +492,9 @@ func readTruthFactors(left, right string, n1, n2, r int) (scaledsm.Factors, erro
 				err = fe.Err
 			}
 			return f, exitError{fmt.Errorf("--%s %s: %v", c.flag, c.path, err), exitBadInput}
+		}
+		if r == scaledsm.AutoRank && len(shape) == 2 && shape[1] >= 1 {
+			r = shape[1] // --rank auto: the truth's own rank, the same on both sides
 		}
 		if len(shape) != 2 || shape[0] != c.n || shape[1] != r {
 			return f, exitError{fmt.Errorf("--%s %s: shape %s, want (%d, %d) for the %d×%d matrix and --rank %d",

@@ -686,3 +686,37 @@ func TestHoldoutIgnoresFileOrder(t *testing.T) {
 		t.Error("--seed 4 held out the entries of --seed 3")
 	}
 }
+
+// TestSolveMaskedRankAuto: --rank auto on a masked matrix with outliers
+// chooses the true rank 2 by validation, says so, and recovers X*.
+func TestSolveMaskedRankAuto(t *testing.T) {
+	dir := t.TempDir()
+	const n1, n2 = 40, 30
+	x := lowRank(9, n1, n2, 2)
+	rng := rand.New(rand.NewPCG(10, 0))
+	y := slices.Clone(x.RawMatrix().Data)
+	for k := range y {
+		switch u := rng.Float64(); {
+		case u < 0.3:
+			y[k] = math.NaN()
+		case u < 0.33:
+			y[k] += 20 * (rng.Float64() - 0.5)
+		}
+	}
+	in, out := filepath.Join(dir, "y.npy"), filepath.Join(dir, "out")
+	writeNpy(t, in, []int{n1, n2}, y)
+	code, stdout, errs := cli(t, "solve", "--masked", in, "--rank", "auto", "--tol", "1e-10", "--iters", "3000", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	sum := readSummary(t, filepath.Join(out, "summary.json"))
+	tried, _ := sum["rank_tried"].([]any)
+	if sum["rank"] != 2.0 || len(tried) < 3 || !strings.Contains(stdout, "chosen by validation") {
+		t.Errorf("rank %v from %v; output:\n%s", sum["rank"], tried, stdout)
+	}
+	var d mat.Dense
+	d.Sub(readMatrix(t, filepath.Join(out, "X.npy")), x)
+	if e := mat.Norm(&d, 2) / mat.Norm(x, 2); e > 1e-8 {
+		t.Errorf("X.npy at relative error %.3g", e)
+	}
+}

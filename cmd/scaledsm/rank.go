@@ -43,7 +43,7 @@ func (r rankValue) loadRank() int { return max(int(r), 1) }
 // rankUsage is the help of --rank.
 const rankUsage = "the rank fitted, `K|auto`: an integer K (required with files; with a synthetic problem --r by\n" +
 	"default, and above it over-specified), or auto, which fits the largest rank the measurements support\n" +
-	"and reads the rank from its singular values"
+	"and reads the rank from its singular values (with entries: chooses it by validation on 5% held out)"
 
 // startFlags choose the initialization and the damping of the scaled
 // methods' preconditioner.
@@ -151,6 +151,10 @@ type rankJSON struct {
 	Init           string    `json:"init"`            // "spectral" or "random"
 	InitScale      *float64  `json:"init_scale"`      // random initialization only
 	Damping        string    `json:"damping"`         // "auto", "none" or the fixed λ; "none" for the vanilla methods
+	// --rank auto on entries: the ranks fitted on 95% of them and the
+	// mean |y - x| of each on the 5% held out (scaledsm.ChooseRank).
+	RankTried      []int     `json:"rank_tried,omitempty"`
+	RankValidation []float64 `json:"rank_validation,omitempty"`
 }
 
 // setRank fills in the rank of the result: "rank" becomes the columns of
@@ -163,6 +167,10 @@ func (s *summary) setRank(ld *loaded, res *scaledsm.Result) {
 		s.FitRank = len(res.SingularValues)
 	}
 	s.EffectiveRank = res.EffectiveRank
+	if c := res.RankChoice; c != nil {
+		s.FitRank = c.Rank
+		s.RankTried, s.RankValidation = c.Ranks, c.Errors
+	}
 	s.SingularValues = res.SingularValues
 	if s.SingularValues == nil {
 		s.SingularValues = []float64{}
@@ -194,4 +202,11 @@ func (s *summary) printRank(w io.Writer) {
 		sv += fmt.Sprintf(" %.3g", v)
 	}
 	fmt.Fprintf(w, "rank       %d effective of %d fitted; singular values%s\n", s.EffectiveRank, s.FitRank, sv)
+	if len(s.RankTried) > 0 {
+		tried := ""
+		for k, r := range s.RankTried {
+			tried += fmt.Sprintf(" %d: %.3g", r, s.RankValidation[k])
+		}
+		fmt.Fprintf(w, "           chosen by validation (mean |y - x| on 5%% of the entries held out):%s\n", tried)
+	}
 }

@@ -36,6 +36,16 @@ def test_rank_auto_and_precision(cli, generate, tmp_path):
         scaledsm.solve_sensing(A, y, "big")
 
 
+def test_complete_rank_auto():
+    # rank="auto" on entries chooses the rank by validation on held-out entries.
+    g = np.random.default_rng(5)
+    X = g.standard_normal((80, 3)) @ g.standard_normal((3, 60))
+    rows, cols = np.nonzero(g.random(X.shape) < 0.5)
+    res = scaledsm.complete(rows, cols, X[rows, cols], X.shape, "auto", truth=X, tol=1e-10)
+    assert res.L.shape[1] == 3 and res.summary["rank_tried"][:3] == [1, 2, 3]
+    assert res.success and res.rel_error <= 1e-9
+
+
 def test_scipy_conventions():
     g = np.random.default_rng(1)
     X = g.standard_normal((30, 2)) @ g.standard_normal((2, 20))

@@ -1,0 +1,135 @@
+package scaledsm
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+)
+
+// RankChoice is how ChooseRank chose: the ranks fitted in order, the
+// validation error of each (the mean |y - x| over the entries held out),
+// and the rank chosen.
+type RankChoice struct {
+	Ranks  []int
+	Errors []float64
+	Rank   int
+}
+
+// rankLadder are the ranks ChooseRank tries, in order, up to its limit.
+var rankLadder = []int{1, 2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 25, 30, 40, 50, 60, 80, 100, 120, 150, 200, 250, 300, 400, 500}
+
+// Validation settings of ChooseRank: the fraction of the entries held out
+// and the seed of the draw; the patience, ranks tried past the best before
+// stopping; and the tolerance within which a smaller rank is as good as a
+// larger: its error at most the best plus rankTolerance times the fall
+// from rank 1's error to the best.
+const (
+	rankHoldout   = 0.05
+	rankSeed      = 0x7a2c
+	rankPatience  = 2
+	rankTolerance = 0.005
+)
+
+// ChooseRank chooses the rank of an entry problem (Entries: matrix
+// completion, robust PCA) by validation: it holds a seeded 5% of the
+// entries out, fits the others with the settings s at the ranks 1, 2, 3, 4,
+// 5, 6, 8, 10, 12, 15, 20, ... up to maxRank (SupportedRank of the entries
+// fitted when 0), and scores each fit by the mean |y - x| over the entries
+// held out. The mean of absolute values, not of squares: an outlier among
+// them adds nearly the same |y - x| at every rank, so it shifts the scores
+// without reordering them, while a fit that chases noise or outliers into
+// a few large errors where the entries are scarce pays for each (a median
+// or a trimmed mean would not see them). It stops two ranks past the best
+// and returns the smallest rank whose error is within 0.5% of the fall from
+// rank 1's error to the best (or, on an exactly low-rank X* fitted to
+// FitTolerance, the first such rank). On data that are only approximately
+// low rank the error falls while a rank adds signal and rises once it fits
+// noise: the choice is the rank at which the matrix is best, not the
+// largest one asked for.
+func ChooseRank(ctx context.Context, p Problem, s Settings, maxRank int) (RankChoice, error) {
+	e, ok := p.Op.(*Entries)
+	if !ok {
+		return RankChoice{}, inputError("operator", nil, "ChooseRank needs entries (Entries); use AutoRank")
+	}
+	if p.Reducer != nil {
+		return RankChoice{}, inputError("rank", "auto", "is not chosen by validation over ranks; give the rank")
+	}
+	m, n1, n2 := e.Dims()
+	if len(p.Y) != m {
+		return RankChoice{}, inputError("y", nil, "%d observations, want m = %d", len(p.Y), m)
+	}
+	fit, fitY, test, testY := e.holdOut(p.Y, rankHoldout, rankSeed)
+	if len(testY) == 0 {
+		return RankChoice{}, inputError("entries", nil, "%d are too few to hold any out for choosing the rank", m)
+	}
+	if maxRank <= 0 {
+		maxRank = SupportedRank(len(fitY), n1, n2, s.Trim.Fraction)
+	}
+	maxRank = min(maxRank, n1, n2)
+	s.Init = nil
+	floor := FitTolerance * FitScale(p.Y)
+	var c RankChoice
+	best := math.Inf(1)
+	since := 0
+	for _, r := range rankLadder {
+		if r > maxRank {
+			break
+		}
+		res, err := Solve(ctx, Problem{Op: fit, Y: fitY, Rank: r}, s)
+		if err != nil {
+			return c, err
+		}
+		if res.Status == Interrupted {
+			return c, ctx.Err()
+		}
+		v := math.Inf(1)
+		if !res.Status.Failed() {
+			x := make([]float64, len(testY))
+			test.Apply(x, res.Factors)
+			var sum float64
+			for k, y := range testY {
+				sum += math.Abs(y - x[k])
+			}
+			v = sum / float64(len(x))
+		}
+		c.Ranks, c.Errors = append(c.Ranks, r), append(c.Errors, v)
+		if v < best {
+			best, since = v, 0
+		} else if since++; since >= rankPatience {
+			break
+		}
+		if best <= floor {
+			break // exact: no larger rank does better
+		}
+	}
+	c.Rank = c.Ranks[0]
+	for k, r := range c.Ranks {
+		if c.Errors[k] <= max(best+rankTolerance*(c.Errors[0]-best), floor) {
+			c.Rank = r
+			break
+		}
+	}
+	return c, nil
+}
+
+// holdOut splits the entries: each is held out with probability frac, by
+// a draw seeded with seed, the same on any number of cores. It returns the
+// entries kept and their observations, and those held out.
+func (e *Entries) holdOut(y []float64, frac float64, seed uint64) (fit *Entries, fitY []float64, test *Entries, testY []float64) {
+	rng := rand.New(rand.NewPCG(seed, uint64(len(y))))
+	fitStart, testStart := make([]int, e.n1+1), make([]int, e.n1+1)
+	var fitCols, testCols []int32
+	for i := range e.n1 {
+		for k := e.start[i]; k < e.start[i+1]; k++ {
+			if rng.Float64() < frac {
+				testCols, testY = append(testCols, e.cols[k]), append(testY, y[k])
+			} else {
+				fitCols, fitY = append(fitCols, e.cols[k]), append(fitY, y[k])
+			}
+		}
+		fitStart[i+1], testStart[i+1] = len(fitCols), len(testCols)
+	}
+	fit, _ = NewEntriesCSR(e.n1, e.n2, fitStart, fitCols)
+	test, _ = NewEntriesCSR(e.n1, e.n2, testStart, testCols)
+	return fit, fitY, test, testY
+}
