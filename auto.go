@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/scaledsm/scaledsm/internal/fsum"
+	"github.com/scaledsm/scaledsm/internal/order"
 )
 
 // Auto is a stepsize rule that needs neither f(X*) nor the outlier fraction
@@ -166,48 +167,9 @@ func autoGapOver(l Loss, z []float64, iso float64, d dist, m int) float64 {
 	return max(c, 0) * (1 - 2*p) / (1 - p)
 }
 
-// selectKth returns the k-th smallest of v (from 0), reordering v: Hoare's
-// selection with the median of three as pivot, O(len(v)) on average.
-func selectKth(v []float64, k int) float64 {
-	lo, hi := 0, len(v)-1
-	for lo < hi {
-		mid := lo + (hi-lo)/2
-		// Order v[lo], v[mid], v[hi] and take the middle one as pivot.
-		if v[mid] < v[lo] {
-			v[mid], v[lo] = v[lo], v[mid]
-		}
-		if v[hi] < v[lo] {
-			v[hi], v[lo] = v[lo], v[hi]
-		}
-		if v[hi] < v[mid] {
-			v[hi], v[mid] = v[mid], v[hi]
-		}
-		pivot := v[mid]
-		i, j := lo, hi
-		for i <= j {
-			for v[i] < pivot {
-				i++
-			}
-			for v[j] > pivot {
-				j--
-			}
-			if i <= j {
-				v[i], v[j] = v[j], v[i]
-				i++
-				j--
-			}
-		}
-		switch {
-		case k <= j:
-			hi = j
-		case k >= i:
-			lo = i
-		default:
-			return v[k]
-		}
-	}
-	return v[k]
-}
+// selectKth returns the k-th smallest of v (from 0), reordering v (see
+// order.Kth).
+func selectKth(v []float64, k int) float64 { return order.Kth(v, k) }
 
 // stagnant counts the iterations s <= t, t = len(trace), whose smallest gap
 // estimate over the autoWindow iterations ending at s is not below the

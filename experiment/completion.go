@@ -642,8 +642,9 @@ func (r *CompletionResult) WriteMarkdown(w io.Writer) error {
 }
 
 // LoadStudies restores the studies beyond the paper stored in dir
-// (completion.json; image.json and its PNGs). A study with no file is left
-// nil; one whose files cannot be read is reported in errs and left nil.
+// (completion.json; image.json and its PNGs; overspec.json; phase.json). A
+// study with no file is left nil; one whose files cannot be read is
+// reported in errs and left nil.
 func LoadStudies(dir string) (st Studies, errs []error) {
 	open := func(name string) ([]byte, error) { return os.ReadFile(filepath.Join(dir, name)) }
 	if b, err := open(CompletionName); err == nil {
@@ -656,6 +657,13 @@ func LoadStudies(dir string) (st Studies, errs []error) {
 	if b, err := open(ImageName); err == nil {
 		if st.Image, err = ReadImage(bytes.NewReader(b), open); err != nil {
 			errs = append(errs, fmt.Errorf("%s in %s: %w", ImageName, dir, err))
+		}
+	} else if !errors.Is(err, os.ErrNotExist) {
+		errs = append(errs, err)
+	}
+	if b, err := open(PhaseName); err == nil {
+		if st.Phase, err = ReadPhase(bytes.NewReader(b)); err != nil {
+			errs = append(errs, fmt.Errorf("%s in %s: %w", PhaseName, dir, err))
 		}
 	} else if !errors.Is(err, os.ErrNotExist) {
 		errs = append(errs, err)

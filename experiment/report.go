@@ -26,6 +26,7 @@ type Studies struct {
 	Completion *CompletionResult
 	Image      *ImageResult
 	OverSpec   *OverSpecResult
+	Phase      *PhaseResult
 }
 
 // embedPNG returns an <img> tag holding a PNG. The tag is written whole
@@ -175,6 +176,42 @@ func (page *reportPage) addStudies(st Studies) error {
 			Command:  "scaledsm overspec --out DIR",
 			Verdicts: o.Claims(),
 		})
+	}
+	if ph := st.Phase; ph != nil {
+		cfg := ph.Config
+		shapes := make([]string, len(cfg.Shapes))
+		for i, s := range cfg.Shapes {
+			shapes[i] = fmt.Sprintf("%d×%d", s[0], s[1])
+		}
+		s := reportStudy{
+			ID:    "phase",
+			Title: "Beyond the recipe: where robust PCA succeeds",
+			Text: fmt.Sprintf("Robust PCA (every entry observed) of rank %d at the shapes %s, κ = %s, p_s = %s, seeds %s, "+
+				"with the outliers at random entries, in whole columns (X* judged on the other columns) or in clustered blocks "+
+				"(one value each, as objects in a video); a run succeeds at a relative error of %s. The default method "+
+				"(scaledsm.DefaultSettings, told nothing of the outliers, to a relative change of %s or %d iterations) against "+
+				"principal component pursuit by the inexact ALM (λ = 1/√max(n1, n2)) and ScaledGD with the sparse estimate T_α "+
+				"(α = 2 p_s, told the outlier fraction), both written for this study in package experiment. "+
+				"Each cell counts the seeds that succeeded; every run is in phase.csv.",
+				cfg.Rank, strings.Join(shapes, ", "), joinNums(cfg.Kappas), joinNums(cfg.PSs), seedList(cfg.Seeds),
+				sci(cfg.Success), sci(cfg.Success/100), cfg.MaxIter),
+			Time:     fmt.Sprintf("%.1f s on %s", ph.Seconds, orUnknown(ph.Machine)),
+			Command:  "scaledsm phase --out DIR",
+			Verdicts: ph.Claims(),
+		}
+		for _, m := range cfg.Models {
+			var b bytes.Buffer
+			if err := RenderPhase(&b, ph, m, "png"); err != nil {
+				return err
+			}
+			size, err := png.DecodeConfig(bytes.NewReader(b.Bytes()))
+			if err != nil {
+				return err
+			}
+			s.Images = append(s.Images, reportPanel{Caption: string(m) + " outliers", Files: PhasePanelName(m, "png") + ", " + PhasePanelName(m, "svg"),
+				Image: embedPNG(b.Bytes(), "Phase study: "+string(m)+" outliers", size.Width, size.Height)})
+		}
+		page.add(s)
 	}
 	return nil
 }

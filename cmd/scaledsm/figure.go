@@ -329,6 +329,9 @@ func writeReport(dir string, stdout, stderr io.Writer) error {
 	if st.OverSpec != nil {
 		parts = append(parts, "the over-specified rank study")
 	}
+	if st.Phase != nil {
+		parts = append(parts, "the phase study")
+	}
 	fmt.Fprintf(stdout, "report %s (%s)\n", path, strings.Join(parts, "; "))
 	return nil
 }

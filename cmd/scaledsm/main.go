@@ -49,6 +49,7 @@ func init() {
 		{"table1", "measure Table 1: iterations of GD, ScaledGD, VanillaSM, ScaledSM against kappa", runTable1},
 		{"overspec", "measure the over-specified rank study (beyond the paper): damping, random starts", runOverSpec},
 		{"completion", "measure the matrix completion, robust PCA and photograph studies (beyond the paper)", runStudies},
+		{"phase", "measure the phase study of robust PCA: the default method against PCP and ScaledGD with T_alpha", runPhase},
 		{"experiment", "measure the recommender on real ratings (MovieLens 100k's splits, or a file) beside baselines", runExperiment},
 		{"bench", "measure the time per iteration and peak memory against the floor", runBench},
 		{"figure", "reproduce figure N of the paper: CSV, plots and report", runFigure},

@@ -1,0 +1,100 @@
+package experiment
+
+import (
+	"bytes"
+	"context"
+	"math"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// TestPhaseReferences: principal component pursuit and ScaledGD with T_α,
+// written for the phase study, recover a 200×200 rank-3 matrix (κ = 10)
+// with 10% of its entries gross outliers to 1e-8 at random; with whole
+// columns corrupted PCP recovers the others (outlier pursuit), while T_α,
+// which keeps at most α of a column, cannot.
+func TestPhaseReferences(t *testing.T) {
+	for _, model := range []OutlierModel{RandomOutliers, ColumnOutliers} {
+		pc := phaseCase{model: model, n1: 200, n2: 200, kappa: 10, ps: 0.1, seed: 3}
+		star, y, judge, err := phaseInstance(pc, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var d mat.Dense
+		d.Sub(y, star)
+		outliers := 0
+		for _, v := range d.RawMatrix().Data {
+			if v != 0 {
+				outliers++
+			}
+		}
+		if f := float64(outliers) / 40000; math.Abs(f-0.1) > 0.01 {
+			t.Errorf("%s: %.3f of the entries corrupted, want 0.1", model, f)
+		}
+		l, its, err := PCP(context.Background(), y)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x, itsT, err := ScaledGDTalpha(context.Background(), y, 3, 0.2, 1e-12, 2000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ePCP, eT := judgedError(l, star, judge), judgedError(x, star, judge)
+		t.Logf("%s: PCP %.3g after %d, T_α %.3g after %d", model, ePCP, its, eT, itsT)
+		if ePCP > 1e-8 || (model == RandomOutliers) == (eT > 1e-8) {
+			t.Errorf("%s: PCP at %.3g, ScaledGD-T_α at %.3g", model, ePCP, eT)
+		}
+	}
+}
+
+// TestQuickPhase runs the quick grid: every run recorded, the CSV a line
+// per run, the maps drawn, the claims one per model and reference, and the
+// JSON read back the same.
+func TestQuickPhase(t *testing.T) {
+	c := QuickPhase()
+	c.Models = []OutlierModel{RandomOutliers, BlockOutliers}
+	c.Shapes = c.Shapes[:1]
+	res, err := RunPhase(context.Background(), c, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := len(c.Models) * len(c.Shapes) * len(c.Kappas) * len(c.PSs) * len(c.Seeds) * len(PhaseMethods)
+	if len(res.Runs) != want {
+		t.Fatalf("%d runs, want %d", len(res.Runs), want)
+	}
+	for _, run := range res.Runs {
+		t.Logf("%+v", run)
+		if run.Method == PhaseDefault && run.Model == RandomOutliers && run.PS == 0.1 && !run.succeeded(c.Success) {
+			t.Errorf("the default failed the recipe's case: %+v", run)
+		}
+	}
+	var csv, js bytes.Buffer
+	if err := res.WriteCSV(&csv); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(csv.String(), "\n"); n != want+1 {
+		t.Errorf("CSV has %d lines, want %d", n, want+1)
+	}
+	for _, m := range c.Models {
+		var png bytes.Buffer
+		if err := RenderPhase(&png, res, m, "png"); err != nil || png.Len() < 1000 {
+			t.Errorf("%s map: %v, %d bytes", m, err, png.Len())
+		}
+	}
+	vs := res.Claims()
+	if len(vs) != 2*len(c.Models) {
+		t.Errorf("%d claims, want %d", len(vs), 2*len(c.Models))
+	}
+	for _, v := range vs {
+		t.Logf("%s: %s — %s (holds %v)", v.Panel, v.Claim, v.Measured, v.Holds)
+	}
+	if err := res.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadPhase(&js)
+	if err != nil || len(back.Runs) != want || back.Claims()[0] != vs[0] {
+		t.Errorf("read back: %v, %d runs", err, len(back.Runs))
+	}
+}
