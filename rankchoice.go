@@ -4,15 +4,17 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"time"
 )
 
 // RankChoice is how ChooseRank chose: the ranks fitted in order, the
 // validation error of each (the mean |y - x| over the entries held out),
 // and the rank chosen.
 type RankChoice struct {
-	Ranks  []int
-	Errors []float64
-	Rank   int
+	Ranks   []int
+	Errors  []float64
+	Rank    int
+	Runtime time.Duration // wall time of the validation fits
 }
 
 // rankLadder are the ranks ChooseRank tries, in order, up to its limit.
@@ -67,8 +69,14 @@ func ChooseRank(ctx context.Context, p Problem, s Settings, maxRank int) (RankCh
 	}
 	maxRank = min(maxRank, n1, n2)
 	s.Init = nil
+	if s.Converger == nil {
+		// The scores need a few digits, not a fit to 1e-12: each fit
+		// stops when its loss levels off (see Plateau).
+		s.Converger = Plateau{}
+	}
 	floor := FitTolerance * FitScale(p.Y)
 	var c RankChoice
+	t0 := time.Now()
 	best := math.Inf(1)
 	since := 0
 	for _, r := range rankLadder {
@@ -109,6 +117,7 @@ func ChooseRank(ctx context.Context, p Problem, s Settings, maxRank int) (RankCh
 			break
 		}
 	}
+	c.Runtime = time.Since(t0)
 	return c, nil
 }
 
