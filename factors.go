@@ -28,8 +28,11 @@ func (f Factors) right() *mat.Dense {
 	return f.R
 }
 
-// Dims returns the shape n1×n2 of L Rᵀ.
+// Dims returns the shape n1×n2 of L Rᵀ (0×0 for factors without L).
 func (f Factors) Dims() (r, c int) {
+	if f.L == nil {
+		return 0, 0
+	}
 	r, _ = f.L.Dims()
 	c, _ = f.right().Dims()
 	return r, c
@@ -124,6 +127,25 @@ func (q *lowRank) norm(n1, n2, k int, left, right side) float64 {
 	q.t1 = q.triangle(q.t1, q.buf, n1, k)
 	q.buf = stack(q.buf, n2, right.a, right.b, right.s)
 	q.t2 = q.triangle(q.t2, q.buf, n2, k)
+	return q.product(k1, k2, k, k)
+}
+
+// change returns ||a - b||_F / ||a||_F from the one pair of
+// factorizations that gives the numerator: the leading ka×ka block of the
+// triangle of [La, Lb] is La's own (the reflectors of the first columns
+// do not depend on the later ones), and the same holds for [Ra, -Rb], so
+// ||a||_F is the norm of the product of the leading blocks.
+func (q *lowRank) change(a, b Factors) float64 {
+	n1, n2 := a.Dims()
+	ka := a.Rank()
+	d := q.distance(a, b)
+	k := ka + b.Rank()
+	return d / q.product(min(n1, ka), min(n2, ka), k, ka)
+}
+
+// product returns ||T1 T2ᵀ||_F over the first cols columns of the
+// triangles q.t1 (k1 rows) and q.t2 (k2 rows), stored with k columns.
+func (q *lowRank) product(k1, k2, k, cols int) float64 {
 	// Entry (i, j) of T1 T2ᵀ: row i of T1 with row j of T2; T1 is upper
 	// trapezoidal, k1×k, T2 is k2×k.
 	var s fsum.Sum
@@ -131,7 +153,7 @@ func (q *lowRank) norm(n1, n2, k int, left, right side) float64 {
 	prod := q.prod[:0]
 	for i := range k1 {
 		for j := range k2 {
-			v := fsum.Dot(q.t1[i*k+max(i, j):(i+1)*k], q.t2[j*k+max(i, j):(j+1)*k])
+			v := fsum.Dot(q.t1[i*k+max(i, j):i*k+cols], q.t2[j*k+max(i, j):j*k+cols])
 			prod = append(prod, v)
 			scale = max(scale, math.Abs(v))
 		}

@@ -179,7 +179,7 @@ func (u *run) measure() {
 			it.RelError = u.lr.distance(cur, u.star) / u.tnorm
 		}
 		if u.t > 0 {
-			it.Change = u.lr.distance(cur, u.prevF) / u.lr.size(u.prevF)
+			it.Change = u.lr.change(u.prevF, cur)
 		}
 		u.prevF.L.Copy(u.l)
 		if !u.sym {

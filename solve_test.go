@@ -393,6 +393,7 @@ func TestSolveRejectsBadInput(t *testing.T) {
 		{"rank above min", "rank", "rank 6", func(p *scaledsm.Problem, s *scaledsm.Settings) { p.Rank = 6 }},
 		{"truth shape", "truth", "5×6", func(p *scaledsm.Problem, s *scaledsm.Settings) { p.Truth = mat.NewDense(5, 6, nil) }},
 		{"zero truth", "truth", "undefined", func(p *scaledsm.Problem, s *scaledsm.Settings) { p.Truth = mat.NewDense(6, 5, nil) }},
+		{"empty factored truth", "truth", "0×0", func(p *scaledsm.Problem, s *scaledsm.Settings) { p.Truth = scaledsm.Factors{} }},
 		{"zero factored truth", "truth", "undefined", func(p *scaledsm.Problem, s *scaledsm.Settings) {
 			p.Truth = scaledsm.Factors{L: mat.NewDense(6, 2, nil), R: mat.NewDense(5, 2, nil)}
 		}},
@@ -416,6 +417,7 @@ func TestSolveRejectsBadInput(t *testing.T) {
 		{"init shape", "init", "initial L", func(p *scaledsm.Problem, s *scaledsm.Settings) {
 			s.Init = &scaledsm.Factors{L: mat.NewDense(6, 3, nil), R: mat.NewDense(5, 2, nil)}
 		}},
+		{"init empty", "init", "have no L", func(p *scaledsm.Problem, s *scaledsm.Settings) { s.Init = &scaledsm.Factors{} }},
 		{"init without R", "init", "no R", func(p *scaledsm.Problem, s *scaledsm.Settings) {
 			s.Init = &scaledsm.Factors{L: mat.NewDense(6, 2, nil)}
 		}},

@@ -58,3 +58,28 @@ func TestTSQRDistance(t *testing.T) {
 		t.Errorf("one core %v, several %v", alone, got)
 	}
 }
+
+// TestChangeFromOneFactorization: change(a, b) = ||a - b||_F / ||a||_F
+// from the one factorization of the stacked factors agrees with the
+// distance over a separate size, for short and tall (TSQR) factors, of
+// equal and of different ranks, and for symmetric factors.
+func TestChangeFromOneFactorization(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for _, c := range []struct{ n1, n2, ka, kb int }{
+		{30, 20, 3, 3}, {30, 20, 2, 5}, {3*tsqrRows + 7, 50, 4, 4}, {8, 6, 3, 3},
+	} {
+		a := Factors{L: randomFactor(rng, c.n1, c.ka), R: randomFactor(rng, c.n2, c.ka)}
+		b := Factors{L: randomFactor(rng, c.n1, c.kb), R: randomFactor(rng, c.n2, c.kb)}
+		var q lowRank
+		want := q.distance(a, b) / q.size(a)
+		if got := q.change(a, b); math.Abs(got-want) > 1e-13*want {
+			t.Errorf("%+v: change %.17g, distance over size %.17g", c, got, want)
+		}
+	}
+	a := Factors{L: randomFactor(rng, 40, 3)}
+	b := Factors{L: randomFactor(rng, 40, 3)}
+	var q lowRank
+	if got, want := q.change(a, b), q.distance(a, b)/q.size(a); math.Abs(got-want) > 1e-13*want {
+		t.Errorf("symmetric: change %.17g, distance over size %.17g", got, want)
+	}
+}
