@@ -52,10 +52,13 @@ const supportLimit = 1 << 24
 
 // outlierSupport counts the sparse part's support at f (see
 // scaledsm.Entries.SparsePart) and scores it against the synthetic
-// problem's outliers.
+// problem's outliers: for a synthetic problem, whose outliers are known,
+// and a masked matrix, whose S.npy is that support; not for entries and
+// ratings from files, where its two m-sized buffers would raise the peak
+// memory of the solve for a count.
 func (d *entryData) outlierSupport(p scaledsm.Problem, f scaledsm.Factors) error {
 	op, ok := p.Op.(*scaledsm.Entries)
-	if !ok || len(p.Y) > supportLimit {
+	if !ok || len(p.Y) > supportLimit || (d.corrupted == nil && !d.masked) {
 		return nil
 	}
 	s, err := op.SparsePart(p.Y, f)
