@@ -11,8 +11,9 @@ import (
 )
 
 // TestAstronautAutoRank is the photograph study at AutoRank: half the
-// pixels seen, 10% of those salt and pepper, the rank chosen by validation.
-// It takes about a minute; it runs when SCALEDSM_LONG is set.
+// pixels seen, 10% of those salt and pepper, the rank chosen by validation
+// gives a better picture than a fixed rank 50, which fits noise. It takes
+// about a minute; it runs when SCALEDSM_LONG is set.
 func TestAstronautAutoRank(t *testing.T) {
 	if os.Getenv("SCALEDSM_LONG") == "" {
 		t.Skip("set SCALEDSM_LONG=1 to run the photograph at --rank auto (about a minute)")
@@ -34,25 +35,32 @@ func TestAstronautAutoRank(t *testing.T) {
 		}
 	}
 	op, y, _ := scaledsm.NewEntries(h, w, rows, cols, vals)
-	p := scaledsm.Problem{Op: op, Y: y, Rank: scaledsm.AutoRank}
 	s := scaledsm.DefaultSettings(op)
 	s.MaxIter = 2000
-	t0 := time.Now()
-	r, err := scaledsm.Solve(context.Background(), p, s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	x := r.Factors.Product()
-	rec := make([]float64, w*h)
-	for i := range h {
-		for j := range w {
-			rec[i*w+j] = min(max(x.At(i, j), 0), 1)
+	// fit solves at rank r and returns the result and its PSNR, the
+	// recovered image clipped to [0, 1].
+	fit := func(r int) (*scaledsm.Result, float64) {
+		res, err := scaledsm.Solve(context.Background(), scaledsm.Problem{Op: op, Y: y, Rank: r}, s)
+		if err != nil {
+			t.Fatal(err)
 		}
+		x := res.Factors.Product()
+		rec := make([]float64, w*h)
+		for i := range h {
+			for j := range w {
+				rec[i*w+j] = min(max(x.At(i, j), 0), 1)
+			}
+		}
+		return res, psnr(rec, orig)
 	}
+	t0 := time.Now()
+	r, auto := fit(scaledsm.AutoRank)
 	c := r.RankChoice
 	t.Logf("ranks %v, validation %.4g: chose %d; %v after %d (%.1f s in all), PSNR %.2f dB",
-		c.Ranks, c.Errors, c.Rank, r.Status, r.Iterations, time.Since(t0).Seconds(), psnr(rec, orig))
-	if c.Rank >= c.Ranks[len(c.Ranks)-1] || psnr(rec, orig) < 20.5 {
-		t.Errorf("chose rank %d at %.2f dB", c.Rank, psnr(rec, orig))
+		c.Ranks, c.Errors, c.Rank, r.Status, r.Iterations, time.Since(t0).Seconds(), auto)
+	r50, fixed := fit(50)
+	t.Logf("rank 50: %v after %d, PSNR %.2f dB", r50.Status, r50.Iterations, fixed)
+	if c.Rank >= c.Ranks[len(c.Ranks)-1] || auto < fixed {
+		t.Errorf("chose rank %d at %.2f dB; rank 50 gives %.2f dB", c.Rank, auto, fixed)
 	}
 }

@@ -355,7 +355,7 @@ func judgedError(x, star *mat.Dense, judge []bool) float64 {
 	return e
 }
 
-// Succeeded reports whether the run reached the study's success threshold.
+// succeeded reports whether the run reached the study's success threshold.
 func (r PhaseRun) succeeded(tol float64) bool { return r.RelError <= tol }
 
 // phaseCell counts the successes of one method at one cell of the grid

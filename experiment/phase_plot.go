@@ -9,8 +9,6 @@ import (
 	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
-	"gonum.org/v1/plot/vg/vgsvg"
 )
 
 // PhasePanelName is the file of the study's map for an outlier model:
@@ -32,14 +30,9 @@ func RenderPhase(w io.Writer, r *PhaseResult, model OutlierModel, format string)
 	blockW, blockH := vg.Length(nk*cell), vg.Length(np*cell)
 	width := max(left+vg.Length(len(PhaseMethods))*(blockW+gap), 560)
 	height := top + 16 + vg.Length(len(c.Shapes))*(blockH+gap+18) + 10
-	var cw vg.CanvasWriterTo
-	switch format {
-	case "png":
-		cw = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(width, height), vgimg.UseDPI(pngDPI))}
-	case "svg":
-		cw = vgsvg.New(width, height)
-	default:
-		return fmt.Errorf("experiment: unknown image format %q (want png or svg)", format)
+	cw, err := imageCanvas(width, height, format)
+	if err != nil {
+		return err
 	}
 	dc := draw.New(cw)
 	dc.SetColor(color.White)
@@ -87,6 +80,6 @@ func RenderPhase(w io.Writer, r *PhaseResult, model OutlierModel, format string)
 			}
 		}
 	}
-	_, err := cw.WriteTo(w)
+	_, err = cw.WriteTo(w)
 	return err
 }

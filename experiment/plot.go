@@ -174,14 +174,9 @@ func linePlot(title, xlabel, ylabel string, ss []series) (*plot.Plot, []series, 
 // draw2 draws the plot and, over it, the legend in a boxed corner where it
 // hides the fewest points, and writes the image.
 func draw2(w io.Writer, pl *plot.Plot, ss []series, format string) error {
-	var c vg.CanvasWriterTo
-	switch format {
-	case "png":
-		c = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(panelWidth, panelHeight), vgimg.UseDPI(pngDPI))}
-	case "svg":
-		c = vgsvg.New(panelWidth, panelHeight)
-	default:
-		return fmt.Errorf("experiment: unknown image format %q (want png or svg)", format)
+	c, err := imageCanvas(panelWidth, panelHeight, format)
+	if err != nil {
+		return err
 	}
 	dc := draw.New(c)
 	pl.Draw(dc)
@@ -251,8 +246,20 @@ func draw2(w io.Writer, pl *plot.Plot, ss []series, format string) error {
 		Max: vg.Point{X: box.Max.X - margin, Y: box.Max.Y - margin},
 	}}
 	leg.Draw(inner)
-	_, err := c.WriteTo(w)
+	_, err = c.WriteTo(w)
 	return err
+}
+
+// imageCanvas returns a canvas of the given size that writes "png" (at
+// pngDPI) or "svg".
+func imageCanvas(width, height vg.Length, format string) (vg.CanvasWriterTo, error) {
+	switch format {
+	case "png":
+		return vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(width, height), vgimg.UseDPI(pngDPI))}, nil
+	case "svg":
+		return vgsvg.New(width, height), nil
+	}
+	return nil, fmt.Errorf("experiment: unknown image format %q (want png or svg)", format)
 }
 
 // every returns the spacing of markers on lines of up to n iterations:

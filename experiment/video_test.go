@@ -12,6 +12,7 @@ import (
 
 	"github.com/scaledsm/scaledsm"
 	"github.com/scaledsm/scaledsm/dataio"
+	"github.com/scaledsm/scaledsm/internal/order"
 )
 
 // TestVideoRPCA is issue 24's real-video study. SCALEDSM_VIDEO names a
@@ -56,7 +57,7 @@ func TestVideoRPCA(t *testing.T) {
 	nfg := 0
 	for i := range n1 {
 		copy(row, video.RawRowView(i))
-		med := sortedMedian(row)
+		med := order.Kth(row, n2/2)
 		for j := range n2 {
 			if math.Abs(video.At(i, j)-med) > 0.1 {
 				fg[i*n2+j] = true
@@ -125,10 +126,4 @@ func TestVideoRPCA(t *testing.T) {
 	t.Logf("PCP: %d iterations", its)
 	ePCP := report("PCP", l, mask, secs)
 	t.Logf("default / PCP error: %.2f", eDef/ePCP)
-}
-
-// sortedMedian returns the median of v, sorting v.
-func sortedMedian(v []float64) float64 {
-	slices.Sort(v)
-	return v[len(v)/2]
 }
