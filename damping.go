@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+
+	"github.com/scaledsm/scaledsm/internal/fsum"
 )
 
 // Damping says how the scaled methods damp their preconditioner: the
@@ -156,9 +158,41 @@ func newDamper(d Damping, loss Loss, iso float64, y, scratch []float64, ranks di
 	// Trim): about f(0) - f(X*), with the outliers mostly left out. Auto's
 	// estimate at X = 0 would vanish when a quarter of the observations are
 	// zero, as they can be in matrix completion, and make ρ_t enormous.
+	if scratch == nil && !ranks.on() {
+		dm.scale = keptValue(loss, y, Trim{}, iso)
+		return dm
+	}
 	v, _ := trimmed(scratch, y, Trim{}, ranks)
 	dm.scale, _ = loss.valueOver(v, iso, ranks, false)
 	return dm
+}
+
+// keptValue returns the loss of the observations that trim keeps, the
+// others counted as 0: loss.value of trimmed's copy, with its bits (a
+// zero term leaves a compensated sum as it was), from y itself.
+func keptValue(loss Loss, y []float64, trim Trim, iso float64) float64 {
+	var a fsum.Sum
+	switch loss {
+	case L1:
+		keepEach(y, trim, dist{}, nil, func(i int) { a.Add(math.Abs(y[i])) })
+		return a.Value()
+	case L2, L2Squared:
+		var scale float64
+		keepEach(y, trim, dist{}, nil, func(i int) { scale = max(scale, math.Abs(y[i])) })
+		n := scale
+		if scale > 0 && !math.IsInf(scale, 0) && !math.IsNaN(scale) {
+			keepEach(y, trim, dist{}, nil, func(i int) {
+				v := y[i] / scale
+				a.Add(v * v)
+			})
+			n = scale * math.Sqrt(a.Value())
+		}
+		if loss == L2 {
+			return math.Sqrt(iso) * n
+		}
+		return iso / 2 * n * n
+	}
+	return math.NaN()
 }
 
 // misfit returns ρ_t from the gap estimate at X_t (see Damping).

@@ -38,6 +38,9 @@ func (u *run) evaluate() {
 // stop because a rank's context was cancelled: one gather of each rank's
 // partial sum and flag.
 func (u *run) loss(ctx context.Context) (float64, bool) {
+	if u.eval.Z == nil {
+		return math.NaN(), ctx.Err() != nil // TrimmedL2's: the pass's sums
+	}
 	if !u.d.on() {
 		return u.s.Loss.value(u.eval.Z, u.iso), ctx.Err() != nil
 	}

@@ -278,6 +278,17 @@ func (e *Entries) Evaluate(ev *Evaluation) {
 	if ks != nil && len(ev.rowsKept) != e.n1 {
 		ev.rowsKept = make([]rowKept, e.n1)
 	}
+	// Without Z the residuals of a row segment go to its chunk's own
+	// buffer of the longest row, read by nothing after the segment.
+	longest := 0
+	if ev.Z == nil {
+		for i := range e.n1 {
+			longest = max(longest, e.start[i+1]-e.start[i])
+		}
+		if len(ev.rowZ) != nc*longest {
+			ev.rowZ = make([]float64, nc*longest)
+		}
+	}
 	l, rr := ev.L.RawMatrix(), ev.R.RawMatrix()
 	gl := ev.GL.RawMatrix()
 	w := teamSize(len(e.cols) * r)
@@ -330,7 +341,13 @@ func (e *Entries) Evaluate(ev *Evaluation) {
 				if ks != nil {
 					rk = &kept[i-c0]
 				}
-				e.evaluateRow(ev, i, lo, hi, l.Data[i*l.Stride:i*l.Stride+r], gl.Data[i*gl.Stride:i*gl.Stride+r], rr.Data, rr.Stride, gr, s, ks, rk)
+				var z []float64
+				if ev.Z != nil {
+					z = ev.Z[lo:hi]
+				} else {
+					z = ev.rowZ[c*longest : c*longest+hi-lo]
+				}
+				e.evaluateRow(ev, z, i, lo, hi, l.Data[i*l.Stride:i*l.Stride+r], gl.Data[i*gl.Stride:i*gl.Stride+r], rr.Data, rr.Stride, gr, s, ks, rk)
 			}
 			if last {
 				break
@@ -364,7 +381,7 @@ func (e *Entries) Evaluate(ev *Evaluation) {
 }
 
 // evaluateRow is Evaluate's work on row i, whose factor row is li: for
-// each entry (i, j) the residual and its weight, w·R_j added to g (row i
+// each entry (i, j) = lo+k the residual, into z[k], and its weight, w·R_j added to g (row i
 // of GL) and w·L_i to row j of gr (a row of stride s); R's rows are
 // r[j*ld:]. Under TrimmedWeight, the residuals the bounds keep are counted
 // in ks's sums of the row and in the two values past gr's row j.
@@ -372,10 +389,10 @@ func (e *Entries) Evaluate(ev *Evaluation) {
 // on every machine. (Two sweeps over the row, the residuals first and the
 // additions after, measured no faster: the cost is the cache misses of the
 // gathers and scattered additions.)
-func (e *Entries) evaluateRow(ev *Evaluation, i, lo, hi int, li, g, rd []float64, ld int, gr []float64, s int, ks *keptSums, rk *rowKept) {
+func (e *Entries) evaluateRow(ev *Evaluation, z []float64, i, lo, hi int, li, g, rd []float64, ld int, gr []float64, s int, ks *keptSums, rk *rowKept) {
 	if ev.Fit == nil {
 		// The vector kernel, which writes no fits.
-		a := kernel.EntriesRow{Cols: e.cols[lo:hi], Y: ev.Y[lo:hi], Z: ev.Z[lo:hi], L: li, G: g, RD: rd, LD: ld, GR: gr, S: s}
+		a := kernel.EntriesRow{Cols: e.cols[lo:hi], Y: ev.Y[lo:hi], Z: z, L: li, G: g, RD: rd, LD: ld, GR: gr, S: s}
 		mode := kernel.EntriesLinear
 		switch {
 		case ks != nil:
@@ -391,7 +408,7 @@ func (e *Entries) evaluateRow(ev *Evaluation, i, lo, hi int, li, g, rd []float64
 		return
 	}
 	cols := e.cols[lo:hi]
-	z, y := ev.Z[lo:hi], ev.Y[lo:hi]
+	y := ev.Y[lo:hi]
 	y = y[:len(z)]
 	r := len(li)
 	g = g[:r]
@@ -484,6 +501,28 @@ func (e *Entries) Spectral(v []float64, kept int, r int) (Factors, error) {
 // spectral is Spectral over the ranks of d: each product with the sparse
 // matrix is summed over them.
 func (e *Entries) spectral(v []float64, kept int, r int, d dist) (Factors, error) {
+	return e.spectralOf(keptValues{v: v, below: math.Inf(1)}, kept, r, d)
+}
+
+// keptValues are the values of the sparse matrix of the spectral
+// estimate: v[k] where |v[k]| < below, 0 elsewhere. The median rule of
+// Trim is such a bound, and y with it spares the m-sized copy of the
+// values it keeps (800 MB at 10^8 entries).
+type keptValues struct {
+	v     []float64
+	below float64
+}
+
+// at returns value k.
+func (kv keptValues) at(k int) float64 {
+	if x := kv.v[k]; math.Abs(x) < kv.below {
+		return x
+	}
+	return 0
+}
+
+// spectralOf is spectral of the values v.
+func (e *Entries) spectralOf(v keptValues, kept int, r int, d dist) (Factors, error) {
 	k := min(r+spectralOver, e.n1, e.n2)
 	scale := e.Isometry()
 	rng := rand.New(rand.NewPCG(spectralSeed, uint64(r)))
@@ -554,7 +593,7 @@ func converged(a, b []float64) bool {
 // values v at the entries, x being n2×k. Each row gathers the rows of x at
 // its entries' columns into a buffer and adds them in one AxpyRows call,
 // the bits of one Axpy call an entry.
-func (e *Entries) mulSparse(dst *mat.Dense, v []float64, x *mat.Dense, scale float64) {
+func (e *Entries) mulSparse(dst *mat.Dense, v keptValues, x *mat.Dense, scale float64) {
 	_, k := x.Dims()
 	xr, dr := x.RawMatrix(), dst.RawMatrix()
 	const rows = 256
@@ -567,12 +606,13 @@ func (e *Entries) mulSparse(dst *mat.Dense, v []float64, x *mat.Dense, scale flo
 			}
 			buf, alpha = buf[:0], alpha[:0]
 			for p := e.start[i]; p < e.start[i+1]; p++ {
-				if v[p] == 0 {
+				vp := v.at(p)
+				if vp == 0 {
 					continue
 				}
 				j := int(e.cols[p])
 				buf = append(buf, xr.Data[j*xr.Stride:j*xr.Stride+k]...)
-				alpha = append(alpha, scale*v[p])
+				alpha = append(alpha, scale*vp)
 			}
 			row := dr.Data[i*dr.Stride : i*dr.Stride+k]
 			clear(row)
@@ -585,7 +625,7 @@ func (e *Entries) mulSparse(dst *mat.Dense, v []float64, x *mat.Dense, scale flo
 // in row order. The columns are split among the goroutines, each reading
 // all the entries and adding those in its columns, so that every sum has
 // the order of a serial pass whatever the number of cores.
-func (e *Entries) mulSparseT(dst *mat.Dense, v []float64, x *mat.Dense, scale float64) {
+func (e *Entries) mulSparseT(dst *mat.Dense, v keptValues, x *mat.Dense, scale float64) {
 	_, k := x.Dims()
 	xr, dr := x.RawMatrix(), dst.RawMatrix()
 	dst.Zero()
@@ -596,10 +636,12 @@ func (e *Entries) mulSparseT(dst *mat.Dense, v []float64, x *mat.Dense, scale fl
 			xi := xr.Data[i*xr.Stride : i*xr.Stride+k]
 			for p := e.start[i]; p < e.start[i+1]; p++ {
 				j := e.cols[p]
-				if j < lo || j >= hi || v[p] == 0 {
+				if j < lo || j >= hi {
 					continue
 				}
-				kernel.Axpy(scale*v[p], xi, dr.Data[int(j)*dr.Stride:int(j)*dr.Stride+k])
+				if vp := v.at(p); vp != 0 {
+					kernel.Axpy(scale*vp, xi, dr.Data[int(j)*dr.Stride:int(j)*dr.Stride+k])
+				}
 			}
 		}
 	})

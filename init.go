@@ -142,15 +142,37 @@ func spectral(op Operator, y []float64, r int, trim Trim, d dist) (Factors, erro
 	if d.on() && !ok {
 		return Factors{}, fmt.Errorf("scaledsm: spectral initialization: operator %T has no spectral estimate over ranks; give Settings.Init", op)
 	}
+	if e, ok := op.(*Entries); ok && !d.on() && !trim.None && trim.Fraction == 0 {
+		// The median rule keeps |y_i| below a bound: the sparse matrix's
+		// values are y and the bound, with no copy of those kept.
+		below, _, every := keepRule(y, trim, d, nil)
+		kept := len(y)
+		if every {
+			below = math.Inf(1)
+		} else {
+			kept = 0
+			for _, x := range y {
+				if math.Abs(x) < below {
+					kept++
+				}
+			}
+		}
+		if kept == 0 {
+			return Factors{}, errNothingKept
+		}
+		return e.spectralOf(keptValues{v: y, below: below}, kept, r, d)
+	}
 	v, kept := trimmed(nil, y, trim, d)
 	if kept = d.count(kept); kept == 0 {
-		return Factors{}, errors.New("scaledsm: spectral initialization: no observation left after trimming")
+		return Factors{}, errNothingKept
 	}
 	if d.on() {
 		return ds.spectral(v, kept, r, d)
 	}
 	return so.Spectral(v, kept, r)
 }
+
+var errNothingKept = errors.New("scaledsm: spectral initialization: no observation left after trimming")
 
 // Trimmed returns the indices of y that remain after the truncation, in
 // increasing order. The fraction rule drops the ceil(Fraction·m)

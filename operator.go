@@ -77,7 +77,10 @@ type Evaluation struct {
 	Weight Weight
 	Bounds *Bounds // for TrimmedWeight
 
-	Z      []float64  // residuals A(L Rᵀ) - Y, length m
+	// Z receives the residuals A(L Rᵀ) - Y, length m. Entries also
+	// evaluates with a nil Z, keeping none (the solver's runs that need
+	// none spare m·8 bytes so).
+	Z      []float64
 	GL, GR *mat.Dense // factor subgradients, n1×r and n2×r (GR nil when symmetric)
 
 	// Fit, when not nil, is set to A(L Rᵀ), length m. The solver asks for
@@ -89,14 +92,20 @@ type Evaluation struct {
 	kept     keptSums  // what TrimmedWeight's bounds kept (Entries)
 	cursor   []int     // Entries: each row's next entry in a pass by column tiles
 	rowsKept []rowKept // Entries: each row's kept sums within a pass
+	rowZ     []float64 // Entries without Z: each chunk's residuals of a row
 }
 
 // NewEvaluation allocates an Evaluation of op for factors of rank r.
 func NewEvaluation(op Operator, r int) *Evaluation {
+	return newEvaluation(op, r, true)
+}
+
+// newEvaluation is NewEvaluation, with Z only when residuals is set.
+func newEvaluation(op Operator, r int, residuals bool) *Evaluation {
 	m, n1, n2 := op.Dims()
-	e := &Evaluation{
-		Z:  make([]float64, m),
-		GL: mat.NewDense(n1, r, nil),
+	e := &Evaluation{GL: mat.NewDense(n1, r, nil)}
+	if residuals {
+		e.Z = make([]float64, m)
 	}
 	if !op.Symmetric() {
 		e.GR = mat.NewDense(n2, r, nil)

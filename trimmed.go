@@ -171,6 +171,12 @@ func (ks *keptSums) set(i int, rk *rowKept) {
 // pass in the entries' order on every core, each chunk's columns into a
 // partial of its own, added in chunk order as Evaluate adds them.
 func (e *Entries) keptBy(ks *keptSums, b *Bounds, z []float64) {
+	e.keptByAt(ks, b, func(_, k int) float64 { return z[k] })
+}
+
+// keptByAt is keptBy of the residuals z(i, k) of the entries k of rows i,
+// each asked for once.
+func (e *Entries) keptByAt(ks *keptSums, b *Bounds, z func(i, k int) float64) {
 	n2, nc := e.n2, len(e.chunks)-1
 	ks.ready(e.n1, n2)
 	parts := make([]float64, 2*n2*nc)
@@ -179,8 +185,8 @@ func (e *Entries) keptBy(ks *keptSums, b *Bounds, z []float64) {
 		for i := e.chunks[ch]; i < e.chunks[ch+1]; i++ {
 			var rk rowKept
 			for k := e.start[i]; k < e.start[i+1]; k++ {
-				if j := int(e.cols[k]); b.keeps(z[k], i, j) {
-					rk.add(z[k], part[2*j:2*j+2])
+				if j, zk := int(e.cols[k]), z(i, k); b.keeps(zk, i, j) {
+					rk.add(zk, part[2*j:2*j+2])
 				}
 			}
 			ks.set(i, &rk)
@@ -191,6 +197,74 @@ func (e *Entries) keptBy(ks *keptSums, b *Bounds, z []float64) {
 		ks.cols[j], ks.cols[n2+j] = parts[2*j], parts[2*j+1]
 	}
 	ks.fresh = true
+}
+
+// residualAt returns the residual function of the observations y at the
+// factors f: entry k of row i, with Apply's bits.
+func (e *Entries) residualAt(f Factors, y []float64) func(i, k int) float64 {
+	l, rr := f.L.RawMatrix(), f.right().RawMatrix()
+	r := l.Cols
+	return func(i, k int) float64 {
+		j := int(e.cols[k])
+		return fsum.Dot(l.Data[i*l.Stride:i*l.Stride+r], rr.Data[j*rr.Stride:j*rr.Stride+r]) - y[k]
+	}
+}
+
+// startBoundsAt is startBounds on one process of the residuals of y at
+// the factors f, formed as they are needed rather than held: the bits of
+// startBounds of Apply's residuals, without their m values.
+func (e *Entries) startBoundsAt(f Factors, y []float64, c float64) *Bounds {
+	m := len(y)
+	at := e.residualAt(f, y)
+	if m <= scaleSample {
+		z := make([]float64, m)
+		for i := range e.n1 {
+			for k := e.start[i]; k < e.start[i+1]; k++ {
+				z[k] = at(i, k)
+			}
+		}
+		return startBounds(e, e.n1, e.n2, z, c, dist{})
+	}
+	// medianAbs's sample of the residuals, which is all it reads.
+	stride := (m + scaleSample - 1) / scaleSample
+	sample := make([]float64, 0, (m+stride-1)/stride)
+	for k := 0; k < m; k += stride {
+		sample = append(sample, at(e.Row(k), k))
+	}
+	floor := c * medianAbs(sample, scaleSample)
+	b := &Bounds{Rows: make([]float64, e.n1), Cols: make([]float64, e.n2)}
+	for _, v := range [][]float64{b.Rows, b.Cols} {
+		for k := range v {
+			v[k] = floor
+		}
+	}
+	ks := &keptSums{}
+	e.keptByAt(ks, b, at)
+	e.rebound(b, nil, c, dist{}, ks)
+	return b
+}
+
+// fitFraction is Result.FitFraction of the observations y at the factors
+// f, the residuals formed as they are counted.
+func (e *Entries) fitFraction(f Factors, y []float64) float64 {
+	tol := FitTolerance * FitScale(y)
+	at := e.residualAt(f, y)
+	nc := len(e.chunks) - 1
+	counts := make([]int, nc)
+	parallel(teamSize(len(e.cols)), nc, func(ch int) {
+		for i := e.chunks[ch]; i < e.chunks[ch+1]; i++ {
+			for k := e.start[i]; k < e.start[i+1]; k++ {
+				if math.Abs(at(i, k)) <= tol {
+					counts[ch]++
+				}
+			}
+		}
+	})
+	n := 0
+	for _, v := range counts {
+		n += v
+	}
+	return float64(n) / float64(len(y))
 }
 
 // meanTimes returns c·s/n, the bound of a row or column whose n kept

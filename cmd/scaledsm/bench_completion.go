@@ -47,10 +47,9 @@ func completionBench(name string, o benchOpts) (*benchResult, error) {
 	tuneGC(draw.Op)
 	res.Size = fmt.Sprintf("%d×%d r=%d m=%d", draw.N1, draw.N2, draw.Rank, draw.M)
 	problem := scaledsm.Problem{Op: in.Op, Y: in.Y, Rank: draw.Rank}
-	var init scaledsm.Factors
-	init.L, init.R = mat.DenseCopyOf(in.Star.L), mat.DenseCopyOf(in.Star.R)
-	init.L.Scale(1.1, init.L)
-	init.R.Scale(1.1, init.R)
+	init := scaledsm.Factors{L: &mat.Dense{}, R: &mat.Dense{}}
+	init.L.Scale(1.1, in.Star.L)
+	init.R.Scale(1.1, in.Star.R)
 
 	floor := newFloor(draw.Op, problem.Y)
 	floor.setMembw(o.membw)
