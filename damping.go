@@ -171,17 +171,19 @@ func newDamper(d Damping, loss Loss, iso float64, y, scratch []float64, ranks di
 // others counted as 0: loss.value of trimmed's copy, with its bits (a
 // zero term leaves a compensated sum as it was), from y itself.
 func keptValue(loss Loss, y []float64, trim Trim, iso float64) float64 {
+	below, allow, every := keepRule(y, trim, dist{}, nil)
+	each := func(keep func(i int)) { keepBy(y, below, allow, every, keep) }
 	var a fsum.Sum
 	switch loss {
 	case L1:
-		keepEach(y, trim, dist{}, nil, func(i int) { a.Add(math.Abs(y[i])) })
+		each(func(i int) { a.Add(math.Abs(y[i])) })
 		return a.Value()
 	case L2, L2Squared:
 		var scale float64
-		keepEach(y, trim, dist{}, nil, func(i int) { scale = max(scale, math.Abs(y[i])) })
+		each(func(i int) { scale = max(scale, math.Abs(y[i])) })
 		n := scale
 		if scale > 0 && !math.IsInf(scale, 0) && !math.IsNaN(scale) {
-			keepEach(y, trim, dist{}, nil, func(i int) {
+			each(func(i int) {
 				v := y[i] / scale
 				a.Add(v * v)
 			})

@@ -213,6 +213,12 @@ func keepEach(y []float64, trim Trim, d dist, scratch []float64, keep func(i int
 	}
 	below, allow, every := keepRule(y, trim, d, scratch)
 	clear(scratch)
+	keepBy(y, below, allow, every, keep)
+}
+
+// keepBy calls keep(i) for the index i of every observation that keepRule's
+// thresholds keep, in increasing order.
+func keepBy(y []float64, below float64, allow int, every bool, keep func(i int)) {
 	if every {
 		for i := range y {
 			keep(i)
