@@ -112,13 +112,13 @@ func (l Loss) valueOver(z []float64, iso float64, d dist, stop bool) (float64, b
 	return math.NaN(), stopped
 }
 
-// fitFraction returns Result.FitFraction over all the measurements: over
-// ranks, the scale is the exact median of all |y_i| (the single-rank
-// fitFraction samples beyond scaleSample of them).
-func (u *run) fitFraction() float64 {
-	z, y := u.eval.Z, u.p.Y
+// fitScale returns FitScale of the observations of all the ranks: over
+// ranks, the exact median of all |y_i| (FitScale samples beyond
+// scaleSample of them).
+func (u *run) fitScale() float64 {
+	y := u.p.Y
 	if !u.d.on() {
-		return fitFraction(z, y)
+		return FitScale(y)
 	}
 	abs := make([]float64, len(y))
 	var top float64
@@ -130,6 +130,18 @@ func (u *run) fitFraction() float64 {
 	if scale == 0 {
 		scale = u.d.max(top)
 	}
+	return scale
+}
+
+// fitFraction returns Result.FitFraction over all the measurements: over
+// ranks, the scale is the exact median of all |y_i| (the single-rank
+// fitFraction samples beyond scaleSample of them).
+func (u *run) fitFraction() float64 {
+	z, y := u.eval.Z, u.p.Y
+	if !u.d.on() {
+		return fitFraction(z, y)
+	}
+	scale := u.fitScale()
 	n := 0
 	for _, v := range z {
 		if math.Abs(v) <= FitTolerance*scale {

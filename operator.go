@@ -51,6 +51,12 @@ const (
 // (i, j) is kept when |z_ij| <= max(Rows[i], Cols[j]).
 type Bounds struct {
 	Rows, Cols []float64
+
+	// gross is the mean kept |z| beyond which a row or column is gross
+	// (0: none is); gross marks those found so, rows then columns. See
+	// GrossFactor.
+	gross float64
+	marks []bool
 }
 
 // keeps reports whether the bounds keep residual z at entry (i, j).

@@ -173,15 +173,16 @@ func (u *run) startBounds(init Factors) error {
 	u.bounder = b
 	u.trim = newTrimming()
 	z := u.eval.Z
+	gross := GrossFactor * u.fitScale()
 	if z == nil {
-		u.eval.Bounds = u.p.Op.(*Entries).startBoundsAt(init, u.p.Y, u.trim.factor)
+		u.eval.Bounds = u.p.Op.(*Entries).startBoundsAt(init, u.p.Y, u.trim.factor, gross)
 		return nil
 	}
 	u.p.Op.Apply(z, init)
 	for k, y := range u.p.Y {
 		z[k] -= y
 	}
-	u.eval.Bounds = startBounds(b, n1, n2, z, u.trim.factor, u.d)
+	u.eval.Bounds = startBounds(b, n1, n2, z, u.trim.factor, gross, u.d)
 	return nil
 }
 

@@ -63,14 +63,14 @@ func (tr *trimming) next(sq float64) {
 // beyond 2^16 on one process, see medianAbs), then one
 // round of the rule (see rebound) from there. The median leaves the gross
 // outliers out of the first means, which they would inflate.
-func startBounds(b bounder, n1, n2 int, z []float64, c float64, d dist) *Bounds {
+func startBounds(b bounder, n1, n2 int, z []float64, c, gross float64, d dist) *Bounds {
 	var floor float64
 	if !d.on() && len(z) > scaleSample {
 		floor = c * medianAbs(z, scaleSample) // of a sample: a scale
 	} else {
 		floor = c * d.kth(absValues(nil, z), (d.count(len(z))-1)/2)
 	}
-	bounds := &Bounds{Rows: make([]float64, n1), Cols: make([]float64, n2)}
+	bounds := &Bounds{Rows: make([]float64, n1), Cols: make([]float64, n2), gross: gross}
 	for _, v := range [][]float64{bounds.Rows, bounds.Cols} {
 		for k := range v {
 			v[k] = floor
@@ -110,11 +110,14 @@ func (e *Entries) rebound(b *Bounds, z []float64, c float64, d dist, ks *keptSum
 	cols := sums[2*n1:]
 	copy(cols, ks.cols)
 	d.sum(sums)
+	if b.gross > 0 && len(b.marks) != n1+n2 {
+		b.marks = make([]bool, n1+n2)
+	}
 	for i := range n1 {
-		b.Rows[i] = meanTimes(sums[i], sums[n1+i], c)
+		b.Rows[i] = b.bound(i, sums[i], sums[n1+i], c)
 	}
 	for j := range n2 {
-		b.Cols[j] = meanTimes(cols[j], cols[n2+j], c)
+		b.Cols[j] = b.bound(n1+j, cols[j], cols[n2+j], c)
 	}
 	var sq fsum.Sum
 	for i := range n1 {
@@ -213,7 +216,7 @@ func (e *Entries) residualAt(f Factors, y []float64) func(i, k int) float64 {
 // startBoundsAt is startBounds on one process of the residuals of y at
 // the factors f, formed as they are needed rather than held: the bits of
 // startBounds of Apply's residuals, without their m values.
-func (e *Entries) startBoundsAt(f Factors, y []float64, c float64) *Bounds {
+func (e *Entries) startBoundsAt(f Factors, y []float64, c, gross float64) *Bounds {
 	m := len(y)
 	at := e.residualAt(f, y)
 	if m <= scaleSample {
@@ -223,7 +226,7 @@ func (e *Entries) startBoundsAt(f Factors, y []float64, c float64) *Bounds {
 				z[k] = at(i, k)
 			}
 		}
-		return startBounds(e, e.n1, e.n2, z, c, dist{})
+		return startBounds(e, e.n1, e.n2, z, c, gross, dist{})
 	}
 	// medianAbs's sample of the residuals, which is all it reads.
 	stride := (m + scaleSample - 1) / scaleSample
@@ -232,7 +235,7 @@ func (e *Entries) startBoundsAt(f Factors, y []float64, c float64) *Bounds {
 		sample = append(sample, at(e.Row(k), k))
 	}
 	floor := c * medianAbs(sample, scaleSample)
-	b := &Bounds{Rows: make([]float64, e.n1), Cols: make([]float64, e.n2)}
+	b := &Bounds{Rows: make([]float64, e.n1), Cols: make([]float64, e.n2), gross: gross}
 	for _, v := range [][]float64{b.Rows, b.Cols} {
 		for k := range v {
 			v[k] = floor
@@ -265,6 +268,21 @@ func (e *Entries) fitFraction(f Factors, y []float64) float64 {
 		n += v
 	}
 	return float64(n) / float64(len(y))
+}
+
+// bound returns the bound of row or column k (rows first, then columns)
+// whose n kept residuals sum to s in magnitude: meanTimes, or 0 once the
+// row or column is gross (see GrossFactor), which it stays.
+func (b *Bounds) bound(k int, s, n, c float64) float64 {
+	if b.gross > 0 {
+		if n > 0 && s > b.gross*n {
+			b.marks[k] = true
+		}
+		if b.marks[k] {
+			return 0
+		}
+	}
+	return meanTimes(s, n, c)
 }
 
 // meanTimes returns c·s/n, the bound of a row or column whose n kept
@@ -303,7 +321,7 @@ func (e *Entries) OutlierBounds(y []float64, f Factors) (*Bounds, error) {
 	for k, v := range y {
 		z[k] -= v
 	}
-	b := startBounds(e, n1, n2, z, TrimFactor, dist{})
+	b := startBounds(e, n1, n2, z, TrimFactor, GrossFactor*FitScale(y), dist{})
 	floor := FitTolerance * FitScale(y)
 	prev := &Bounds{Rows: make([]float64, n1), Cols: make([]float64, n2)}
 	for range outlierRounds {

@@ -221,3 +221,66 @@ func count(v []bool) int {
 	}
 	return n
 }
+
+// TestTrimmedCorruptedColumns recovers a matrix a tenth of whose columns
+// are outliers in every entry (values uniform in ±10 max|X*|): the default
+// method, told nothing, fits the other columns to 1e-8, and the sparse
+// part's support holds every entry of the corrupted columns. A corrupted
+// column's own mean would keep its outliers and bend every row's fit; the
+// gross mark (GrossFactor) takes its bound away.
+func TestTrimmedCorruptedColumns(t *testing.T) {
+	const n1, n2, r = 120, 100, 3
+	d, err := synth.New(synth.Config{Kind: synth.RobustPCA, N1: n1, N2: n2, Rank: r, P: 1, Seed: 6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := d.Instance(synth.Setting{Kappa: 5, SNR: math.Inf(1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := in.Problem()
+	star := in.Star.Product()
+	var amp float64 // 10 max|X*|
+	for _, v := range star.RawMatrix().Data {
+		amp = max(amp, 10*math.Abs(v))
+	}
+	bad := map[int]bool{}
+	for j := 3; j < n2; j += n2 / 10 {
+		bad[j] = true
+	}
+	y := append([]float64(nil), p.Y...) // row-major, every entry observed
+	for k := range y {
+		if bad[k%n2] {
+			y[k] += amp * (2*math.Mod(float64(k)*0.618034, 1) - 1)
+		}
+	}
+	p.Y, p.Truth = y, nil
+	s := scaledsm.DefaultSettings(p.Op)
+	s.Converger, s.Tol, s.MaxIter = nil, 1e-12, 2000
+	res, err := scaledsm.Solve(context.Background(), p, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := res.Factors.Product()
+	var num, den float64
+	for i := range n1 {
+		for j := range n2 {
+			if !bad[j] {
+				dv := x.At(i, j) - star.At(i, j)
+				num, den = num+dv*dv, den+star.At(i, j)*star.At(i, j)
+			}
+		}
+	}
+	if e := math.Sqrt(num / den); !(e <= 1e-8) {
+		t.Fatalf("%v after %d iterations: relative error %.3g on the clean columns, want <= 1e-8", res.Status, res.Iterations, e)
+	}
+	sp, err := p.Op.(*scaledsm.Entries).SparsePart(y, res.Factors)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range sp {
+		if bad[k%n2] && v == 0 {
+			t.Fatalf("entry (%d, %d) of a corrupted column is not in the sparse part", k/n2, k%n2)
+		}
+	}
+}
