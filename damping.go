@@ -158,13 +158,20 @@ func newDamper(d Damping, loss Loss, iso float64, y, scratch []float64, ranks di
 	// Trim): about f(0) - f(X*), with the outliers mostly left out. Auto's
 	// estimate at X = 0 would vanish when a quarter of the observations are
 	// zero, as they can be in matrix completion, and make ρ_t enormous.
-	if scratch == nil && !ranks.on() {
-		dm.scale = keptValue(loss, y, Trim{}, iso)
-		return dm
-	}
-	v, _ := trimmed(scratch, y, Trim{}, ranks)
-	dm.scale, _ = loss.valueOver(v, iso, ranks, false)
+	dm.scale = zeroLoss(loss, y, iso, ranks, scratch)
 	return dm
+}
+
+// zeroLoss returns the loss at X = 0 of the observations y that the median
+// rule keeps (see Trim), over the ranks of d: from y itself on one
+// process, else through scratch (len(y) values, or nil for a new slice).
+func zeroLoss(loss Loss, y []float64, iso float64, d dist, scratch []float64) float64 {
+	if !d.on() {
+		return keptValue(loss, y, Trim{}, iso)
+	}
+	v, _ := trimmed(scratch, y, Trim{}, d)
+	f, _ := loss.valueOver(v, iso, d, false)
+	return f
 }
 
 // keptValue returns the loss of the observations that trim keeps, the

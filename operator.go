@@ -52,11 +52,11 @@ const (
 type Bounds struct {
 	Rows, Cols []float64
 
-	// gross is the mean kept |z| beyond which a row or column is gross
-	// (0: none is); gross marks those found so, rows then columns. See
-	// GrossFactor.
-	gross float64
-	marks []bool
+	// scale is the data's (FitScale; 0 when not known) and gross
+	// GrossFactor times it, the mean kept |z| beyond which a row or column
+	// is gross; marks holds those found so, rows then columns.
+	scale, gross float64
+	marks        []bool
 }
 
 // keeps reports whether the bounds keep residual z at entry (i, j).

@@ -40,8 +40,9 @@ type run struct {
 
 	// The bounds of TrimmedL2: the operator that sets them and their
 	// factor.
-	bounder bounder
-	trim    trimming
+	bounder  bounder
+	trim     trimming
+	zeroLoss float64 // TrimmedL2's at X = 0 (see advance)
 
 	l, r   *mat.Dense // current factors
 	dl, dr *mat.Dense // directions
@@ -172,17 +173,22 @@ func (u *run) startBounds(init Factors) error {
 	_, n1, n2 := u.p.Op.Dims()
 	u.bounder = b
 	u.trim = newTrimming()
+	if u.damp.active() {
+		u.zeroLoss = u.damp.scale // the same, in L2Squared's units
+	} else {
+		u.zeroLoss = zeroLoss(L2Squared, u.p.Y, u.iso, u.d, u.eval.Z)
+	}
 	z := u.eval.Z
-	gross := GrossFactor * u.fitScale()
+	scale := u.fitScale()
 	if z == nil {
-		u.eval.Bounds = u.p.Op.(*Entries).startBoundsAt(init, u.p.Y, u.trim.factor, gross)
+		u.eval.Bounds = u.p.Op.(*Entries).startBoundsAt(init, u.p.Y, u.trim.factor, scale)
 		return nil
 	}
 	u.p.Op.Apply(z, init)
 	for k, y := range u.p.Y {
 		z[k] -= y
 	}
-	u.eval.Bounds = startBounds(b, n1, n2, z, u.trim.factor, gross, u.d)
+	u.eval.Bounds = startBounds(b, n1, n2, z, u.trim.factor, scale, u.d)
 	return nil
 }
 
@@ -235,7 +241,14 @@ func (u *run) advance(ctx context.Context) {
 	// Without a truth, the loss tells: grown a thousandfold from the
 	// start's, the iterate is running away (least squares with too long a
 	// step on real data reaches 1e243 before it overflows).
-	grown := len(u.res.Trace) > 0 && u.res.Trace[0].Loss > 0 && it.Loss > DivergenceThreshold*u.res.Trace[0].Loss
+	// TrimmedL2's loss is over what the bounds keep, which the first
+	// bounds, from the start's median, hold small: its measure is also the
+	// loss of X = 0 over the observations the median rule keeps.
+	ref := 0.0
+	if len(u.res.Trace) > 0 {
+		ref = max(u.res.Trace[0].Loss, u.zeroLoss)
+	}
+	grown := ref > 0 && it.Loss > DivergenceThreshold*ref
 	switch {
 	case !finite || grown || (u.truth && !(it.RelError <= DivergenceThreshold)):
 		u.record(it, Diverged)

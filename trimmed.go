@@ -63,14 +63,14 @@ func (tr *trimming) next(sq float64) {
 // beyond 2^16 on one process, see medianAbs), then one
 // round of the rule (see rebound) from there. The median leaves the gross
 // outliers out of the first means, which they would inflate.
-func startBounds(b bounder, n1, n2 int, z []float64, c, gross float64, d dist) *Bounds {
+func startBounds(b bounder, n1, n2 int, z []float64, c, scale float64, d dist) *Bounds {
 	var floor float64
 	if !d.on() && len(z) > scaleSample {
 		floor = c * medianAbs(z, scaleSample) // of a sample: a scale
 	} else {
 		floor = c * d.kth(absValues(nil, z), (d.count(len(z))-1)/2)
 	}
-	bounds := &Bounds{Rows: make([]float64, n1), Cols: make([]float64, n2), gross: gross}
+	bounds := &Bounds{Rows: make([]float64, n1), Cols: make([]float64, n2), scale: scale, gross: GrossFactor * scale}
 	for _, v := range [][]float64{bounds.Rows, bounds.Cols} {
 		for k := range v {
 			v[k] = floor
@@ -81,8 +81,9 @@ func startBounds(b bounder, n1, n2 int, z []float64, c, gross float64, d dist) *
 }
 
 // rebound sets the bounds to c times the mean |z| of each row and each
-// column over the residuals the bounds kept (0 for a row or column none
-// of whose residuals was kept).
+// column over the residuals the bounds kept (c times the data's scale for
+// a row or column none of whose residuals was kept, 0 for a gross one:
+// see Bounds.bound).
 // A mean over what was kept is robust as a median is, since the outliers
 // beyond the bounds are left out, and unlike a median it does not collapse
 // where half of a row fits exactly, as the rows of a structured X* can.
@@ -110,8 +111,8 @@ func (e *Entries) rebound(b *Bounds, z []float64, c float64, d dist, ks *keptSum
 	cols := sums[2*n1:]
 	copy(cols, ks.cols)
 	d.sum(sums)
-	if b.gross > 0 && len(b.marks) != n1+n2 {
-		b.marks = make([]bool, n1+n2)
+	if b.gross > 0 {
+		b.mark(sums[:n1], sums[n1:2*n1], cols[:n2], cols[n2:])
 	}
 	for i := range n1 {
 		b.Rows[i] = b.bound(i, sums[i], sums[n1+i], c)
@@ -216,7 +217,7 @@ func (e *Entries) residualAt(f Factors, y []float64) func(i, k int) float64 {
 // startBoundsAt is startBounds on one process of the residuals of y at
 // the factors f, formed as they are needed rather than held: the bits of
 // startBounds of Apply's residuals, without their m values.
-func (e *Entries) startBoundsAt(f Factors, y []float64, c, gross float64) *Bounds {
+func (e *Entries) startBoundsAt(f Factors, y []float64, c, scale float64) *Bounds {
 	m := len(y)
 	at := e.residualAt(f, y)
 	if m <= scaleSample {
@@ -226,7 +227,7 @@ func (e *Entries) startBoundsAt(f Factors, y []float64, c, gross float64) *Bound
 				z[k] = at(i, k)
 			}
 		}
-		return startBounds(e, e.n1, e.n2, z, c, gross, dist{})
+		return startBounds(e, e.n1, e.n2, z, c, scale, dist{})
 	}
 	// medianAbs's sample of the residuals, which is all it reads.
 	stride := (m + scaleSample - 1) / scaleSample
@@ -235,7 +236,7 @@ func (e *Entries) startBoundsAt(f Factors, y []float64, c, gross float64) *Bound
 		sample = append(sample, at(e.Row(k), k))
 	}
 	floor := c * medianAbs(sample, scaleSample)
-	b := &Bounds{Rows: make([]float64, e.n1), Cols: make([]float64, e.n2), gross: gross}
+	b := &Bounds{Rows: make([]float64, e.n1), Cols: make([]float64, e.n2), scale: scale, gross: GrossFactor * scale}
 	for _, v := range [][]float64{b.Rows, b.Cols} {
 		for k := range v {
 			v[k] = floor
@@ -271,25 +272,62 @@ func (e *Entries) fitFraction(f Factors, y []float64) float64 {
 }
 
 // bound returns the bound of row or column k (rows first, then columns)
-// whose n kept residuals sum to s in magnitude: meanTimes, or 0 once the
-// row or column is gross (see GrossFactor), which it stays.
+// whose n kept residuals sum to s in magnitude: c times their mean, or 0
+// once the row or column is gross (see GrossFactor), which it stays. One
+// none of whose residuals was kept is bounded by c times the data's scale:
+// at 0, as meanTimes has it, an honest row whose fit starts far off would
+// keep only what its columns' bounds keep, which its own error exceeds,
+// and never be fitted (5 rows of a 200 × 200 matrix with whole corrupted
+// columns stopped so at 1.5e-4); the data's scale lets its honest entries
+// in and leaves gross outliers out.
 func (b *Bounds) bound(k int, s, n, c float64) float64 {
-	if b.gross > 0 {
-		if n > 0 && s > b.gross*n {
-			b.marks[k] = true
-		}
-		if b.marks[k] {
-			return 0
-		}
+	if b.marks != nil && b.marks[k] {
+		return 0
+	}
+	if n == 0 && b.scale > 0 {
+		return c * b.scale
 	}
 	return meanTimes(s, n, c)
+}
+
+// mark marks the gross rows or columns, from the sums rs and counts rn of
+// the rows' kept |z| and those of the columns, cs and cn: of one of the
+// two only, whichever holds the largest mean of those unmarked. A gross
+// column's outliers, which its own bound keeps, raise the means of every
+// row they cross (a tenth of each row at a tenth of the columns
+// corrupted), and would mark honest rows beside them; once the column is
+// marked the rows' next means are their own.
+func (b *Bounds) mark(rs, rn, cs, cn []float64) {
+	n1 := len(rs)
+	if len(b.marks) != n1+len(cs) {
+		b.marks = make([]bool, n1+len(cs))
+	}
+	top := func(s, n []float64, marks []bool) float64 {
+		var t float64
+		for k := range s {
+			if n[k] > 0 && !marks[k] {
+				t = max(t, s[k]/n[k])
+			}
+		}
+		return t
+	}
+	s, n, marks := rs, rn, b.marks[:n1]
+	if top(cs, cn, b.marks[n1:]) > top(rs, rn, marks) {
+		s, n, marks = cs, cn, b.marks[n1:]
+	}
+	for k := range s {
+		if n[k] > 0 && s[k] > b.gross*n[k] {
+			marks[k] = true
+		}
+	}
 }
 
 // meanTimes returns c·s/n, the bound of a row or column whose n kept
 // residuals sum to s in magnitude, or 0 when none was kept: the entries of
 // such a row are then kept by their columns' bounds alone. (A bound
 // reopened to +Inf would let the row's outliers back in, whose mean would
-// then keep them for good.)
+// then keep them for good; bound reopens it to the data's scale when it
+// knows that.)
 func meanTimes(s, n, c float64) float64 {
 	if n == 0 {
 		return 0
@@ -321,7 +359,7 @@ func (e *Entries) OutlierBounds(y []float64, f Factors) (*Bounds, error) {
 	for k, v := range y {
 		z[k] -= v
 	}
-	b := startBounds(e, n1, n2, z, TrimFactor, GrossFactor*FitScale(y), dist{})
+	b := startBounds(e, n1, n2, z, TrimFactor, FitScale(y), dist{})
 	floor := FitTolerance * FitScale(y)
 	prev := &Bounds{Rows: make([]float64, n1), Cols: make([]float64, n2)}
 	for range outlierRounds {
