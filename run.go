@@ -42,7 +42,9 @@ type run struct {
 	// factor.
 	bounder  bounder
 	trim     trimming
-	zeroLoss float64 // TrimmedL2's at X = 0 (see advance)
+	zeroLoss float64     // TrimmedL2's at X = 0 (see advance)
+	trial    *refitTrial // the robust refit on trial (see refit.go)
+	refitted bool        // the run has made its refit
 
 	l, r   *mat.Dense // current factors
 	dl, dr *mat.Dense // directions
@@ -264,6 +266,9 @@ func (u *run) advance(ctx context.Context) {
 		return
 	case interrupted:
 		u.record(it, Interrupted)
+		return
+	}
+	if u.refit(it) {
 		return
 	}
 	if u.s.Converger != nil {
