@@ -280,15 +280,14 @@ func (e *Entries) Evaluate(ev *Evaluation) {
 	}
 	// Without Z the residuals of a row segment go to its chunk's own
 	// buffer of the longest row, read by nothing after the segment.
-	longest := 0
-	if ev.Z == nil {
+	if ev.Z == nil && ev.rowZ == nil {
+		longest := 0
 		for i := range e.n1 {
 			longest = max(longest, e.start[i+1]-e.start[i])
 		}
-		if len(ev.rowZ) != nc*longest {
-			ev.rowZ = make([]float64, nc*longest)
-		}
+		ev.rowZ = make([]float64, nc*longest)
 	}
+	longest := len(ev.rowZ) / nc
 	l, rr := ev.L.RawMatrix(), ev.R.RawMatrix()
 	gl := ev.GL.RawMatrix()
 	w := teamSize(len(e.cols) * r)

@@ -52,11 +52,11 @@ const (
 type Bounds struct {
 	Rows, Cols []float64
 
-	// scale is the data's (FitScale; 0 when not known) and gross
-	// GrossFactor times it, the mean kept |z| beyond which a row or column
-	// is gross; marks holds those found so, rows then columns.
-	scale, gross float64
-	marks        []bool
+	// scale is the data's (FitScale; 0 when not known): GrossFactor times
+	// it is the mean kept |z| beyond which a row or column is gross, and
+	// marks holds those found so, rows then columns.
+	scale float64
+	marks []bool
 }
 
 // keeps reports whether the bounds keep residual z at entry (i, j).

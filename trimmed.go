@@ -70,14 +70,21 @@ func startBounds(b bounder, n1, n2 int, z []float64, c, scale float64, d dist) *
 	} else {
 		floor = c * d.kth(absValues(nil, z), (d.count(len(z))-1)/2)
 	}
-	bounds := &Bounds{Rows: make([]float64, n1), Cols: make([]float64, n2), scale: scale, gross: GrossFactor * scale}
-	for _, v := range [][]float64{bounds.Rows, bounds.Cols} {
+	bounds := newBounds(n1, n2, floor, scale)
+	b.rebound(bounds, z, c, d, nil)
+	return bounds
+}
+
+// newBounds returns the bounds of n1 rows and n2 columns, each at floor,
+// for data of the scale given (see Bounds).
+func newBounds(n1, n2 int, floor, scale float64) *Bounds {
+	b := &Bounds{Rows: make([]float64, n1), Cols: make([]float64, n2), scale: scale}
+	for _, v := range [][]float64{b.Rows, b.Cols} {
 		for k := range v {
 			v[k] = floor
 		}
 	}
-	b.rebound(bounds, z, c, d, nil)
-	return bounds
+	return b
 }
 
 // rebound sets the bounds to c times the mean |z| of each row and each
@@ -111,7 +118,7 @@ func (e *Entries) rebound(b *Bounds, z []float64, c float64, d dist, ks *keptSum
 	cols := sums[2*n1:]
 	copy(cols, ks.cols)
 	d.sum(sums)
-	if b.gross > 0 {
+	if b.scale > 0 {
 		b.mark(sums[:n1], sums[n1:2*n1], cols[:n2], cols[n2:])
 	}
 	for i := range n1 {
@@ -236,12 +243,7 @@ func (e *Entries) startBoundsAt(f Factors, y []float64, c, scale float64) *Bound
 		sample = append(sample, at(e.Row(k), k))
 	}
 	floor := c * medianAbs(sample, scaleSample)
-	b := &Bounds{Rows: make([]float64, e.n1), Cols: make([]float64, e.n2), scale: scale, gross: GrossFactor * scale}
-	for _, v := range [][]float64{b.Rows, b.Cols} {
-		for k := range v {
-			v[k] = floor
-		}
-	}
+	b := newBounds(e.n1, e.n2, floor, scale)
 	ks := &keptSums{}
 	e.keptByAt(ks, b, at)
 	e.rebound(b, nil, c, dist{}, ks)
@@ -316,7 +318,7 @@ func (b *Bounds) mark(rs, rn, cs, cn []float64) {
 		s, n, marks = cs, cn, b.marks[n1:]
 	}
 	for k := range s {
-		if n[k] > 0 && s[k] > b.gross*n[k] {
+		if n[k] > 0 && s[k] > GrossFactor*b.scale*n[k] {
 			marks[k] = true
 		}
 	}

@@ -317,14 +317,7 @@ func (c PhaseConfig) solvePhase(ctx context.Context, m PhaseMethod, pc phaseCase
 		// 6e-12, 0.3 stops at 0.58).
 		return ScaledGDTalpha(ctx, y, c.Rank, min(0.5, 2*pc.ps), c.Success/100, c.MaxIter)
 	}
-	n1, n2 := y.Dims()
-	rows, cols := make([]int32, 0, n1*n2), make([]int32, 0, n1*n2)
-	for i := range n1 {
-		for j := range n2 {
-			rows, cols = append(rows, int32(i)), append(cols, int32(j))
-		}
-	}
-	op, obs, err := scaledsm.NewEntries(n1, n2, rows, cols, slices.Clone(y.RawMatrix().Data))
+	op, obs, err := denseEntries(y)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -335,6 +328,19 @@ func (c PhaseConfig) solvePhase(ctx context.Context, m PhaseMethod, pc phaseCase
 		return nil, 0, err
 	}
 	return res.Factors.Product(), res.Iterations, nil
+}
+
+// denseEntries returns the entry operator of every entry of y (robust
+// PCA) and its observations, a copy of y's values.
+func denseEntries(y *mat.Dense) (*scaledsm.Entries, []float64, error) {
+	n1, n2 := y.Dims()
+	rows, cols := make([]int32, 0, n1*n2), make([]int32, 0, n1*n2)
+	for i := range n1 {
+		for j := range n2 {
+			rows, cols = append(rows, int32(i)), append(cols, int32(j))
+		}
+	}
+	return scaledsm.NewEntries(n1, n2, rows, cols, slices.Clone(y.RawMatrix().Data))
 }
 
 // judgedError is ||x - star||_F / ||star||_F over the entries judged.

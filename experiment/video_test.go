@@ -4,7 +4,6 @@ import (
 	"context"
 	"math"
 	"os"
-	"slices"
 	"testing"
 	"time"
 
@@ -87,13 +86,7 @@ func TestVideoRPCA(t *testing.T) {
 		return e
 	}
 	// The default method, told nothing.
-	rows, cols := make([]int32, 0, n1*n2), make([]int32, 0, n1*n2)
-	for i := range n1 {
-		for j := range n2 {
-			rows, cols = append(rows, int32(i)), append(cols, int32(j))
-		}
-	}
-	op, obs, err := scaledsm.NewEntries(n1, n2, rows, cols, slices.Clone(y.RawMatrix().Data))
+	op, obs, err := denseEntries(y)
 	if err != nil {
 		t.Fatal(err)
 	}
