@@ -71,6 +71,7 @@ func TestPlateauOnApproximateData(t *testing.T) {
 		p.Truth = nil
 		s := scaledsm.DefaultSettings(p.Op)
 		s.MaxIter = 3000
+		s.Ridge = 0 // the plateau alone, without the validation of a penalty
 		res, err := scaledsm.Solve(context.Background(), p, s)
 		if err != nil {
 			t.Fatal(err)

@@ -69,6 +69,11 @@ func ChooseRank(ctx context.Context, p Problem, s Settings, maxRank int) (RankCh
 	}
 	maxRank = min(maxRank, n1, n2)
 	s.Init = nil
+	if s.Ridge == AutoRidge {
+		// The ranks are compared unpenalized; Solve chooses the
+		// penalty of the rank chosen.
+		s.Ridge = 0
+	}
 	if s.Converger == nil {
 		// The scores need a few digits, not a fit to 1e-12: each fit
 		// stops when its loss levels off (see Plateau).
@@ -92,13 +97,7 @@ func ChooseRank(ctx context.Context, p Problem, s Settings, maxRank int) (RankCh
 		}
 		v := math.Inf(1)
 		if !res.Status.Failed() {
-			x := make([]float64, len(testY))
-			test.Apply(x, res.Factors)
-			var sum float64
-			for k, y := range testY {
-				sum += math.Abs(y - x[k])
-			}
-			v = sum / float64(len(x))
+			v, _ = heldOutError(test, testY, res.Factors, math.Inf(1))
 		}
 		c.Ranks, c.Errors = append(c.Ranks, r), append(c.Errors, v)
 		if v < best {

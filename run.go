@@ -239,6 +239,10 @@ func (u *run) advance(ctx context.Context) {
 		it.Loss = u.iso / 2 * sq.Value()
 	}
 
+	if mu := u.s.Ridge; mu > 0 {
+		it.Loss += mu / 2 * (inner(u.l, u.l) + inner(u.r, u.r))
+	}
+
 	finite := !math.IsNaN(it.Loss) && !math.IsInf(it.Loss, 0)
 	// Without a truth, the loss tells: grown a thousandfold from the
 	// start's, the iterate is running away (least squares with too long a
@@ -338,6 +342,16 @@ func (u *run) directions(loss, rho float64) (norm2 float64, ok bool) {
 			scaleInPlace(e.GR, c)
 		}
 	}
+	mu := u.s.Ridge
+	if mu > 0 {
+		// The penalty's gradient μL, μR; directions rescaled the
+		// subgradients in place.
+		addScaled(e.GL, u.l, mu)
+		if !u.sym {
+			addScaled(e.GR, u.r, mu)
+		}
+		u.scaled = true
+	}
 	if !u.s.Method.scaled() {
 		u.dl.Copy(e.GL)
 		norm2 = inner(e.GL, e.GL)
@@ -353,6 +367,9 @@ func (u *run) directions(loss, rho float64) (norm2 float64, ok bool) {
 		other = u.l
 	}
 	fixed, rel := u.damp.terms(rho)
+	// The penalty's curvature μI joins the Gram matrix, as in ridge
+	// regression: each factor's rows move by g (FᵀF + μI)^{-1}.
+	fixed += max(mu, 0)
 	fb, ok := u.pl.apply(u.dl, e.GL, other, fixed, rel)
 	if !ok {
 		return 0, false
@@ -486,6 +503,18 @@ func scaleInPlace(a *mat.Dense, f float64) {
 		x := ra.Data[i*ra.Stride : i*ra.Stride+ra.Cols]
 		for j := range x {
 			x[j] *= f
+		}
+	}
+}
+
+// addScaled sets a to a + f·b, element by element.
+func addScaled(a, b *mat.Dense, f float64) {
+	ra, rb := a.RawMatrix(), b.RawMatrix()
+	for i := range ra.Rows {
+		x := ra.Data[i*ra.Stride : i*ra.Stride+ra.Cols]
+		y := rb.Data[i*rb.Stride : i*rb.Stride+rb.Cols]
+		for j := range x {
+			x[j] += f * y[j]
 		}
 	}
 }

@@ -54,6 +54,20 @@ type Settings struct {
 	InitScale float64
 	Seed      uint64
 
+	// Ridge is the penalty μ >= 0 of μ/2 (||L||²_F + ||R||²_F) added to the
+	// loss. At balanced factors it is μ ||L Rᵀ||_*, the nuclear norm, whose
+	// minimizer shrinks every singular value of the unpenalized fit by μ
+	// (in the loss's units: for entries, those of the whole matrix, the
+	// sum of squares scaled by n1 n2/m): on data that are only
+	// approximately low rank the directions that would fit noise stay
+	// small, and a larger rank no longer gives a worse fit. 0, the zero
+	// value, is no penalty; AutoRidge, the default of DefaultSettings for
+	// entries, chooses μ by validation when an unpenalized fit is not
+	// exact (see ChooseRidge). A penalty applies to X = L Rᵀ on one
+	// process, with a step that does not rest on f(X*) (Constant,
+	// Geometric).
+	Ridge float64
+
 	// Damping of the scaled methods' preconditioner (see Damping); the
 	// zero value is the automatic rule, which fades as the fit becomes
 	// exact and keeps an over-specified rank fast.
@@ -122,6 +136,11 @@ const (
 	// approximately low rank or noisy. Result.FitFraction and the loss say
 	// how well the iterate fits.
 	Plateaued
+	// Validated: the problem has no truth, and the run made the number of
+	// iterations at which a fit of most of the entries predicted those
+	// held out best (Settings.Ridge = AutoRidge, see ChooseRidge): further
+	// iterations would fit noise.
+	Validated
 )
 
 var statusNames = [...]string{
@@ -133,6 +152,7 @@ var statusNames = [...]string{
 	Interrupted:    "interrupted",
 	Stationary:     "stationary",
 	Plateaued:      "plateau",
+	Validated:      "validated",
 }
 
 // String returns the status as one word, as the command line prints it.
@@ -169,7 +189,11 @@ type Result struct {
 	// RankChoice, with Problem.Rank = AutoRank on entries, is how the rank
 	// was chosen by validation (see ChooseRank); nil otherwise.
 	RankChoice *RankChoice
-	Runtime    time.Duration // wall time of the iterations (initialization excluded)
+	// RidgeChoice, with Settings.Ridge = AutoRidge, is how the penalty
+	// was chosen by validation (see ChooseRidge); nil when the
+	// unpenalized fit was kept.
+	RidgeChoice *RidgeChoice
+	Runtime     time.Duration // wall time of the iterations (initialization excluded)
 
 	// FitFraction is the fraction of the measurements that the last
 	// iterate fits exactly, to FitTolerance times the median |y_i|:
@@ -199,6 +223,9 @@ const DivergenceThreshold = 1e3
 func Solve(ctx context.Context, p Problem, s Settings) (*Result, error) {
 	if p.Rank == AutoRank {
 		return solveAutoRank(ctx, p, s)
+	}
+	if s.Ridge == AutoRidge {
+		return solveAutoRidge(ctx, p, s)
 	}
 	run, err := start(p, s)
 	if err != nil {
@@ -256,6 +283,17 @@ func validate(p Problem, s *Settings) error {
 	}
 	if err := s.resolve(); err != nil {
 		return err
+	}
+	if s.Ridge == AutoRidge {
+		// Solve alone chooses a penalty (solveAutoRidge); a run of a
+		// batch, or one it has resolved, fits without.
+		s.Ridge = 0
+	}
+	if s.Ridge > 0 && p.Reducer != nil {
+		return inputError("ridge", s.Ridge, "applies to a problem on one process")
+	}
+	if s.Ridge > 0 && p.Op.Symmetric() {
+		return inputError("ridge", s.Ridge, "applies to X = L Rᵀ, not to a symmetric operator's X = L Lᵀ")
 	}
 	if s.Init != nil {
 		if err := checkFactors(*s.Init, p.Op, p.Rank); err != nil {
@@ -317,6 +355,9 @@ func (s *Settings) resolve() error {
 	if err := s.Trim.validate(); err != nil {
 		return err
 	}
+	if err := s.validateRidge(); err != nil {
+		return err
+	}
 	if !s.Start.valid() {
 		return inputError("init", s.Start, "unknown initialization")
 	}
@@ -324,6 +365,23 @@ func (s *Settings) resolve() error {
 		return inputError("init scale", s.InitScale, "must be positive and finite (0 means %g)", DefaultInitScale)
 	}
 	return s.Damping.validate()
+}
+
+// validateRidge checks Settings.Ridge: a finite μ >= 0 or AutoRidge, and
+// a penalty with a step that does not rest on f(X*), which a penalty
+// changes.
+func (s *Settings) validateRidge() error {
+	if s.Ridge == AutoRidge || s.Ridge == 0 {
+		return nil
+	}
+	if !(s.Ridge > 0) || math.IsInf(s.Ridge, 0) {
+		return inputError("ridge", s.Ridge, "must be positive and finite (0: none, AutoRidge: chosen by validation)")
+	}
+	switch s.Step.(type) {
+	case Constant, Geometric:
+		return nil
+	}
+	return inputError("step", s.Step, "%v rests on f(X*), which a ridge penalty moves; use a constant or geometric step", s.Step)
 }
 
 func checkFactors(f Factors, op Operator, rank int) error {
@@ -384,7 +442,7 @@ func (p Problem) Spectral(trim Trim) (Factors, error) {
 // outliers at a rate that does not depend on the condition number.
 func DefaultSettings(op Operator) Settings {
 	if _, ok := op.(bounder); ok {
-		return Settings{Method: ScaledGD, Loss: TrimmedL2, Step: Constant{Eta: 0.5}, Converger: Plateau{}}
+		return Settings{Method: ScaledGD, Loss: TrimmedL2, Step: Constant{Eta: 0.5}, Converger: Plateau{}, Ridge: AutoRidge}
 	}
 	return Settings{}
 }

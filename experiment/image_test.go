@@ -57,6 +57,19 @@ func TestImageClaims(t *testing.T) {
 	if (&ImageResult{Config: DefaultImage()}).Claims()[0].Holds {
 		t.Error("the claim holds without solves")
 	}
+	for _, tc := range []struct {
+		psnr  []float64
+		holds bool
+	}{{[]float64{18, 21, 22}, true}, {[]float64{18, 21.5, 21.35}, true}, {[]float64{18, 21.5, 21.2}, false}, {[]float64{20, 19, 22}, false}} {
+		r := imageByHand(20, 15)
+		for k, p := range tc.psnr {
+			r.Sweep = append(r.Sweep, ImageSolve{Solver: Default, Rank: 10 * (k + 1), PSNR: p})
+		}
+		v := r.Claims()
+		if len(v) != 2 || v[1].Holds != tc.holds {
+			t.Errorf("sweep %v: %+v; want the second claim to hold: %v", tc.psnr, v, tc.holds)
+		}
+	}
 }
 
 // TestRunImageShort runs the image study for a few iterations at rank 2:
@@ -64,10 +77,13 @@ func TestImageClaims(t *testing.T) {
 // images, and the JSON and PNGs restore the study.
 func TestRunImageShort(t *testing.T) {
 	c := DefaultImage()
-	c.Rank, c.MaxIter = 2, 3
+	c.Rank, c.Ranks, c.MaxIter = 2, []int{3, 1}, 3
 	r, err := RunImage(context.Background(), c)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if len(r.Sweep) != 3 || r.Sweep[0].Rank != 1 || r.Sweep[1].Rank != 2 || r.Sweep[2].Rank != 3 || r.Sweep[1] != r.Solves[0] {
+		t.Errorf("the rank sweep %+v; want the default at ranks 1, 2 (its solve) and 3", r.Sweep)
 	}
 	n := float64(r.Width * r.Height)
 	if d := math.Abs(float64(r.Seen) - c.Observed*n); d > 5*math.Sqrt(n*c.Observed*(1-c.Observed)) {

@@ -141,8 +141,10 @@ func (page *reportPage) addStudies(st Studies) error {
 				"pixels in [0, 1]): %g%% of the pixels seen, %g%% of those replaced by 0 or 1 (salt and pepper), seed %d; "+
 				"recovered at rank %d, each method from the spectral start with the median trimming, at most %d iterations "+
 				"to a relative change of %g, the result clipped to [0, 1]. PSNR = 10 log10(1/MSE) against the original over all pixels; "+
-				"the corrupted input counts its hidden pixels as 0. The best rank-%d approximation of the original has a PSNR of %.1f dB.",
-				im.Width, im.Height, 100*cfg.Observed, 100*cfg.Salt, cfg.Seed, cfg.Rank, cfg.MaxIter, cfg.Tol, cfg.Rank, im.BestPSNR),
+				"the corrupted input counts its hidden pixels as 0. The best rank-%d approximation of the original has a PSNR of %.1f dB. "+
+				"The default method (scaledsm.DefaultSettings) keeps an exact fit and otherwise chooses its ridge penalty and its "+
+				"iterations on 5%% of the pixels seen, held out (scaledsm.ChooseRidge); it is also fitted at the ranks %v.",
+				im.Width, im.Height, 100*cfg.Observed, 100*cfg.Salt, cfg.Seed, cfg.Rank, cfg.MaxIter, cfg.Tol, cfg.Rank, im.BestPSNR, cfg.Ranks),
 			Time:     fmt.Sprintf("%.1f s on %s", im.Seconds, orUnknown(im.Machine)),
 			Command:  "scaledsm completion --out DIR",
 			Verdicts: im.Claims(),

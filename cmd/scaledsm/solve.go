@@ -28,6 +28,7 @@ import (
 // initialization's truncation and the stopping rule.
 type solverFlags struct {
 	method, loss, step, trim string
+	ridge                    string
 	lambda, q, eta           float64
 	iters                    int
 	tol                      float64
@@ -38,7 +39,7 @@ type solverFlags struct {
 // library's errors.
 var solverInputs = map[string]string{
 	"method": "method", "loss": "loss", "step": "step", "lambda": "lambda", "q": "q", "eta": "eta",
-	"trim": "trim", "tol": "tol", "iterations": "iters",
+	"trim": "trim", "tol": "tol", "iterations": "iters", "ridge": "ridge",
 }
 
 func (s *solverFlags) register(fs *flag.FlagSet) {
@@ -50,6 +51,7 @@ func (s *solverFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&s.q, "q", 0.9, "geometric steps: decay rate q in (0, 1)")
 	fs.Float64Var(&s.eta, "eta", 0, "constant steps: eta > 0 (default for scaledgd 0.5 on sensing, 0.05 on quadratic sampling; for gd the same divided by the top singular value of the initialization)")
 	fs.StringVar(&s.trim, "trim", "", "truncation of the spectral initialization: a fraction in [0, 0.5) of largest |y_i| to drop, none, or median\n(drop |y_i| > 3·median|y|, needs no p_s) (default: with files, --ps if given; with a synthetic problem,\nits p_s, except with --step auto; median otherwise)")
+	fs.StringVar(&s.ridge, "ridge", "", "penalty μ/2(||L||² + ||R||²), μ times the nuclear norm: none, a μ > 0 in the units of the whole matrix,\nor auto, which keeps an exact fit and otherwise chooses μ and the iterations on 5% of the entries held out\n(default auto for matrix completion and robust PCA with their default method, none otherwise)")
 	fs.IntVar(&s.iters, "iters", 1000, "iteration limit (the recommender: its number of sweeps, chosen by validation unless given)")
 	fs.Float64Var(&s.tol, "tol", 1e-12, "stop when the relative error (without a truth: the relative change of X) reaches this; 0 never stops early")
 }
@@ -152,6 +154,21 @@ func (s *solverFlags) settings(oracle, truth, entries bool) (scaledsm.Settings, 
 		// scaledsm.Plateau); a --tol given is honoured alone.
 		settings.Converger = model.Converger
 	}
+	switch {
+	case !set["ridge"]:
+		if modelDefaults && loss == model.Loss {
+			settings.Ridge = model.Ridge
+		}
+	case s.ridge == "auto":
+		settings.Ridge = scaledsm.AutoRidge
+	case s.ridge == "none":
+	default:
+		mu, perr := strconv.ParseFloat(s.ridge, 64)
+		if perr != nil || !(mu > 0) || math.IsInf(mu, 0) {
+			return scaledsm.Settings{}, badFlag("ridge", s.ridge, "want auto, none or a penalty μ > 0")
+		}
+		settings.Ridge = mu
+	}
 	if set["trim"] {
 		if settings.Trim, err = scaledsm.ParseTrim(s.trim); err != nil {
 			return scaledsm.Settings{}, inputFlag(err, solverInputs)
@@ -205,6 +222,7 @@ func (s *solverFlags) complete(ctx context.Context, settings *scaledsm.Settings,
 			// distance to X*, in the method's metric.
 			first := *settings
 			first.Step, first.MaxIter, first.Tol = scaledsm.Auto{}, 1, -1
+			first.Ridge = max(first.Ridge, 0) // one step: no penalty to choose
 			if settings.Loss == scaledsm.TrimmedL2 {
 				// Its moving bounds give Auto no gap: the length of the
 				// default constant step instead.
@@ -520,7 +538,7 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	}
 	sum := &summary{shapeJSON: ld.shape, drawJSON: ld.draw, filesJSON: ld.files, runJSON: newRunJSON(settings, res)}
 	sum.rankJSON = newRankJSON(settings)
-	sum.setRank(ld, res)
+	sum.setRank(ld, settings, res)
 	var extra []namedWriter
 	if e := ld.entries; e != nil {
 		e.testErrors(res.Factors)

@@ -194,6 +194,8 @@ func (s *summary) print(w io.Writer, dir string) {
 	case scaledsm.Plateaued.String():
 		note = fmt.Sprintf(" (the loss levelled off: %d iterations lowered it by less than %g%%; the data are not exactly low rank, or the method got no closer)",
 			scaledsm.DefaultPlateauWindow, 100*scaledsm.DefaultPlateauProgress)
+	case scaledsm.Validated.String():
+		note = " (the number of iterations that predicted 5% of the entries held out best; more would fit noise)"
 	}
 	fmt.Fprintf(w, "status     %s after %s%s\n", s.Status, iterations(s.Iterations), note)
 	switch {

@@ -11,7 +11,7 @@ Chi), from NumPy: the Go library of the scaledsm command, called in process.
 
 Every function takes the settings of `scaledsm solve` as keyword arguments
 with the flags' names and meanings (method, loss, step, eta, lam for
---lambda, q, trim, ps, iters, tol, damping, init, init_scale, init_seed;
+--lambda, q, trim, ps, iters, tol, damping, ridge, init, init_scale, init_seed;
 rank an integer or "auto"; precision="f32" for solve_sensing) and the same
 defaults, those of a problem read from files (auto steps, the
 initialization's median truncation unless ps or trim is given); truth=X*
@@ -50,7 +50,7 @@ class Result:
     """The outcome of a solve.
 
     L, R: the factors (n1×r, n2×r; R is None for quadratic sampling, X = L Lᵀ).
-    status: "converged", "stationary", "plateau", "iteration-limit",
+    status: "converged", "stationary", "plateau", "validated", "iteration-limit",
         "stalled", "diverged", "singular" or "interrupted".
     success, message, nit, fun: SciPy's: whether it converged (or became
         stationary, or its loss levelled off on data without a truth), what
@@ -70,7 +70,7 @@ class Result:
         self.iterations = summary["iterations"]
         self._seen = seen  # the addresses of the buffers the library read
         # SciPy's OptimizeResult conventions.
-        self.success = self.status in ("converged", "stationary", "plateau")
+        self.success = self.status in ("converged", "stationary", "plateau", "validated")
         self.nit = self.iterations
         self.fun = summary.get("final_loss")
         self.message = message or _MESSAGES.get(self.status, self.status)
@@ -96,6 +96,7 @@ _MESSAGES = {
     "converged": "the relative error reached tol",
     "stationary": "X stopped changing (no truth to compare with; fit_fraction is the evidence of recovery)",
     "plateau": "the loss levelled off (no truth to compare with): the data are not exactly low rank, or the method got no closer",
+    "validated": "stopped at the iterations that predicted entries held out best (no truth to compare with; ridge_tried, ridge_validation)",
     "iteration-limit": "stopped at the iteration limit, short of tol",
     "stalled": "the step rule gave a zero step",
     "diverged": "the solve diverged: L and R are its last iterate, not a result",
@@ -152,7 +153,7 @@ def _shape(v, name):
 
 _FLAGS = {"method": "method", "loss": "loss", "step": "step", "eta": "eta", "lam": "lambda",
           "q": "q", "trim": "trim", "ps": "ps", "iters": "iters", "tol": "tol",
-          "damping": "damping", "init": "init", "init_scale": "init-scale", "init_seed": "init-seed"}
+          "damping": "damping", "ridge": "ridge", "init": "init", "init_scale": "init-scale", "init_seed": "init-seed"}
 _PARAM = {flag: name for name, flag in _FLAGS.items()}
 _PARAM.update({"rank": "rank", "y": "y", "truth": "truth", "sensing": "A", "quadratic": "a"})
 
