@@ -11,7 +11,9 @@ import (
 // least half the entries to FitTolerance, as an exactly low-rank matrix
 // with outliers is fitted), when the problem has a truth (a synthetic
 // problem, exactly low rank, whose run measures recovery; as Plateau
-// never stops one) or when it is not one of entries on one process.
+// never stops one), when it is not one of entries on one process, or
+// when the fit stopped at an iteration limit below DefaultPlateauWindow
+// (too short a run to tell exact data from approximate ones).
 // Otherwise the data are only approximately low rank, and ChooseRidge
 // chooses μ and the iterations by validation for a second fit of all the
 // entries, which ends Validated at those iterations (or earlier, as its
@@ -213,7 +215,8 @@ func solveAutoRidge(ctx context.Context, p Problem, s Settings) (*Result, error)
 		return nil, err
 	}
 	if _, ok := p.Op.(*Entries); !ok || p.Reducer != nil || p.Truth != nil ||
-		res.Status == Interrupted || res.Status.Failed() || res.FitFraction >= exactFit {
+		res.Status == Interrupted || res.Status.Failed() || res.FitFraction >= exactFit ||
+		(res.Status == IterationLimit && res.Iterations < DefaultPlateauWindow) {
 		return res, nil
 	}
 	c, err := ChooseRidge(ctx, p, s, res.Factors)

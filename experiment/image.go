@@ -309,7 +309,11 @@ func (r *ImageResult) Captions() []string {
 		fmt.Sprintf("corrupted: %g%% seen (hidden black), %g%% of those salt and pepper; PSNR %.1f dB", 100*c.Observed, 100*c.Salt, r.CorruptedPSNR),
 	}
 	for _, s := range r.Solves {
-		out = append(out, fmt.Sprintf("%s, rank %d: PSNR %.1f dB (%s after %d iterations)", s.Solver, c.Rank, s.PSNR, s.Status, s.Iterations))
+		ridge := ""
+		if s.Ridge > 0 {
+			ridge = fmt.Sprintf(", ridge μ = %.3g", s.Ridge)
+		}
+		out = append(out, fmt.Sprintf("%s, rank %d%s: PSNR %.1f dB (%s after %d iterations)", s.Solver, c.Rank, ridge, s.PSNR, s.Status, s.Iterations))
 	}
 	return out
 }

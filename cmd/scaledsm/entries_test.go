@@ -720,3 +720,53 @@ func TestSolveMaskedRankAuto(t *testing.T) {
 		t.Errorf("X.npy at relative error %.3g", e)
 	}
 }
+
+// TestSolveMaskedRidge: a masked matrix that is only approximately low
+// rank (rank 2 plus dense noise) fitted at rank 6: by default the penalty
+// and the iterations are chosen by validation, and the summary says so;
+// --ridge none fits without, --ridge 0.5 with that penalty, and a bad
+// value is refused naming the flag.
+func TestSolveMaskedRidge(t *testing.T) {
+	dir := t.TempDir()
+	const n1, n2 = 60, 50
+	x := lowRank(3, n1, n2, 2)
+	rng := rand.New(rand.NewPCG(4, 0))
+	y := slices.Clone(x.RawMatrix().Data)
+	for k := range y {
+		if rng.Float64() < 0.4 {
+			y[k] = math.NaN()
+			continue
+		}
+		y[k] += 0.3 * rng.NormFloat64()
+	}
+	in := filepath.Join(dir, "y.npy")
+	writeNpy(t, in, []int{n1, n2}, y)
+	run := func(name string, args ...string) (map[string]any, string) {
+		out := filepath.Join(dir, name)
+		code, stdout, errs := cli(t, append([]string{"solve", "--masked", in, "--rank", "6", "--out", out}, args...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errs)
+		}
+		return readSummary(t, filepath.Join(out, "summary.json")), stdout
+	}
+	auto, stdout := run("auto")
+	tried, _ := auto["ridge_tried"].([]any)
+	if auto["status"] != "validated" && auto["status"] != "plateau" || !(auto["ridge"].(float64) > 0) || len(tried) < 2 ||
+		!strings.Contains(stdout, "ridge") || !strings.Contains(stdout, "chosen by validation") {
+		t.Errorf("default: status %v, ridge %v from %v; output:\n%s", auto["status"], auto["ridge"], tried, stdout)
+	}
+	none, _ := run("none", "--ridge", "none")
+	if none["ridge"] != 0.0 || none["ridge_tried"] != nil {
+		t.Errorf("--ridge none: ridge %v, tried %v", none["ridge"], none["ridge_tried"])
+	}
+	fixed, _ := run("fixed", "--ridge", "0.5")
+	if fixed["ridge"] != 0.5 || fixed["ridge_tried"] != nil {
+		t.Errorf("--ridge 0.5: ridge %v, tried %v", fixed["ridge"], fixed["ridge_tried"])
+	}
+	for _, bad := range []string{"-1", "nan", "big"} {
+		code, _, errs := cli(t, "solve", "--masked", in, "--rank", "6", "--ridge", bad)
+		if code != 2 || !strings.Contains(errs, "--ridge") || strings.Count(errs, "\n") != 1 {
+			t.Errorf("--ridge %s: exit %d, %q", bad, code, errs)
+		}
+	}
+}

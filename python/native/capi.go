@@ -273,7 +273,7 @@ func capiSolve(c *C.scaledsm_call, warn io.Writer) (*capiResult, error) {
 	// The summary of solve with files, without the files' names.
 	sum := &summary{shapeJSON: ld.shape, runJSON: newRunJSON(settings, res)}
 	sum.rankJSON = newRankJSON(settings)
-	sum.setRank(ld, res)
+	sum.setRank(ld, settings, res)
 	sum.Source = "python"
 	if pk, ok := settings.Step.(scaledsm.Polyak); ok {
 		sum.FStar = finite(pk.FStar)

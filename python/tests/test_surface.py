@@ -72,3 +72,21 @@ def test_errors_in_python_terms(settings, text):
     assert text in str(e.value) and "--" not in str(e.value)
     with pytest.raises(TypeError, match="unexpected keyword argument 'iterations'"):
         scaledsm.solve_sensing(A, y, 2, iterations=5)
+
+
+def test_complete_ridge():
+    # Approximately low-rank entries: by default the ridge penalty and the
+    # iterations are chosen on held-out entries ("validated"); ridge="none"
+    # fits without, ridge=0.5 with that penalty.
+    g = np.random.default_rng(3)
+    X = g.standard_normal((60, 2)) @ g.standard_normal((2, 50))
+    rows, cols = np.nonzero(g.random(X.shape) < 0.6)
+    y = X[rows, cols] + 0.3 * g.standard_normal(len(rows))
+    auto = scaledsm.complete(rows, cols, y, X.shape, 6)
+    assert auto.status in ("validated", "plateau") and auto.success and auto.ridge > 0
+    assert len(auto.summary["ridge_tried"]) >= 2
+    none = scaledsm.complete(rows, cols, y, X.shape, 6, ridge="none")
+    fixed = scaledsm.complete(rows, cols, y, X.shape, 6, ridge=0.5)
+    assert none.ridge == 0 and fixed.ridge == 0.5 and "ridge_tried" not in fixed.summary
+    err = lambda r: np.linalg.norm(r.X - X) / np.linalg.norm(X)
+    assert err(auto) < err(none)
