@@ -27,17 +27,30 @@ const AutoRidge = -1
 const exactFit = 0.5
 
 // RidgeChoice is how ChooseRidge chose: the penalties tried in order,
-// the validation error of each (the least mean (y - x)² over the entries
-// held out along its fit) and the iteration it was least at, and the
-// penalty and number of iterations chosen.
+// with their trimming floors, the validation error of each (the least
+// clipped mean (y - x)² over the entries held out along its fit) and the
+// iteration it was least at, and the penalty, floor and number of
+// iterations chosen.
 type RidgeChoice struct {
 	Ridges     []float64
+	TrimFloors []float64 // the trimming floor of each (Settings.TrimFloor; 0: the default)
 	Errors     []float64
 	Iterations []int
 	Ridge      float64
+	TrimFloor  float64
 	Iteration  int
 	Runtime    time.Duration // wall time of the validation fits
 }
+
+// TrimFloorExact is the trimming floor (Settings.TrimFloor) that
+// ChooseRidge tries beside the default: on a real video made exactly rank
+// 2 with its own pedestrians as the sparse part (experiment's
+// TestVideoRPCA), the default floor 4.5 stops at a relative error of
+// 0.0105 with small foreground entries kept; 2.5 reaches 0.0020 but is
+// still falling after 1000 iterations, 2 levels off at 0.0041 after 333
+// and 1.5 at 0.0039 after 177. It trims the photograph's edges: 20.1 dB
+// at rank 30 against 21.6.
+const TrimFloorExact = 2
 
 // The ridge ladder of ChooseRidge: penalties base·2^(k/2) for k from
 // ridgeTop down to ridgeBottom, and on up to ridgeCeiling while the best
@@ -113,23 +126,26 @@ func ChooseRidge(ctx context.Context, p Problem, s Settings, fit Factors) (Ridge
 	var c RidgeChoice
 	t0 := time.Now()
 	best := math.Inf(1)
-	// try fits the penalty base·2^(k/2) and reports whether it scored
-	// best so far.
-	try := func(k int) (bool, error) {
-		s.Ridge = base * math.Pow(2, float64(k)/2)
+	// try fits the penalty mu with the trimming floor and reports
+	// whether it scored best so far.
+	try := func(mu, floor float64) (bool, error) {
+		s.Ridge, s.TrimFloor = mu, floor
 		v, at, err := earlyStop(ctx, Problem{Op: train, Y: trainY, Rank: p.Rank}, s, test, testY, ridgeClip*sigma)
 		if err != nil {
 			return false, err
 		}
-		c.Ridges, c.Errors, c.Iterations = append(c.Ridges, s.Ridge), append(c.Errors, v), append(c.Iterations, at)
+		c.Ridges, c.TrimFloors = append(c.Ridges, mu), append(c.TrimFloors, floor)
+		c.Errors, c.Iterations = append(c.Errors, v), append(c.Iterations, at)
 		if v >= best {
 			return false, nil
 		}
-		best, c.Ridge, c.Iteration = v, s.Ridge, at
+		best, c.Ridge, c.TrimFloor, c.Iteration = v, mu, floor, at
 		return true, nil
 	}
+	floor := s.TrimFloor
+	ladder := func(k int) float64 { return base * math.Pow(2, float64(k)/2) }
 	for k := ridgeTop; k >= ridgeBottom; k-- {
-		better, err := try(k)
+		better, err := try(ladder(k), floor)
 		if err != nil {
 			return c, err
 		}
@@ -140,7 +156,7 @@ func ChooseRidge(ctx context.Context, p Problem, s Settings, fit Factors) (Ridge
 	// The best at the top: the residuals of an over-specified fit
 	// underestimate the noise, and the ladder goes on upwards.
 	for k := ridgeTop + 1; c.Ridge == c.Ridges[0] && k <= ridgeCeiling; k++ {
-		better, err := try(k)
+		better, err := try(ladder(k), floor)
 		if err != nil {
 			return c, err
 		}
@@ -148,8 +164,19 @@ func ChooseRidge(ctx context.Context, p Problem, s Settings, fit Factors) (Ridge
 			break
 		}
 	}
+	// An exactly low-rank matrix whose fit keeps small outliers (a
+	// video's foreground) is not fitted exactly either: the harder
+	// trimming of TrimFloorExact, with the penalty chosen and without
+	// one, frees it, where it would trim an image's edges.
+	if s.Loss == TrimmedL2 && floor == 0 {
+		for _, mu := range []float64{c.Ridge, 0} {
+			if _, err := try(mu, TrimFloorExact); err != nil {
+				return c, err
+			}
+		}
+	}
 	c.Runtime = time.Since(t0)
-	if c.Ridge == 0 {
+	if math.IsInf(best, 1) {
 		return c, inputError("ridge", nil, "no penalty gave a fit that did not fail")
 	}
 	return c, nil
@@ -227,7 +254,7 @@ func solveAutoRidge(ctx context.Context, p Problem, s Settings) (*Result, error)
 		}
 		return nil, err
 	}
-	s.Ridge = c.Ridge
+	s.Ridge, s.TrimFloor = c.Ridge, c.TrimFloor
 	limit := s.MaxIter
 	s.MaxIter = max(c.Iteration, 1)
 	pen, err := Solve(ctx, p, s)

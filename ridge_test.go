@@ -46,6 +46,15 @@ func spectrumMatrix(rng *rand.Rand, n1, n2 int, sigma []float64) *mat.Dense {
 // allEntries returns the operator of every entry of y and its values.
 func allEntries(t *testing.T, y *mat.Dense) (*scaledsm.Entries, []float64) {
 	t.Helper()
+	op, obs, err := allEntriesOf(y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return op, obs
+}
+
+// allEntriesOf returns the operator of every entry of y and its values.
+func allEntriesOf(y *mat.Dense) (*scaledsm.Entries, []float64, error) {
 	n1, n2 := y.Dims()
 	var rows, cols []int32
 	var vals []float64
@@ -54,11 +63,7 @@ func allEntries(t *testing.T, y *mat.Dense) (*scaledsm.Entries, []float64) {
 			rows, cols, vals = append(rows, int32(i)), append(cols, int32(j)), append(vals, y.At(i, j))
 		}
 	}
-	op, obs, err := scaledsm.NewEntries(n1, n2, rows, cols, vals)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return op, obs
+	return scaledsm.NewEntries(n1, n2, rows, cols, vals)
 }
 
 // TestRidgeSoftThresholds: with every entry seen, the penalty μ/2(|L|² +
@@ -253,5 +258,80 @@ func TestRidgeInputs(t *testing.T) {
 	var ie *scaledsm.InputError
 	if !errors.As(err, &ie) || ie.Input != "ridge" {
 		t.Errorf("a symmetric operator with a penalty: %v", err)
+	}
+}
+
+// blobEntries returns every entry of a 400×100 matrix of rank 2 (pixels
+// × frames of a still background, one strong and one weak component)
+// with moving blobs over it, as a video's pedestrians are: in each frame
+// two runs of 12 to 40 consecutive pixels take values that differ from
+// the background by 0.05 to 0.6, many of them small; the problem has no
+// truth, and the matrix is returned beside it.
+func blobEntries(t *testing.T, seed uint64) (scaledsm.Problem, *mat.Dense) {
+	t.Helper()
+	const n1, n2 = 400, 100
+	rng := rand.New(rand.NewPCG(seed, 29))
+	u, v := mat.NewDense(n1, 2, nil), mat.NewDense(n2, 2, nil)
+	for i := range n1 {
+		u.Set(i, 0, 0.3+0.4*rng.Float64())
+		u.Set(i, 1, rng.NormFloat64())
+	}
+	for j := range n2 {
+		v.Set(j, 0, 1+0.05*rng.NormFloat64())
+		v.Set(j, 1, 0.05*rng.NormFloat64())
+	}
+	var x mat.Dense
+	x.Mul(u, v.T())
+	y := mat.DenseCopyOf(&x)
+	for j := range n2 {
+		for range 2 {
+			w := 12 + rng.IntN(29)
+			at := rng.IntN(n1 - w)
+			d := (0.05 + 0.55*rng.Float64()) * float64(2*rng.IntN(2)-1)
+			for i := at; i < at+w; i++ {
+				y.Set(i, j, x.At(i, j)+d*(0.8+0.4*rng.Float64()))
+			}
+		}
+	}
+	op, obs, err := allEntriesOf(y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return scaledsm.Problem{Op: op, Y: obs, Rank: 2}, &x
+}
+
+// TestAutoRidgeFreesBlobs: an exactly rank-2 matrix with moving blobs of
+// outliers, many of them small, as a video's foreground is (blobEntries):
+// the default trimming keeps small blob entries and levels off at a
+// relative error above 1e-3; AutoRidge, finding the fit inexact, tries
+// the harder trimming floor TrimFloorExact, which validation prefers, and
+// the fit is exact.
+func TestAutoRidgeFreesBlobs(t *testing.T) {
+	for _, seed := range []uint64{1, 2} {
+		p, x := blobEntries(t, seed)
+		errOf := func(f scaledsm.Factors) float64 {
+			var d mat.Dense
+			d.Sub(f.Product(), x)
+			return mat.Norm(&d, 2) / mat.Norm(x, 2)
+		}
+		s := scaledsm.DefaultSettings(p.Op)
+		auto, err := scaledsm.Solve(context.Background(), p, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Ridge = 0
+		none, err := scaledsm.Solve(context.Background(), p, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := auto.RidgeChoice
+		if c == nil {
+			t.Fatalf("seed %d: no choice made (%v after %d)", seed, auto.Status, auto.Iterations)
+		}
+		t.Logf("seed %d: default trimming %v after %d at %.3g; AutoRidge μ %g, floor %g: %v after %d at %.3g",
+			seed, none.Status, none.Iterations, errOf(none.Factors), c.Ridge, c.TrimFloor, auto.Status, auto.Iterations, errOf(auto.Factors))
+		if errOf(none.Factors) < 1e-3 || c.TrimFloor != scaledsm.TrimFloorExact || errOf(auto.Factors) > 1e-9 {
+			t.Errorf("seed %d: want the default trimming above 1e-3, and the floor %g chosen to 1e-9", seed, float64(scaledsm.TrimFloorExact))
+		}
 	}
 }

@@ -174,7 +174,7 @@ func (u *run) startBounds(init Factors) error {
 	}
 	_, n1, n2 := u.p.Op.Dims()
 	u.bounder = b
-	u.trim = newTrimming()
+	u.trim = newTrimming(u.s.TrimFloor)
 	if u.damp.active() {
 		u.zeroLoss = u.damp.scale // the same, in L2Squared's units
 	} else {

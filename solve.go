@@ -68,6 +68,14 @@ type Settings struct {
 	// Geometric).
 	Ridge float64
 
+	// TrimFloor is the least factor c that TrimmedL2's bounds shrink to
+	// while the fit stalls (see TrimFactorMin, its default when 0), in
+	// [1, TrimFactor]. A lower floor trims harder: it frees an exactly
+	// low-rank fit from small outliers it keeps, as a video's foreground
+	// blobs are, and trims honest entries of data that are only
+	// approximately low rank; AutoRidge tries TrimFloorExact by validation.
+	TrimFloor float64
+
 	// Damping of the scaled methods' preconditioner (see Damping); the
 	// zero value is the automatic rule, which fades as the fit becomes
 	// exact and keeps an over-specified rank fast.
@@ -357,6 +365,9 @@ func (s *Settings) resolve() error {
 	}
 	if err := s.validateRidge(); err != nil {
 		return err
+	}
+	if s.TrimFloor != 0 && !(s.TrimFloor >= 1 && s.TrimFloor <= TrimFactor) {
+		return inputError("trim floor", s.TrimFloor, "must lie in [1, %g] (0: %g)", float64(TrimFactor), TrimFactorMin)
 	}
 	if !s.Start.valid() {
 		return inputError("init", s.Start, "unknown initialization")

@@ -23,7 +23,7 @@ var _ bounder = (*Entries)(nil)
 
 // A trimming is the factor c of TrimmedL2's bounds along a run, which
 // follows the fit's progress: it starts at TrimFactor, shrinks by
-// trimStep (down to TrimFactorMin) after a pass whose kept loss fell by
+// trimStep (down to Settings.TrimFloor, TrimFactorMin by default) after a pass whose kept loss fell by
 // less than the fraction 1 - trimProgress below the previous pass's, and
 // grows back by as much (up to TrimFactor) after a pass whose loss fell by
 // more. A fit that keeps improving keeps the lenient bound, which an error
@@ -33,6 +33,7 @@ var _ bounder = (*Entries)(nil)
 // absorb, and is trimmed harder (see TrimFactorMin for the measurements).
 type trimming struct {
 	factor float64 // c of the next rebound
+	floor  float64 // the least factor (Settings.TrimFloor)
 	last   float64 // the kept loss of the previous pass (Σ z² over all ranks)
 }
 
@@ -43,8 +44,14 @@ const (
 	trimStep     = 0.95
 )
 
-// newTrimming returns the trimming at the start of a run.
-func newTrimming() trimming { return trimming{factor: TrimFactor, last: math.Inf(1)} }
+// newTrimming returns the trimming at the start of a run whose factor
+// shrinks down to floor (0: TrimFactorMin).
+func newTrimming(floor float64) trimming {
+	if floor == 0 {
+		floor = TrimFactorMin
+	}
+	return trimming{factor: TrimFactor, floor: floor, last: math.Inf(1)}
+}
 
 // next readies the factor of the next rebound after a pass whose kept
 // residuals' squares sum to sq (over all ranks, so that every rank takes
@@ -53,7 +60,7 @@ func (tr *trimming) next(sq float64) {
 	if sq < trimProgress*tr.last {
 		tr.factor = min(TrimFactor, tr.factor/trimStep)
 	} else {
-		tr.factor = max(TrimFactorMin, tr.factor*trimStep)
+		tr.factor = max(tr.floor, tr.factor*trimStep)
 	}
 	tr.last = sq
 }

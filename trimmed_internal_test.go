@@ -79,7 +79,7 @@ func TestRebound(t *testing.T) {
 // by 5% a pass to TrimFactorMin while it stalls, and grown back by 5% a
 // pass, never beyond TrimFactor, once it falls again.
 func TestTrimmingFollowsProgress(t *testing.T) {
-	tr := newTrimming()
+	tr := newTrimming(0)
 	sq := 2.0 // the first pass falls from +Inf
 	for range 5 {
 		sq *= 0.5
@@ -116,6 +116,14 @@ func TestTrimmingFollowsProgress(t *testing.T) {
 	}
 	if tr.factor != TrimFactor {
 		t.Fatalf("after 20 falling passes the factor is %g, want %g", tr.factor, float64(TrimFactor))
+	}
+	// A floor given: the factor shrinks down to it.
+	tr = newTrimming(TrimFloorExact)
+	for range 60 {
+		tr.next(1)
+	}
+	if tr.factor != TrimFloorExact {
+		t.Fatalf("floor %g: after 60 stalled passes the factor is %g", float64(TrimFloorExact), tr.factor)
 	}
 }
 

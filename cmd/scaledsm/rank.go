@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"flag"
 	"fmt"
 	"io"
@@ -162,7 +163,9 @@ type rankJSON struct {
 	// each along its fit on the 5% held out, and the iteration it was
 	// least at (scaledsm.ChooseRidge).
 	Ridge           float64   `json:"ridge"`
+	TrimFloor       float64   `json:"trim_floor,omitempty"` // l2trim's least factor (scaledsm.Settings.TrimFloor)
 	RidgeTried      []float64 `json:"ridge_tried,omitempty"`
+	RidgeFloors     []float64 `json:"ridge_trim_floors,omitempty"` // the trimming floor of each tried
 	RidgeValidation []float64 `json:"ridge_validation,omitempty"`
 	RidgeIterations []int     `json:"ridge_iterations,omitempty"`
 	RidgeSeconds    float64   `json:"ridge_seconds,omitempty"`
@@ -183,9 +186,17 @@ func (s *summary) setRank(ld *loaded, settings scaledsm.Settings, res *scaledsm.
 		s.RankTried, s.RankValidation, s.RankSeconds = c.Ranks, c.Errors, c.Runtime.Seconds()
 	}
 	s.Ridge = max(settings.Ridge, 0)
+	floor := settings.TrimFloor
 	if c := res.RidgeChoice; c != nil {
-		s.Ridge = c.Ridge
+		s.Ridge, floor = c.Ridge, c.TrimFloor
 		s.RidgeTried, s.RidgeValidation, s.RidgeIterations, s.RidgeSeconds = c.Ridges, c.Errors, c.Iterations, c.Runtime.Seconds()
+		s.RidgeFloors = make([]float64, len(c.TrimFloors))
+		for k, f := range c.TrimFloors {
+			s.RidgeFloors[k] = cmp.Or(f, scaledsm.TrimFactorMin)
+		}
+	}
+	if settings.Loss == scaledsm.TrimmedL2 {
+		s.TrimFloor = cmp.Or(floor, scaledsm.TrimFactorMin)
 	}
 	s.SingularValues = res.SingularValues
 	if s.SingularValues == nil {
@@ -228,10 +239,18 @@ func (s *summary) printRank(w io.Writer) {
 	if len(s.RidgeTried) > 0 {
 		tried := ""
 		for k, mu := range s.RidgeTried {
-			tried += fmt.Sprintf(" %.3g: %.3g (%d)", mu, s.RidgeValidation[k], s.RidgeIterations[k])
+			tried += fmt.Sprintf(" %.3g", mu)
+			if s.RidgeFloors[k] != scaledsm.TrimFactorMin {
+				tried += fmt.Sprintf(" trimmed to %g", s.RidgeFloors[k])
+			}
+			tried += fmt.Sprintf(": %.3g (%d)", s.RidgeValidation[k], s.RidgeIterations[k])
 		}
-		fmt.Fprintf(w, "ridge      %.3g, chosen by validation (least mean (y - x)² on 5%% of the entries held out, at the iteration in parentheses, %.3g s):%s\n",
-			s.Ridge, s.RidgeSeconds, tried)
+		floor := ""
+		if s.TrimFloor != scaledsm.TrimFactorMin {
+			floor = fmt.Sprintf(" with l2trim's bounds down to %g times the kept means", s.TrimFloor)
+		}
+		fmt.Fprintf(w, "ridge      %.3g%s, chosen by validation (least clipped mean (y - x)² on 5%% of the entries held out, at the iteration in parentheses, %.3g s):%s\n",
+			s.Ridge, floor, s.RidgeSeconds, tried)
 	} else if s.Ridge > 0 {
 		fmt.Fprintf(w, "ridge      %.3g\n", s.Ridge)
 	}
