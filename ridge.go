@@ -4,6 +4,8 @@ import (
 	"context"
 	"math"
 	"time"
+
+	"github.com/scaledsm/scaledsm/internal/fsum"
 )
 
 // AutoRidge, as Settings.Ridge, asks Solve to choose the penalty: it fits
@@ -218,17 +220,19 @@ func earlyStop(ctx context.Context, p Problem, s Settings, test *Entries, testY 
 
 // heldOutError returns the mean |y - x| and the mean min((y - x)², b²)
 // over the entries held out (test, with their observations testY) at the
-// factors f.
+// factors f, summed with compensation: the candidates' scores are
+// compared to a few digits.
 func heldOutError(test *Entries, testY []float64, f Factors, b float64) (abs, sq float64) {
 	x := make([]float64, len(testY))
 	test.Apply(x, f)
+	var a, q fsum.Sum
 	for k, y := range testY {
 		d := y - x[k]
-		abs += math.Abs(d)
-		sq += min(d*d, b*b)
+		a.Add(math.Abs(d))
+		q.Add(min(d*d, b*b))
 	}
 	n := float64(len(x))
-	return abs / n, sq / n
+	return a.Value() / n, q.Value() / n
 }
 
 // solveAutoRidge is Solve for Settings.Ridge = AutoRidge.
