@@ -228,6 +228,9 @@ func (s *summary) print(w io.Writer, dir string) {
 	if s.MsPerIter != nil {
 		per = fmt.Sprintf(", %.3g ms per iteration", *s.MsPerIter)
 	}
+	if s.RankSeconds > 0 || s.RidgeSeconds > 0 {
+		per += fmt.Sprintf(" (the fit returned), after %.3g s of validation fits", s.RankSeconds+s.RidgeSeconds)
+	}
 	fmt.Fprintf(w, "time       %.3g s solving%s; %.3g s reading or drawing and initializing\n", s.Seconds, per, s.SetupSeconds)
 	if len(s.Files) > 0 {
 		paths := make([]string, len(s.Files))
