@@ -37,6 +37,11 @@
 // ScaledGD on [TrimmedL2], least squares without the residuals far beyond
 // their row's and column's, which recovers X exactly through a fraction of
 // gross outliers where the l1 loss with one global step converges slowly.
+// On data that no rank fits exactly (images, video with moving objects,
+// ratings) its [AutoRidge] chooses a ridge penalty ([Settings].Ridge, the
+// nuclear norm at balanced factors), a harder trimming and the number of
+// iterations on entries held out ([ChooseRidge]), so that a larger rank
+// does not give a worse fit.
 //
 // Ratings. Package recommend fits a recommender to ratings: a global mean,
 // user and item biases and low-rank factors, by scaled sweeps with a

@@ -450,7 +450,10 @@ func (p Problem) Spectral(trim Trim) (Factors, error) {
 // the entry models (Entries: matrix completion and robust PCA), where the
 // l1 loss converges only sublinearly and the default is ScaledGD on
 // TrimmedL2 with the constant step 0.5, which converges linearly with
-// outliers at a rate that does not depend on the condition number.
+// outliers at a rate that does not depend on the condition number, the
+// Plateau stop for data without a truth, and AutoRidge: a fit that is not
+// exact gets a penalty, a trimming floor and a number of iterations
+// chosen on entries held out.
 func DefaultSettings(op Operator) Settings {
 	if _, ok := op.(bounder); ok {
 		return Settings{Method: ScaledGD, Loss: TrimmedL2, Step: Constant{Eta: 0.5}, Converger: Plateau{}, Ridge: AutoRidge}
