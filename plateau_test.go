@@ -7,7 +7,6 @@ import (
 
 	"github.com/scaledsm/scaledsm"
 	"github.com/scaledsm/scaledsm/synth"
-	"gonum.org/v1/gonum/mat"
 )
 
 // TestPlateauRule: a loss falling geometrically is never stopped, one
@@ -98,8 +97,5 @@ func TestPlateauOnApproximateData(t *testing.T) {
 
 // relativeTo returns ||L Rᵀ - X*||_F / ||X*||_F, formed densely.
 func relativeTo(f, star scaledsm.Factors) float64 {
-	x, xs := f.Product(), star.Product()
-	var d mat.Dense
-	d.Sub(x, xs)
-	return mat.Norm(&d, 2) / mat.Norm(xs, 2)
+	return relativeToMatrix(f, star.Product())
 }

@@ -198,13 +198,18 @@ func solveAutoRank(ctx context.Context, p Problem, s Settings) (*Result, error) 
 		}
 		at := p
 		at.Rank = c.Rank
+		auto := s.Ridge == AutoRidge
+		if auto {
+			s.Ridge = 0
+		}
 		res, err := Solve(ctx, at, s)
 		if err != nil {
 			return nil, err
 		}
-		res.EffectiveRank = c.Rank
 		m, n1, n2 := p.Op.Dims()
-		if top := min(SupportedRank(m, n1, n2, s.Trim.Fraction), n1, n2); res.RidgeChoice != nil && top > c.Rank {
+		top := min(SupportedRank(m, n1, n2, s.Trim.Fraction), n1, n2)
+		switch {
+		case auto && needsPenalty(at, res) && top > c.Rank:
 			// Data that no rank fits exactly: the ranks were compared
 			// unpenalized, and the penalty keeps a larger rank from
 			// fitting noise while it takes in the signal that the
@@ -213,9 +218,17 @@ func solveAutoRank(ctx context.Context, p Problem, s Settings) (*Result, error) 
 			// 22.2 at 50). The largest rank the entries support is
 			// fitted, with its own penalty.
 			at.Rank = top
+			s.Ridge = AutoRidge
 			if res, err = Solve(ctx, at, s); err != nil {
 				return nil, err
 			}
+		case auto:
+			if res, err = penalize(ctx, at, s, res); err != nil {
+				return nil, err
+			}
+		}
+		if at.Rank == c.Rank {
+			res.EffectiveRank = c.Rank
 		}
 		res.RankChoice = &c
 		return res, nil

@@ -245,9 +245,24 @@ func solveAutoRidge(ctx context.Context, p Problem, s Settings) (*Result, error)
 	if err != nil {
 		return nil, err
 	}
-	if _, ok := p.Op.(*Entries); !ok || p.Reducer != nil || p.Truth != nil ||
-		res.Status == Interrupted || res.Status.Failed() || res.FitFraction >= exactFit ||
-		(res.Status == IterationLimit && res.Iterations < DefaultPlateauWindow) {
+	return penalize(ctx, p, s, res)
+}
+
+// needsPenalty reports whether AutoRidge validates a penalty for res, an
+// unpenalized fit of p (see AutoRidge for when it does not).
+func needsPenalty(p Problem, res *Result) bool {
+	_, ok := p.Op.(*Entries)
+	return ok && p.Reducer == nil && p.Truth == nil &&
+		res.Status != Interrupted && !res.Status.Failed() && res.FitFraction < exactFit &&
+		(res.Status != IterationLimit || res.Iterations >= DefaultPlateauWindow)
+}
+
+// penalize finishes AutoRidge from res, the unpenalized fit of p with the
+// resolved settings s: it returns res when it needs no penalty, and
+// otherwise the refit with the penalty, floor and iterations that
+// ChooseRidge chooses.
+func penalize(ctx context.Context, p Problem, s Settings, res *Result) (*Result, error) {
+	if !needsPenalty(p, res) {
 		return res, nil
 	}
 	c, err := ChooseRidge(ctx, p, s, res.Factors)

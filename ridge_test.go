@@ -106,6 +106,32 @@ func TestRidgeSoftThresholds(t *testing.T) {
 	}
 }
 
+// autoAndNone solves p with the entries' default (AutoRidge) and with it
+// unpenalized (Ridge 0).
+func autoAndNone(t *testing.T, p scaledsm.Problem) (auto, none *scaledsm.Result) {
+	t.Helper()
+	s := scaledsm.DefaultSettings(p.Op)
+	if s.Ridge != scaledsm.AutoRidge {
+		t.Fatalf("the entries' default ridge is %v, want AutoRidge", s.Ridge)
+	}
+	auto, err := scaledsm.Solve(context.Background(), p, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Ridge = 0
+	if none, err = scaledsm.Solve(context.Background(), p, s); err != nil {
+		t.Fatal(err)
+	}
+	return auto, none
+}
+
+// relativeToMatrix returns ||L Rᵀ - X||_F / ||X||_F, formed densely.
+func relativeToMatrix(f scaledsm.Factors, x *mat.Dense) float64 {
+	var d mat.Dense
+	d.Sub(f.Product(), x)
+	return mat.Norm(&d, 2) / mat.Norm(x, 2)
+}
+
 // TestAutoRidgeKeepsExactFit: on exactly low-rank entries with outliers
 // and no truth, AutoRidge keeps the unpenalized fit, bit for bit, and
 // makes no choice.
@@ -120,19 +146,7 @@ func TestAutoRidgeKeepsExactFit(t *testing.T) {
 	}
 	p := in.Problem()
 	p.Truth = nil
-	s := scaledsm.DefaultSettings(p.Op)
-	if s.Ridge != scaledsm.AutoRidge {
-		t.Fatalf("the entries' default ridge is %v, want AutoRidge", s.Ridge)
-	}
-	auto, err := scaledsm.Solve(context.Background(), p, s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.Ridge = 0
-	none, err := scaledsm.Solve(context.Background(), p, s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	auto, none := autoAndNone(t, p)
 	if auto.RidgeChoice != nil || auto.Iterations != none.Iterations || !mat.Equal(auto.L, none.L) || !mat.Equal(auto.R, none.R) {
 		t.Errorf("auto: %v after %d (choice %v); none: %v after %d", auto.Status, auto.Iterations, auto.RidgeChoice, none.Status, none.Iterations)
 	}
@@ -183,11 +197,7 @@ func approximateEntries(t *testing.T) (scaledsm.Problem, *mat.Dense) {
 // the penalty the largest rank's fit is far worse.
 func TestAutoRidgeMoreRankNoWorse(t *testing.T) {
 	p, x := approximateEntries(t)
-	errOf := func(f scaledsm.Factors) float64 {
-		var d mat.Dense
-		d.Sub(f.Product(), x)
-		return mat.Norm(&d, 2) / mat.Norm(x, 2)
-	}
+	errOf := func(f scaledsm.Factors) float64 { return relativeToMatrix(f, x) }
 	s := scaledsm.DefaultSettings(p.Op)
 	prev := math.Inf(1)
 	for _, r := range []int{5, 15, 40} {
@@ -309,21 +319,8 @@ func blobEntries(t *testing.T, seed uint64) (scaledsm.Problem, *mat.Dense) {
 func TestAutoRidgeFreesBlobs(t *testing.T) {
 	for _, seed := range []uint64{1, 2} {
 		p, x := blobEntries(t, seed)
-		errOf := func(f scaledsm.Factors) float64 {
-			var d mat.Dense
-			d.Sub(f.Product(), x)
-			return mat.Norm(&d, 2) / mat.Norm(x, 2)
-		}
-		s := scaledsm.DefaultSettings(p.Op)
-		auto, err := scaledsm.Solve(context.Background(), p, s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s.Ridge = 0
-		none, err := scaledsm.Solve(context.Background(), p, s)
-		if err != nil {
-			t.Fatal(err)
-		}
+		errOf := func(f scaledsm.Factors) float64 { return relativeToMatrix(f, x) }
+		auto, none := autoAndNone(t, p)
 		c := auto.RidgeChoice
 		if c == nil {
 			t.Fatalf("seed %d: no choice made (%v after %d)", seed, auto.Status, auto.Iterations)

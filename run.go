@@ -369,7 +369,7 @@ func (u *run) directions(loss, rho float64) (norm2 float64, ok bool) {
 	fixed, rel := u.damp.terms(rho)
 	// The penalty's curvature μI joins the Gram matrix, as in ridge
 	// regression: each factor's rows move by g (FᵀF + μI)^{-1}.
-	fixed += max(mu, 0)
+	fixed += mu
 	fb, ok := u.pl.apply(u.dl, e.GL, other, fixed, rel)
 	if !ok {
 		return 0, false

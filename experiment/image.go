@@ -222,7 +222,7 @@ func RunImage(ctx context.Context, c ImageConfig) (*ImageResult, error) {
 		}
 	}
 	for _, k := range c.Ranks {
-		if k == c.Rank || slices.ContainsFunc(res.Sweep, func(s ImageSolve) bool { return s.Rank == k }) {
+		if slices.ContainsFunc(res.Sweep, func(s ImageSolve) bool { return s.Rank == k }) {
 			continue
 		}
 		sv, _, err := solve(Default, k)
