@@ -57,6 +57,12 @@ type Bounds struct {
 	// marks holds those found so, rows then columns.
 	scale float64
 	marks []bool
+
+	// With fewRank > 0 (set by the refit), few marks the rows and
+	// columns that keep too few of their observations (see markFew).
+	fewRank  int
+	few      []bool
+	observed []float64 // observations of each row, then column
 }
 
 // keeps reports whether the bounds keep residual z at entry (i, j).

@@ -98,3 +98,26 @@ func TestQuickPhase(t *testing.T) {
 		t.Errorf("read back: %v, %d runs", err, len(back.Runs))
 	}
 }
+
+// TestPhaseAbsorbedColumn: an outlier column that keeps as many of its
+// entries as the rank is fitted through them, and pulls the rows it
+// crosses (200×200, r = 5, 20 whole columns corrupted, seed 2: one column
+// kept 5 outliers, and the default crawled at 1.5e-4 after 2000
+// iterations). The refit marks it (markFew), and the run converges.
+func TestPhaseAbsorbedColumn(t *testing.T) {
+	c := DefaultPhase()
+	for _, kappa := range []float64{10, 100} {
+		pc := phaseCase{model: ColumnOutliers, n1: 200, n2: 200, kappa: kappa, ps: 0.1, seed: 2}
+		star, y, judge, err := phaseInstance(pc, c.Rank)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x, its, err := c.solvePhase(context.Background(), PhaseDefault, pc, y)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e := judgedError(x, star, judge); !(e <= c.Success) {
+			t.Errorf("κ = %g: error %.3g after %d iterations, want <= %g", kappa, e, its, c.Success)
+		}
+	}
+}
