@@ -60,9 +60,10 @@ type Bounds struct {
 
 	// With fewRank > 0 (set by the refit), few marks the rows and
 	// columns that keep too few of their observations (see markFew).
-	fewRank  int
-	few      []bool
-	observed []float64 // observations of each row, then column
+	fewRank    int
+	few        []bool
+	observed   []float64 // observations of each row, then column
+	grossShare []bool    // rows, then columns, most of whose residuals were gross at the refit
 }
 
 // keeps reports whether the bounds keep residual z at entry (i, j).

@@ -85,7 +85,7 @@ func (u *run) refit(it Iteration) bool {
 		copy(b.Rows, tr.rows)
 		copy(b.Cols, tr.cols)
 		copy(b.marks, tr.marks)
-		b.fewRank, b.few = 0, nil
+		b.fewRank, b.few, b.grossShare = 0, nil, nil
 		u.trim = tr.trim
 		u.record(it, -1)
 		u.t++
@@ -100,7 +100,8 @@ func (u *run) refit(it Iteration) bool {
 		rows: append([]float64(nil), b.Rows...), cols: append([]float64(nil), b.Cols...),
 		marks: append([]bool(nil), b.marks...), trim: u.trim,
 		l1: u.totalL1(e), left: refitLength}
-	b.fewRank = u.l.RawMatrix().Cols
+	b.fewRank, b.observed = u.l.RawMatrix().Cols, e.observedCounts()
+	b.grossShare = e.grossShare(Factors{L: u.l, R: u.r}, u.p.Y, GrossFactor*b.scale, b.observed)
 	e.refitRows(u.l, u.r, u.p.Y, b.scale)
 	e.refitCols(u.l, u.r, u.p.Y, b.scale)
 	u.trim.last = math.Inf(1)
@@ -187,7 +188,7 @@ func (e *Entries) refitCols(l, r *mat.Dense, y []float64, scale float64) {
 	lr, rr := l.RawMatrix(), r.RawMatrix()
 	k, n2 := lr.Cols, e.n2
 	eps := 1e-9 * scale
-	count := e.observedCounts(dist{})[e.n1:]
+	count := e.observedCounts()[e.n1:]
 	old := mat.DenseCopyOf(r)
 	resid := func(i, p int) float64 {
 		j := int(e.cols[p])
