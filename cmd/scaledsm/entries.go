@@ -296,27 +296,35 @@ func parseShape(s string) (n1, n2 int, err error) {
 // vectors, as synth.Config.Bytes counts them.
 func entryBytes(m int64, read int64) int64 { return m * (read + 4 + 8 + 8 + 3*8) }
 
-func (s *fromEntries) bytes() (int64, error) {
+func (s *fromEntries) bytes(validating bool) (int64, error) {
+	// validation adds ValidationBytes of m entries of n1 rows (ratings:
+	// of at most m rows, whose ids are not read yet).
+	extra := func(m, n1 int) int64 {
+		if !validating {
+			return 0
+		}
+		return scaledsm.ValidationBytes(m, n1)
+	}
 	switch s.fileFlag {
 	case "rows":
 		m, err := dataio.EntryFiles{Rows: s.flags.rows, Cols: s.flags.cols, Values: s.flags.values, N1: s.n1, N2: s.n2}.Size()
 		if err != nil {
 			return 0, fileError(err)
 		}
-		return entryBytes(int64(m), 4+4+8) + 8*int64(s.n1+1), nil
+		return entryBytes(int64(m), 4+4+8) + 8*int64(s.n1+1) + extra(m, s.n1), nil
 	case "ratings":
 		m, err := dataio.RatingsSize(s.flags.ratings)
 		if err != nil {
 			return 0, fileError(err)
 		}
-		return entryBytes(int64(m), 8+8+8+4+4), nil
+		return entryBytes(int64(m), 8+8+8+4+4) + extra(m, m), nil
 	}
 	b, n1, n2, err := dataio.MaskedBytes(s.flags.masked)
 	if err != nil {
 		return 0, fileError(err)
 	}
 	// X.npy and S.npy are formed densely, as the input was.
-	return b + entryBytes(int64(n1)*int64(n2), 0) + 16*int64(n1)*int64(n2), nil
+	return b + entryBytes(int64(n1)*int64(n2), 0) + 16*int64(n1)*int64(n2) + extra(n1*n2, n1), nil
 }
 
 func (s *fromEntries) fits(avail int64) string {

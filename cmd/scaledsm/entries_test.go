@@ -617,6 +617,35 @@ func TestEntriesTooBigForMemory(t *testing.T) {
 	}
 }
 
+// TestValidationMemory: the memory that solve asks for counts the second,
+// split copy of the entries that --rank auto validates with (a problem
+// twice the memory available, refused either way, before anything is
+// allocated).
+func TestValidationMemory(t *testing.T) {
+	avail, ok := mem.Available()
+	if !ok {
+		t.Skip("the available memory is not known here")
+	}
+	n := 100000
+	cfg := synth.Config{Kind: synth.Completion, N1: n, N2: n, Rank: 2, P: 1}
+	cfg.P = 2 * float64(avail) / float64(cfg.Bytes())
+	if err := cfg.Validate(); err != nil {
+		t.Skip(err)
+	}
+	m := int(float64(n) * float64(n) * cfg.P)
+	p := strconv.FormatFloat(cfg.P, 'g', -1, 64)
+	for _, c := range []struct {
+		rank string
+		need int64
+	}{{"2", cfg.Bytes()}, {"auto", cfg.Bytes() + scaledsm.ValidationBytes(m, n)}} {
+		args := []string{"solve", "--problem", "mc", "--n", strconv.Itoa(n), "--r", "2", "--p", p, "--rank", c.rank}
+		code, out, errs := cli(t, args...)
+		if want := "needs about " + gb(c.need) + " of memory"; code != 2 || out != "" || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, want) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q, want %q", args, code, out, errs, want)
+		}
+	}
+}
+
 // TestStaleEntryOutputs solves into a directory that holds the outputs of
 // a --masked solve: a COO solve leaves no X.npy or S.npy there.
 func TestStaleEntryOutputs(t *testing.T) {

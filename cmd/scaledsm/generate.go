@@ -87,7 +87,7 @@ file of it.`, stdout)
 	if err := writableParent(*out); err != nil {
 		return badFlag("out", *out, "cannot be written: "+err.Error())
 	}
-	if err := checkMemory(src); err != nil {
+	if err := checkMemory(src, false); err != nil {
 		return err
 	}
 

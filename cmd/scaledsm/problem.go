@@ -17,9 +17,11 @@ import (
 // A source is where a command's problem comes from: a synthetic draw of
 // the paper's recipe, or NumPy files. Its flags are checked when it is
 // made; bytes estimates the memory the problem needs before anything is
-// allocated, and load reads or draws it.
+// allocated (with validating, also that of choosing the rank or the
+// penalty by validation: see scaledsm.ValidationBytes), and load reads or
+// draws it.
 type source interface {
-	bytes() (int64, error)
+	bytes(validating bool) (int64, error)
 	// fits says what would fit in avail bytes, for the error that refuses
 	// a problem too big.
 	fits(avail int64) string
@@ -130,7 +132,14 @@ func (p *synthFlags) config() (*synthetic, error) {
 	return &synthetic{cfg: c, setting: s}, nil
 }
 
-func (s *synthetic) bytes() (int64, error) { return s.cfg.Bytes(), nil }
+func (s *synthetic) bytes(validating bool) (int64, error) {
+	c := s.cfg
+	if validating && entryKind(c.Kind) {
+		m := int(float64(c.N1) * float64(c.N2) * c.P) // expected, as Bytes counts
+		return c.Bytes() + scaledsm.ValidationBytes(m, c.N1), nil
+	}
+	return c.Bytes(), nil
+}
 
 func (s *synthetic) fits(avail int64) string {
 	c := s.cfg
@@ -307,7 +316,7 @@ func (f *fileFlags) config(ps float64, n2 int) (*fromFiles, error) {
 	return src, nil
 }
 
-func (s *fromFiles) bytes() (int64, error) {
+func (s *fromFiles) bytes(bool) (int64, error) { // no entries: nothing validated
 	n, m, err := s.files.Size()
 	if err != nil {
 		return 0, fileError(err)
@@ -380,9 +389,10 @@ func fileError(err error) error {
 }
 
 // checkMemory refuses a problem that needs more memory than the machine
-// offers, with one line giving both and what would fit.
-func checkMemory(src source) error {
-	need, err := src.bytes()
+// offers, with one line giving both and what would fit; validating counts
+// the memory of choosing the rank or the penalty by validation.
+func checkMemory(src source, validating bool) error {
+	need, err := src.bytes(validating)
 	if err != nil {
 		return err
 	}

@@ -470,7 +470,10 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	if err := checkMemory(src); err != nil {
+	// --rank auto and AutoRidge (which validates only without a truth)
+	// hold the entries a second time, split.
+	validating := src.entries() && (ff.rank == scaledsm.AutoRank || settings.Ridge == scaledsm.AutoRidge && !src.truth())
+	if err := checkMemory(src, validating); err != nil {
 		return err
 	}
 
