@@ -422,8 +422,9 @@ const outlierRounds = 8
 // times the larger of the mean |z| of the entry's row and of its column
 // over the residuals the bounds keep, from TrimFactor times the median of
 // all the |z|, the rule applied until the bounds settle (at most
-// outlierRounds times). A residual within FitTolerance of the observations'
-// scale (see FitScale) is never an outlier.
+// outlierRounds times). A residual within TrimFactor times the root mean
+// square of those kept, or within FitTolerance of the observations' scale
+// (see FitScale), is never an outlier.
 func (e *Entries) OutlierBounds(y []float64, f Factors) (*Bounds, error) {
 	m, n1, n2 := e.Dims()
 	if len(y) != m {
@@ -447,6 +448,28 @@ func (e *Entries) OutlierBounds(y []float64, f Factors) (*Bounds, error) {
 		if slices.Equal(prev.Rows, b.Rows) && slices.Equal(prev.Cols, b.Cols) {
 			break
 		}
+	}
+	// A floor under every bound, TrimFactor times the root mean square
+	// of the residuals kept: where the fit is not exact (a validated fit
+	// of real data), the rows' and columns' means are those of mostly
+	// tiny residuals, and the few that the fit misses by a little lie
+	// beyond them. (The real video of docs/completion.md: the mask s != 0
+	// of SparsePart had precision 0.677 and recall 0.992 against its
+	// foreground, 0.955 and 0.987 with the floor; PCP's has 0.908 and
+	// 1.000.) An exact fit's kept residuals are rounding, and its floor
+	// stays FitTolerance's.
+	var sq fsum.Sum
+	kept := 0
+	for i := range n1 {
+		for k := e.start[i]; k < e.start[i+1]; k++ {
+			if b.keeps(z[k], i, int(e.cols[k])) {
+				sq.Add(z[k] * z[k])
+				kept++
+			}
+		}
+	}
+	if kept > 0 {
+		floor = max(floor, TrimFactor*math.Sqrt(sq.Value()/float64(kept)))
 	}
 	for _, v := range [][]float64{b.Rows, b.Cols} {
 		for k := range v {
