@@ -203,6 +203,9 @@ func solveAutoRank(ctx context.Context, p Problem, s Settings) (*Result, error) 
 			s.Ridge = 0
 		}
 		res, err := Solve(ctx, at, s)
+		if err == nil && auto {
+			res, err = restart(ctx, at, s, res)
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -85,7 +85,7 @@ func (u *run) refit(it Iteration) bool {
 		copy(b.Rows, tr.rows)
 		copy(b.Cols, tr.cols)
 		copy(b.marks, tr.marks)
-		b.fewRank, b.few, b.grossShare = 0, nil, nil
+		b.few = nil
 		u.trim = tr.trim
 		u.record(it, -1)
 		u.t++

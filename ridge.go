@@ -242,6 +242,9 @@ func solveAutoRidge(ctx context.Context, p Problem, s Settings) (*Result, error)
 	}
 	s.Ridge = 0
 	res, err := Solve(ctx, p, s)
+	if err == nil {
+		res, err = restart(ctx, p, s, res)
+	}
 	if err != nil {
 		return nil, err
 	}

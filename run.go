@@ -316,6 +316,9 @@ func (u *run) advance(ctx context.Context) {
 		scaleInPlace(u.dr, eta)
 		moved = subtract(u.r, u.dr) || moved
 	}
+	if b := u.eval.Bounds; b != nil && b.few != nil {
+		b.clearFew(u.l, u.r)
+	}
 	u.still = !moved && !u.scaled
 	u.record(it, -1)
 	u.t++

@@ -201,7 +201,12 @@ type Result struct {
 	// was chosen by validation (see ChooseRidge); nil when the
 	// unpenalized fit was kept.
 	RidgeChoice *RidgeChoice
-	Runtime     time.Duration // wall time of the iterations (initialization excluded)
+	// Restarted, with Settings.Ridge = AutoRidge, reports that the fit
+	// from the default start fitted the entries inexactly and that this
+	// one, from the spectral start truncated at RestartTrim, fits them
+	// exactly (see RestartTrim).
+	Restarted bool
+	Runtime   time.Duration // wall time of the iterations (initialization excluded)
 
 	// FitFraction is the fraction of the measurements that the last
 	// iterate fits exactly, to FitTolerance times the median |y_i|:

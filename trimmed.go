@@ -4,6 +4,8 @@ import (
 	"math"
 	"slices"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/scaledsm/scaledsm/internal/fsum"
 )
 
@@ -345,6 +347,22 @@ func (b *Bounds) markFew(kept []float64) {
 	for k, n := range kept {
 		o := b.observed[k]
 		b.few[k] = b.grossShare[k] && n <= float64(b.fewRank) && n < grossKept*o
+	}
+}
+
+// clearFew sets to zero the rows of l and r (of X's rows, then its
+// columns) that markFew marked.
+func (b *Bounds) clearFew(l, r *mat.Dense) {
+	n1 := len(b.Rows)
+	for k, few := range b.few {
+		if !few {
+			continue
+		}
+		if k < n1 {
+			clear(l.RawRowView(k))
+		} else {
+			clear(r.RawRowView(k - n1))
+		}
 	}
 }
 

@@ -104,6 +104,10 @@ type runJSON struct {
 	Seconds      float64  `json:"seconds"`        // the iterations' wall time
 	MsPerIter    *float64 `json:"ms_per_iter"`
 	SetupSeconds float64  `json:"setup_seconds"` // reading or drawing, and initializing
+	// Restarted: the fit from the first start was not exact, and this
+	// one, from the spectral start truncated at scaledsm.RestartTrim, is
+	// (trim and init_rel_error are then the second start's).
+	Restarted bool `json:"restarted,omitempty"`
 }
 
 func newRunJSON(s scaledsm.Settings, res *scaledsm.Result) runJSON {
@@ -113,7 +117,10 @@ func newRunJSON(s scaledsm.Settings, res *scaledsm.Result) runJSON {
 		Status: res.Status.String(), Iterations: res.Iterations,
 		FinalLoss: finite(res.Loss), RelError: finite(res.RelError),
 		FitFraction: res.FitFraction, Fallbacks: res.Fallbacks,
-		Seconds: res.Runtime.Seconds(),
+		Seconds: res.Runtime.Seconds(), Restarted: res.Restarted,
+	}
+	if res.Restarted {
+		r.Trim = scaledsm.TrimFraction(scaledsm.RestartTrim).String()
 	}
 	switch step := s.Step.(type) {
 	case scaledsm.Geometric:
@@ -196,6 +203,9 @@ func (s *summary) print(w io.Writer, dir string) {
 			scaledsm.DefaultPlateauWindow, 100*scaledsm.DefaultPlateauProgress)
 	case scaledsm.Validated.String():
 		note = " (the number of iterations that predicted 5% of the entries held out best; more would fit noise)"
+	}
+	if s.Restarted {
+		note += " from a second start: the fit from the first was not exact"
 	}
 	fmt.Fprintf(w, "status     %s after %s%s\n", s.Status, iterations(s.Iterations), note)
 	switch {
