@@ -395,8 +395,10 @@ func (e *Entries) grossShare(f Factors, y []float64, t float64, obs []float64) [
 // matrix, rank 5, 20 whole columns corrupted: one column kept 5 outliers,
 // at residuals of 5e-3, and the run crawled at 1.5e-4 after 2000
 // iterations); its mean, that of what it keeps, is small, and only the
-// number it keeps tells, beside most of its residuals being gross. The
-// refit (see refit.go) turns the rule on: from the start of a run it also
+// number it keeps tells, beside most of its residuals being gross. A
+// marked row or column also has its factor row cleared (clearFew), since
+// the other direction's bounds can still keep what it absorbed. The refit
+// (see refit.go) turns the rule on: from the start of a run it also
 // took rows and columns that a poor start leaves keeping little, and κ =
 // 100 cells of the phase study that converged failed; without the gross
 // residuals it took honest rows that the refit left keeping few (`solve
