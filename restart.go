@@ -35,8 +35,16 @@ func restart(ctx context.Context, p Problem, s Settings, res *Result) (*Result, 
 	}
 	s.Init, s.Start, s.Trim = nil, SpectralStart, again
 	res2, err := Solve(ctx, p, s)
-	if err != nil || res2.FitFraction < exactFit {
-		return res, err
+	if err != nil {
+		return nil, err
+	}
+	if res2.Status == Interrupted {
+		// Stopped during the second fit: the first, marked as stopped.
+		res.Status = Interrupted
+		return res, nil
+	}
+	if res2.FitFraction < exactFit {
+		return res, nil
 	}
 	res2.Restarted = true
 	return res2, nil

@@ -1,6 +1,7 @@
 package scaledsm_test
 
 import (
+	"context"
 	"testing"
 
 	"github.com/scaledsm/scaledsm"
@@ -41,5 +42,32 @@ func TestAutoRidgeRestart(t *testing.T) {
 				t.Fatalf("entry %d: sparse part %g, corrupted %v", k, v, corrupted[k])
 			}
 		}
+	}
+}
+
+// TestRestartInterrupted: a stop asked for during the second fit returns
+// the first, marked interrupted.
+func TestRestartInterrupted(t *testing.T) {
+	in := instance(t, synth.Config{Kind: synth.Completion, N1: 100, Rank: 2, P: 0.3, Seed: 2},
+		synth.Setting{Kappa: 100, PS: 0.1, SNR: noNoise})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	s := scaledsm.DefaultSettings(in.Op)
+	s.Converger, s.Tol, s.MaxIter = nil, 1e-10, 3000
+	starts := 0
+	s.Recorder = func(it scaledsm.Iteration) {
+		if it.Iter == 0 {
+			starts++
+		}
+		if starts == 2 && it.Iter == 10 {
+			cancel()
+		}
+	}
+	res, err := scaledsm.Solve(ctx, scaledsm.Problem{Op: in.Op, Y: in.Y, Rank: 2, Truth: in.Star}, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if starts != 2 || res.Status != scaledsm.Interrupted || res.Restarted || res.Iterations != 3000 {
+		t.Errorf("%d starts: %v after %d, restarted %v", starts, res.Status, res.Iterations, res.Restarted)
 	}
 }

@@ -11,13 +11,13 @@ import (
 // AutoRidge, as Settings.Ridge, asks Solve to choose the penalty: it fits
 // without one first (on entries with TrimmedL2, from a second start too
 // when the first fit is not exact: see RestartTrim), and keeps that fit
-// when it is exact (fitting at
-// least half the entries to FitTolerance, as an exactly low-rank matrix
-// with outliers is fitted), when the problem has a truth (a synthetic
-// problem, exactly low rank, whose run measures recovery; as Plateau
-// never stops one), when it is not one of entries on one process, or
-// when the fit stopped at an iteration limit below DefaultPlateauWindow
-// (too short a run to tell exact data from approximate ones).
+// when it is exact (fitting at least half the entries to FitTolerance, as
+// an exactly low-rank matrix with outliers is fitted), when the problem
+// has a truth (a synthetic problem, exactly low rank, whose run measures
+// recovery; as Plateau never stops one), when it is not one of entries on
+// one process, or when the fit stopped at an iteration limit below
+// DefaultPlateauWindow (too short a run to tell exact data from
+// approximate ones).
 // Otherwise the data are only approximately low rank, and ChooseRidge
 // chooses μ and the iterations by validation for a second fit of all the
 // entries, which ends Validated at those iterations (or earlier, as its
