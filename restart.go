@@ -46,6 +46,6 @@ func restart(ctx context.Context, p Problem, s Settings, res *Result) (*Result, 
 	if res2.FitFraction < exactFit {
 		return res, nil
 	}
-	res2.Restarted = true
+	res2.Restarted, res2.FirstRuntime = true, res.Runtime
 	return res2, nil
 }

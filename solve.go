@@ -205,8 +205,9 @@ type Result struct {
 	// from the default start fitted the entries inexactly and that this
 	// one, from the spectral start truncated at RestartTrim, fits them
 	// exactly (see RestartTrim).
-	Restarted bool
-	Runtime   time.Duration // wall time of the iterations (initialization excluded)
+	Restarted    bool
+	FirstRuntime time.Duration // with Restarted, the first fit's Runtime
+	Runtime      time.Duration // wall time of the iterations (initialization excluded)
 
 	// FitFraction is the fraction of the measurements that the last
 	// iterate fits exactly, to FitTolerance times the median |y_i|:

@@ -107,7 +107,8 @@ type runJSON struct {
 	// Restarted: the fit from the first start was not exact, and this
 	// one, from the spectral start truncated at scaledsm.RestartTrim, is
 	// (trim and init_rel_error are then the second start's).
-	Restarted bool `json:"restarted,omitempty"`
+	Restarted    bool    `json:"restarted,omitempty"`
+	FirstSeconds float64 `json:"first_seconds,omitempty"` // with restarted, the first fit's iterations
 }
 
 func newRunJSON(s scaledsm.Settings, res *scaledsm.Result) runJSON {
@@ -117,7 +118,7 @@ func newRunJSON(s scaledsm.Settings, res *scaledsm.Result) runJSON {
 		Status: res.Status.String(), Iterations: res.Iterations,
 		FinalLoss: finite(res.Loss), RelError: finite(res.RelError),
 		FitFraction: res.FitFraction, Fallbacks: res.Fallbacks,
-		Seconds: res.Runtime.Seconds(), Restarted: res.Restarted,
+		Seconds: res.Runtime.Seconds(), Restarted: res.Restarted, FirstSeconds: res.FirstRuntime.Seconds(),
 	}
 	if res.Restarted {
 		r.Trim = scaledsm.TrimFraction(scaledsm.RestartTrim).String()
@@ -238,8 +239,11 @@ func (s *summary) print(w io.Writer, dir string) {
 	if s.MsPerIter != nil {
 		per = fmt.Sprintf(", %.3g ms per iteration", *s.MsPerIter)
 	}
-	if s.RankSeconds > 0 || s.RidgeSeconds > 0 {
+	switch {
+	case s.RankSeconds > 0 || s.RidgeSeconds > 0:
 		per += fmt.Sprintf(" (the fit returned), after %.3g s of validation fits", s.RankSeconds+s.RidgeSeconds)
+	case s.Restarted:
+		per += fmt.Sprintf(" (the fit returned), after %.3g s of the first", s.FirstSeconds)
 	}
 	fmt.Fprintf(w, "time       %.3g s solving%s; %.3g s reading or drawing and initializing\n", s.Seconds, per, s.SetupSeconds)
 	if len(s.Files) > 0 {
