@@ -815,7 +815,7 @@ func TestSolveRestarted(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &s); err != nil {
 		t.Fatal(err)
 	}
-	if s["status"] != "converged" || s["restarted"] != true || !(s["first_seconds"].(float64) > 0) || s["init_trim"] != "0.3" {
+	if s["status"] != "converged" || s["restarted"] != true || !(s["first_seconds"].(float64) > 0) || s["init_trim"] != "0.4" {
 		t.Errorf("status %v, restarted %v, first %v s, init_trim %v", s["status"], s["restarted"], s["first_seconds"], s["init_trim"])
 	}
 	if _, out, _ = cli(t, args...); !strings.Contains(out, "from a second start") || !strings.Contains(out, "s of the first") {
