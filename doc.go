@@ -41,7 +41,9 @@
 // ratings) its [AutoRidge] chooses a ridge penalty ([Settings].Ridge, the
 // nuclear norm at balanced factors), a harder trimming and the number of
 // iterations on entries held out ([ChooseRidge]), so that a larger rank
-// does not give a worse fit.
+// does not give a worse fit; before that, a fit that is not exact is
+// made again from the spectral start truncated at [RestartTrim], which
+// some draws with outliers need, and kept if it is exact.
 //
 // Ratings. Package recommend fits a recommender to ratings: a global mean,
 // user and item biases and low-rank factors, by scaled sweeps with a
