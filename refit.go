@@ -27,8 +27,10 @@ import (
 // row or column most of whose residuals were gross at the refit and that
 // keeps at most r of its observations, and fewer than a quarter, takes the
 // bound 0 and has its factor row cleared (see markFew: an outlier column
-// fitted through r of its entries). The refit is on trial for refitLength iterations: it stays if by then Σ|y - x| over all the observations is
-// below its value before the refit and the kept loss is still falling, by
+// fitted through r of its entries). The refit is on trial for
+// refitLength iterations: it stays if by then Σ|y - x| over all the
+// observations is below its value before the refit and the kept loss is
+// still falling, by
 // tenfold over the trial's second half (a refit can also leave a few rows
 // with too few kept entries, fitted exactly and wrongly: the kept loss
 // then drops once and stalls, `--seed 6` of the case above at 1.5e-3);

@@ -131,7 +131,7 @@ func (e *Entries) rebound(b *Bounds, z []float64, c float64, d dist, ks *keptSum
 		b.mark(sums[:n1], sums[n1:2*n1], cols[:n2], cols[n2:])
 	}
 	if b.fewRank > 0 {
-		b.markFew(slices.Concat(sums[n1:2*n1], cols[n2:]))
+		b.markFew(sums[n1:2*n1], cols[n2:])
 	}
 	for i := range n1 {
 		b.Rows[i] = b.bound(i, sums[i], sums[n1+i], c)
@@ -336,17 +336,23 @@ func (b *Bounds) mark(rs, rn, cs, cn []float64) {
 	}
 }
 
-// markFew marks, from the kept counts of the rows then the columns, those
-// most of whose residuals were gross at the refit (grossShare) that keep
-// at most fewRank of their observations and fewer than grossKept of them:
-// whose bound is 0 for as long as they keep so few.
-func (b *Bounds) markFew(kept []float64) {
-	if len(b.few) != len(kept) {
-		b.few = make([]bool, len(kept))
+// markFew marks, from the kept counts of the rows rn and of the columns
+// cn, those most of whose residuals were gross at the refit (grossShare)
+// that keep at most fewRank of their observations and fewer than
+// grossKept of them: whose bound is 0 for as long as they keep so few.
+func (b *Bounds) markFew(rn, cn []float64) {
+	n1 := len(rn)
+	if len(b.few) != n1+len(cn) {
+		b.few = make([]bool, n1+len(cn))
 	}
-	for k, n := range kept {
-		o := b.observed[k]
-		b.few[k] = b.grossShare[k] && n <= float64(b.fewRank) && n < grossKept*o
+	few := func(k int, n float64) bool {
+		return b.grossShare[k] && n <= float64(b.fewRank) && n < grossKept*b.observed[k]
+	}
+	for i, n := range rn {
+		b.few[i] = few(i, n)
+	}
+	for j, n := range cn {
+		b.few[n1+j] = few(n1+j, n)
 	}
 }
 
