@@ -42,7 +42,7 @@ func SolveBatch(ctx context.Context, jobs []Job) ([]*Result, error) {
 		if j.Problem.Reducer != nil {
 			return nil, fmt.Errorf("scaledsm: batch job %d is a shard of a problem on several ranks, which Solve runs; a batch runs whole problems", i)
 		}
-		u, err := start(j.Problem, j.Settings)
+		u, err := start(ctx, j.Problem, j.Settings)
 		if err != nil {
 			return nil, fmt.Errorf("batch job %d: %w", i, err)
 		}

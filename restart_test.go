@@ -26,7 +26,7 @@ func TestAutoRidgeRestart(t *testing.T) {
 		}
 		res := solve(t, p, s)
 		t.Logf("AutoRidge %v: %v after %d, error %.3g, fit %.3f, restarted %v", auto, res.Status, res.Iterations, res.RelError, res.FitFraction, res.Restarted)
-		if res.Restarted != auto || (res.Status == scaledsm.Converged) != auto {
+		if res.Restarted != auto || (res.Status == scaledsm.Converged) != auto || (auto && res.RestartStart != scaledsm.SpectralStart) {
 			t.Errorf("AutoRidge %v: %v at %.3g, restarted %v", auto, res.Status, res.RelError, res.Restarted)
 		}
 		if !auto {
@@ -42,6 +42,30 @@ func TestAutoRidgeRestart(t *testing.T) {
 				t.Fatalf("entry %d: sparse part %g, corrupted %v", k, v, corrupted[k])
 			}
 		}
+	}
+}
+
+// TestConvexRestart: the same matrix's seed 1 stops short from both
+// spectral starts, the median rule's and the one truncated at
+// RestartTrim; the default settings fit it again from the convex start,
+// which recovers it, and say so.
+func TestConvexRestart(t *testing.T) {
+	in := instance(t, synth.Config{Kind: synth.Completion, N1: 100, Rank: 2, P: 0.3, Seed: 1},
+		synth.Setting{Kappa: 100, PS: 0.1, SNR: noNoise})
+	p := scaledsm.Problem{Op: in.Op, Y: in.Y, Rank: 2, Truth: in.Star}
+	s := scaledsm.DefaultSettings(in.Op)
+	s.Converger, s.Tol, s.MaxIter = nil, 1e-10, 3000
+	for _, trim := range []scaledsm.Trim{{}, scaledsm.TrimFraction(scaledsm.RestartTrim)} {
+		u := s
+		u.Ridge, u.Trim = 0, trim
+		if res := solve(t, p, u); res.Status == scaledsm.Converged || res.FitFraction >= 0.5 {
+			t.Errorf("trim %v: %v at %.3g, fit %.3f; the case needs no convex start", trim, res.Status, res.RelError, res.FitFraction)
+		}
+	}
+	res := solve(t, p, s)
+	t.Logf("%v after %d, error %.3g, restarted %v from %v, after %v", res.Status, res.Iterations, res.RelError, res.Restarted, res.RestartStart, res.FirstRuntime)
+	if res.Status != scaledsm.Converged || !res.Restarted || res.RestartStart != scaledsm.ConvexStart || !(res.FirstRuntime > 0) {
+		t.Errorf("%v at %.3g, restarted %v from %v", res.Status, res.RelError, res.Restarted, res.RestartStart)
 	}
 }
 

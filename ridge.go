@@ -191,7 +191,7 @@ func ChooseRidge(ctx context.Context, p Problem, s Settings, fit Factors) (Ridge
 // held out: it returns the least score and its iteration (+Inf and 0 for
 // a run that failed).
 func earlyStop(ctx context.Context, p Problem, s Settings, test *Entries, testY []float64, clip float64) (float64, int, error) {
-	u, err := start(p, s)
+	u, err := start(ctx, p, s)
 	if err != nil {
 		return 0, 0, err
 	}

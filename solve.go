@@ -203,10 +203,11 @@ type Result struct {
 	RidgeChoice *RidgeChoice
 	// Restarted, with Settings.Ridge = AutoRidge, reports that the fit
 	// from the default start fitted the entries inexactly and that this
-	// one, from the spectral start truncated at RestartTrim, fits them
-	// exactly (see RestartTrim).
+	// one, from the start RestartStart (the spectral start truncated at
+	// RestartTrim, or ConvexStart), fits them exactly (see RestartTrim).
 	Restarted    bool
-	FirstRuntime time.Duration // with Restarted, the first fit's Runtime
+	RestartStart Start
+	FirstRuntime time.Duration // with Restarted, the earlier fits' Runtime
 	Runtime      time.Duration // wall time of the iterations (initialization excluded)
 
 	// FitFraction is the fraction of the measurements that the last
@@ -241,7 +242,7 @@ func Solve(ctx context.Context, p Problem, s Settings) (*Result, error) {
 	if s.Ridge == AutoRidge {
 		return solveAutoRidge(ctx, p, s)
 	}
-	run, err := start(p, s)
+	run, err := start(ctx, p, s)
 	if err != nil {
 		return nil, err
 	}
@@ -257,12 +258,12 @@ func Solve(ctx context.Context, p Problem, s Settings) (*Result, error) {
 }
 
 // start validates a problem and its settings and readies a run from the
-// given, the spectral or a random initialization.
-func start(p Problem, s Settings) (*run, error) {
+// given, the spectral, a random or the convex initialization.
+func start(ctx context.Context, p Problem, s Settings) (*run, error) {
 	if err := validate(p, &s); err != nil {
 		return nil, err
 	}
-	init, err := Initial(p, s)
+	init, err := Initial(ctx, p, s)
 	if err != nil {
 		return nil, err
 	}

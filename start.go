@@ -1,6 +1,7 @@
 package scaledsm
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -19,9 +20,16 @@ const (
 	// paper names as its next step, which needs no spectral estimate at
 	// the fitted rank and, with damping, suits an over-specified rank.
 	RandomStart
+	// ConvexStart truncates to the rank the estimate of robust matrix
+	// completion's convex relaxation, solved roughly (see
+	// Entries.Convex): for the entry models' small matrices, where no
+	// spectral start reaches the basin of X*. Solve tries it on its own
+	// when the fits from the spectral starts are not exact (see
+	// RestartTrim).
+	ConvexStart
 )
 
-var startNames = [...]string{SpectralStart: "spectral", RandomStart: "random"}
+var startNames = [...]string{SpectralStart: "spectral", RandomStart: "random", ConvexStart: "convex"}
 
 // String returns the initialization's name as the command line spells it.
 func (s Start) String() string {
@@ -31,17 +39,18 @@ func (s Start) String() string {
 	return fmt.Sprintf("Start(%d)", int(s))
 }
 
-// ParseStart returns the initialization named s: "spectral" or "random".
+// ParseStart returns the initialization named s: "spectral", "random" or
+// "convex".
 func ParseStart(s string) (Start, error) {
 	for k, name := range startNames {
 		if s == name {
 			return Start(k), nil
 		}
 	}
-	return 0, inputError("init", s, "want spectral or random")
+	return 0, inputError("init", s, "want spectral, random or convex")
 }
 
-func (s Start) valid() bool { return s == SpectralStart || s == RandomStart }
+func (s Start) valid() bool { return s >= SpectralStart && s <= ConvexStart }
 
 // DefaultInitScale is the relative size of a random start when
 // Settings.InitScale is 0.
@@ -98,8 +107,9 @@ func gaussian(rng *rand.Rand, n, r int, norm float64) *mat.Dense {
 
 // Initial returns the starting point Solve uses for a problem of known rank:
 // Settings.Init, or the initialization Settings.Start names (spectral with
-// Settings.Trim, or Random with Settings.InitScale and Settings.Seed).
-func Initial(p Problem, s Settings) (Factors, error) {
+// Settings.Trim, Random with Settings.InitScale and Settings.Seed, or the
+// convex start of Entries.Convex, which ctx stops).
+func Initial(ctx context.Context, p Problem, s Settings) (Factors, error) {
 	switch {
 	case s.Init != nil:
 		return *s.Init, nil
@@ -115,6 +125,12 @@ func Initial(p Problem, s Settings) (Factors, error) {
 			return Factors{}, inputError("init scale", scale, "must be positive and finite")
 		}
 		return random(p.Op, p.Y, p.Rank, s.Trim, scale, s.Seed, dist{p.Reducer})
+	case s.Start == ConvexStart:
+		e, ok := p.Op.(*Entries)
+		if !ok || p.Reducer != nil {
+			return Factors{}, inputError("init", "convex", "is for the entry models (completion, robust PCA) on one process")
+		}
+		return e.Convex(ctx, p.Y, p.Rank)
 	}
 	return p.Spectral(s.Trim)
 }

@@ -122,7 +122,7 @@ func (s Solver) settings(in *synth.Instance, tol float64, maxIter int) (scaledsm
 		set.Method, set.Loss, set.Step, set.Trim = d.Method, d.Loss, d.Step, scaledsm.Trim{}
 	case GDTrimmed:
 		set.Method, set.Loss, set.Trim = scaledsm.GD, scaledsm.TrimmedL2, scaledsm.Trim{}
-		init, err := scaledsm.Initial(p, set)
+		init, err := scaledsm.Initial(context.Background(), p, set)
 		if err != nil {
 			return set, err
 		}

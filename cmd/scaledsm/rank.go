@@ -60,7 +60,7 @@ var startInputs = map[string]string{"init": "init", "init scale": "init-scale", 
 
 func (s *startFlags) register(fs *flag.FlagSet) {
 	s.fs = fs
-	fs.StringVar(&s.init, "init", "spectral", "initialization: spectral (truncated, see --trim) or random (small Gaussian factors)")
+	fs.StringVar(&s.init, "init", "spectral", "initialization: spectral (truncated, see --trim), random (small Gaussian factors) or convex (robust completion's\nconvex relaxation, solved roughly: entries of a small matrix, every iteration an SVD of it)")
 	fs.Float64Var(&s.scale, "init-scale", scaledsm.DefaultInitScale, "random initialization: the size of L Rᵀ relative to the top singular value of the spectral\nestimate")
 	fs.Uint64Var(&s.seed, "init-seed", 0, "random initialization: seed of the draw (default --seed of a synthetic problem, 1 with files)")
 	fs.StringVar(&s.damping, "damping", "auto", "damping λ of the scaled methods' preconditioner (RᵀR + λI)^-1: auto (λ_t = 0.1·ρ_t·tr(RᵀR), ρ_t the\nrelative misfit, fading as the fit becomes exact), none (the paper's), or a fixed λ > 0")
@@ -149,7 +149,7 @@ type rankJSON struct {
 	FitRank        int       `json:"fit_rank"`        // the columns of the factors fitted (auto: of the over-specified fit)
 	EffectiveRank  int       `json:"effective_rank"`  // the rank read from the singular values (scaledsm.EffectiveRank)
 	SingularValues []float64 `json:"singular_values"` // of the fitted L Rᵀ, largest first
-	Init           string    `json:"init"`            // "spectral" or "random"
+	Init           string    `json:"init"`            // "spectral", "random" or "convex"
 	InitScale      *float64  `json:"init_scale"`      // random initialization only
 	Damping        string    `json:"damping"`         // "auto", "none" or the fixed λ; "none" for the vanilla methods
 	// --rank auto on entries: the ranks fitted on 95% of them and the
@@ -204,11 +204,15 @@ func (s *summary) setRank(ld *loaded, settings scaledsm.Settings, res *scaledsm.
 	}
 }
 
-// newRankJSON records the initialization and damping of the settings.
-func newRankJSON(set scaledsm.Settings) rankJSON {
-	r := rankJSON{Init: "spectral", Damping: set.Damping.String()}
+// newRankJSON records the initialization and damping of the settings, and
+// the start of res when it was fitted again from another (see
+// scaledsm.Result.Restarted).
+func newRankJSON(set scaledsm.Settings, res *scaledsm.Result) rankJSON {
+	r := rankJSON{Init: set.Start.String(), Damping: set.Damping.String()}
+	if res.Restarted {
+		r.Init = res.RestartStart.String()
+	}
 	if set.Start == scaledsm.RandomStart {
-		r.Init = "random"
 		scale := set.InitScale
 		r.InitScale = &scale
 	}

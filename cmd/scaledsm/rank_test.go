@@ -99,7 +99,7 @@ func TestRankFlagsBad(t *testing.T) {
 	}{
 		{[]string{"--init-scale", "0.1"}, "--init-scale 0.1: applies to --init random"},
 		{[]string{"--init", "random", "--init-scale", "0"}, "--init-scale 0: must be positive and finite"},
-		{[]string{"--init", "zeros"}, "--init zeros: want spectral or random"},
+		{[]string{"--init", "zeros"}, "--init zeros: want spectral, random or convex"},
 		{[]string{"--damping", "-2"}, "--damping -2: a fixed λ must be positive and finite"},
 		{[]string{"--damping", "lots"}, "--damping lots: want auto, none, or a fixed λ > 0"},
 		{[]string{"--rank", "auto", "--method", "gd"}, "--rank auto: needs a method"},

@@ -205,7 +205,7 @@ func (s *solverFlags) complete(ctx context.Context, settings *scaledsm.Settings,
 	p := ld.problem
 	if p.Rank != scaledsm.AutoRank {
 		// With --rank auto, Solve initializes each fit itself.
-		init, err := scaledsm.Initial(p, *settings)
+		init, err := scaledsm.Initial(ctx, p, *settings)
 		if err != nil {
 			return err
 		}
@@ -540,7 +540,7 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 		return inputFlag(inputFlag(err, solverInputs), src.inputs())
 	}
 	sum := &summary{shapeJSON: ld.shape, drawJSON: ld.draw, filesJSON: ld.files, runJSON: newRunJSON(settings, res)}
-	sum.rankJSON = newRankJSON(settings)
+	sum.rankJSON = newRankJSON(settings, res)
 	sum.setRank(ld, settings, res)
 	var extra []namedWriter
 	if e := ld.entries; e != nil {

@@ -105,10 +105,12 @@ type runJSON struct {
 	MsPerIter    *float64 `json:"ms_per_iter"`
 	SetupSeconds float64  `json:"setup_seconds"` // reading or drawing, and initializing
 	// Restarted: the fit from the first start was not exact, and this
-	// one, from the spectral start truncated at scaledsm.RestartTrim, is
-	// (trim and init_rel_error are then the second start's).
+	// one, from RestartInit ("spectral", truncated at
+	// scaledsm.RestartTrim, or "convex"), is (init_trim and
+	// init_rel_error are then that start's).
 	Restarted    bool    `json:"restarted,omitempty"`
-	FirstSeconds float64 `json:"first_seconds,omitempty"` // with restarted, the first fit's iterations
+	RestartInit  string  `json:"restart_init,omitempty"`
+	FirstSeconds float64 `json:"first_seconds,omitempty"` // with restarted, the earlier fits' iterations
 }
 
 func newRunJSON(s scaledsm.Settings, res *scaledsm.Result) runJSON {
@@ -120,8 +122,13 @@ func newRunJSON(s scaledsm.Settings, res *scaledsm.Result) runJSON {
 		FitFraction: res.FitFraction, Fallbacks: res.Fallbacks,
 		Seconds: res.Runtime.Seconds(), Restarted: res.Restarted, FirstSeconds: res.FirstRuntime.Seconds(),
 	}
+	start := s.Start
 	if res.Restarted {
+		start, r.RestartInit = res.RestartStart, res.RestartStart.String()
 		r.Trim = scaledsm.TrimFraction(scaledsm.RestartTrim).String()
+	}
+	if start == scaledsm.ConvexStart {
+		r.Trim = "none" // the convex start truncates nothing
 	}
 	switch step := s.Step.(type) {
 	case scaledsm.Geometric:
@@ -191,8 +198,11 @@ func (s *summary) print(w io.Writer, dir string) {
 	}
 	trim, _ := scaledsm.ParseTrim(s.Trim)
 	init := "spectral initialization " + trim.Describe()
-	if s.InitScale != nil {
+	switch {
+	case s.InitScale != nil:
 		init = fmt.Sprintf("random initialization of scale %g", *s.InitScale)
+	case s.Init == scaledsm.ConvexStart.String():
+		init = "convex initialization (robust completion's relaxation, solved roughly)"
 	}
 	fmt.Fprintf(w, "method     %s, %s, %s loss, damping %s; %s\n", s.Method, step, s.Loss, s.Damping, init)
 	note := ""
@@ -206,7 +216,7 @@ func (s *summary) print(w io.Writer, dir string) {
 		note = " (the number of iterations that predicted 5% of the entries held out best; more would fit noise)"
 	}
 	if s.Restarted {
-		note += " from a second start: the fit from the first was not exact"
+		note += fmt.Sprintf(" from another start (%s): the fit from the first was not exact", s.RestartInit)
 	}
 	fmt.Fprintf(w, "status     %s after %s%s\n", s.Status, iterations(s.Iterations), note)
 	switch {
@@ -243,7 +253,7 @@ func (s *summary) print(w io.Writer, dir string) {
 	case s.RankSeconds > 0 || s.RidgeSeconds > 0:
 		per += fmt.Sprintf(" (the fit returned), after %.3g s of validation fits", s.RankSeconds+s.RidgeSeconds)
 	case s.Restarted:
-		per += fmt.Sprintf(" (the fit returned), after %.3g s of the first", s.FirstSeconds)
+		per += fmt.Sprintf(" (the fit returned), after %.3g s of earlier fits", s.FirstSeconds)
 	}
 	fmt.Fprintf(w, "time       %.3g s solving%s; %.3g s reading or drawing and initializing\n", s.Seconds, per, s.SetupSeconds)
 	if len(s.Files) > 0 {

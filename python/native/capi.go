@@ -272,7 +272,7 @@ func capiSolve(c *C.scaledsm_call, warn io.Writer) (*capiResult, error) {
 	}
 	// The summary of solve with files, without the files' names.
 	sum := &summary{shapeJSON: ld.shape, runJSON: newRunJSON(settings, res)}
-	sum.rankJSON = newRankJSON(settings)
+	sum.rankJSON = newRankJSON(settings, res)
 	sum.setRank(ld, settings, res)
 	sum.Source = "python"
 	if pk, ok := settings.Step.(scaledsm.Polyak); ok {
