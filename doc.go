@@ -42,8 +42,9 @@
 // nuclear norm at balanced factors), a harder trimming and the number of
 // iterations on entries held out ([ChooseRidge]), so that a larger rank
 // does not give a worse fit; before that, a fit that is not exact is
-// made again from the spectral start truncated at [RestartTrim], which
-// some draws with outliers need, and kept if it is exact.
+// made again from the spectral start truncated at [RestartTrim] and, on a
+// small matrix, from the convex relaxation's estimate ([ConvexStart]),
+// which some draws with outliers need, and kept if it is exact.
 //
 // Ratings. Package recommend fits a recommender to ratings: a global mean,
 // user and item biases and low-rank factors, by scaled sweeps with a

@@ -90,3 +90,19 @@ def test_complete_ridge():
     assert none.ridge == 0 and fixed.ridge == 0.5 and "ridge_tried" not in fixed.summary
     err = lambda r: np.linalg.norm(r.X - X) / np.linalg.norm(X)
     assert err(auto) < err(none)
+
+
+def test_convex_start():
+    # init="convex" starts an entry model from its convex relaxation; the
+    # summary names that start, and a model without entries refuses it.
+    g = np.random.default_rng(5)
+    X = g.standard_normal((60, 2)) @ g.standard_normal((2, 40))
+    Y = X.copy()
+    out = g.random(X.shape) < 0.05
+    Y[out] = 10 * g.standard_normal(out.sum())
+    res = scaledsm.rpca(Y, 2, init="convex", tol=1e-10, truth=X)
+    assert res.summary["init"] == "convex" and res.summary["init_trim"] == "none"
+    assert res.success and res.rel_error <= 1e-10
+    A = g.standard_normal((200, 8, 6))
+    with pytest.raises(ValueError, match="init='convex': is for the entry models"):
+        scaledsm.solve_sensing(A, A[:, 0, 0], 2, init="convex")
