@@ -826,3 +826,16 @@ func TestSolveRestarted(t *testing.T) {
 		}
 	}
 }
+
+// TestTimeLineNamesEveryEarlierFit: a fit returned after validation fits
+// and from another start names both in its time line.
+func TestTimeLineNamesEveryEarlierFit(t *testing.T) {
+	s := &summary{drawJSON: &drawJSON{}}
+	s.Status, s.Seconds, s.RankSeconds, s.RidgeSeconds = "converged", 1, 2, 0.5
+	s.Restarted, s.RestartInit, s.FirstSeconds = true, "convex", 3
+	var b strings.Builder
+	s.print(&b, "")
+	if want := "(the fit returned), after 2.5 s of validation fits and 3 s of earlier fits;"; !strings.Contains(b.String(), want) {
+		t.Errorf("want %q in\n%s", want, b.String())
+	}
+}

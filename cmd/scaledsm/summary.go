@@ -249,11 +249,15 @@ func (s *summary) print(w io.Writer, dir string) {
 	if s.MsPerIter != nil {
 		per = fmt.Sprintf(", %.3g ms per iteration", *s.MsPerIter)
 	}
-	switch {
-	case s.RankSeconds > 0 || s.RidgeSeconds > 0:
-		per += fmt.Sprintf(" (the fit returned), after %.3g s of validation fits", s.RankSeconds+s.RidgeSeconds)
-	case s.Restarted:
-		per += fmt.Sprintf(" (the fit returned), after %.3g s of earlier fits", s.FirstSeconds)
+	var before []string
+	if v := s.RankSeconds + s.RidgeSeconds; v > 0 {
+		before = append(before, fmt.Sprintf("%.3g s of validation fits", v))
+	}
+	if s.Restarted {
+		before = append(before, fmt.Sprintf("%.3g s of earlier fits", s.FirstSeconds))
+	}
+	if len(before) > 0 {
+		per += " (the fit returned), after " + strings.Join(before, " and ")
 	}
 	fmt.Fprintf(w, "time       %.3g s solving%s; %.3g s reading or drawing and initializing\n", s.Seconds, per, s.SetupSeconds)
 	if len(s.Files) > 0 {
