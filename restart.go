@@ -25,12 +25,12 @@ const RestartTrim = 0.4
 // then, for a small matrix, from the convex start, when res, the fit of p
 // with the resolved unpenalized settings s, fits the entries inexactly,
 // and returns the first of those fits that fits them exactly
-// (Result.Restarted), res otherwise: whatever the first start was (the
-// command line's Init is the default start, computed ahead), a fit that
-// is not exact can only be replaced by one that is. A start that was the
-// first's is not tried again. A loss other than TrimmedL2, several
-// processes, a run stopped by the caller or at an iteration limit below
-// DefaultPlateauWindow are left as they are.
+// (Result.Restarted), res otherwise: whatever the first start was, a fit
+// that is not exact can only be replaced by one that is. The start that
+// Start and Trim name is not tried again (an Init is taken for it: the
+// command line and AutoRidge compute that start ahead). A loss other than
+// TrimmedL2, several processes, a run stopped by the caller or at an
+// iteration limit below DefaultPlateauWindow are left as they are.
 func restart(ctx context.Context, p Problem, s Settings, res *Result) (*Result, error) {
 	e, ok := p.Op.(*Entries)
 	if !ok || p.Reducer != nil || s.Loss != TrimmedL2 ||
@@ -40,12 +40,12 @@ func restart(ctx context.Context, p Problem, s Settings, res *Result) (*Result, 
 	}
 	again := TrimFraction(RestartTrim)
 	var starts []Settings
-	if s.Init != nil || s.Start != SpectralStart || s.Trim != again {
+	if s.Start != SpectralStart || s.Trim != again {
 		t := s
 		t.Init, t.Start, t.Trim = nil, SpectralStart, again
 		starts = append(starts, t)
 	}
-	if _, n1, n2 := e.Dims(); convexSmall(n1, n2) && (s.Init != nil || s.Start != ConvexStart) {
+	if _, n1, n2 := e.Dims(); convexSmall(n1, n2) && s.Start != ConvexStart {
 		t := s
 		t.Init, t.Start = nil, ConvexStart
 		starts = append(starts, t)

@@ -125,6 +125,14 @@ func ChooseRidge(ctx context.Context, p Problem, s Settings, fit Factors) (Ridge
 		return RidgeChoice{}, inputError("entries", nil, "%d are too few to hold any out for choosing the penalty", m)
 	}
 	s.Init = nil
+	if s.Start == ConvexStart {
+		// The training entries' convex start, once for every penalty.
+		init, err := Initial(ctx, Problem{Op: train, Y: trainY, Rank: p.Rank}, s)
+		if err != nil {
+			return RidgeChoice{}, err
+		}
+		s.Init = &init
+	}
 	if s.Converger == nil {
 		s.Converger = Plateau{}
 	}
@@ -244,6 +252,15 @@ func solveAutoRidge(ctx context.Context, p Problem, s Settings) (*Result, error)
 		return nil, err
 	}
 	s.Ridge = 0
+	if s.Init == nil && s.Start == ConvexStart {
+		// Once, for the first fit and the penalized refit (ChooseRidge
+		// starts its fits from the training entries' own).
+		init, err := Initial(ctx, p, s)
+		if err != nil {
+			return nil, err
+		}
+		s.Init = &init
+	}
 	res, err := Solve(ctx, p, s)
 	if err == nil {
 		res, err = restart(ctx, p, s, res)
