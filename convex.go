@@ -23,15 +23,22 @@ import (
 // of the dense n1×n2 matrix, so it is for small matrices: Solve tries it
 // on its own only below convexWork (see restart).
 const (
-	convexIters  = 50   // iterations: a start, not a solution
-	convexGrowth = 1.2  // μ's growth per iteration: at 1.5, issue 24's seeds 1 to 3 start at 0.16, 0.14, 0.11, not 0.033, 0.0073, 0.0010
-	convexTol    = 1e-9 // or stop when ||y - L - S|| <= convexTol ||y|| on the entries
+	convexIters = 50   // iterations: a start, not a solution
+	convexTol   = 1e-9 // or stop when ||y - L - S|| <= convexTol ||y|| on the entries
+	// convexGrowth is μ's growth per iteration: at 1.5, issue 24's seeds
+	// 1 to 3 start at 0.16, 0.14 and 0.11 from X*, not 0.033, 0.0073 and
+	// 0.0010.
+	convexGrowth = 1.2
 
 	// convexWork bounds n1·n2·min(n1, n2), the work of one SVD, for
-	// the convex start as a restart: a 400×400 matrix.
+	// the convex start as a restart: a 400×400 matrix (0.17 s an SVD
+	// with gonum).
 	convexWork = 400 * 400 * 400
-	// convexEntries bounds n1·n2 for the convex start asked for: the
-	// dense matrices it keeps (about 6 of them) then take 400 MB.
+	// The bounds of the convex start asked for: the work of an SVD, at
+	// most a 1000×1000 matrix's (2.5 s, the longest a stop asked for
+	// waits), and n1·n2, for the dense matrices it keeps (about 6 of them
+	// take 400 MB at 2^23 entries).
+	convexWorkMax = 1000 * 1000 * 1000
 	convexEntries = 1 << 23
 )
 
@@ -46,8 +53,9 @@ func convexSmall(n1, n2 int) bool {
 // Convex returns the convex start of rank r for the observations y of the
 // entries (see ConvexStart): the top r singular pairs of the convex
 // relaxation's estimate of X*, L = U Σ^{1/2} and R = V Σ^{1/2}. It forms
-// dense n1×n2 matrices, so n1·n2 may be at most 2^23, and an SVD of one
-// per iteration; ctx is checked at each.
+// dense n1×n2 matrices and takes an SVD of one at each iteration, so n1·n2
+// may be at most 2^23 and n1·n2·min(n1, n2) at most 10^9; ctx is checked
+// at each.
 func (e *Entries) Convex(ctx context.Context, y []float64, r int) (Factors, error) {
 	m, n1, n2 := e.Dims()
 	switch {
@@ -57,8 +65,8 @@ func (e *Entries) Convex(ctx context.Context, y []float64, r int) (Factors, erro
 		return Factors{}, inputError("y", nil, "%d observations, want m = %d", len(y), m)
 	case e.total != 0 && e.total != m:
 		return Factors{}, inputError("init", "convex", "needs the whole problem, not a shard")
-	case float64(n1)*float64(n2) > convexEntries:
-		return Factors{}, inputError("init", "convex", "forms the dense %d×%d matrix: at most %d entries", n1, n2, convexEntries)
+	case float64(n1)*float64(n2) > convexEntries || float64(n1)*float64(n2)*float64(min(n1, n2)) > convexWorkMax:
+		return Factors{}, inputError("init", "convex", "takes an SVD of the dense %d×%d matrix at each iteration: at most %d entries and n1·n2·min(n1, n2) at most 1e9 (a 1000×1000 matrix)", n1, n2, convexEntries)
 	}
 	lambda := 1 / math.Sqrt(float64(m)/(float64(n1)*float64(n2))*float64(max(n1, n2)))
 	w := mat.NewDense(n1, n2, nil) // Y on the entries, the estimate L elsewhere

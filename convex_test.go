@@ -89,6 +89,10 @@ func TestConvexStartInputs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	slow, _, err := scaledsm.NewEntries(1100, 1000, []int32{0, 1}, []int32{0, 1}, []float64{1, 2})
+	if err != nil {
+		t.Fatal(err)
+	}
 	shard, err := e.Shard(2 * len(in.Y))
 	if err != nil {
 		t.Fatal(err)
@@ -102,7 +106,8 @@ func TestConvexStartInputs(t *testing.T) {
 		{e, in.Y, 0, "rank 0: must lie in [1, min(n1, n2)] = [1, 100]"},
 		{e, in.Y[1:], 2, "want m = "},
 		{e, make([]float64, len(in.Y)), 2, "every observation is 0"},
-		{big, []float64{1, 2}, 1, "forms the dense 4000×3000 matrix"},
+		{big, []float64{1, 2}, 1, "takes an SVD of the dense 4000×3000 matrix at each iteration"},
+		{slow, []float64{1, 2}, 1, "n1·n2·min(n1, n2) at most 1e9"},
 		{shard, in.Y, 2, "not a shard"},
 	} {
 		if _, err := c.e.Convex(context.Background(), c.y, c.r); err == nil || !strings.Contains(err.Error(), c.want) {
