@@ -204,7 +204,7 @@ func solveAutoRank(ctx context.Context, p Problem, s Settings) (*Result, error) 
 		}
 		res, err := Solve(ctx, at, s)
 		if err == nil && auto {
-			res, err = restart(ctx, at, s, res)
+			res, err = restart(ctx, at, s, res, true)
 		}
 		if err != nil {
 			return nil, err

@@ -11,9 +11,14 @@ import (
 // validation error of each (the mean |y - x| over the entries held out),
 // and the rank chosen.
 type RankChoice struct {
-	Ranks   []int
-	Errors  []float64
-	Rank    int
+	Ranks  []int
+	Errors []float64
+	Rank   int
+	// Exact reports that the fit at Rank fitted most of its entries and
+	// predicted most of those held out to FitTolerance: an exactly
+	// low-rank matrix, whose outliers, if any, the mean |y - x| of Errors
+	// counts.
+	Exact   bool
 	Runtime time.Duration // wall time of the validation fits
 }
 
@@ -44,7 +49,15 @@ const (
 // or a trimmed mean would not see them). It stops two ranks past the best
 // and returns the smallest rank whose error is within 0.5% of the fall from
 // rank 1's error to the best (or, on an exactly low-rank X* fitted to
-// FitTolerance, the first such rank). On data that are only approximately
+// FitTolerance, the first such rank). A rank whose fit fits most of the
+// entries fitted and predicts most of those held out to FitTolerance is
+// exact whatever the outliers among them add to the mean: the first such
+// rank ends the search (RankChoice.Exact), and a smaller rank whose fit
+// from the spectral start truncated at RestartTrim is exact is taken
+// instead, as an over-specified rank is exact from starts where the true
+// one is not (the convex start, an SVD an iteration, is left to the fit
+// of the rank chosen).
+// On data that are only approximately
 // low rank the error falls while a rank adds signal and rises once it fits
 // noise: the choice is the rank at which the matrix is best, not the
 // largest one asked for.
@@ -84,6 +97,7 @@ func ChooseRank(ctx context.Context, p Problem, s Settings, maxRank int) (RankCh
 	t0 := time.Now()
 	best := math.Inf(1)
 	since := 0
+	var fits []*Result // the fits of the ranks tried, before an exact one
 	for _, r := range rankLadder {
 		if r > maxRank {
 			break
@@ -95,11 +109,34 @@ func ChooseRank(ctx context.Context, p Problem, s Settings, maxRank int) (RankCh
 		if res.Status == Interrupted {
 			return c, ctx.Err()
 		}
-		v := math.Inf(1)
+		v, exact := math.Inf(1), 0.0
 		if !res.Status.Failed() {
-			v, _ = heldOutError(test, testY, res.Factors, math.Inf(1))
+			v, _, exact = heldOutError(test, testY, res.Factors, math.Inf(1), floor)
 		}
 		c.Ranks, c.Errors = append(c.Ranks, r), append(c.Errors, v)
+		if res.FitFraction >= exactFit && exact >= exactFit {
+			// Exact, outliers or not: the entries fitted and most of
+			// those held out are predicted to the fit tolerance, which
+			// no smaller rank did from its start; one may from another
+			// (see restart), as an over-specified rank needs no start
+			// near X*.
+			c.Rank, c.Exact = r, true
+			for k, f := range fits {
+				g := Problem{Op: fit, Y: fitY, Rank: c.Ranks[k]}
+				again, err := restart(ctx, g, s, f, false)
+				if err != nil {
+					return c, err
+				}
+				if again.Restarted {
+					if _, _, held := heldOutError(test, testY, again.Factors, math.Inf(1), floor); held >= exactFit {
+						c.Rank = c.Ranks[k]
+						break
+					}
+				}
+			}
+			break
+		}
+		fits = append(fits, res)
 		if v < best {
 			best, since = v, 0
 		} else if since++; since >= rankPatience {
@@ -108,6 +145,10 @@ func ChooseRank(ctx context.Context, p Problem, s Settings, maxRank int) (RankCh
 		if best <= floor {
 			break // exact: no larger rank does better
 		}
+	}
+	if c.Exact {
+		c.Runtime = time.Since(t0)
+		return c, nil
 	}
 	c.Rank = c.Ranks[0]
 	for k, r := range c.Ranks {

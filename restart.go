@@ -22,7 +22,8 @@ import "context"
 const RestartTrim = 0.4
 
 // restart fits p again from the spectral start truncated at RestartTrim,
-// then, for a small matrix, from the convex start, when res, the fit of p
+// then, for a small matrix and with convex, from the convex start, when
+// res, the fit of p
 // with the resolved unpenalized settings s, fits the entries inexactly,
 // and returns the first of those fits that fits them exactly
 // (Result.Restarted), res otherwise: whatever the first start was, a fit
@@ -31,7 +32,7 @@ const RestartTrim = 0.4
 // command line and AutoRidge compute that start ahead). A loss other than
 // TrimmedL2, several processes, a run stopped by the caller or at an
 // iteration limit below DefaultPlateauWindow are left as they are.
-func restart(ctx context.Context, p Problem, s Settings, res *Result) (*Result, error) {
+func restart(ctx context.Context, p Problem, s Settings, res *Result, convex bool) (*Result, error) {
 	e, ok := p.Op.(*Entries)
 	if !ok || p.Reducer != nil || s.Loss != TrimmedL2 ||
 		res.FitFraction >= exactFit || res.Status == Converged || res.Status == Interrupted || res.Status.Failed() ||
@@ -45,7 +46,7 @@ func restart(ctx context.Context, p Problem, s Settings, res *Result) (*Result, 
 		t.Init, t.Start, t.Trim = nil, SpectralStart, again
 		starts = append(starts, t)
 	}
-	if _, n1, n2 := e.Dims(); convexSmall(n1, n2) && s.Start != ConvexStart {
+	if _, n1, n2 := e.Dims(); convex && convexSmall(n1, n2) && s.Start != ConvexStart {
 		t := s
 		t.Init, t.Start = nil, ConvexStart
 		starts = append(starts, t)

@@ -211,7 +211,7 @@ func earlyStop(ctx context.Context, p Problem, s Settings, test *Entries, testY 
 			u.evaluate()
 		}
 		if u.t%ridgeEvery == 0 {
-			if _, v := heldOutError(test, testY, Factors{L: u.l, R: u.r}, clip); v < best {
+			if _, v, _ := heldOutError(test, testY, Factors{L: u.l, R: u.r}, clip, 0); v < best {
 				best, at = v, u.t
 			}
 		}
@@ -223,7 +223,7 @@ func earlyStop(ctx context.Context, p Problem, s Settings, test *Entries, testY 
 	case u.res.Status.Failed():
 		return math.Inf(1), 0, nil
 	}
-	if _, v := heldOutError(test, testY, Factors{L: u.l, R: u.r}, clip); v < best {
+	if _, v, _ := heldOutError(test, testY, Factors{L: u.l, R: u.r}, clip, 0); v < best {
 		best, at = v, u.t
 	}
 	return best, at, nil
@@ -232,18 +232,22 @@ func earlyStop(ctx context.Context, p Problem, s Settings, test *Entries, testY 
 // heldOutError returns the mean |y - x| and the mean min((y - x)², b²)
 // over the entries held out (test, with their observations testY) at the
 // factors f, summed with compensation: the candidates' scores are
-// compared to a few digits.
-func heldOutError(test *Entries, testY []float64, f Factors, b float64) (abs, sq float64) {
+// compared to a few digits; and the fraction predicted to within floor.
+func heldOutError(test *Entries, testY []float64, f Factors, b, floor float64) (abs, sq, exact float64) {
 	x := make([]float64, len(testY))
 	test.Apply(x, f)
 	var a, q fsum.Sum
+	within := 0
 	for k, y := range testY {
 		d := y - x[k]
 		a.Add(math.Abs(d))
 		q.Add(min(d*d, b*b))
+		if math.Abs(d) <= floor {
+			within++
+		}
 	}
 	n := float64(len(x))
-	return a.Value() / n, q.Value() / n
+	return a.Value() / n, q.Value() / n, float64(within) / n
 }
 
 // solveAutoRidge is Solve for Settings.Ridge = AutoRidge.
@@ -263,7 +267,7 @@ func solveAutoRidge(ctx context.Context, p Problem, s Settings) (*Result, error)
 	}
 	res, err := Solve(ctx, p, s)
 	if err == nil {
-		res, err = restart(ctx, p, s, res)
+		res, err = restart(ctx, p, s, res, true)
 	}
 	if err != nil {
 		return nil, err

@@ -157,6 +157,10 @@ type rankJSON struct {
 	RankTried      []int     `json:"rank_tried,omitempty"`
 	RankValidation []float64 `json:"rank_validation,omitempty"`
 	RankSeconds    float64   `json:"rank_seconds,omitempty"` // the validation fits' wall time
+	// RankExact: the rank chosen fitted most of the 95% and predicted
+	// most of the 5% to the fit tolerance (the smallest such rank): exact
+	// whatever the outliers add to the mean |y - x|.
+	RankExact bool `json:"rank_exact,omitempty"`
 	// The penalty μ of μ/2(||L||² + ||R||²) of the fit returned (0:
 	// none); with --ridge auto and a fit that was not exact, the
 	// penalties fitted on 95% of the entries, the least mean (y - x)² of
@@ -183,7 +187,7 @@ func (s *summary) setRank(ld *loaded, settings scaledsm.Settings, res *scaledsm.
 	s.EffectiveRank = res.EffectiveRank
 	if c := res.RankChoice; c != nil {
 		s.FitRank = c.Rank
-		s.RankTried, s.RankValidation, s.RankSeconds = c.Ranks, c.Errors, c.Runtime.Seconds()
+		s.RankTried, s.RankValidation, s.RankSeconds, s.RankExact = c.Ranks, c.Errors, c.Runtime.Seconds(), c.Exact
 	}
 	s.Ridge = max(settings.Ridge, 0)
 	floor := settings.TrimFloor
@@ -237,6 +241,9 @@ func (s *summary) printRank(w io.Writer) {
 		tried := ""
 		for k, r := range s.RankTried {
 			tried += fmt.Sprintf(" %d: %.3g", r, s.RankValidation[k])
+		}
+		if s.RankExact {
+			tried += fmt.Sprintf("; %d the smallest fitted and predicted exactly", s.FitRank)
 		}
 		fmt.Fprintf(w, "           chosen by validation (mean |y - x| on 5%% of the entries held out, %.3g s):%s\n", s.RankSeconds, tried)
 	}
