@@ -46,8 +46,9 @@ type Settings struct {
 
 	// Init, when not nil, is the starting point; otherwise the
 	// initialization Start names: the spectral one (Spectral, the zero
-	// value) with the truncation Trim, or small random factors (Random) of
-	// relative size InitScale (0 means DefaultInitScale) drawn from Seed.
+	// value) with the truncation Trim, small random factors (Random) of
+	// relative size InitScale (0 means DefaultInitScale) drawn from Seed,
+	// or, for entries, the convex relaxation's estimate (ConvexStart).
 	Init      *Factors
 	Trim      Trim
 	Start     Start
