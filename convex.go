@@ -31,9 +31,10 @@ const (
 	convexGrowth = 1.2
 
 	// convexWork bounds n1·n2·min(n1, n2), the work of one SVD, for
-	// the convex start as a restart: a 400×400 matrix (0.17 s an SVD
-	// with gonum).
-	convexWork = 400 * 400 * 400
+	// the convex start as a restart: a 200×200 matrix (the start takes
+	// 1.4 s there, 9.5 s at 400×400, where no run of the phase study
+	// needed it).
+	convexWork = 200 * 200 * 200
 	// The bounds of the convex start asked for: the work of an SVD, at
 	// most a 1000×1000 matrix's (2.5 s, the longest a stop asked for
 	// waits), and n1·n2, for the dense matrices it keeps (about 6 of them

@@ -3,6 +3,7 @@ package scaledsm_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -120,5 +121,23 @@ func TestConvexStartInputs(t *testing.T) {
 	}
 	if st, err := scaledsm.ParseStart("convex"); err != nil || st != scaledsm.ConvexStart || st.String() != "convex" {
 		t.Errorf("ParseStart(convex) = %v, %v", st, err)
+	}
+}
+
+// BenchmarkConvex times the convex start on completion problems of the
+// sizes Solve tries it at on its own (up to 200×200) and beyond: 50 SVDs
+// of the dense matrix at most.
+func BenchmarkConvex(b *testing.B) {
+	for _, n := range []int{100, 200, 400} {
+		in := instance(b, synth.Config{Kind: synth.Completion, N1: n, Rank: 5, P: 0.3, Seed: 1},
+			synth.Setting{Kappa: 10, PS: 0.1, SNR: noNoise})
+		e := in.Op.(*scaledsm.Entries)
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := e.Convex(context.Background(), in.Y, 5); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

@@ -13,7 +13,7 @@ import "context"
 // converges from the truncations 0.1 to 0.4). Over the phase study's
 // grid, 0.4 recovers 3 runs more than 0.3 (random outliers, κ = 100,
 // p_s 0.2 and 0.3) and none fewer. When that fit is not exact either and
-// the matrix is small (n1·n2·min(n1, n2) at most 400³), AutoRidge fits
+// the matrix is small (n1·n2·min(n1, n2) at most 200³), AutoRidge fits
 // from the convex start (ConvexStart), which reaches draws that no
 // truncation does (the same case's seed 1). A later fit is kept only when
 // it fits the entries exactly (see exactFit), which a fit of data that are
