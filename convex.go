@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -73,13 +74,12 @@ func (e *Entries) Convex(ctx context.Context, y []float64, r int) (Factors, erro
 	w := mat.NewDense(n1, n2, nil) // Y on the entries, the estimate L elsewhere
 	raw := w.RawMatrix()
 	at := func(i, k int) int { return i*raw.Stride + int(e.cols[k]) }
-	var ynorm float64
 	for i := range n1 {
 		for k := e.start[i]; k < e.start[i+1]; k++ {
 			raw.Data[at(i, k)] = y[k]
-			ynorm = math.Hypot(ynorm, y[k])
 		}
 	}
+	ynorm := floats.Norm(y, 2)
 	if !(ynorm > 0) {
 		return Factors{}, inputError("y", nil, "every observation is 0, so there is no estimate to start from")
 	}
@@ -120,7 +120,10 @@ func (e *Entries) Convex(ctx context.Context, y []float64, r int) (Factors, erro
 			return Factors{}, errConvexSVD
 		}
 		sv = svd.Values(sv)
-		kept := rankAbove(sv, 1/mu)
+		kept := 0
+		for kept < len(sv) && sv[kept] > 1/mu {
+			kept++
+		}
 		svd.UTo(&u)
 		svd.VTo(&v)
 		l.Zero()
@@ -135,18 +138,18 @@ func (e *Entries) Convex(ctx context.Context, y []float64, r int) (Factors, erro
 		// S = shrink_{λ/μ}(y - L + Λ/μ) and Λ += μ (y - L - S), on the
 		// entries.
 		lr := l.RawMatrix()
-		var res float64
+		var res2 float64 // ||y - L - S||² on the entries
 		for i := range n1 {
 			for k := e.start[i]; k < e.start[i+1]; k++ {
 				z := y[k] - lr.Data[i*lr.Stride+int(e.cols[k])]
 				x := z + dual[k]/mu
 				s[k] = math.Copysign(max(math.Abs(x)-lambda/mu, 0), x)
 				dual[k] += mu * (z - s[k])
-				res = math.Hypot(res, z-s[k])
+				res2 += (z - s[k]) * (z - s[k])
 			}
 		}
 		last, mu = mu, min(mu*convexGrowth, muMax)
-		if res <= convexTol*ynorm {
+		if math.Sqrt(res2) <= convexTol*ynorm {
 			break
 		}
 	}
@@ -168,13 +171,4 @@ func (e *Entries) Convex(ctx context.Context, y []float64, r int) (Factors, erro
 		}
 	}
 	return f, nil
-}
-
-// rankAbove counts the values of the non-increasing v above t.
-func rankAbove(v []float64, t float64) int {
-	k := 0
-	for k < len(v) && v[k] > t {
-		k++
-	}
-	return k
 }
