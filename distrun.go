@@ -132,21 +132,3 @@ func (u *run) fitScale() float64 {
 	}
 	return scale
 }
-
-// fitFraction returns Result.FitFraction over all the measurements: over
-// ranks, the scale is the exact median of all |y_i| (the single-rank
-// fitFraction samples beyond scaleSample of them).
-func (u *run) fitFraction() float64 {
-	z, y := u.eval.Z, u.p.Y
-	if !u.d.on() {
-		return fitFraction(z, y)
-	}
-	scale := u.fitScale()
-	n := 0
-	for _, v := range z {
-		if math.Abs(v) <= FitTolerance*scale {
-			n++
-		}
-	}
-	return float64(u.d.count(n)) / float64(u.m)
-}

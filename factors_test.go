@@ -2,6 +2,7 @@ package scaledsm_test
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -54,6 +55,29 @@ func TestFactorsMatrix(t *testing.T) {
 		want := f.Product()
 		if !mat.Equal(f, want) || !mat.Equal(f.T(), want.T()) {
 			t.Errorf("Factors %v as a matrix differs from its product", mat.Formatted(want))
+		}
+	}
+}
+
+// TestRelativeError: RelativeError of factors agrees with the error of
+// the products formed, and measures an error of 1e-12 to four digits.
+func TestRelativeError(t *testing.T) {
+	src := rand.New(rand.NewPCG(3, 4))
+	star := scaledsm.Factors{L: randDense(src, 60, 3), R: randDense(src, 40, 3)}
+	for _, eps := range []float64{0.3, 1e-11} {
+		x := scaledsm.Factors{L: mat.DenseCopyOf(star.L), R: mat.DenseCopyOf(star.R)}
+		x.L.Set(5, 1, x.L.At(5, 1)+eps)
+		var d mat.Dense
+		d.Sub(x.Product(), star.Product())
+		want := eps * mat.Norm(star.R.ColView(1), 2) / mat.Norm(star.Product(), 2)
+		got := scaledsm.RelativeError(x, star)
+		if math.Abs(got-want) > 1e-4*want {
+			t.Errorf("eps %g: RelativeError %.6g, want %.6g", eps, got, want)
+		}
+		if eps > 1e-6 {
+			if formed := mat.Norm(&d, 2) / mat.Norm(star.Product(), 2); math.Abs(got-formed) > 1e-12 {
+				t.Errorf("eps %g: %.15g from factors, %.15g formed", eps, got, formed)
+			}
 		}
 	}
 }

@@ -131,14 +131,24 @@ func (u *run) totalL1(e *Entries) float64 {
 }
 
 // lad fits x to the least absolute deviations of its rows' observations
-// by IRLS, where normal sums the normal equations of the current x,
-// weighted by 1/max(|residual|, eps), into a (r×r, upper) and b,
-// and keeps the fit if it lowers l1 (Σ|y - x| of those observations)
-// without doubling x's norm.
+// (see irls), and keeps the fit if it lowers l1 (Σ|y - x| of those
+// observations) without doubling x's norm.
 func lad(x []float64, normal func(a, b []float64), l1 func() float64) {
-	r := len(x)
 	old := append([]float64(nil), x...)
 	before := l1()
+	irls(x, normal)
+	if !(l1() < before) || norm(x) > 2*norm(old) {
+		copy(x, old)
+	}
+}
+
+// irls fits x to the least absolute deviations of its rows' observations
+// by iteratively reweighted least squares from x: refitSteps times,
+// normal sums the normal equations of the current x, weighted by
+// 1/max(|residual|, eps), into a (r×r, upper) and b, and x becomes their
+// solution (until they are singular).
+func irls(x []float64, normal func(a, b []float64)) {
+	r := len(x)
 	a, b := make([]float64, r*r), make([]float64, r)
 	var ch mat.Cholesky
 	sol := mat.NewVecDense(r, nil)
@@ -150,9 +160,6 @@ func lad(x []float64, normal func(a, b []float64), l1 func() float64) {
 			break
 		}
 		copy(x, sol.RawVector().Data)
-	}
-	if !(l1() < before) || norm(x) > 2*norm(old) {
-		copy(x, old)
 	}
 }
 

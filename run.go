@@ -272,7 +272,7 @@ func (u *run) advance(ctx context.Context) {
 		u.record(it, Interrupted)
 		return
 	}
-	if u.refit(it) {
+	if u.refit(it) || u.lift(it) {
 		return
 	}
 	if u.s.Converger != nil {
@@ -414,28 +414,14 @@ func (u *run) finish() {
 		r.RelError = r.Trace[n-1].RelError
 		r.Loss = r.Trace[n-1].Loss
 	}
-	if u.eval.Z != nil {
-		r.FitFraction = u.fitFraction()
-	} else {
-		r.FitFraction = u.p.Op.(*Entries).fitFraction(Factors{L: u.l, R: u.r}, u.p.Y)
+	r.Evidence = u.evidence()
+	r.FitFraction = float64(u.m-r.Unfitted) / float64(u.m)
+	if r.Status == Stationary && u.p.Clean && r.Evidence.contradicts(u.m) {
+		r.Status = Partial
 	}
 	r.SingularValues = Factors{L: u.l, R: u.r}.singularValues(&u.lr)
 	r.EffectiveRank = EffectiveRank(r.SingularValues)
 	r.Runtime = time.Since(u.start)
-}
-
-// fitFraction returns the fraction of the residuals z no larger than
-// FitTolerance times the median |y_i| (the largest |y_i| when the median
-// is zero; see medianAbs).
-func fitFraction(z, y []float64) float64 {
-	scale := FitScale(y)
-	n := 0
-	for _, v := range z {
-		if math.Abs(v) <= FitTolerance*scale {
-			n++
-		}
-	}
-	return float64(n) / float64(len(z))
 }
 
 // FitScale returns the scale of FitTolerance for the observations y: the

@@ -24,6 +24,12 @@ type Problem struct {
 	// moving: ||X_t - X_{t-1}||_F/||X_{t-1}||_F <= Tol.
 	Truth mat.Matrix
 
+	// Clean declares the observations free of outliers (the command
+	// line's --ps 0). A run without a truth that stops moving yet leaves
+	// whole rows or columns of entries unfitted (see Evidence) then ends
+	// Partial: on such data that is no recovery.
+	Clean bool
+
 	// Reducer, when not nil, makes this a shard of a problem solved on
 	// several ranks (see Reducer): Op and Y hold this rank's measurements,
 	// which come after those of the lower ranks, and Truth and Rank are the
@@ -150,6 +156,12 @@ const (
 	// held out best (Settings.Ridge = AutoRidge, see ChooseRidge): further
 	// iterations would fit noise.
 	Validated
+	// Partial: the problem has no truth, the iterate stopped moving and
+	// fits most of the measurements exactly, but the data were declared
+	// free of outliers (Problem.Clean) and whole rows or columns are
+	// mostly unfitted or were found gross (see Evidence): X* is not
+	// recovered there.
+	Partial
 )
 
 var statusNames = [...]string{
@@ -162,6 +174,7 @@ var statusNames = [...]string{
 	Stationary:     "stationary",
 	Plateaued:      "plateau",
 	Validated:      "validated",
+	Partial:        "partial",
 }
 
 // String returns the status as one word, as the command line prints it.
@@ -215,8 +228,10 @@ type Result struct {
 	// iterate fits exactly, to FitTolerance times the median |y_i|:
 	// evidence of recovery that needs no truth. Without dense noise, an
 	// exact recovery fits every measurement but the outliers, a fraction
-	// 1 - p_s; an iterate far from X* fits almost none.
+	// 1 - p_s; an iterate far from X* fits almost none. Evidence says
+	// how many are unfitted and, on entries, where.
 	FitFraction float64
+	Evidence
 }
 
 // FitTolerance is the residual, relative to the median magnitude of the

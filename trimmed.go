@@ -262,32 +262,10 @@ func (e *Entries) startBoundsAt(f Factors, y []float64, c, scale float64) *Bound
 	return b
 }
 
-// fitFraction is Result.FitFraction of the observations y at the factors
-// f, the residuals formed as they are counted.
-func (e *Entries) fitFraction(f Factors, y []float64) float64 {
-	tol := FitTolerance * FitScale(y)
-	at := e.residualAt(f, y)
-	nc := len(e.chunks) - 1
-	counts := make([]int, nc)
-	parallel(teamSize(len(e.cols)), nc, func(ch int) {
-		for i := e.chunks[ch]; i < e.chunks[ch+1]; i++ {
-			for k := e.start[i]; k < e.start[i+1]; k++ {
-				if math.Abs(at(i, k)) <= tol {
-					counts[ch]++
-				}
-			}
-		}
-	})
-	n := 0
-	for _, v := range counts {
-		n += v
-	}
-	return float64(n) / float64(len(y))
-}
-
 // bound returns the bound of row or column k (rows first, then columns)
 // whose n kept residuals sum to s in magnitude: c times their mean, or 0
-// once the row or column is gross (see GrossFactor), which it stays. One
+// once the row or column is gross (see GrossFactor), until the rest of
+// the fit explains it (see liftEvery). One
 // none of whose residuals was kept is bounded by c times the data's scale:
 // at 0, as meanTimes has it, an honest row whose fit starts far off would
 // keep only what its columns' bounds keep, which its own error exceeds,

@@ -65,6 +65,9 @@ type PhaseConfig struct {
 	Seeds   []uint64       `json:"seeds"`
 	Success float64        `json:"success"`
 	MaxIter int            `json:"max_iter"` // the default method's and T_α's limit
+	// Methods are the methods run, in PhaseMethods' order when nil (all
+	// of them).
+	Methods []PhaseMethod `json:"methods,omitempty"`
 }
 
 // DefaultPhase is the report's grid: shapes 100×100, 200×200, 400×400,
@@ -114,6 +117,11 @@ func (c PhaseConfig) Validate() error {
 	for _, m := range c.Models {
 		if !slices.Contains([]OutlierModel{RandomOutliers, ColumnOutliers, BlockOutliers}, m) {
 			return fmt.Errorf("phase study: outlier model %q: want random, columns or blocks", m)
+		}
+	}
+	for _, m := range c.Methods {
+		if !slices.Contains(PhaseMethods, m) {
+			return fmt.Errorf("phase study: method %q: want default, pcp or scaledgd-talpha", m)
 		}
 	}
 	return nil
@@ -288,7 +296,11 @@ func (c PhaseConfig) runCase(ctx context.Context, pc phaseCase) ([]PhaseRun, err
 		return nil, err
 	}
 	var runs []PhaseRun
-	for _, m := range PhaseMethods {
+	methods := c.Methods
+	if methods == nil {
+		methods = PhaseMethods
+	}
+	for _, m := range methods {
 		t0 := time.Now()
 		x, its, err := c.solvePhase(ctx, m, pc, y)
 		if err != nil && ctx.Err() != nil {

@@ -202,6 +202,7 @@ func (s *solverFlags) complete(ctx context.Context, settings *scaledsm.Settings,
 			settings.Trim = scaledsm.TrimFraction(ld.ps)
 		}
 	}
+	ld.problem.Clean = ld.ps == 0 // --ps 0: no outliers, as the user knows
 	p := ld.problem
 	if p.Rank != scaledsm.AutoRank {
 		// With --rank auto, Solve initializes each fit itself.
@@ -611,6 +612,9 @@ func outcome(res *scaledsm.Result, stderr io.Writer, out string) error {
 		return exitError{errors.New(msg), exitFailed}
 	case res.Status == scaledsm.IterationLimit:
 		fmt.Fprintf(stderr, "scaledsm solve: warning: stopped at the iteration limit (%d) %s, short of --tol\n", res.Iterations, at)
+	case res.Status == scaledsm.Partial:
+		r := runJSON{UnfittedRows: res.UnfittedRows, UnfittedCols: res.UnfittedCols, GrossRows: res.GrossRows, GrossCols: res.GrossCols}
+		fmt.Fprintf(stderr, "scaledsm solve: warning: X stopped changing after %s, but on data declared free of outliers it leaves %s: not recovered there\n", iterations(res.Iterations), r.localized())
 	case res.Status == scaledsm.Stalled:
 		fmt.Fprintf(stderr, "scaledsm solve: warning: stalled after %s %s: the step rule gave a zero step\n", iterations(res.Iterations), at)
 	}
@@ -770,8 +774,8 @@ func solveUsage(fs *flag.FlagSet, synopsis string) func() {
 				printFlag(w, f)
 			}
 		})
-		fmt.Fprint(w, "\nExit status: 0 done (converged, stationary, plateau; an iteration limit or a stall\n"+
-			"warns on stderr), 1 the solve failed (diverged or singular), 2 bad input or not enough\n"+
+		fmt.Fprint(w, "\nExit status: 0 done (converged, stationary, plateau; an iteration limit, a stall or a\n"+
+			"partial recovery warns on stderr), 1 the solve failed (diverged or singular), 2 bad input or not enough\n"+
 			"memory, 3 an output could not be written (the earlier files are kept), 130\n"+
 			"interrupted by SIGINT, 143 by SIGTERM.\n")
 	}

@@ -100,8 +100,13 @@ type runJSON struct {
 	InitRelError *float64 `json:"init_rel_error"` // the initialization's
 	FinalChange  *float64 `json:"final_change"`   // relative change of X in the last iteration
 	FitFraction  float64  `json:"fit_fraction"`   // measurements fitted exactly (see scaledsm.Result)
-	Fallbacks    int      `json:"fallbacks"`      // updates that needed the pseudo-inverse
-	Seconds      float64  `json:"seconds"`        // the iterations' wall time
+	Unfitted     int      `json:"unfitted"`       // measurements not fitted exactly (see scaledsm.Evidence)
+	UnfittedRows int      `json:"unfitted_rows"`  // entries: rows, columns more than half unfitted
+	UnfittedCols int      `json:"unfitted_cols"`
+	GrossRows    int      `json:"gross_rows"` // l2trim: rows, columns found gross (their entries outliers)
+	GrossCols    int      `json:"gross_cols"`
+	Fallbacks    int      `json:"fallbacks"` // updates that needed the pseudo-inverse
+	Seconds      float64  `json:"seconds"`   // the iterations' wall time
 	MsPerIter    *float64 `json:"ms_per_iter"`
 	SetupSeconds float64  `json:"setup_seconds"` // reading or drawing, and initializing
 	// Restarted: the fit from the first start was not exact, and this
@@ -120,6 +125,8 @@ func newRunJSON(s scaledsm.Settings, res *scaledsm.Result) runJSON {
 		Status: res.Status.String(), Iterations: res.Iterations,
 		FinalLoss: finite(res.Loss), RelError: finite(res.RelError),
 		FitFraction: res.FitFraction, Fallbacks: res.Fallbacks,
+		Unfitted: res.Unfitted, UnfittedRows: res.UnfittedRows, UnfittedCols: res.UnfittedCols,
+		GrossRows: res.GrossRows, GrossCols: res.GrossCols,
 		Seconds: res.Runtime.Seconds(), Restarted: res.Restarted, FirstSeconds: res.FirstRuntime.Seconds(),
 	}
 	start := s.Start
@@ -212,6 +219,8 @@ func (s *summary) print(w io.Writer, dir string) {
 	case scaledsm.Plateaued.String():
 		note = fmt.Sprintf(" (the loss levelled off: %d iterations lowered it by less than %g%%; the data are not exactly low rank, or the method got no closer)",
 			scaledsm.DefaultPlateauWindow, 100*scaledsm.DefaultPlateauProgress)
+	case scaledsm.Partial.String():
+		note = fmt.Sprintf(" (X stopped changing, but on data declared free of outliers it leaves %s: X* is not recovered there)", s.localized())
 	case scaledsm.Validated.String():
 		note = " (the number of iterations that predicted 5% of the entries held out best; more would fit noise)"
 	}
@@ -225,7 +234,13 @@ func (s *summary) print(w io.Writer, dir string) {
 	case s.FinalChange != nil:
 		fmt.Fprintf(w, "change     %.3g relative in the last iteration (no truth to compare with)\n", *s.FinalChange)
 	}
-	fit := fmt.Sprintf("%.1f%% of the measurements fitted exactly (residual below %g·median|y|)", 100*s.FitFraction, scaledsm.FitTolerance)
+	fit := fmt.Sprintf("%s%% of the measurements fitted exactly (residual below %g·median|y|)", percent(s.FitFraction, s.Unfitted > 0), scaledsm.FitTolerance)
+	if s.Unfitted > 0 {
+		fit += fmt.Sprintf(", %d not", s.Unfitted)
+		if l := s.localized(); l != "" {
+			fit += ": " + l
+		}
+	}
 	if s.FinalLoss != nil {
 		fit += fmt.Sprintf("; final loss %.6g", *s.FinalLoss)
 	}
@@ -276,4 +291,44 @@ func finite(v float64) *float64 {
 		return nil
 	}
 	return &v
+}
+
+// percent returns 100·f with one decimal, rounded down when short is set
+// (a fraction short of 1), so that a count of unfitted measurements is
+// never rounded up to 100.0%.
+func percent(f float64, short bool) string {
+	if short {
+		return fmt.Sprintf("%.1f", math.Floor(1000*f)/10)
+	}
+	return fmt.Sprintf("%.1f", 100*f)
+}
+
+// localized says which whole rows and columns the unfitted measurements
+// gather in (see scaledsm.Evidence), or "" when they gather in none.
+func (r *runJSON) localized() string {
+	var parts []string
+	if n := r.UnfittedRows + r.UnfittedCols; n > 0 {
+		parts = append(parts, rowsCols(r.UnfittedRows, r.UnfittedCols)+" mostly unfitted")
+	}
+	if n := r.GrossRows + r.GrossCols; n > 0 {
+		parts = append(parts, rowsCols(r.GrossRows, r.GrossCols)+" found gross")
+	}
+	return strings.Join(parts, ", ")
+}
+
+// rowsCols returns "2 rows and 1 column", "1 row" or "3 columns".
+func rowsCols(rows, cols int) string {
+	var parts []string
+	for _, c := range []struct {
+		n    int
+		what string
+	}{{rows, "row"}, {cols, "column"}} {
+		switch {
+		case c.n == 1:
+			parts = append(parts, "1 "+c.what)
+		case c.n > 1:
+			parts = append(parts, fmt.Sprintf("%d %ss", c.n, c.what))
+		}
+	}
+	return strings.Join(parts, " and ")
 }

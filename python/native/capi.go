@@ -266,7 +266,7 @@ func capiSolve(c *C.scaledsm_call, warn io.Writer) (*capiResult, error) {
 		return nil, inputFlag(inputFlag(inputFlag(err, solverInputs), startInputs), fileInputs)
 	}
 	setup := time.Since(t0)
-	res, err := scaledsm.Solve(ctx, p, settings)
+	res, err := scaledsm.Solve(ctx, ld.problem, settings)
 	if err != nil {
 		return nil, inputFlag(inputFlag(err, solverInputs), fileInputs)
 	}

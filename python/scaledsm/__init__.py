@@ -50,8 +50,8 @@ class Result:
     """The outcome of a solve.
 
     L, R: the factors (n1×r, n2×r; R is None for quadratic sampling, X = L Lᵀ).
-    status: "converged", "stationary", "plateau", "validated", "iteration-limit",
-        "stalled", "diverged", "singular" or "interrupted".
+    status: "converged", "stationary", "plateau", "validated", "partial",
+        "iteration-limit", "stalled", "diverged", "singular" or "interrupted".
     success, message, nit, fun: SciPy's: whether it converged (or became
         stationary, or its loss levelled off on data without a truth), what
         happened in words, the iterations, the final loss.
@@ -60,7 +60,8 @@ class Result:
         columns of the command's trace.csv: iteration, rel_error, change,
         loss, gap, step, step_length (NaN where a value does not apply).
     summary: the command's summary.json as a dict (method, step, loss,
-        init_trim, max_iter, tol, final_loss, rel_error, fit_fraction,
+        init_trim, max_iter, tol, final_loss, rel_error, fit_fraction, unfitted,
+        unfitted_rows, unfitted_cols, gross_rows, gross_cols,
         seconds, ...); each field is also an attribute, as result.rel_error.
     """
 
@@ -96,6 +97,7 @@ _MESSAGES = {
     "converged": "the relative error reached tol",
     "stationary": "X stopped changing (no truth to compare with; fit_fraction is the evidence of recovery)",
     "plateau": "the loss levelled off (no truth to compare with): the data are not exactly low rank, or the method got no closer",
+    "partial": "X stopped changing, but on data declared free of outliers (ps=0) whole rows or columns are unfitted (unfitted_rows, unfitted_cols, gross_rows, gross_cols): not recovered there",
     "validated": "stopped at the iterations that predicted entries held out best (no truth to compare with; ridge_tried, ridge_validation)",
     "iteration-limit": "stopped at the iteration limit, short of tol",
     "stalled": "the step rule gave a zero step",

@@ -114,3 +114,19 @@ def test_warnings_and_fields():
     with pytest.raises(AttributeError):
         res.no_such_field
     assert "iteration-limit" in repr(res)
+
+
+def test_evidence_and_partial():
+    """Whole corrupted columns are reported where they lie; declared clean
+    (ps=0), a fit that leaves them unfitted is "partial", not a success."""
+    rng = np.random.default_rng(6)
+    X = rng.standard_normal((120, 3)) @ rng.standard_normal((3, 100))
+    Y, bad = X.copy(), np.arange(3, 100, 10)
+    Y[:, bad] += 10 * np.abs(X).max() * rng.uniform(-1, 1, (120, len(bad)))
+    res = scaledsm.rpca(Y, 3)
+    assert res.status == "stationary" and res.success
+    assert (res.unfitted, res.unfitted_cols, res.gross_cols, res.unfitted_rows) == (1200, 10, 10, 0)
+    with pytest.warns(RuntimeWarning, match="declared free of outliers"):
+        clean = scaledsm.rpca(Y, 3, ps=0)
+    assert clean.status == "partial" and not clean.success
+    assert clean.gross_cols == 10 and "not recovered there" in clean.message

@@ -1,0 +1,331 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"math"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/scaledsm/scaledsm"
+	"github.com/scaledsm/scaledsm/dataio"
+	"github.com/scaledsm/scaledsm/experiment"
+)
+
+// TestGrid is the project's memory of what it promised: the cases that
+// every earlier issue's acceptance named, run as a user runs them (the
+// command line, synthetic problems and problems from files), each with the
+// outcome it must keep. A change to a default that breaks one fails here,
+// whatever issue it was made for. Where an acceptance case takes minutes, a
+// smaller one that fails the same way stands in, and says so. `go test
+// -short` skips the grid; `go test ./cmd/scaledsm -run TestGrid -v` runs it
+// alone (about a minute and a half on two cores).
+func TestGrid(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the regression grid: run without -short")
+	}
+	t.Run("recipe", gridRecipe)
+	t.Run("completion", gridCompletion)
+	t.Run("clean-1e6", gridClean)
+	t.Run("beyond-recipe", gridBeyondRecipe)
+	t.Run("phase", gridPhase)
+	t.Run("rank", gridRank)
+	t.Run("ratings", gridRatings)
+}
+
+// gridRun is one solve of the grid: what it runs and what it must give.
+type gridRun struct {
+	name string
+	args []string
+	// status is the status it must end with; maxError the relative error
+	// it must reach (with a truth, the summary's; from files without one,
+	// measured from the factors written against truth, a directory
+	// holding L_star.npy and R_star.npy).
+	status   string
+	maxError float64
+	truth    string
+}
+
+// solve runs the case and returns its summary, failing the test when the
+// case misses its outcome.
+func (c gridRun) solve(t *testing.T) map[string]any {
+	t.Helper()
+	args := append([]string{"solve", "--json"}, c.args...)
+	if c.truth != "" {
+		args = append(args, "--out", t.TempDir())
+	}
+	code, out, errs := cli(t, args...)
+	if code != 0 {
+		t.Fatalf("%s: exit %d: %s", c.name, code, errs)
+	}
+	sum := jsonOf(t, out)
+	e, _ := sum["rel_error"].(float64)
+	if c.truth != "" {
+		e = factorError(t, args[len(args)-1], c.truth)
+	} else if sum["rel_error"] == nil {
+		e = math.NaN()
+	}
+	if sum["status"] != c.status || !(e <= c.maxError) {
+		t.Errorf("%s: %v after %v iterations, relative error %.3g; want %s to %g (scaledsm %s)",
+			c.name, sum["status"], sum["iterations"], e, c.status, c.maxError, strings.Join(args, " "))
+	} else {
+		t.Logf("%s: %v after %v iterations, relative error %.3g", c.name, sum["status"], sum["iterations"], e)
+	}
+	return sum
+}
+
+// factorError returns the relative error of the factors a solve wrote to
+// out against those of the truth in dir.
+func factorError(t *testing.T, out, dir string) float64 {
+	t.Helper()
+	read := func(dir, name string) *mat.Dense {
+		data, shape, err := dataio.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return mat.NewDense(shape[0], shape[1], data)
+	}
+	return scaledsm.RelativeError(
+		scaledsm.Factors{L: read(out, "L.npy"), R: read(out, "R.npy")},
+		scaledsm.Factors{L: read(dir, "L_star.npy"), R: read(dir, "R_star.npy")})
+}
+
+// gridProblem writes a synthetic problem to a new directory and returns
+// it.
+func gridProblem(t *testing.T, args ...string) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "problem")
+	generate(t, dir, args...)
+	return dir
+}
+
+// gridIterations returns the summary's iteration count.
+func gridIterations(sum map[string]any) int {
+	n, _ := sum["iterations"].(float64)
+	return int(n)
+}
+
+// gridRecipe: the paper's Section 4 recipe (issues 2, 3 and 12): quadratic
+// sampling with 20% outliers converges to 1e-12 at κ 1, 10 and 100 in
+// about the same number of iterations, where VanillaSM's count grows with
+// κ; dense matrix sensing, synthetic and from files.
+func gridRecipe(t *testing.T) {
+	var counts []int
+	for _, kappa := range []string{"1", "10", "100"} {
+		sum := gridRun{name: "qs κ " + kappa, args: []string{"--problem", "qs", "--n", "100", "--r", "5", "--kappa", kappa, "--ps", "0.2"},
+			status: "converged", maxError: 1e-12}.solve(t)
+		counts = append(counts, gridIterations(sum))
+	}
+	if lo, hi := minMax(counts); float64(hi) > 1.3*float64(lo) {
+		t.Errorf("ScaledSM's iterations over κ 1, 10, 100: %v, want within 30%% of each other", counts)
+	}
+	v := gridRun{name: "vanillasm qs κ 100", args: []string{"--problem", "qs", "--n", "100", "--r", "5", "--kappa", "100", "--ps", "0.2", "--method", "vanillasm"},
+		status: "iteration-limit", maxError: math.Inf(1)}.solve(t)
+	if e := v["rel_error"].(float64); !(e > 1e-10) {
+		t.Errorf("VanillaSM at κ = 100 reached %.3g in 1000 iterations: the condition number no longer shows", e)
+	}
+	gridRun{name: "ms", args: []string{"--problem", "ms", "--n", "40", "--r", "3", "--kappa", "10", "--ps", "0.1"},
+		status: "converged", maxError: 1e-12}.solve(t)
+	// The README's sensing from files, without a truth: stationary,
+	// fitting all but the outliers, and within 1e-10 of X*.
+	d := gridProblem(t, "--problem", "ms", "--n", "40", "--r", "3", "--ps", "0.1")
+	sum := gridRun{name: "ms from files", args: []string{"--sensing", filepath.Join(d, "A.npy"), "--y", filepath.Join(d, "y.npy"), "--rank", "3"},
+		status: "stationary", maxError: 1e-10, truth: d}.solve(t)
+	if f := sum["fit_fraction"].(float64); math.Abs(f-(1-85.0/960)) > 1e-12 {
+		t.Errorf("ms from files: fit fraction %v, want all but the 85 outliers of 960", f)
+	}
+}
+
+// gridCompletion: issue 13's acceptance. Completion with 10% outliers to
+// 1e-10 at κ 1, 10, 100 within 20% of each other's iterations, robust PCA
+// at κ = 100 with 20% outliers, and completion from files.
+func gridCompletion(t *testing.T) {
+	var counts []int
+	for _, kappa := range []string{"1", "10", "100"} {
+		sum := gridRun{name: "mc κ " + kappa, args: []string{"--problem", "mc", "--n", "1000", "--r", "5", "--p", "0.1", "--ps", "0.1",
+			"--kappa", kappa, "--tol", "1e-10", "--iters", "1500"}, status: "converged", maxError: 1e-10}.solve(t)
+		counts = append(counts, gridIterations(sum))
+	}
+	if lo, hi := minMax(counts); float64(hi) > 1.2*float64(lo) {
+		t.Errorf("completion's iterations over κ 1, 10, 100: %v, want within 20%% of each other", counts)
+	}
+	gridRun{name: "rpca", args: []string{"--problem", "rpca", "--n", "500", "--r", "5", "--ps", "0.2", "--kappa", "100"},
+		status: "converged", maxError: 1e-10}.solve(t)
+	d := gridProblem(t, "--problem", "mc", "--n", "1000", "--r", "5", "--p", "0.1", "--ps", "0.1")
+	gridRun{name: "mc from files", args: entryFiles(d, "1000x1000", "5", true), status: "converged", maxError: 1e-8}.solve(t)
+}
+
+// entryFiles returns the arguments of a completion from the files of dir,
+// with its truth or without.
+func entryFiles(dir, shape, rank string, truth bool) []string {
+	args := []string{"--rows", filepath.Join(dir, "rows.npy"), "--cols", filepath.Join(dir, "cols.npy"),
+		"--values", filepath.Join(dir, "values.npy"), "--shape", shape, "--rank", rank}
+	if truth {
+		args = append(args, "--truth-left", filepath.Join(dir, "L_star.npy"), "--truth-right", filepath.Join(dir, "R_star.npy"))
+	}
+	return args
+}
+
+// gridClean: issue 34's 10^6-entry completion (issue 26's acceptance
+// case), clean and with 10% outliers, from files, with a truth and
+// without one, with --ps and without. Declared clean (--ps 0), a start far
+// from a few columns once had them marked gross and left unfitted while
+// the run called itself stationary, at 2.6e-2.
+func gridClean(t *testing.T) {
+	clean := gridProblem(t, "--problem", "mc", "--n", "10000", "--r", "10", "--p", "0.01", "--kappa", "2", "--seed", "1")
+	dirty := gridProblem(t, "--problem", "mc", "--n", "10000", "--r", "10", "--p", "0.01", "--kappa", "2", "--seed", "1", "--ps", "0.1")
+	const shape = "10000x10000"
+	for _, c := range []struct {
+		name  string
+		dir   string
+		extra []string
+	}{
+		{"clean --ps 0", clean, []string{"--ps", "0"}},
+		{"clean", clean, nil},
+		{"10% outliers --ps 0.1", dirty, []string{"--ps", "0.1"}},
+		{"10% outliers", dirty, nil},
+	} {
+		gridRun{name: c.name + " with the truth", args: append(entryFiles(c.dir, shape, "10", true), append(c.extra, "--tol", "1e-8")...),
+			status: "converged", maxError: 1e-8}.solve(t)
+		sum := gridRun{name: c.name + " without", args: append(entryFiles(c.dir, shape, "10", false), c.extra...),
+			status: "stationary", maxError: 1e-8, truth: c.dir}.solve(t)
+		noneLocalized(t, c.name, sum)
+	}
+	// Other clean draws declared clean, without the truth: under the
+	// mark of one pass's evidence, the first ended partial at 0.21 and
+	// the second at 0.029.
+	for _, c := range []struct{ draw, shape, rank string }{
+		{"--n 10000 --r 10 --p 0.01 --kappa 2 --seed 2", "10000x10000", "10"},
+		{"--n 3000 --r 10 --p 0.02 --kappa 2 --seed 2", "3000x3000", "10"},
+		{"--n 20000 --n2 5000 --r 5 --p 0.008 --kappa 5 --seed 4", "20000x5000", "5"},
+	} {
+		d := gridProblem(t, append([]string{"--problem", "mc"}, strings.Fields(c.draw)...)...)
+		sum := gridRun{name: c.draw + " --ps 0", args: append(entryFiles(d, c.shape, c.rank, false), "--ps", "0"),
+			status: "stationary", maxError: 1e-8, truth: d}.solve(t)
+		noneLocalized(t, c.draw, sum)
+	}
+}
+
+// noneLocalized fails the test when the summary reports rows or columns
+// unfitted or found gross.
+func noneLocalized(t *testing.T, name string, sum map[string]any) {
+	t.Helper()
+	for _, k := range []string{"unfitted_rows", "unfitted_cols", "gross_rows", "gross_cols"} {
+		if sum[k] != 0.0 {
+			t.Errorf("%s without the truth: %s = %v, want 0", name, k, sum[k])
+		}
+	}
+}
+
+// gridBeyondRecipe: issue 24's acceptance cases off the recipe: a tall
+// and a wide matrix, n = 100 at κ = 100 with and without outliers (seeds
+// 1 to 3), and κ = 100 with 20% outliers.
+func gridBeyondRecipe(t *testing.T) {
+	base := []string{"--problem", "mc", "--r", "5", "--tol", "1e-10", "--iters", "1500"}
+	for _, shape := range [][]string{{"--n", "2000", "--n2", "500"}, {"--n", "500", "--n2", "2000"}} {
+		gridRun{name: "mc " + strings.Join(shape, " "), args: append(append(shape, base...), "--p", "0.1", "--ps", "0.2", "--kappa", "20", "--seed", "9"),
+			status: "converged", maxError: 1e-8}.solve(t)
+	}
+	for _, ps := range []string{"0", "0.1"} {
+		for _, seed := range []string{"1", "2", "3"} {
+			gridRun{name: "n 100 p_s " + ps + " seed " + seed, args: []string{"--problem", "mc", "--n", "100", "--r", "2", "--p", "0.3",
+				"--kappa", "100", "--iters", "3000", "--tol", "1e-10", "--ps", ps, "--seed", seed},
+				status: "converged", maxError: 1e-8}.solve(t)
+		}
+	}
+	for _, seed := range []string{"1", "2", "3"} {
+		gridRun{name: "κ 100 p_s 0.2 seed " + seed, args: append(base, "--n", "1000", "--p", "0.1", "--ps", "0.2", "--kappa", "100", "--seed", seed),
+			status: "converged", maxError: 1e-8}.solve(t)
+	}
+}
+
+// gridPhase: a sample of the phase study (issue 24) for each outlier
+// model, the default method only: the cells it recovered when the study
+// was last measured (docs/completion.md) must stay recovered.
+func gridPhase(t *testing.T) {
+	c := experiment.DefaultPhase()
+	c.Shapes, c.Kappas, c.Seeds = [][2]int{{100, 100}, {200, 50}}, []float64{1, 100}, []uint64{1}
+	c.Methods = []experiment.PhaseMethod{experiment.PhaseDefault}
+	// Random outliers and whole columns up to p_s = 0.3 (the columns'
+	// cells at 0.3 are those a gross mark that waited for four passes of
+	// evidence lost), clustered blocks at 0.1 (beyond, the default fails
+	// at κ = 100 on these shapes).
+	for _, g := range []struct {
+		models []experiment.OutlierModel
+		ps     []float64
+	}{
+		{[]experiment.OutlierModel{experiment.RandomOutliers, experiment.ColumnOutliers}, []float64{0.1, 0.3}},
+		{[]experiment.OutlierModel{experiment.BlockOutliers}, []float64{0.1}},
+	} {
+		c.Models, c.PSs = g.models, g.ps
+		res, err := experiment.RunPhase(context.Background(), c, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range res.Runs {
+			t.Logf("phase %s %d×%d κ %g p_s %g: %.3g after %d iterations", r.Model, r.N1, r.N2, r.Kappa, r.PS, r.RelError, r.Iterations)
+			if !(r.RelError <= c.Success) {
+				t.Errorf("phase %s %d×%d κ %g p_s %g seed %d: relative error %.3g after %d iterations, want <= %g",
+					r.Model, r.N1, r.N2, r.Kappa, r.PS, r.Seed, r.RelError, r.Iterations, c.Success)
+			}
+		}
+	}
+}
+
+// gridRank: issue 14's acceptance: an over-specified rank (3 times the
+// truth's) converges in at most 3 times the iterations of the exact rank,
+// a random start converges, and --rank auto finds the rank.
+func gridRank(t *testing.T) {
+	args := []string{"--problem", "ms", "--n", "50", "--r", "3", "--m", "3600", "--kappa", "100", "--ps", "0.1",
+		"--step", "polyak", "--tol", "1e-10", "--iters", "3000"}
+	exact := gridRun{name: "ms rank 3", args: append(args, "--rank", "3"), status: "converged", maxError: 1e-10}.solve(t)
+	over := gridRun{name: "ms rank 9", args: append(args, "--rank", "9"), status: "converged", maxError: 1e-10}.solve(t)
+	if a, b := gridIterations(exact), gridIterations(over); b > 3*a {
+		t.Errorf("rank 9: %d iterations, more than 3 times rank 3's %d", b, a)
+	}
+	gridRun{name: "qs random start", args: []string{"--problem", "qs", "--n", "100", "--r", "5", "--kappa", "10", "--ps", "0.1",
+		"--init", "random", "--tol", "1e-10"}, status: "converged", maxError: 1e-10}.solve(t)
+	sum := gridRun{name: "mc rank auto", args: []string{"--problem", "mc", "--n", "500", "--r", "5", "--p", "0.2", "--ps", "0.1",
+		"--kappa", "10", "--rank", "auto"}, status: "converged", maxError: 1e-10}.solve(t)
+	if sum["rank"] != 5.0 {
+		t.Errorf("--rank auto chose rank %v, want 5", sum["rank"])
+	}
+}
+
+// gridRatings: issue 23's recommender on synthetic ratings made to look
+// like MovieLens 100k: the test RMSE it reached when measured (0.8474),
+// well below the biases' (0.905).
+func gridRatings(t *testing.T) {
+	d := t.TempDir()
+	if code, _, errs := cli(t, "generate", "--problem", "ratings", "--out", d); code != 0 {
+		t.Fatalf("generate ratings: exit %d: %s", code, errs)
+	}
+	code, out, errs := cli(t, "solve", "--json", "--ratings", filepath.Join(d, "train.csv"), "--test", filepath.Join(d, "test.csv"))
+	if code != 0 {
+		t.Fatalf("ratings: exit %d: %s", code, errs)
+	}
+	var sum struct {
+		Test struct {
+			RMSE       float64 `json:"test_rmse"`
+			BiasesRMSE float64 `json:"biases_rmse"`
+		} `json:"test"`
+	}
+	if err := json.Unmarshal([]byte(out), &sum); err != nil {
+		t.Fatal(err)
+	}
+	if rmse := sum.Test.RMSE; !(rmse <= 0.850) || !(rmse < sum.Test.BiasesRMSE-0.05) {
+		t.Errorf("ratings: test RMSE %.4f (biases %.4f), want <= 0.850", rmse, sum.Test.BiasesRMSE)
+	}
+}
+
+// minMax returns the least and the largest of v.
+func minMax(v []int) (lo, hi int) {
+	lo, hi = v[0], v[0]
+	for _, x := range v {
+		lo, hi = min(lo, x), max(hi, x)
+	}
+	return lo, hi
+}
