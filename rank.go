@@ -277,5 +277,6 @@ func solveAutoRank(ctx context.Context, p Problem, s Settings) (*Result, error) 
 	res2.Fallbacks += res.Fallbacks
 	res2.Runtime += res.Runtime
 	res2.SingularValues, res2.EffectiveRank = res.SingularValues, r
+	absorb(ctx, res2, res)
 	return res2, nil
 }

@@ -95,6 +95,7 @@ func ChooseRank(ctx context.Context, p Problem, s Settings, maxRank int) (RankCh
 	floor := FitTolerance * FitScale(p.Y)
 	var c RankChoice
 	t0 := time.Now()
+	ctx = validating(ctx)
 	best := math.Inf(1)
 	since := 0
 	var fits []*Result // the fits of the ranks tried, before an exact one

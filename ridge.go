@@ -138,6 +138,7 @@ func ChooseRidge(ctx context.Context, p Problem, s Settings, fit Factors) (Ridge
 	}
 	var c RidgeChoice
 	t0 := time.Now()
+	ctx = validating(ctx)
 	best := math.Inf(1)
 	// try fits the penalty mu with the trimming floor and reports
 	// whether it scored best so far.
@@ -200,31 +201,24 @@ func ChooseRidge(ctx context.Context, p Problem, s Settings, fit Factors) (Ridge
 // held out: it returns the least score and its iteration (+Inf and 0 for
 // a run that failed).
 func earlyStop(ctx context.Context, p Problem, s Settings, test *Entries, testY []float64, clip float64) (float64, int, error) {
-	u, err := start(ctx, p, s)
-	if err != nil {
-		return 0, 0, err
-	}
 	best, at := math.Inf(1), 0
-	for !u.done {
-		u.measure()
-		if u.needsPass() {
-			u.evaluate()
-		}
+	res, err := fit(ctx, p, s, func(u *run) {
 		if u.t%ridgeEvery == 0 {
 			if _, v, _ := heldOutError(test, testY, Factors{L: u.l, R: u.r}, clip, 0); v < best {
 				best, at = v, u.t
 			}
 		}
-		u.advance(ctx)
-	}
+	})
 	switch {
-	case u.res.Status == Interrupted:
+	case err != nil:
+		return 0, 0, err
+	case res.Status == Interrupted:
 		return 0, 0, ctx.Err()
-	case u.res.Status.Failed():
+	case res.Status.Failed():
 		return math.Inf(1), 0, nil
 	}
-	if _, v, _ := heldOutError(test, testY, Factors{L: u.l, R: u.r}, clip, 0); v < best {
-		best, at = v, u.t
+	if _, v, _ := heldOutError(test, testY, res.Factors, clip, 0); v < best {
+		best, at = v, res.Iterations
 	}
 	return best, at, nil
 }

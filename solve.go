@@ -47,8 +47,14 @@ type Settings struct {
 	Loss   Loss // DefaultLoss means the method's own (Method.DefaultLoss)
 	Step   Step // nil means Auto{}, which needs no f(X*)
 
-	MaxIter int     // iteration limit T; 0 means 1000
+	MaxIter int     // iteration limit T of a fit; 0 means 1000
 	Tol     float64 // stop at this relative error (or change); 0 means 1e-12; negative never stops early
+
+	// OneStart keeps AutoRidge to the fit from the first start: without
+	// it, a fit of entries that is not exact is made again from other
+	// starts (see RestartTrim), each with its own MaxIter, and
+	// Result.Fits names every one.
+	OneStart bool
 
 	// Init, when not nil, is the starting point; otherwise the
 	// initialization Start names: the spectral one (Spectral, the zero
@@ -223,6 +229,7 @@ type Result struct {
 	RestartStart Start
 	FirstRuntime time.Duration // with Restarted, the earlier fits' Runtime
 	Runtime      time.Duration // wall time of the iterations (initialization excluded)
+	InitRuntime  time.Duration // wall time of the initialization (a given Settings.Init: its checks)
 
 	// FitFraction is the fraction of the measurements that the last
 	// iterate fits exactly, to FitTolerance times the median |y_i|:
@@ -232,6 +239,9 @@ type Result struct {
 	// how many are unfitted and, on entries, where.
 	FitFraction float64
 	Evidence
+
+	// Fits are the fits Solve made besides this one, in order (see Fit).
+	Fits []Fit
 }
 
 // FitTolerance is the residual, relative to the median magnitude of the
@@ -251,26 +261,26 @@ const DivergenceThreshold = 1e3
 // are invalid; otherwise the result's Status says how the run ended.
 // Cancelling ctx stops the run after the current iteration with status
 // Interrupted.
+//
+// Besides the fit it returns, Solve may make others (AutoRank's and
+// AutoRidge's validation fits, AutoRidge's later starts): Result.Fits
+// lists them.
 func Solve(ctx context.Context, p Problem, s Settings) (*Result, error) {
-	if p.Rank == AutoRank {
-		return solveAutoRank(ctx, p, s)
+	ctx, log, top := withFitLog(ctx)
+	var res *Result
+	var err error
+	switch {
+	case p.Rank == AutoRank:
+		res, err = solveAutoRank(ctx, p, s)
+	case s.Ridge == AutoRidge:
+		res, err = solveAutoRidge(ctx, p, s)
+	default:
+		res, err = fit(ctx, p, s, nil)
 	}
-	if s.Ridge == AutoRidge {
-		return solveAutoRidge(ctx, p, s)
+	if top && res != nil {
+		res.Fits = log.others(res)
 	}
-	run, err := start(ctx, p, s)
-	if err != nil {
-		return nil, err
-	}
-	for !run.done {
-		run.measure()
-		if run.needsPass() {
-			run.evaluate()
-		}
-		run.advance(ctx)
-	}
-	run.finish()
-	return &run.res, nil
+	return res, err
 }
 
 // start validates a problem and its settings and readies a run from the

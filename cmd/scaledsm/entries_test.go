@@ -822,21 +822,34 @@ func TestSolveRestarted(t *testing.T) {
 		if s["status"] != "converged" || s["restarted"] != true || s["restart_init"] != c.init || !(s["first_seconds"].(float64) > 0) || s["init_trim"] != c.trim {
 			t.Errorf("seed %s: status %v, restarted %v from %v, first %v s, init_trim %v", c.seed, s["status"], s["restarted"], s["restart_init"], s["first_seconds"], s["init_trim"])
 		}
-		if _, out, _ = cli(t, args...); !strings.Contains(out, "from another start ("+c.init+")") || !strings.Contains(out, "s of earlier fits") {
+		if _, out, _ = cli(t, args...); !strings.Contains(out, "from another start ("+c.init+")") || !strings.Contains(out, " other fit") {
 			t.Errorf("seed %s: the summary does not say the fit is from another start:\n%s", c.seed, out)
 		}
 	}
 }
 
 // TestTimeLineNamesEveryEarlierFit: a fit returned after validation fits
-// and from another start names both in its time line.
+// and from another start names both, in its fits line and in its time
+// line, whose parts add up to the whole.
 func TestTimeLineNamesEveryEarlierFit(t *testing.T) {
 	s := &summary{drawJSON: &drawJSON{}}
-	s.Status, s.Seconds, s.RankSeconds, s.RidgeSeconds = "converged", 1, 2, 0.5
-	s.Restarted, s.RestartInit, s.FirstSeconds = true, "convex", 3
+	s.Status, s.Seconds, s.SetupSeconds = "converged", 1, 0.25
+	s.Restarted, s.RestartInit = true, "convex"
+	s.Fits = []fitJSON{
+		{Kind: "validation", Rank: 3, Init: "spectral", Trim: "median", Iterations: 40, Seconds: 1.5},
+		{Kind: "validation", Rank: 5, Init: "spectral", Trim: "median", Iterations: 60, Seconds: 1},
+		{Kind: "not kept", Rank: 5, Init: "spectral", Trim: "0.4", Status: "iteration-limit", Iterations: 1000, Seconds: 3},
+	}
+	s.FitsSeconds, s.SolveSeconds, s.FinishSeconds, s.WallSeconds = 5.5, 6.75, 0.5, 7.5
 	var b strings.Builder
 	s.print(&b, "")
-	if want := "(the fit returned), after 2.5 s of validation fits and 3 s of earlier fits;"; !strings.Contains(b.String(), want) {
-		t.Errorf("want %q in\n%s", want, b.String())
+	for _, want := range []string{
+		"fits       3 besides the one returned: 2 validation fits on 95% of the entries (ranks 3, 5; 100 iterations, 2.5 s); " +
+			"not kept: rank 5 from the spectral start dropping the largest 40% of |y_i|, iteration-limit after 1000 iterations (3 s)",
+		"time       1 s solving (the fit returned), 5.5 s in 3 other fits, 0.25 s choosing between fits; 0.25 s reading or drawing and initializing; 0.5 s evaluating and writing; 7.5 s in all",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("want %q in\n%s", want, b.String())
+		}
 	}
 }

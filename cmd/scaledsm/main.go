@@ -26,6 +26,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/scaledsm/scaledsm"
 	"github.com/scaledsm/scaledsm/dataio"
@@ -98,6 +99,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		// Each run starts from the default kernels (tests call run many
 		// times), then SCALEDSM_KERNEL, then a command's --kernel.
 		kernel.Use("auto")
+		started = time.Now()
 		err := checkRanks(c.name)
 		if err == nil {
 			err = kernelFromEnv()

@@ -7,17 +7,76 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // cli runs the command line and returns its exit code, stdout and stderr.
+// Every solve's report is held to account for its time (see
+// checkAccounted).
 func cli(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errw bytes.Buffer
+	t0 := time.Now()
 	code := run(args, &out, &errw)
+	if len(args) > 0 && args[0] == "solve" && code == 0 {
+		checkAccounted(t, out.String(), time.Since(t0))
+	}
 	return code, out.String(), errw.String()
+}
+
+// checkAccounted checks a solve's report, as JSON or as text, against its
+// wall time d measured here: the whole it reports is d's within a second,
+// the fit returned and the other fits it names are within the library
+// call's time, and no more than a second of that call is in no fit (an
+// unnamed fit would be).
+func checkAccounted(t *testing.T, out string, d time.Duration) {
+	t.Helper()
+	var fit, fits, solve, wall float64
+	if strings.HasPrefix(out, "{") {
+		var s summary
+		if err := json.Unmarshal([]byte(out), &s); err != nil || s.Problem == "ratings" || s.Problem == "" {
+			return // the recommender, or not a solve's summary
+		}
+		fit, fits, solve, wall = s.Seconds+s.InitSeconds, s.FitsSeconds, s.SolveSeconds, s.WallSeconds
+		if math.Abs(s.SetupSeconds+s.SolveSeconds+s.FinishSeconds-wall) > 1e-6 || s.FinishSeconds < 0 {
+			t.Errorf("setup %v + solve %v + finish %v s, but %v s in all", s.SetupSeconds, s.SolveSeconds, s.FinishSeconds, wall)
+		}
+	} else {
+		line := ""
+		for _, l := range strings.Split(out, "\n") {
+			if strings.HasPrefix(l, "time       ") && strings.Contains(l, " s solving") {
+				line = l
+			}
+		}
+		if line == "" {
+			return
+		}
+		num := func(re string) float64 {
+			m := regexp.MustCompile(re).FindStringSubmatch(line)
+			if m == nil {
+				return 0
+			}
+			v, _ := strconv.ParseFloat(m[1], 64)
+			return v
+		}
+		fit, fits, wall = num(`([0-9.e+-]+) s solving`)+num(`([0-9.e+-]+) s initializing it`), num(`([0-9.e+-]+) s in [0-9]+ other fits?`), num(`([0-9.e+-]+) s in all`)
+		parts := fit + fits + num(`([0-9.e+-]+) s choosing`) + num(`([0-9.e+-]+) s reading`) + num(`([0-9.e+-]+) s evaluating`)
+		if math.Abs(parts-wall) > 0.01*wall+0.01 {
+			t.Errorf("the time line's parts add up to %.3g s, its whole is %.3g s: %s", parts, wall, line)
+		}
+		solve = wall // the text gives no call's time: the checks below hold against the whole
+	}
+	if math.Abs(wall-d.Seconds()) > 1 {
+		t.Errorf("the report says %.3g s in all, the command took %.3g s", wall, d.Seconds())
+	}
+	if rest := solve - fit - fits; rest < -0.01 || rest > 1 {
+		t.Errorf("of the library call's %.3g s, the fit returned took %.3g s and the other fits %.3g s: %.3g s unaccounted for",
+			solve, fit, fits, rest)
+	}
 }
 
 func TestSolveJSON(t *testing.T) {

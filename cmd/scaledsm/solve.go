@@ -31,6 +31,7 @@ type solverFlags struct {
 	ridge                    string
 	lambda, q, eta           float64
 	iters                    int
+	restart                  bool
 	tol                      float64
 	fs                       *flag.FlagSet
 }
@@ -52,7 +53,8 @@ func (s *solverFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&s.eta, "eta", 0, "constant steps: eta > 0 (default for scaledgd 0.5 on sensing, 0.05 on quadratic sampling; for gd the same divided by the top singular value of the initialization)")
 	fs.StringVar(&s.trim, "trim", "", "truncation of the spectral initialization: a fraction in [0, 0.5) of largest |y_i| to drop, none, or median\n(drop |y_i| > 3·median|y|, needs no p_s) (default: with files, --ps if given; with a synthetic problem,\nits p_s, except with --step auto; median otherwise)")
 	fs.StringVar(&s.ridge, "ridge", "", "penalty μ/2(||L||² + ||R||²), μ times the nuclear norm: none, a μ > 0 in the units of the whole matrix,\nor auto, which keeps an exact fit and otherwise chooses μ and the iterations on 5% of the entries held out\n(default auto for matrix completion and robust PCA with their default method, none otherwise)")
-	fs.IntVar(&s.iters, "iters", 1000, "iteration limit (the recommender: its number of sweeps, chosen by validation unless given)")
+	fs.IntVar(&s.iters, "iters", 1000, "iteration limit of a fit (each start's, see --restart; the recommender: its number of sweeps,\nchosen by validation unless given)")
+	fs.BoolVar(&s.restart, "restart", true, "entries with --ridge auto: when the fit from the first start is not exact, fit again from the\nspectral start dropping the largest 40% of |y_i|, then on small matrices from the convex start, each\nwith its own --iters; the summary names every fit (fits)")
 	fs.Float64Var(&s.tol, "tol", 1e-12, "stop when the relative error (without a truth: the relative change of X) reaches this; 0 never stops early")
 }
 
@@ -149,6 +151,7 @@ func (s *solverFlags) settings(oracle, truth, entries bool) (scaledsm.Settings, 
 	if s.tol == 0 {
 		settings.Tol = -1 // never stop early
 	}
+	settings.OneStart = !s.restart
 	if entries && !set["tol"] {
 		// Without a truth, the model's stop at a levelled loss (see
 		// scaledsm.Plateau); a --tol given is honoured alone.
@@ -482,7 +485,6 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	// catching them while the results are written.
 	ctx, stop := interruptContext()
 	defer stop()
-	t0 := time.Now()
 	if _, synthetic := src.(*synthetic); synthetic {
 		setPhase("drawing the problem")
 	} else {
@@ -526,7 +528,7 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	if src.entries() {
 		debug.FreeOSMemory() // the initialization's buffers, before the run's
 	}
-	setup := time.Since(t0)
+	setup := time.Since(started)
 	setPhase("solving")
 	if t, ok := world.(*timedReducer); ok {
 		t.reset()
@@ -535,12 +537,14 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	if bar != nil && rank0() && !of.json {
 		settings.Recorder = bar.record
 	}
+	t1 := time.Now()
 	res, err := scaledsm.Solve(ctx, ld.problem, settings)
 	bar.clear()
 	if err != nil {
 		return inputFlag(inputFlag(err, solverInputs), src.inputs())
 	}
-	sum := &summary{shapeJSON: ld.shape, drawJSON: ld.draw, filesJSON: ld.files, runJSON: newRunJSON(settings, res)}
+	sum := &summary{shapeJSON: ld.shape, drawJSON: ld.draw, filesJSON: ld.files, runJSON: newRunJSON(settings, res),
+		timingJSON: newTimingJSON(res, time.Since(t1)), began: started}
 	sum.rankJSON = newRankJSON(settings, res)
 	sum.setRank(ld, settings, res)
 	var extra []namedWriter
@@ -574,6 +578,7 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	if err := writeResults(&of, sum, res, extra); err != nil {
 		return err
 	}
+	sum.stamp()
 	if of.json {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -682,6 +687,7 @@ func writeResults(of *outputFlags, sum *summary, res *scaledsm.Result, extra []n
 		}
 		if err == nil {
 			err = add("summary.json", func(w io.Writer) error {
+				sum.stamp()
 				enc := json.NewEncoder(w)
 				enc.SetIndent("", "  ")
 				return enc.Encode(sum)

@@ -6,6 +6,7 @@ import (
 	"math"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/scaledsm/scaledsm"
 	"github.com/scaledsm/scaledsm/internal/kernel"
@@ -163,6 +164,7 @@ type summary struct {
 	*entriesJSON
 	runJSON
 	rankJSON
+	timingJSON
 	Interrupted bool     `json:"interrupted"`
 	Files       []string `json:"files,omitempty"` // the outputs written to --out
 
@@ -171,6 +173,8 @@ type summary struct {
 	// the seconds of the iterations it spent in collectives (waiting for
 	// the other ranks included); the collectives per iteration and the KB
 	// each rank contributes to them.
+	began time.Time // when the command began: the wall time's start
+
 	Ranks               int       `json:"ranks,omitempty"`
 	RankPeakMB          []float64 `json:"rank_peak_rss_mb,omitempty"`
 	RankDataMB          []float64 `json:"rank_data_mb,omitempty"`
@@ -260,21 +264,8 @@ func (s *summary) print(w io.Writer, dir string) {
 			fmt.Fprintf(w, "outliers   %s\n", line)
 		}
 	}
-	per := ""
-	if s.MsPerIter != nil {
-		per = fmt.Sprintf(", %.3g ms per iteration", *s.MsPerIter)
-	}
-	var before []string
-	if v := s.RankSeconds + s.RidgeSeconds; v > 0 {
-		before = append(before, fmt.Sprintf("%.3g s of validation fits", v))
-	}
-	if s.Restarted {
-		before = append(before, fmt.Sprintf("%.3g s of earlier fits", s.FirstSeconds))
-	}
-	if len(before) > 0 {
-		per += " (the fit returned), after " + strings.Join(before, " and ")
-	}
-	fmt.Fprintf(w, "time       %.3g s solving%s; %.3g s reading or drawing and initializing\n", s.Seconds, per, s.SetupSeconds)
+	s.printFits(w)
+	s.printTime(w)
 	if len(s.Files) > 0 {
 		paths := make([]string, len(s.Files))
 		for i, f := range s.Files {

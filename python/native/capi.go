@@ -266,12 +266,13 @@ func capiSolve(c *C.scaledsm_call, warn io.Writer) (*capiResult, error) {
 		return nil, inputFlag(inputFlag(inputFlag(err, solverInputs), startInputs), fileInputs)
 	}
 	setup := time.Since(t0)
+	t1 := time.Now()
 	res, err := scaledsm.Solve(ctx, ld.problem, settings)
 	if err != nil {
 		return nil, inputFlag(inputFlag(err, solverInputs), fileInputs)
 	}
 	// The summary of solve with files, without the files' names.
-	sum := &summary{shapeJSON: ld.shape, runJSON: newRunJSON(settings, res)}
+	sum := &summary{shapeJSON: ld.shape, runJSON: newRunJSON(settings, res), timingJSON: newTimingJSON(res, time.Since(t1)), began: t0}
 	sum.rankJSON = newRankJSON(settings, res)
 	sum.setRank(ld, settings, res)
 	sum.Source = "python"
@@ -280,6 +281,7 @@ func capiSolve(c *C.scaledsm_call, warn io.Writer) (*capiResult, error) {
 	}
 	sum.SetupSeconds = setup.Seconds()
 	sum.Interrupted = res.Status == scaledsm.Interrupted
+	sum.stamp()
 	js, err := json.Marshal(sum)
 	if err != nil {
 		return nil, err

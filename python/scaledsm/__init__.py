@@ -11,7 +11,8 @@ Chi), from NumPy: the Go library of the scaledsm command, called in process.
 
 Every function takes the settings of `scaledsm solve` as keyword arguments
 with the flags' names and meanings (method, loss, step, eta, lam for
---lambda, q, trim, ps, iters, tol, damping, ridge, init, init_scale, init_seed;
+--lambda, q, trim, ps, iters, tol, damping, ridge, init, init_scale, init_seed,
+restart;
 rank an integer or "auto"; precision="f32" for solve_sensing) and the same
 defaults, those of a problem read from files (auto steps, the
 initialization's median truncation unless ps or trim is given); truth=X*
@@ -61,8 +62,10 @@ class Result:
         loss, gap, step, step_length (NaN where a value does not apply).
     summary: the command's summary.json as a dict (method, step, loss,
         init_trim, max_iter, tol, final_loss, rel_error, fit_fraction, unfitted,
-        unfitted_rows, unfitted_cols, gross_rows, gross_cols,
-        seconds, ...); each field is also an attribute, as result.rel_error.
+        unfitted_rows, unfitted_cols, gross_rows, gross_cols, seconds, fits
+        (every fit made besides the one returned, each with its kind, start,
+        iterations and seconds), solve_seconds, wall_seconds, ...); each
+        field is also an attribute, as result.rel_error.
     """
 
     def __init__(self, L, R, trace, summary, seen, message=""):
@@ -155,7 +158,8 @@ def _shape(v, name):
 
 _FLAGS = {"method": "method", "loss": "loss", "step": "step", "eta": "eta", "lam": "lambda",
           "q": "q", "trim": "trim", "ps": "ps", "iters": "iters", "tol": "tol",
-          "damping": "damping", "ridge": "ridge", "init": "init", "init_scale": "init-scale", "init_seed": "init-seed"}
+          "damping": "damping", "ridge": "ridge", "init": "init", "init_scale": "init-scale", "init_seed": "init-seed",
+          "restart": "restart"}
 _PARAM = {flag: name for name, flag in _FLAGS.items()}
 _PARAM.update({"rank": "rank", "y": "y", "truth": "truth", "sensing": "A", "quadratic": "a"})
 
@@ -196,7 +200,8 @@ def _args(rank, settings):
         if value is None:
             continue
         if isinstance(value, bool):
-            value = str(value).lower()
+            args.append("--%s=%s" % (_FLAGS[key], str(value).lower()))  # a flag of Go's: one argument
+            continue
         args += ["--" + _FLAGS[key], str(value)]
     for a in args:
         if "\0" in a:

@@ -130,3 +130,22 @@ def test_evidence_and_partial():
         clean = scaledsm.rpca(Y, 3, ps=0)
     assert clean.status == "partial" and not clean.success
     assert clean.gross_cols == 10 and "not recovered there" in clean.message
+
+
+def test_every_fit_named():
+    """A fit returned from another start names the fit it replaced, whose
+    time the library call accounts for; restart=False tries no other start."""
+    rng = np.random.default_rng(6)
+    X = rng.standard_normal((120, 3)) @ rng.standard_normal((3, 100))
+    Y = X.copy()
+    Y[:, 3::10] += 10 * np.abs(X).max() * rng.uniform(-1, 1, (120, 10))
+    with pytest.warns(RuntimeWarning):
+        res = scaledsm.rpca(Y, 3, ps=0)
+    assert res.restarted and len(res.fits) == 1
+    first = res.fits[0]
+    assert first["kind"] == "not kept" and first["init_trim"] == "none" and first["iterations"] == 1000
+    assert res.seconds + res.init_seconds + first["seconds"] <= res.solve_seconds <= res.wall_seconds
+    one = scaledsm.rpca(Y, 3, ps=0, restart=False)  # not exact: a penalty is validated instead
+    replaced = [f for f in one.fits if f["kind"] == "not kept"]
+    assert not one.summary.get("restarted") and len(replaced) == 1 and replaced[0]["init_trim"] == "none"
+    assert all(f["kind"] == "validation" for f in one.fits[1:]) and one.status == "plateau"
