@@ -696,3 +696,15 @@ func isometry(op Operator) float64 {
 	}
 	return float64(m)
 }
+
+// Determined returns an error when the entries are fewer than the
+// (n1 + n2)·r unknowns of rank-r factors, from which nothing can be
+// recovered, and nil otherwise.
+func (e *Entries) Determined(r int) error {
+	m, n1, n2 := e.Dims()
+	if need := (n1 + n2) * r; m < need {
+		return fmt.Errorf("%d entries are fewer than the (n1+n2)·r = %d unknowns of a rank-%d %d×%d matrix; nothing can be recovered",
+			m, need, r, n1, n2)
+	}
+	return nil
+}

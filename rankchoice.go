@@ -3,7 +3,6 @@ package scaledsm
 import (
 	"context"
 	"math"
-	"math/rand/v2"
 	"time"
 )
 
@@ -171,35 +170,4 @@ func ChooseRank(ctx context.Context, p Problem, s Settings, maxRank int) (RankCh
 // runs on the entries fitted hold no more than a run on all of them.
 func ValidationBytes(m, n1 int) int64 {
 	return int64(m)*(4+8+8) + 2*8*int64(n1+1)
-}
-
-// holdOut splits the entries: each is held out with probability frac, by
-// a draw seeded with seed, the same on any number of cores. It returns the
-// entries kept and their observations, and those held out, each in slices
-// of their exact size (the draw is made twice, to count, then to split).
-func (e *Entries) holdOut(y []float64, frac float64, seed uint64) (fit *Entries, fitY []float64, test *Entries, testY []float64) {
-	rng := rand.New(rand.NewPCG(seed, uint64(len(y))))
-	held := 0
-	for range y {
-		if rng.Float64() < frac {
-			held++
-		}
-	}
-	rng = rand.New(rand.NewPCG(seed, uint64(len(y))))
-	fitStart, testStart := make([]int, e.n1+1), make([]int, e.n1+1)
-	fitCols, testCols := make([]int32, 0, len(y)-held), make([]int32, 0, held)
-	fitY, testY = make([]float64, 0, len(y)-held), make([]float64, 0, held)
-	for i := range e.n1 {
-		for k := e.start[i]; k < e.start[i+1]; k++ {
-			if rng.Float64() < frac {
-				testCols, testY = append(testCols, e.cols[k]), append(testY, y[k])
-			} else {
-				fitCols, fitY = append(fitCols, e.cols[k]), append(fitY, y[k])
-			}
-		}
-		fitStart[i+1], testStart[i+1] = len(fitCols), len(testCols)
-	}
-	fit, _ = NewEntriesCSR(e.n1, e.n2, fitStart, fitCols)
-	test, _ = NewEntriesCSR(e.n1, e.n2, testStart, testCols)
-	return fit, fitY, test, testY
 }

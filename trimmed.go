@@ -4,8 +4,6 @@ import (
 	"math"
 	"slices"
 
-	"gonum.org/v1/gonum/mat"
-
 	"github.com/scaledsm/scaledsm/internal/fsum"
 )
 
@@ -281,114 +279,6 @@ func (b *Bounds) bound(k int, s, n, c float64) float64 {
 	}
 	return meanTimes(s, n, c)
 }
-
-// mark marks the gross rows or columns, from the sums rs and counts rn of
-// the rows' kept |z| and those of the columns, cs and cn: of one of the
-// two only, whichever holds the largest mean of those unmarked. A gross
-// column's outliers, which its own bound keeps, raise the means of every
-// row they cross (a tenth of each row at a tenth of the columns
-// corrupted), and would mark honest rows beside them; once the column is
-// marked the rows' next means are their own.
-func (b *Bounds) mark(rs, rn, cs, cn []float64) {
-	n1 := len(rs)
-	if len(b.marks) != n1+len(cs) {
-		b.marks = make([]bool, n1+len(cs))
-	}
-	top := func(s, n []float64, marks []bool) float64 {
-		var t float64
-		for k := range s {
-			if n[k] > 0 && !marks[k] {
-				t = max(t, s[k]/n[k])
-			}
-		}
-		return t
-	}
-	s, n, marks := rs, rn, b.marks[:n1]
-	if top(cs, cn, b.marks[n1:]) > top(rs, rn, marks) {
-		s, n, marks = cs, cn, b.marks[n1:]
-	}
-	for k := range s {
-		if n[k] > 0 && s[k] > GrossFactor*b.scale*n[k] {
-			marks[k] = true
-		}
-	}
-}
-
-// markFew marks, from the kept counts of the rows rn and of the columns
-// cn, those most of whose residuals were gross at the refit (grossShare)
-// that keep at most fewRank of their observations and fewer than
-// grossKept of them: whose bound is 0 for as long as they keep so few.
-func (b *Bounds) markFew(rn, cn []float64) {
-	n1 := len(rn)
-	if len(b.few) != n1+len(cn) {
-		b.few = make([]bool, n1+len(cn))
-	}
-	few := func(k int, n float64) bool {
-		return b.grossShare[k] && n <= float64(b.fewRank) && n < grossKept*b.observed[k]
-	}
-	for i, n := range rn {
-		b.few[i] = few(i, n)
-	}
-	for j, n := range cn {
-		b.few[n1+j] = few(n1+j, n)
-	}
-}
-
-// clearFew sets to zero the rows of l and r (of X's rows, then its
-// columns) that markFew marked.
-func (b *Bounds) clearFew(l, r *mat.Dense) {
-	n1 := len(b.Rows)
-	for k, few := range b.few {
-		if !few {
-			continue
-		}
-		if k < n1 {
-			clear(l.RawRowView(k))
-		} else {
-			clear(r.RawRowView(k - n1))
-		}
-	}
-}
-
-// grossShare reports, for each row then each column, whether more than
-// half of its residuals at the factors f exceed t in magnitude, of obs
-// (observedCounts).
-func (e *Entries) grossShare(f Factors, y []float64, t float64, obs []float64) []bool {
-	at := e.residualAt(f, y)
-	n1 := e.n1
-	big := make([]int, n1+e.n2)
-	for i := range n1 {
-		for k := e.start[i]; k < e.start[i+1]; k++ {
-			if math.Abs(at(i, k)) > t {
-				big[i]++
-				big[n1+int(e.cols[k])]++
-			}
-		}
-	}
-	gross := make([]bool, len(big))
-	for k, n := range big {
-		gross[k] = 2*float64(n) > obs[k]
-	}
-	return gross
-}
-
-// grossKept is the fraction of its observations that a row or column
-// must keep not to be marked by markFew. A column of outliers keeps those
-// few of its entries that a lenient bound lets in, and with rank r the
-// fit can fit r of them in r rows, whose fits they pull (a 200 × 200
-// matrix, rank 5, 20 whole columns corrupted: one column kept 5 outliers,
-// at residuals of 5e-3, and the run crawled at 1.5e-4 after 2000
-// iterations); its mean, that of what it keeps, is small, and only the
-// number it keeps tells, beside most of its residuals being gross. A
-// marked row or column also has its factor row cleared (clearFew), since
-// the other direction's bounds can still keep what it absorbed. The refit
-// (see refit.go) turns the rule on: from the start of a run it also
-// took rows and columns that a poor start leaves keeping little, and κ =
-// 100 cells of the phase study that converged failed; without the gross
-// residuals it took honest rows that the refit left keeping few (`solve
-// --problem mc --n 1000 --p 0.1 --ps 0.2 --kappa 100 --seed 6` stopped at
-// 1.5e-3, where it converges).
-const grossKept = 0.25
 
 // observedCounts returns the number of observations of each row, then of
 // each column (of this shard: the refit, which uses them, runs on one

@@ -2,12 +2,15 @@ package dataio
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"strings"
 
+	"github.com/scaledsm/scaledsm"
 	"github.com/scaledsm/scaledsm/internal/mem"
+	"gonum.org/v1/gonum/mat"
 )
 
 // intKind reports the item size, signedness and byte order of an integer
@@ -151,6 +154,43 @@ type EntryFiles struct {
 	// Values holds the observed values: float64 or float32, shape (m,).
 	Values string
 	N1, N2 int
+	// TruthLeft and TruthRight, when known, hold the factors L* (N1×r)
+	// and R* (N2×r) of the truth X* = L* R*ᵀ (see ReadTruth).
+	TruthLeft, TruthRight string
+}
+
+// ReadTruth reads the factors of the truth, each of r columns (r =
+// scaledsm.AutoRank: of the rank of TruthLeft's, the same on both sides)
+// and of finite values. Errors are *FileError values of the inputs
+// "truth-left" and "truth-right".
+func (f EntryFiles) ReadTruth(r int) (scaledsm.Factors, error) {
+	var t scaledsm.Factors
+	for _, c := range []struct {
+		input, path string
+		n           int
+		dst         **mat.Dense
+	}{{"truth-left", f.TruthLeft, f.N1, &t.L}, {"truth-right", f.TruthRight, f.N2, &t.R}} {
+		data, shape, err := ReadFile(c.path)
+		if fe := (*FileError)(nil); errors.As(err, &fe) {
+			return t, &FileError{Input: c.input, Path: c.path, Err: fe.Err}
+		} else if err != nil {
+			return t, err
+		}
+		if r == scaledsm.AutoRank && len(shape) == 2 && shape[1] >= 1 {
+			r = shape[1]
+		}
+		if len(shape) != 2 || shape[0] != c.n || shape[1] != r {
+			return t, &FileError{Input: c.input, Path: c.path, Err: fmt.Errorf("shape %s, want (%d, %d) for the %d×%d matrix of rank %d",
+				ShapeString(shape), c.n, r, f.N1, f.N2, r)}
+		}
+		for i, v := range data {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return t, &FileError{Input: c.input, Path: c.path, Err: fmt.Errorf("entry (%d, %d) is %v", i/r, i%r, v)}
+			}
+		}
+		*c.dst = mat.NewDense(c.n, r, data)
+	}
+	return t, nil
 }
 
 // openAll opens the three files and checks their headers: one dimension

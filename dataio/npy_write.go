@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+
+	"gonum.org/v1/gonum/mat"
 )
 
 // WriteHeader writes the header of an array as NumPy does: format
@@ -172,4 +174,15 @@ func WriteBool(w io.Writer, shape []int, data []bool) error {
 	}
 	_, err := w.Write(buf)
 	return err
+}
+
+// WriteDense writes the matrix x as a float64 .npy array of its shape, in
+// C order.
+func WriteDense(w io.Writer, x *mat.Dense) error {
+	r, c := x.Dims()
+	data := make([]float64, 0, r*c)
+	for i := range r {
+		data = append(data, x.RawRowView(i)...)
+	}
+	return WriteFloat64(w, []int{r, c}, data)
 }

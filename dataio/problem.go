@@ -37,6 +37,16 @@ func (e *FileError) Error() string {
 // Unwrap returns the reason.
 func (e *FileError) Unwrap() error { return e.Err }
 
+// Reason returns the reason of a *FileError, without the file it names
+// (for a caller that names it already), or err itself.
+func Reason(err error) error {
+	var fe *FileError
+	if errors.As(err, &fe) {
+		return fe.Err
+	}
+	return err
+}
+
 // ErrMatrixShape is the reason of a FileError for a two-dimensional sensing
 // file, shape (m, n1·n2), read without Files.N1 and Files.N2 or with a
 // shape that does not match.

@@ -3,6 +3,7 @@ package experiment
 import (
 	"context"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -175,4 +176,71 @@ func RunRatings(ctx context.Context, splits []RatingsSplit, s recommend.Settings
 		out = append(out, res)
 	}
 	return out, nil
+}
+
+// WriteRatingsTable writes the results of a ratings experiment as a table: a line per split, a column per
+// model (test RMSE), then the mean, then the times of the default model.
+func WriteRatingsTable(w io.Writer, res []RatingsResult, corrupt float64) {
+	if len(res) == 0 {
+		return
+	}
+	if corrupt > 0 {
+		fmt.Fprintf(w, "training ratings corrupted: %.3g%% replaced by uniform random values\n", 100*corrupt)
+	}
+	fmt.Fprintf(w, "test RMSE (MAE)\n%-6s %7s %7s %7s", "split", "train", "test", "unseen")
+	for _, r := range res[0].Rows {
+		fmt.Fprintf(w, " %16s", r.Model)
+	}
+	fmt.Fprintf(w, " %9s\n", "seconds")
+	sums := make([]float64, len(res[0].Rows))
+	for _, r := range res {
+		fmt.Fprintf(w, "%-6s %7d %7d %7d", r.Split, r.Train, r.Test, r.Unseen)
+		for j, row := range r.Rows {
+			fmt.Fprintf(w, " %8.4f (%.4f)", row.RMSE, row.MAE)
+			sums[j] += row.RMSE
+		}
+		fmt.Fprintf(w, " %9.2f\n", r.Rows[0].Seconds)
+	}
+	if len(res) > 1 {
+		fmt.Fprintf(w, "%-6s %7s %7s %7s", "mean", "", "", "")
+		for _, s := range sums {
+			fmt.Fprintf(w, " %8.4f %7s", s/float64(len(res)), "")
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintf(w, "seconds: the default model's fit and prediction; its rank and sweeps:")
+	for _, r := range res {
+		fmt.Fprintf(w, " %s %d/%d", r.Split, r.Rows[0].Rank, r.Rows[0].Sweeps)
+	}
+	fmt.Fprintln(w)
+}
+
+// CorruptSplits returns the splits with frac of each one's training
+// ratings replaced by values drawn uniformly from their distinct values
+// (see Corrupt; split i from the seed seed+i), and, with oracle, for each
+// the oracle fits' splits: its training ratings without those replaced,
+// and without only those replaced by a value 2 or more from the original
+// (the limit of a robust loss that could tell them). With frac 0 it
+// returns the splits as they are.
+func CorruptSplits(splits []RatingsSplit, frac float64, seed uint64, oracle bool) (corrupted, oracles []RatingsSplit) {
+	if frac == 0 {
+		return splits, nil
+	}
+	corrupted = slices.Clone(splits)
+	for i := range corrupted {
+		clean := corrupted[i].Train
+		var idx []int
+		corrupted[i].Train, idx = Corrupt(clean, frac, seed+uint64(i))
+		if !oracle {
+			continue
+		}
+		train := corrupted[i].Train
+		drop, far := Without(clean, idx, nil), Without(train, idx, func(k int) bool {
+			return math.Abs(train.Values[k]-clean.Values[k]) >= 2
+		})
+		oracles = append(oracles,
+			RatingsSplit{Name: corrupted[i].Name + " without the replaced", Train: drop, Test: corrupted[i].Test},
+			RatingsSplit{Name: corrupted[i].Name + " without the far replaced", Train: far, Test: corrupted[i].Test})
+	}
+	return corrupted, oracles
 }

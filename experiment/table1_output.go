@@ -123,3 +123,22 @@ func (r *Table1Result) WriteMarkdown(w io.Writer) error {
 	_, err := io.WriteString(w, b.String())
 	return err
 }
+
+// Table1Files are the files WriteFiles writes.
+var Table1Files = []string{"table1.csv", "table1_steps.csv", "table1.md", "table1.png", "table1.svg"}
+
+// WriteFiles writes the table's files into dir, each atomically: the
+// runs (table1.csv), the constant steps tried (table1_steps.csv), the
+// table (table1.md) and its plot (table1.png, table1.svg). A file that
+// could not be written is an *atomicio.FileError.
+func (r *Table1Result) WriteFiles(dir string) error {
+	write := []func(io.Writer) error{r.WriteCSV, r.WriteStepsCSV, r.WriteMarkdown,
+		func(w io.Writer) error { return r.WritePlot(w, "png") },
+		func(w io.Writer) error { return r.WritePlot(w, "svg") }}
+	for k, name := range Table1Files {
+		if _, err := writeFiles(dir, nil, name, write[k]); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -175,7 +175,7 @@ func Load(dir string) (*Model, error) {
 		}
 		v, shape, err := dataio.ReadInts(filepath.Join(dir, name))
 		if err != nil {
-			return nil, fail(name, "%v", dataErr(err))
+			return nil, fail(name, "%v", dataio.Reason(err))
 		}
 		if len(shape) != 1 || shape[0] != n {
 			return nil, fail(name, "shape %s, want (%d,)", dataio.ShapeString(shape), n)
@@ -193,7 +193,7 @@ func Load(dir string) (*Model, error) {
 		}
 		v, got, err := dataio.ReadFile(filepath.Join(dir, name))
 		if err != nil {
-			return nil, fail(name, "%v", dataErr(err))
+			return nil, fail(name, "%v", dataio.Reason(err))
 		}
 		if dataio.ShapeString(got) != dataio.ShapeString(shape) {
 			return nil, fail(name, "shape %s, want %s", dataio.ShapeString(got), dataio.ShapeString(shape))
@@ -245,15 +245,6 @@ func unwrapPath(err error) error {
 	var pe *os.PathError
 	if errors.As(err, &pe) {
 		return pe.Err
-	}
-	return err
-}
-
-// dataErr returns the reason of a *dataio.FileError.
-func dataErr(err error) error {
-	var fe *dataio.FileError
-	if errors.As(err, &fe) {
-		return fe.Err
 	}
 	return err
 }

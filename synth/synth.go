@@ -141,9 +141,9 @@ type Config struct {
 	Precision Precision // storage of the sensing matrices; Float64 for quadratic sampling
 }
 
-// entries reports whether the kind observes entries (Completion,
+// Entries reports whether the kind observes entries (Completion,
 // RobustPCA).
-func (k Kind) entries() bool { return k == Completion || k == RobustPCA }
+func (k Kind) Entries() bool { return k == Completion || k == RobustPCA }
 
 // DefaultM returns the default number of measurements, 4(n1+n2)r.
 func DefaultM(n1, n2, r int) int { return 4 * (n1 + n2) * r }
@@ -205,7 +205,7 @@ func (c *Config) Validate() error {
 	if c.Rank < 1 || c.Rank > min(c.N1, c.N2) {
 		return invalid("rank", c.Rank, "must lie in [1, min(n1, n2)] = [1, %d]", min(c.N1, c.N2))
 	}
-	if c.Kind.entries() {
+	if c.Kind.Entries() {
 		return c.validateEntries()
 	}
 	if c.M == 0 {
@@ -236,7 +236,7 @@ func (c *Config) width() int {
 // estimate a little above what is allocated, to check a problem against
 // the memory of the machine before drawing it.
 func (c *Config) Bytes() int64 {
-	if c.Kind.entries() {
+	if c.Kind.Entries() {
 		return c.entriesBytes()
 	}
 	m, w := int64(c.M), int64(c.width())
@@ -265,7 +265,7 @@ func newDraw(c Config, red scaledsm.Reducer) (*Draw, error) {
 		return nil, err
 	}
 	d := &Draw{Config: c, red: red}
-	if c.Kind.entries() {
+	if c.Kind.Entries() {
 		return d, d.drawEntries()
 	}
 	d.lo, d.hi = 0, c.M
@@ -375,7 +375,7 @@ func (d *Draw) Instance(s Setting) (*Instance, error) {
 	if d.Kind != Quadratic {
 		in.Star.R = scaleColumns(d.V, in.Sigma)
 	}
-	if d.Kind.entries() {
+	if d.Kind.Entries() {
 		d.entriesInstance(in)
 		return in, nil
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,13 +13,12 @@ import (
 	"strings"
 	"time"
 
-	"gonum.org/v1/gonum/mat"
-
 	"github.com/scaledsm/scaledsm"
 	"github.com/scaledsm/scaledsm/dataio"
-	"github.com/scaledsm/scaledsm/internal/atomicio"
-	"github.com/scaledsm/scaledsm/internal/csvfmt"
+	"github.com/scaledsm/scaledsm/internal/mem"
+	"github.com/scaledsm/scaledsm/predict"
 	"github.com/scaledsm/scaledsm/recommend"
+	"github.com/scaledsm/scaledsm/report"
 	"github.com/scaledsm/scaledsm/synth"
 )
 
@@ -31,15 +29,12 @@ func entryDefaults() scaledsm.Settings {
 	return scaledsm.DefaultSettings(&scaledsm.Entries{})
 }
 
-// entryKind reports whether a kind observes entries.
-func entryKind(k synth.Kind) bool { return k == synth.Completion || k == synth.RobustPCA }
-
 // entryData is what a problem of the entry models carries beside the
 // operator: its summary, the entries held out, the ids of a ratings file
 // and the shape of a dense (--masked) input.
 type entryData struct {
-	json           entriesJSON
-	test           heldOut
+	json           report.Entries
+	test           scaledsm.HeldOut
 	rowIDs, colIDs []int64 // --ratings: the id of each row and column
 	masked         bool    // --masked: X.npy and S.npy are written
 	// corrupted, for a synthetic problem, draws the outliers' support.
@@ -65,69 +60,25 @@ func (d *entryData) outlierSupport(p scaledsm.Problem, f scaledsm.Factors) error
 	if err != nil {
 		return err
 	}
-	found := 0
-	for _, v := range s {
-		if v != 0 {
-			found++
-		}
+	var corrupted []bool
+	if d.corrupted != nil {
+		corrupted = d.corrupted()
 	}
-	d.json.OutliersFound = &found
-	if d.corrupted == nil {
-		return nil
-	}
-	tp, outliers := 0, 0
-	for k, c := range d.corrupted() {
-		if c {
-			outliers++
-			if s[k] != 0 {
-				tp++
-			}
-		}
-	}
-	if found > 0 {
-		d.json.OutlierPrecision = finite(float64(tp) / float64(found))
-	}
-	if outliers > 0 {
-		d.json.OutlierRecall = finite(float64(tp) / float64(outliers))
-	}
+	d.json.SetSupport(s, corrupted)
 	return nil
-}
-
-// heldOut are the entries kept out of the fit.
-type heldOut struct {
-	rows, cols []int32
-	values     []float64
 }
 
 // newEntryData counts the rows and columns of op with no entry.
 func newEntryData(op *scaledsm.Entries) *entryData {
-	m, n1, n2 := op.Dims()
-	d := &entryData{json: entriesJSON{Observed: float64(m) / (float64(n1) * float64(n2))}}
-	start := op.Start()
-	for i := range n1 {
-		if start[i+1] == start[i] {
-			d.json.EmptyRows++
-		}
-	}
-	seen := make([]bool, n2)
-	for _, j := range op.Cols() {
-		seen[j] = true
-	}
-	for _, s := range seen {
-		if !s {
-			d.json.EmptyCols++
-		}
-	}
-	return d
+	return &entryData{json: *report.NewEntries(op)}
 }
 
 // enoughEntries refuses fewer entries than the (n1+n2)·r unknowns of the
-// factors: what names the input that set their number, as "--p 0.01".
+// factors (see scaledsm.Entries.Determined): what names the input that set
+// their number, as "--p 0.01".
 func enoughEntries(op *scaledsm.Entries, r int, what string) error {
-	m, n1, n2 := op.Dims()
-	if need := (n1 + n2) * r; m < need {
-		return exitError{fmt.Errorf("%s: %d entries are fewer than the (n1+n2)·r = %d unknowns of a rank-%d %d×%d matrix; nothing can be recovered",
-			what, m, need, r, n1, n2), exitBadInput}
+	if err := op.Determined(r); err != nil {
+		return exitError{fmt.Errorf("%s: %v", what, err), exitBadInput}
 	}
 	return nil
 }
@@ -338,48 +289,11 @@ func (s *fromEntries) entries() bool             { return true }
 
 func (s *fromEntries) load() (*loaded, error) {
 	t0 := time.Now()
-	var (
-		op  *scaledsm.Entries
-		y   []float64
-		err error
-		ed  = &entryData{}
-	)
-	files := &filesJSON{TruthLeft: s.flags.truthLeft, TruthRight: s.flags.truthRight}
-	switch s.fileFlag {
-	case "rows":
-		files.Operator, files.Cols, files.Y = s.flags.rows, s.flags.cols, s.flags.values
-		rows, cols, values, err := dataio.LoadEntries(dataio.EntryFiles{Rows: s.flags.rows, Cols: s.flags.cols, Values: s.flags.values, N1: s.n1, N2: s.n2})
-		if err != nil {
-			return nil, fileError(err)
-		}
-		if op, y, err = scaledsm.NewEntries(s.n1, s.n2, rows, cols, values); err != nil {
-			return nil, entriesError(err, "--rows "+s.flags.rows+", --cols "+s.flags.cols)
-		}
-	case "ratings":
-		files.Operator = s.flags.ratings
-		rt, err := dataio.ReadRatingsLayout(s.flags.ratings, s.layout)
-		if err != nil {
-			return nil, fileError(err)
-		}
-		ed.rowIDs, ed.colIDs = rt.RowIDs, rt.ColIDs
-		if op, y, err = scaledsm.NewEntries(len(rt.RowIDs), len(rt.ColIDs), rt.Rows, rt.Cols, rt.Values); err != nil {
-			return nil, ratingsDuplicate(s.flags.ratings, s.layout, rt, err)
-		}
-	default:
-		files.Operator = s.flags.masked
-		x, err := dataio.ReadMasked(s.flags.masked)
-		if err != nil {
-			return nil, fileError(err)
-		}
-		if len(x.Cols) == 0 {
-			return nil, exitError{fmt.Errorf("--masked %s: every entry is NaN", s.flags.masked), exitBadInput}
-		}
-		ed.masked = true
-		ed.json.Missing = &x.Missing
-		if op, err = scaledsm.NewEntriesCSR(x.N1, x.N2, x.Start, x.Cols); err != nil {
-			return nil, entriesError(err, "--masked "+s.flags.masked)
-		}
-		y = x.Values
+	ed := &entryData{}
+	files := &report.Inputs{TruthLeft: s.flags.truthLeft, TruthRight: s.flags.truthRight}
+	op, y, err := s.read(ed, files)
+	if err != nil {
+		return nil, err
 	}
 	m, n1, n2 := op.Dims()
 	if s.rank > min(n1, n2) {
@@ -390,13 +304,10 @@ func (s *fromEntries) load() (*loaded, error) {
 		kind = synth.RobustPCA
 	}
 	if s.holdout > 0 {
-		var test heldOut
-		op, y, test, err = holdOut(op, y, s.holdout, s.seed)
-		if err != nil {
+		if op, y, ed.test, err = op.HoldOut(y, s.holdout, s.seed, holdoutStream); err != nil {
 			return nil, entriesError(err, "--holdout")
 		}
-		ed.test = test
-		h, nt := s.holdout, len(test.values)
+		h, nt := s.holdout, len(ed.test.Y)
 		ed.json.Holdout, ed.json.TestEntries = &h, &nt
 	}
 	counts := newEntryData(op)
@@ -410,19 +321,64 @@ func (s *fromEntries) load() (*loaded, error) {
 	}
 	p := scaledsm.Problem{Op: op, Y: y, Rank: s.rank}
 	if s.flags.truthLeft != "" {
-		truth, err := readTruthFactors(s.flags.truthLeft, s.flags.truthRight, n1, n2, s.rank)
+		truth, err := dataio.EntryFiles{N1: n1, N2: n2, TruthLeft: s.flags.truthLeft, TruthRight: s.flags.truthRight}.ReadTruth(s.rank)
 		if err != nil {
-			return nil, err
+			return nil, fileError(err)
 		}
 		p.Truth = truth
 	}
-	tuneGC(op)
+	mem.TuneGCFor(op)
 	m, _, _ = op.Dims()
 	return &loaded{
 		problem: p, kind: kind, ps: s.ps, files: files, entries: ed,
-		shape:   shapeJSON{Problem: kind.String(), N1: n1, N2: n2, Rank: s.rank, M: m},
+		shape:   report.Shape{Problem: kind.String(), N1: n1, N2: n2, Rank: s.rank, M: m},
 		seconds: time.Since(t0).Seconds(),
 	}, nil
+}
+
+// read reads the entries of the files and their observations, noting in
+// ed and files what they were.
+func (s *fromEntries) read(ed *entryData, files *report.Inputs) (*scaledsm.Entries, []float64, error) {
+	switch s.fileFlag {
+	case "rows":
+		files.Operator, files.Cols, files.Y = s.flags.rows, s.flags.cols, s.flags.values
+		rows, cols, values, err := dataio.LoadEntries(dataio.EntryFiles{Rows: s.flags.rows, Cols: s.flags.cols, Values: s.flags.values, N1: s.n1, N2: s.n2})
+		if err != nil {
+			return nil, nil, fileError(err)
+		}
+		op, y, err := scaledsm.NewEntries(s.n1, s.n2, rows, cols, values)
+		if err != nil {
+			return nil, nil, entriesError(err, "--rows "+s.flags.rows+", --cols "+s.flags.cols)
+		}
+		return op, y, nil
+	case "ratings":
+		files.Operator = s.flags.ratings
+		rt, err := dataio.ReadRatingsLayout(s.flags.ratings, s.layout)
+		if err != nil {
+			return nil, nil, fileError(err)
+		}
+		ed.rowIDs, ed.colIDs = rt.RowIDs, rt.ColIDs
+		op, y, err := scaledsm.NewEntries(len(rt.RowIDs), len(rt.ColIDs), rt.Rows, rt.Cols, rt.Values)
+		if err != nil {
+			return nil, nil, ratingsDuplicate(s.flags.ratings, s.layout, rt, err)
+		}
+		return op, y, nil
+	}
+	files.Operator = s.flags.masked
+	x, err := dataio.ReadMasked(s.flags.masked)
+	if err != nil {
+		return nil, nil, fileError(err)
+	}
+	if len(x.Cols) == 0 {
+		return nil, nil, exitError{fmt.Errorf("--masked %s: every entry is NaN", s.flags.masked), exitBadInput}
+	}
+	ed.masked = true
+	ed.json.Missing = &x.Missing
+	op, err := scaledsm.NewEntriesCSR(x.N1, x.N2, x.Start, x.Cols)
+	if err != nil {
+		return nil, nil, entriesError(err, "--masked "+s.flags.masked)
+	}
+	return op, x.Values, nil
 }
 
 // entriesError words an error of scaledsm.NewEntries about the files what.
@@ -458,101 +414,6 @@ func ratingsDuplicate(path string, layout dataio.Layout, rt *dataio.Ratings, err
 // holdoutStream is the stream of the --holdout draw.
 const holdoutStream = 7 << 32
 
-// holdOut draws each entry of op into the test set with probability f,
-// from a stream of seed, in the operator's order (so the draw does not
-// depend on the order of the files), and returns the operator of the rest,
-// its observations and the entries held out. It reuses op's arrays.
-func holdOut(op *scaledsm.Entries, y []float64, f float64, seed uint64) (*scaledsm.Entries, []float64, heldOut, error) {
-	_, n1, n2 := op.Dims()
-	start, cols := op.Start(), op.Cols()
-	rng := rand.New(rand.NewPCG(seed, holdoutStream))
-	var test heldOut
-	kept := 0
-	for i := range n1 {
-		lo, hi := start[i], start[i+1]
-		start[i] = kept
-		for k := lo; k < hi; k++ {
-			if rng.Float64() < f {
-				test.rows = append(test.rows, int32(i))
-				test.cols = append(test.cols, cols[k])
-				test.values = append(test.values, y[k])
-				continue
-			}
-			cols[kept], y[kept] = cols[k], y[k]
-			kept++
-		}
-	}
-	start[n1] = kept
-	train, err := scaledsm.NewEntriesCSR(n1, n2, start, cols[:kept])
-	return train, y[:kept], test, err
-}
-
-// readTruthFactors reads the factors L* (n1×r) and R* (n2×r) of the truth
-// (with r = AutoRank, of the rank of L*).
-func readTruthFactors(left, right string, n1, n2, r int) (scaledsm.Factors, error) {
-	var f scaledsm.Factors
-	for _, c := range []struct {
-		flag, path string
-		n          int
-		dst        **mat.Dense
-	}{{"truth-left", left, n1, &f.L}, {"truth-right", right, n2, &f.R}} {
-		data, shape, err := dataio.ReadFile(c.path)
-		if err != nil {
-			var fe *dataio.FileError
-			if errors.As(err, &fe) {
-				err = fe.Err
-			}
-			return f, exitError{fmt.Errorf("--%s %s: %v", c.flag, c.path, err), exitBadInput}
-		}
-		if r == scaledsm.AutoRank && len(shape) == 2 && shape[1] >= 1 {
-			r = shape[1] // --rank auto: the truth's own rank, the same on both sides
-		}
-		if len(shape) != 2 || shape[0] != c.n || shape[1] != r {
-			return f, exitError{fmt.Errorf("--%s %s: shape %s, want (%d, %d) for the %d×%d matrix and --rank %d",
-				c.flag, c.path, dataio.ShapeString(shape), c.n, r, n1, n2, r), exitBadInput}
-		}
-		for i, v := range data {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return f, exitError{fmt.Errorf("--%s %s: entry (%d, %d) is %v", c.flag, c.path, i/r, i%r, v), exitBadInput}
-			}
-		}
-		*c.dst = mat.NewDense(c.n, r, data)
-	}
-	return f, nil
-}
-
-// predict returns the entry (i, j) of L Rᵀ: the one formula of the
-// predictions on held-out entries and of the predict command.
-func predict(l, r *mat.Dense, i, j int) float64 {
-	var s float64
-	for a, v := range l.RawRowView(i) {
-		s += v * r.At(j, a)
-	}
-	return s
-}
-
-// testErrors sets the RMSE and MAE of the predictions of the factors on
-// the held-out entries.
-func (d *entryData) testErrors(f scaledsm.Factors) {
-	if len(d.test.values) == 0 {
-		return
-	}
-	var sq, ab float64
-	fits := 0
-	tol := scaledsm.FitTolerance * scaledsm.FitScale(d.test.values)
-	for k, v := range d.test.values {
-		e := predict(f.L, f.R, int(d.test.rows[k]), int(d.test.cols[k])) - v
-		sq += e * e
-		ab += math.Abs(e)
-		if math.Abs(e) <= tol {
-			fits++
-		}
-	}
-	n := float64(len(d.test.values))
-	d.json.TestRMSE, d.json.TestMAE = finite(math.Sqrt(sq/n)), finite(ab/n)
-	d.json.TestFit = finite(float64(fits) / n)
-}
-
 // outputs returns the files the entry models add to --out: the id maps of
 // a ratings file, the held-out entries with their predictions, and for a
 // dense input the low-rank and sparse parts.
@@ -564,68 +425,20 @@ func (d *entryData) outputs(p scaledsm.Problem, f scaledsm.Factors) []namedWrite
 			namedWriter{"col_ids.npy", func(w io.Writer) error { return dataio.WriteInt64(w, []int{len(d.colIDs)}, d.colIDs) }})
 	}
 	if d.json.Holdout != nil {
-		out = append(out, namedWriter{"holdout.csv", func(w io.Writer) error { return d.writeHoldout(w, f) }})
+		out = append(out, namedWriter{"holdout.csv", func(w io.Writer) error { return predict.WriteHeldOut(w, f, d.test, d.rowIDs, d.colIDs) }})
 	}
 	if d.masked {
-		x := f.Product()
 		out = append(out,
-			namedWriter{"X.npy", denseWriter(x)},
-			namedWriter{"S.npy", func(w io.Writer) error { return d.writeSparse(w, p, f, x) }})
+			namedWriter{"X.npy", func(w io.Writer) error { return dataio.WriteDense(w, f.Product()) }},
+			namedWriter{"S.npy", func(w io.Writer) error {
+				sp, err := p.Op.(*scaledsm.Entries).SparseMatrix(p.Y, f, d.test)
+				if err != nil {
+					return err
+				}
+				return dataio.WriteDense(w, sp)
+			}})
 	}
 	return out
-}
-
-// writeHoldout writes the held-out entries as CSV: row, column (the ids of
-// a ratings file), value and prediction.
-func (d *entryData) writeHoldout(w io.Writer, f scaledsm.Factors) error {
-	head := "row,col,value,prediction\n"
-	if d.rowIDs != nil {
-		head = "userId,movieId,rating,prediction\n"
-	}
-	if _, err := io.WriteString(w, head); err != nil {
-		return err
-	}
-	for k, v := range d.test.values {
-		i, j := int(d.test.rows[k]), int(d.test.cols[k])
-		ri, cj := int64(i), int64(j)
-		if d.rowIDs != nil {
-			ri, cj = d.rowIDs[i], d.colIDs[j]
-		}
-		if _, err := fmt.Fprintf(w, "%d,%d,%s,%s\n", ri, cj, csvfmt.Float(v), csvfmt.Float(predict(f.L, f.R, i, j))); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// writeSparse writes S = Y - X as an n1×n2 .npy array: on every observed
-// entry (those fitted and those held out) the residual where it is an
-// outlier by the bounds of scaledsm.Entries.OutlierBounds (TrimmedL2's,
-// at the factors f), 0 where X explains it and where Y is missing: the
-// foreground mask is S != 0.
-func (d *entryData) writeSparse(w io.Writer, p scaledsm.Problem, f scaledsm.Factors, x *mat.Dense) error {
-	op := p.Op.(*scaledsm.Entries)
-	_, n1, n2 := op.Dims()
-	b, err := op.OutlierBounds(p.Y, f)
-	if err != nil {
-		return err
-	}
-	s := make([]float64, n1*n2)
-	set := func(i, j int, y float64) {
-		if r := y - x.At(i, j); !b.Keeps(r, i, j) {
-			s[i*n2+j] = r
-		}
-	}
-	start, cols := op.Start(), op.Cols()
-	for i := range n1 {
-		for k := start[i]; k < start[i+1]; k++ {
-			set(i, int(cols[k]), p.Y[k])
-		}
-	}
-	for k, v := range d.test.values {
-		set(int(d.test.rows[k]), int(d.test.cols[k]), v)
-	}
-	return dataio.WriteFloat64(w, []int{n1, n2}, s)
 }
 
 // entryOutputs are the names of every file that outputs may write.
@@ -659,7 +472,8 @@ type namedWriter struct {
 	write func(io.Writer) error
 }
 
-// runPredict predicts entries of L Rᵀ from the factors a solve wrote.
+// runPredict predicts entries from the fit a solve saved (package
+// predict): a recommender's ratings, or entries of L Rᵀ.
 func runPredict(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("predict", `Predicts ratings from the model that "scaledsm solve --ratings FILE --out DIR" wrote
 (model.json): the pairs are (user, item) ids, and a user or an item the ratings did
@@ -673,150 +487,55 @@ Writes one prediction per pair, in the pairs' order.`, stdout)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	for _, f := range [][2]string{{"factors", *factors}, {"pairs", *pairs}, {"out", *out}} {
-		if f[1] == "" {
-			return usageError{"--" + f[0] + ": missing"}
-		}
-	}
-	ext := strings.ToLower(filepath.Ext(*out))
-	if ext != ".npy" && ext != ".csv" {
-		return badFlag("out", *out, "want a .npy or a .csv file")
-	}
-	if st, err := os.Stat(*out); err == nil && st.IsDir() {
-		return badFlag("out", *out, "is a directory")
-	}
-	if err := writableParent(*out); err != nil {
-		return badFlag("out", *out, "cannot be written: "+err.Error())
-	}
-
-	if err := refuseOverwrite("out", *out, []string{*out}, input{"pairs", *pairs}, input{"factors", *factors},
-		input{"factors", filepath.Join(*factors, "L.npy")}, input{"factors", filepath.Join(*factors, "R.npy")},
-		input{"factors", filepath.Join(*factors, recommend.ModelFile)}); err != nil {
+	if err := checkPredictFlags(*factors, *pairs, *out); err != nil {
 		return err
 	}
-	if recommend.IsModel(*factors) {
-		return predictRatings(*factors, *pairs, *out, ext, stdout)
-	}
-	bad := func(format string, args ...any) error {
-		return exitError{fmt.Errorf(format, args...), exitBadInput}
-	}
-	l, err := readFactor(*factors, "L.npy")
+	model, err := predict.Load(*factors)
 	if err != nil {
-		return err
-	}
-	r := l
-	if _, err := os.Stat(filepath.Join(*factors, "R.npy")); err == nil {
-		if r, err = readFactor(*factors, "R.npy"); err != nil {
-			return err
-		}
-	}
-	n1, k := l.Dims()
-	n2, k2 := r.Dims()
-	if k != k2 {
-		return bad("--factors %s: L.npy has %d columns, R.npy %d", *factors, k, k2)
-	}
-	var rowIDs, colIDs []int64
-	if _, err := os.Stat(filepath.Join(*factors, "row_ids.npy")); err == nil {
-		if rowIDs, err = readIDs(*factors, "row_ids.npy", n1); err != nil {
-			return err
-		}
-		if colIDs, err = readIDs(*factors, "col_ids.npy", n2); err != nil {
-			return err
-		}
+		return exitError{fmt.Errorf("--factors %v", err), exitBadInput}
 	}
 	pp, err := dataio.ReadPairs(*pairs)
 	if err != nil {
 		return fileError(err)
 	}
-	where := func(k int) string {
+	p, err := model.Predict(pp.Rows, pp.Cols)
+	if pe := (*predict.PairError)(nil); errors.As(err, &pe) {
+		where := fmt.Sprintf("pair %d", pe.Pair)
 		if pp.Lines != nil {
-			return fmt.Sprintf("line %d", pp.Lines[k])
+			where = fmt.Sprintf("line %d", pp.Lines[pe.Pair])
 		}
-		return fmt.Sprintf("pair %d", k)
+		return exitError{fmt.Errorf("--pairs %s: %s: %v", *pairs, where, err), exitBadInput}
 	}
-	index := func(v int64, ids []int64, n int, what string, k int) (int, error) {
-		if ids != nil {
-			i, ok := searchID(ids, v)
-			if !ok {
-				return 0, bad("--pairs %s: %s: %s id %d is not in the factors' %s (%s)", *pairs, where(k), what, v, what+"s", filepath.Join(*factors, what[:3]+"_ids.npy"))
-			}
-			return i, nil
-		}
-		if v < 0 || v >= int64(n) {
-			return 0, bad("--pairs %s: %s: %s %d lies outside the %d %ss of the factors", *pairs, where(k), what, v, n, what)
-		}
-		return int(v), nil
-	}
-	pred := make([]float64, len(pp.Rows))
-	for k := range pred {
-		i, err := index(pp.Rows[k], rowIDs, n1, "row", k)
-		if err != nil {
-			return err
-		}
-		j, err := index(pp.Cols[k], colIDs, n2, "col", k)
-		if err != nil {
-			return err
-		}
-		pred[k] = predict(l, r, i, j)
-	}
-	write := func(w io.Writer) error { return dataio.WriteFloat64(w, []int{len(pred)}, pred) }
-	if ext == ".csv" {
-		write = func(w io.Writer) error {
-			if _, err := io.WriteString(w, "row,col,prediction\n"); err != nil {
-				return err
-			}
-			for k, v := range pred {
-				if _, err := fmt.Fprintf(w, "%d,%d,%s\n", pp.Rows[k], pp.Cols[k], csvfmt.Float(v)); err != nil {
-					return err
-				}
-			}
-			return nil
-		}
-	}
-	if err := atomicio.WriteFile(*out, write); err != nil {
+	if err := predict.Write(*out, pp.Rows, pp.Cols, p); err != nil {
 		return outputError("out", *out, err)
 	}
-	fmt.Fprintf(stdout, "wrote %d predictions to %s\n", len(pred), *out)
+	if _, ok := model.(predict.Recommender); ok {
+		fmt.Fprintf(stdout, "wrote %d predictions to %s (%d pairs with a user or an item the ratings did not have, predicted from the biases)\n", len(p.Values), *out, p.Unseen)
+	} else {
+		fmt.Fprintf(stdout, "wrote %d predictions to %s\n", len(p.Values), *out)
+	}
 	return nil
 }
 
-// readFactor reads a factor matrix of --factors.
-func readFactor(dir, name string) (*mat.Dense, error) {
-	path := filepath.Join(dir, name)
-	data, shape, err := dataio.ReadFile(path)
-	if err != nil {
-		var fe *dataio.FileError
-		if errors.As(err, &fe) {
-			err = fe.Err
+// checkPredictFlags checks predict's flags before anything is read: each
+// given, an output of a known kind that can be written and that overwrites
+// no input.
+func checkPredictFlags(factors, pairs, out string) error {
+	for _, f := range [][2]string{{"factors", factors}, {"pairs", pairs}, {"out", out}} {
+		if f[1] == "" {
+			return usageError{"--" + f[0] + ": missing"}
 		}
-		return nil, exitError{fmt.Errorf("--factors %s: %s: %v", dir, name, err), exitBadInput}
 	}
-	if len(shape) != 2 || shape[0] == 0 || shape[1] == 0 {
-		return nil, exitError{fmt.Errorf("--factors %s: %s has shape %s, want a factor (n, r)", dir, name, dataio.ShapeString(shape)), exitBadInput}
+	if ext := strings.ToLower(filepath.Ext(out)); ext != ".npy" && ext != ".csv" {
+		return badFlag("out", out, "want a .npy or a .csv file")
 	}
-	return mat.NewDense(shape[0], shape[1], data), nil
+	if st, err := os.Stat(out); err == nil && st.IsDir() {
+		return badFlag("out", out, "is a directory")
+	}
+	if err := writableParent(out); err != nil {
+		return badFlag("out", out, "cannot be written: "+err.Error())
+	}
+	return refuseOverwrite("out", out, []string{out}, input{"pairs", pairs}, input{"factors", factors},
+		input{"factors", filepath.Join(factors, "L.npy")}, input{"factors", filepath.Join(factors, "R.npy")},
+		input{"factors", filepath.Join(factors, recommend.ModelFile)})
 }
-
-// readIDs reads the ids of the n rows or columns of the factors.
-func readIDs(dir, name string, n int) ([]int64, error) {
-	ids, shape, err := dataio.ReadInts(filepath.Join(dir, name))
-	if err != nil {
-		var fe *dataio.FileError
-		if errors.As(err, &fe) {
-			err = fe.Err
-		}
-		return nil, exitError{fmt.Errorf("--factors %s: %s: %v", dir, name, err), exitBadInput}
-	}
-	if len(shape) != 1 || shape[0] != n {
-		return nil, exitError{fmt.Errorf("--factors %s: %s has shape %s, want (%d,) for the factors' %d rows", dir, name, dataio.ShapeString(shape), n, n), exitBadInput}
-	}
-	for k := 1; k < n; k++ {
-		if ids[k] <= ids[k-1] {
-			return nil, exitError{fmt.Errorf("--factors %s: %s is not increasing at [%d]", dir, name, k), exitBadInput}
-		}
-	}
-	return ids, nil
-}
-
-// searchID returns the index of id in the increasing ids.
-func searchID(ids []int64, id int64) (int, bool) { return slices.BinarySearch(ids, id) }

@@ -19,6 +19,7 @@ import (
 	"github.com/scaledsm/scaledsm"
 	"github.com/scaledsm/scaledsm/dataio"
 	"github.com/scaledsm/scaledsm/internal/mem"
+	"github.com/scaledsm/scaledsm/report"
 	"github.com/scaledsm/scaledsm/synth"
 )
 
@@ -641,7 +642,7 @@ func TestValidationMemory(t *testing.T) {
 	}{{"2", cfg.Bytes()}, {"auto", cfg.Bytes() + scaledsm.ValidationBytes(m, n)}} {
 		args := []string{"solve", "--problem", "mc", "--n", strconv.Itoa(n), "--r", "2", "--p", p, "--rank", c.rank}
 		code, out, errs := cli(t, args...)
-		if want := "needs about " + gb(c.need) + " of memory"; code != 2 || out != "" || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, want) {
+		if want := "needs about " + mem.Format(c.need) + " of memory"; code != 2 || out != "" || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, want) {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q, want %q", args, code, out, errs, want)
 		}
 	}
@@ -832,17 +833,17 @@ func TestSolveRestarted(t *testing.T) {
 // and from another start names both, in its fits line and in its time
 // line, whose parts add up to the whole.
 func TestTimeLineNamesEveryEarlierFit(t *testing.T) {
-	s := &summary{drawJSON: &drawJSON{}}
+	s := &report.Summary{Draw: &report.Draw{}}
 	s.Status, s.Seconds, s.SetupSeconds = "converged", 1, 0.25
 	s.Restarted, s.RestartInit = true, "convex"
-	s.Fits = []fitJSON{
+	s.Fits = []report.Fit{
 		{Kind: "validation", Rank: 3, Init: "spectral", Trim: "median", Iterations: 40, Seconds: 1.5},
 		{Kind: "validation", Rank: 5, Init: "spectral", Trim: "median", Iterations: 60, Seconds: 1},
 		{Kind: "not kept", Rank: 5, Init: "spectral", Trim: "0.4", Status: "iteration-limit", Iterations: 1000, Seconds: 3},
 	}
 	s.FitsSeconds, s.SolveSeconds, s.FinishSeconds, s.WallSeconds = 5.5, 6.75, 0.5, 7.5
 	var b strings.Builder
-	s.print(&b, "")
+	s.Print(&b, "")
 	for _, want := range []string{
 		"fits       3 besides the one returned: 2 validation fits on 95% of the entries (ranks 3, 5; 100 iterations, 2.5 s); " +
 			"not kept: rank 5 from the spectral start dropping the largest 40% of |y_i|, iteration-limit after 1000 iterations (3 s)",

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -43,94 +44,23 @@ func runExperiment(args []string, stdout, stderr io.Writer) error {
 	if kind != "movielens" && kind != "ratings" {
 		return usageError{fmt.Sprintf("unknown study %q: want movielens or ratings", kind)}
 	}
-	fs := newFlagSet("experiment "+kind, experimentSynopsis, stdout)
-	data := fs.String("data", "", "movielens: the directory of u1.base, u1.test ... u5.test")
-	folds := fs.String("folds", "1,2,3,4,5", "movielens: the splits to run")
-	ratings := fs.String("ratings", "", "ratings: the ratings file (layouts as solve --ratings reads them)")
-	holdout := fs.Float64("holdout", 0.2, "ratings: the fraction held out for the test")
-	corrupt := fs.Float64("corrupt", 0, "replace this fraction of each training set's ratings by values drawn uniformly from\nthe ratings' distinct values")
-	seed := fs.Uint64("seed", 1, "seed of the split, the corruption and the fits")
-	nu := fs.Float64("nu", recommend.DefaultNu, "the default model's degrees of freedom (inf: Gaussian)")
-	jsonOut := fs.String("json", "", "also write the results to this JSON file")
-	oracle := fs.Bool("oracle", false, "with --corrupt: also fit the default model to each training set without the replaced\nratings, and without only those replaced by a value 2 or more from the original (the limit of a\nrobust loss that could tell them)")
-	if err := parseFlags(fs, args); err != nil {
+	e := newExperimentFlags(kind, stdout)
+	if err := parseFlags(e.fs, args); err != nil {
 		return err
 	}
-	set := setFlags(fs)
-	for _, name := range map[string][]string{"movielens": {"ratings", "holdout"}, "ratings": {"data", "folds"}}[kind] {
-		if set[name] {
-			return badFlag(name, flagValue(fs, name), "does not apply to experiment "+kind)
-		}
+	if err := e.check(); err != nil {
+		return err
 	}
-	if !(*corrupt >= 0 && *corrupt < 1) {
-		return badFlag("corrupt", *corrupt, "must lie in [0, 1)")
+	splits, err := e.splits()
+	if err != nil {
+		return err
 	}
-	if math.IsNaN(*nu) || *nu < 1 {
-		return badFlag("nu", *nu, "must be at least 1, or inf")
-	}
-	if *jsonOut != "" {
-		if err := writableParent(*jsonOut); err != nil {
-			return badFlag("json", *jsonOut, "cannot be written: "+err.Error())
-		}
-	}
-	var splits []experiment.RatingsSplit
-	switch kind {
-	case "movielens":
-		if *data == "" {
-			return usageError{"--data: missing: give the directory of MovieLens 100k's u1.base ... u5.test"}
-		}
-		var ks []int
-		for _, f := range strings.Split(*folds, ",") {
-			k, err := strconv.Atoi(strings.TrimSpace(f))
-			if err != nil || k < 1 || k > 5 {
-				return badFlag("folds", *folds, "want folds among 1,2,3,4,5")
-			}
-			ks = append(ks, k)
-		}
-		var err error
-		if splits, err = experiment.MovieLensSplits(*data, ks); err != nil {
-			return exitError{fmt.Errorf("--data %s: %v", *data, dataErrorText(err)), exitBadInput}
-		}
-	case "ratings":
-		if *ratings == "" {
-			return usageError{"--ratings: missing: give the ratings file"}
-		}
-		if !(*holdout > 0 && *holdout < 1) {
-			return badFlag("holdout", *holdout, "must lie in (0, 1)")
-		}
-		all, err := experiment.ReadRatings(*ratings)
-		if err != nil {
-			return exitError{fmt.Errorf("--ratings %s: %v", *ratings, dataErrorText(err)), exitBadInput}
-		}
-		train, test, err := recommend.Split(all, *holdout, *seed)
-		if err != nil {
-			return err
-		}
-		splits = []experiment.RatingsSplit{{Name: "split", Train: train, Test: test}}
-	}
-	if *oracle && *corrupt == 0 {
-		return badFlag("oracle", true, "applies with --corrupt")
-	}
-	var oracles []experiment.RatingsSplit
-	if *corrupt > 0 {
-		for i := range splits {
-			clean := splits[i].Train
-			var idx []int
-			splits[i].Train, idx = experiment.Corrupt(clean, *corrupt, *seed+uint64(i))
-			if *oracle {
-				drop, far := experiment.Without(clean, idx, nil), experiment.Without(splits[i].Train, idx, func(k int) bool {
-					return math.Abs(splits[i].Train.Values[k]-clean.Values[k]) >= 2
-				})
-				oracles = append(oracles,
-					experiment.RatingsSplit{Name: splits[i].Name + " without the replaced", Train: drop, Test: splits[i].Test},
-					experiment.RatingsSplit{Name: splits[i].Name + " without the far replaced", Train: far, Test: splits[i].Test})
-			}
-		}
-	}
+	splits, oracles := experiment.CorruptSplits(splits, e.corrupt, e.seed, e.oracle)
 	ctx, stop := interruptContext()
 	defer stop()
 	bar := newProgressBar(stderr, "experiment")
-	res, err := experiment.RunRatings(ctx, splits, recommend.Settings{Seed: *seed, Nu: *nu}, func(split string, row experiment.RatingsRow) {
+	s := recommend.Settings{Seed: e.seed, Nu: e.nu}
+	res, err := experiment.RunRatings(ctx, splits, s, func(split string, row experiment.RatingsRow) {
 		bar.show("%s: %s %.4f", split, row.Model, row.RMSE)
 	})
 	bar.done()
@@ -140,25 +70,110 @@ func runExperiment(args []string, stdout, stderr io.Writer) error {
 		}
 		return err
 	}
-	printRatingsResults(stdout, res, *corrupt)
+	experiment.WriteRatingsTable(stdout, res, e.corrupt)
 	for _, o := range oracles {
-		m, err := recommend.Fit(ctx, o.Train, recommend.Settings{Seed: *seed, Nu: *nu})
+		m, err := recommend.Fit(ctx, o.Train, s)
 		if err != nil {
 			return err
 		}
-		e, _ := m.Evaluate(o.Test)
-		fmt.Fprintf(stdout, "%s (%d training ratings): scaledsm %.4f (%.4f)\n", o.Name, o.Train.Len(), e.RMSE, e.MAE)
+		ev, _ := m.Evaluate(o.Test)
+		fmt.Fprintf(stdout, "%s (%d training ratings): scaledsm %.4f (%.4f)\n", o.Name, o.Train.Len(), ev.RMSE, ev.MAE)
 	}
-	if *jsonOut != "" {
-		if err := atomicio.WriteFile(*jsonOut, func(w io.Writer) error {
-			enc := json.NewEncoder(w)
-			enc.SetIndent("", "  ")
-			return enc.Encode(res)
-		}); err != nil {
-			return outputError("json", *jsonOut, err)
+	if e.json == "" {
+		return nil
+	}
+	err = atomicio.WriteFile(e.json, func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(res)
+	})
+	if err != nil {
+		return outputError("json", e.json, err)
+	}
+	return nil
+}
+
+// experimentFlags are the flags of an experiment on ratings.
+type experimentFlags struct {
+	kind, data, folds, ratings, json string
+	holdout, corrupt, nu             float64
+	seed                             uint64
+	oracle                           bool
+	fs                               *flag.FlagSet
+}
+
+// newExperimentFlags registers the flags of the experiment kind.
+func newExperimentFlags(kind string, stdout io.Writer) *experimentFlags {
+	e := &experimentFlags{kind: kind, fs: newFlagSet("experiment "+kind, experimentSynopsis, stdout)}
+	fs := e.fs
+	fs.StringVar(&e.data, "data", "", "movielens: the directory of u1.base, u1.test ... u5.test")
+	fs.StringVar(&e.folds, "folds", "1,2,3,4,5", "movielens: the splits to run")
+	fs.StringVar(&e.ratings, "ratings", "", "ratings: the ratings file (layouts as solve --ratings reads them)")
+	fs.Float64Var(&e.holdout, "holdout", 0.2, "ratings: the fraction held out for the test")
+	fs.Float64Var(&e.corrupt, "corrupt", 0, "replace this fraction of each training set's ratings by values drawn uniformly from\nthe ratings' distinct values")
+	fs.Uint64Var(&e.seed, "seed", 1, "seed of the split, the corruption and the fits")
+	fs.Float64Var(&e.nu, "nu", recommend.DefaultNu, "the default model's degrees of freedom (inf: Gaussian)")
+	fs.StringVar(&e.json, "json", "", "also write the results to this JSON file")
+	fs.BoolVar(&e.oracle, "oracle", false, "with --corrupt: also fit the default model to each training set without the replaced\nratings, and without only those replaced by a value 2 or more from the original (the limit of a\nrobust loss that could tell them)")
+	return e
+}
+
+// check checks the flags before anything is read.
+func (e *experimentFlags) check() error {
+	set := setFlags(e.fs)
+	for _, name := range map[string][]string{"movielens": {"ratings", "holdout"}, "ratings": {"data", "folds"}}[e.kind] {
+		if set[name] {
+			return badFlag(name, flagValue(e.fs, name), "does not apply to experiment "+e.kind)
+		}
+	}
+	switch {
+	case !(e.corrupt >= 0 && e.corrupt < 1):
+		return badFlag("corrupt", e.corrupt, "must lie in [0, 1)")
+	case math.IsNaN(e.nu) || e.nu < 1:
+		return badFlag("nu", e.nu, "must be at least 1, or inf")
+	case e.oracle && e.corrupt == 0:
+		return badFlag("oracle", true, "applies with --corrupt")
+	case e.json != "":
+		if err := writableParent(e.json); err != nil {
+			return badFlag("json", e.json, "cannot be written: "+err.Error())
 		}
 	}
 	return nil
+}
+
+// splits reads the experiment's splits: MovieLens 100k's folds, or a
+// ratings file split at random.
+func (e *experimentFlags) splits() ([]experiment.RatingsSplit, error) {
+	if e.kind == "movielens" {
+		if e.data == "" {
+			return nil, usageError{"--data: missing: give the directory of MovieLens 100k's u1.base ... u5.test"}
+		}
+		var ks []int
+		for _, f := range strings.Split(e.folds, ",") {
+			k, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil || k < 1 || k > 5 {
+				return nil, badFlag("folds", e.folds, "want folds among 1,2,3,4,5")
+			}
+			ks = append(ks, k)
+		}
+		splits, err := experiment.MovieLensSplits(e.data, ks)
+		if err != nil {
+			return nil, exitError{fmt.Errorf("--data %s: %v", e.data, dataErrorText(err)), exitBadInput}
+		}
+		return splits, nil
+	}
+	if e.ratings == "" {
+		return nil, usageError{"--ratings: missing: give the ratings file"}
+	}
+	if !(e.holdout > 0 && e.holdout < 1) {
+		return nil, badFlag("holdout", e.holdout, "must lie in (0, 1)")
+	}
+	all, err := experiment.ReadRatings(e.ratings)
+	if err != nil {
+		return nil, exitError{fmt.Errorf("--ratings %s: %v", e.ratings, dataErrorText(err)), exitBadInput}
+	}
+	train, test, err := recommend.Split(all, e.holdout, e.seed)
+	return []experiment.RatingsSplit{{Name: "split", Train: train, Test: test}}, err
 }
 
 // dataErrorText returns the reason of a file error, whose file the caller
@@ -168,41 +183,4 @@ func dataErrorText(err error) error {
 		return fmt.Errorf("%s: %v", pe.Path, pe.Err)
 	}
 	return err
-}
-
-// printRatingsResults prints a table: a line per split, a column per
-// model (test RMSE), then the mean, then the times of the default model.
-func printRatingsResults(w io.Writer, res []experiment.RatingsResult, corrupt float64) {
-	if len(res) == 0 {
-		return
-	}
-	if corrupt > 0 {
-		fmt.Fprintf(w, "training ratings corrupted: %.3g%% replaced by uniform random values\n", 100*corrupt)
-	}
-	fmt.Fprintf(w, "test RMSE (MAE)\n%-6s %7s %7s %7s", "split", "train", "test", "unseen")
-	for _, r := range res[0].Rows {
-		fmt.Fprintf(w, " %16s", r.Model)
-	}
-	fmt.Fprintf(w, " %9s\n", "seconds")
-	sums := make([]float64, len(res[0].Rows))
-	for _, r := range res {
-		fmt.Fprintf(w, "%-6s %7d %7d %7d", r.Split, r.Train, r.Test, r.Unseen)
-		for j, row := range r.Rows {
-			fmt.Fprintf(w, " %8.4f (%.4f)", row.RMSE, row.MAE)
-			sums[j] += row.RMSE
-		}
-		fmt.Fprintf(w, " %9.2f\n", r.Rows[0].Seconds)
-	}
-	if len(res) > 1 {
-		fmt.Fprintf(w, "%-6s %7s %7s %7s", "mean", "", "", "")
-		for _, s := range sums {
-			fmt.Fprintf(w, " %8.4f %7s", s/float64(len(res)), "")
-		}
-		fmt.Fprintln(w)
-	}
-	fmt.Fprintf(w, "seconds: the default model's fit and prediction; its rank and sweeps:")
-	for _, r := range res {
-		fmt.Fprintf(w, " %s %d/%d", r.Split, r.Rows[0].Rank, r.Rows[0].Sweeps)
-	}
-	fmt.Fprintln(w)
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/scaledsm/scaledsm/experiment"
 	"github.com/scaledsm/scaledsm/internal/atomicio"
+	"github.com/scaledsm/scaledsm/internal/mem"
 )
 
 // figureFlags are the flags of "figure" and "reproduce".
@@ -148,7 +150,7 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 	}
 	ctx, stop := interruptContext()
 	defer stop()
-	if err := studies(ctx, ff.out, experiment.DefaultCompletion(), experiment.DefaultImage(), stdout, stderr); err != nil {
+	if err := studies(ctx, ff.out, studyConfig{experiment.DefaultCompletion(), experiment.DefaultImage()}, stdout, stderr); err != nil {
 		return err
 	}
 	if err := overSpecStudy(ctx, ff.out, ff.seed, stdout); err != nil {
@@ -165,7 +167,7 @@ func reproduce(ff figureFlags, figs []*experiment.Figure, stdout, stderr io.Writ
 	opts := experiment.Options{Seed: ff.seed, N: ff.n, Rank: ff.r}
 	for _, fig := range figs {
 		if cfg, err := fig.Config(opts); err == nil {
-			tuneGCBytes(cfg.Bytes()) // a sweep's garbage would grow the heap towards twice the data
+			mem.TuneGC(cfg.Bytes()) // a sweep's garbage would grow the heap towards twice the data
 		}
 		bar := newProgressBar(stderr, fmt.Sprintf("figure %d", fig.Number))
 		opts.Progress = bar.update
@@ -214,67 +216,35 @@ run separately or elsewhere.`, stdout)
 		return exitError{fmt.Errorf("--out %s: holds no figure (figureN.json and figureN.csv, as \"scaledsm figure\" and \"reproduce\" write them)", *out), exitBadInput}
 	}
 	for _, res := range results {
-		written, err := writePanels(*out, res)
+		written, err := experiment.WritePanels(*out, res)
 		if err != nil {
-			return err
+			return fileSetError(*out, err)
 		}
 		printFigure(stdout, res, written)
 	}
 	if c := st.Completion; c != nil {
-		for i, p := range experiment.CompletionPanels {
-			for _, ext := range []string{"png", "svg"} {
-				name := experiment.CompletionPanelName(p.Name, ext)
-				if err := atomicio.WriteFile(filepath.Join(*out, name), func(w io.Writer) error { return experiment.RenderCompletion(w, c, i, ext) }); err != nil {
-					return outputError("out", *out, fmt.Errorf("%s: %w", name, unwrapPath(err)))
-				}
-			}
+		if _, err := experiment.WriteCompletionPanels(*out, c); err != nil {
+			return fileSetError(*out, err)
 		}
 	}
 	return writeReport(*out, stdout, stderr)
 }
 
-// writeFigure writes a figure's CSV, record and panels, each atomically,
-// and returns the names written.
+// writeFigure writes a figure's files (experiment.WriteFigure) and
+// returns the names written.
 func writeFigure(dir string, res *experiment.Result) ([]string, error) {
-	n := res.Figure.Number
-	var names []string
-	write := func(name string, f func(io.Writer) error) error {
-		if err := atomicio.WriteFile(filepath.Join(dir, name), f); err != nil {
-			return outputError("out", dir, fmt.Errorf("%s: %w", name, unwrapPath(err)))
-		}
-		names = append(names, name)
-		return nil
-	}
-	if err := write(experiment.CSVName(n), func(w io.Writer) error { return experiment.WriteCSV(w, res) }); err != nil {
-		return nil, err
-	}
-	panels, err := writePanels(dir, res)
-	names = append(names, panels...)
-	if err != nil {
-		return nil, err
-	}
-	// The record goes last: a directory with figureN.json has all of
-	// figure N's files.
-	if err := write(experiment.MetaName(n), func(w io.Writer) error { return experiment.WriteMeta(w, res) }); err != nil {
-		return nil, err
-	}
-	return names, nil
+	names, err := experiment.WriteFigure(dir, res)
+	return names, fileSetError(dir, err)
 }
 
-// writePanels writes each panel of a figure as PNG and SVG, atomically,
-// and returns the names written.
-func writePanels(dir string, res *experiment.Result) ([]string, error) {
-	var names []string
-	for i, p := range res.Figure.Panels {
-		for _, ext := range []string{"png", "svg"} {
-			name := experiment.PanelName(res.Figure.Number, p.Name, ext)
-			if err := atomicio.WriteFile(filepath.Join(dir, name), func(w io.Writer) error { return experiment.RenderPanel(w, res, i, ext) }); err != nil {
-				return names, outputError("out", dir, fmt.Errorf("%s: %w", name, unwrapPath(err)))
-			}
-			names = append(names, name)
-		}
+// fileSetError returns the error of a file of a set written into dir, as
+// an output error of --out that names the file.
+func fileSetError(dir string, err error) error {
+	var fe *atomicio.FileError
+	if errors.As(err, &fe) {
+		return outputError("out", dir, fmt.Errorf("%s: %w", fe.Name, unwrapPath(fe.Err)))
 	}
-	return names, nil
+	return err
 }
 
 // printFigure prints what a figure run did and its claims table.

@@ -2,43 +2,18 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/scaledsm/scaledsm"
-	"github.com/scaledsm/scaledsm/dataio"
 	"github.com/scaledsm/scaledsm/internal/atomicio"
 	"github.com/scaledsm/scaledsm/synth"
+	"github.com/scaledsm/scaledsm/synth/npyset"
 )
-
-// problemFile is problem.json, written by generate beside the arrays.
-type problemFile struct {
-	shapeJSON
-	drawJSON
-	Dtype string   `json:"dtype"`
-	Order string   `json:"order"`
-	FStar float64  `json:"f_star"`
-	Files []string `json:"files"`
-	Solve string   `json:"solve"`
-}
-
-// generatedFiles are the names of every file generate may write: a
-// directory that holds another problem loses those the new one does not
-// have.
-var generatedFiles = []string{"A.npy", "y.npy", "X_star.npy", "L_star.npy", "R_star.npy", "outliers.npy",
-	"rows.npy", "cols.npy", "values.npy", "train.csv", "test.csv", "problem.json"}
-
-// genFile is a file of generate: its name, a description of its shape and
-// how to write it.
-type genFile struct {
-	name, desc string
-	write      func(io.Writer) error
-}
 
 func runGenerate(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("generate", `Draws a synthetic problem of the paper's Section 4 recipe, as solve does, and
@@ -81,52 +56,22 @@ file of it.`, stdout)
 		// sensing data is generated at half the memory).
 		src.cfg.Precision = synth.Float32
 	}
-	if st, err := os.Stat(*out); err == nil && !st.IsDir() {
-		return badFlag("out", *out, "is not a directory")
-	}
-	if err := writableParent(*out); err != nil {
-		return badFlag("out", *out, "cannot be written: "+err.Error())
-	}
-	if err := checkMemory(src, false); err != nil {
+	if err := checkGenerateOut(*out, src); err != nil {
 		return err
 	}
 
 	// A signal stops the writing: nothing is moved into --out.
 	ctx, stop := interruptContext()
 	defer stop()
-	var (
-		files []genFile
-		meta  problemFile
-	)
 	setPhase("drawing the problem")
-	if entryKind(src.cfg.Kind) {
-		set := setFlags(fs)
-		for _, name := range []string{"dtype", "order"} {
-			if set[name] {
-				return badFlag(name, flagValue(fs, name), fmt.Sprintf("applies to A.npy of --problem ms or qs; --problem %s writes COO triplets", src.cfg.Kind))
-			}
-		}
-		files, meta, err = entryProblem(src, *out)
-	} else {
-		files, meta, err = operatorProblem(src, *out, *dtype, *order)
-	}
+	files, meta, err := drawSet(fs, src, *out, *dtype, *order)
 	if err != nil {
 		return err
 	}
 	if ctx.Err() != nil {
 		return exitError{errors.New("interrupted; nothing written"), exitInterrupted}
 	}
-	for _, f := range files {
-		meta.Files = append(meta.Files, f.name)
-	}
-	meta.Files = append(meta.Files, "problem.json")
-	files = append(files, genFile{"problem.json", "", func(w io.Writer) error {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(meta)
-	}})
-
-	listing, err := writeGenerated(ctx, *out, files, meta.Files)
+	listing, err := writeGenerated(ctx, *out, npyset.WithMeta(files, &meta))
 	if err != nil {
 		return err
 	}
@@ -139,193 +84,65 @@ file of it.`, stdout)
 	return nil
 }
 
-// operatorProblem draws a problem of the Gaussian models and returns its
-// files (the operator in the given dtype and order) and problem.json.
-func operatorProblem(src *synthetic, out, dtype, order string) ([]genFile, problemFile, error) {
-	cfg, setting := src.cfg, src.setting
-	draw, err := synth.New(cfg)
-	if err != nil {
-		return nil, problemFile{}, inputFlag(err, synthInputs)
+// checkGenerateOut checks that out can take the set and that the
+// machine can draw it.
+func checkGenerateOut(out string, src *synthetic) error {
+	if st, err := os.Stat(out); err == nil && !st.IsDir() {
+		return badFlag("out", out, "is not a directory")
 	}
-	var writeA func(io.Writer, dataio.Header) error
-	if s, ok := draw.Op.(*scaledsm.Sensing); ok && s.Data32() != nil {
-		writeA = func(w io.Writer, h dataio.Header) error { return dataio.WriteArray(w, h, s.Data32()) }
-	} else {
-		a := draw.Op.(interface{ Data() []float64 }).Data()
-		writeA = func(w io.Writer, h dataio.Header) error { return dataio.WriteArray(w, h, a) }
+	if err := writableParent(out); err != nil {
+		return badFlag("out", out, "cannot be written: "+err.Error())
 	}
-	in, err := draw.Instance(setting)
-	if err != nil {
-		return nil, problemFile{}, inputFlag(err, synthInputs)
-	}
-
-	m, n1, n2, r := cfg.M, cfg.N1, cfg.N2, cfg.Rank
-	shape := []int{m, n1, n2}
-	if cfg.Kind == synth.Quadratic {
-		shape = []int{m, n1}
-	}
-	hA := dataio.Header{Dtype: "<f8", Fortran: order == "F", Shape: shape}
-	if dtype == "float32" {
-		hA.Dtype = "<f4"
-	}
-	mask := in.Corrupted()
-	files := []genFile{
-		{"A.npy", fmt.Sprintf("%s %s, %s order", dataio.ShapeString(shape), dtype, order), func(w io.Writer) error { return writeA(w, hA) }},
-		{"y.npy", fmt.Sprintf("(%d,)", m), func(w io.Writer) error { return dataio.WriteFloat64(w, []int{m}, in.Y) }},
-		{"X_star.npy", fmt.Sprintf("(%d, %d)", n1, n2), denseWriter(in.Truth)},
-		{"L_star.npy", fmt.Sprintf("(%d, %d)", n1, r), denseWriter(in.Star.L)},
-	}
-	if in.Star.R != nil {
-		files = append(files, genFile{"R_star.npy", fmt.Sprintf("(%d, %d)", n2, r), denseWriter(in.Star.R)})
-	}
-	files = append(files, genFile{"outliers.npy", fmt.Sprintf("(%d,) bool", m), func(w io.Writer) error { return dataio.WriteBool(w, []int{m}, mask) }})
-
-	opFlag := "--sensing"
-	if cfg.Kind == synth.Quadratic {
-		opFlag = "--quadratic"
-	}
-	solve := fmt.Sprintf("scaledsm solve %s %s --y %s --rank %d --truth %s", opFlag,
-		filepath.Join(out, "A.npy"), filepath.Join(out, "y.npy"), r, filepath.Join(out, "X_star.npy"))
-	if setting.PS > 0 {
-		solve += fmt.Sprintf(" --ps %g", setting.PS)
-	}
-	solve += " --out " + filepath.Join(out, "result")
-	meta := problemFile{
-		shapeJSON: shapeJSON{Problem: cfg.Kind.String(), N1: n1, N2: n2, Rank: r, M: m},
-		drawJSON:  newDrawJSON(cfg, setting, in),
-		Dtype:     dtype, Order: order, FStar: in.FStar, Solve: solve,
-	}
-	return files, meta, nil
+	return checkMemory(src, false)
 }
 
-// entryProblem draws a problem of the entry models and returns its files,
-// the observed entries as COO triplets and the truth's factors, and
+// drawSet draws the problem of src and returns its files (package
+// npyset), the operator's stored with the dtype and order given, and its
 // problem.json.
-func entryProblem(src *synthetic, out string) ([]genFile, problemFile, error) {
-	draw, err := synth.New(src.cfg)
-	if err != nil {
-		return nil, problemFile{}, inputFlag(err, synthInputs)
-	}
-	in, err := draw.Instance(src.setting)
-	if err != nil {
-		return nil, problemFile{}, inputFlag(err, synthInputs)
-	}
-	cfg := draw.Config
-	op := draw.Op.(*scaledsm.Entries)
-	m, n1, n2 := op.Dims()
-	r := cfg.Rank
-	if err := enoughEntries(op, r, fmt.Sprintf("--p %g", cfg.P)); err != nil {
-		return nil, problemFile{}, err
-	}
-	start := op.Start()
-	rows := make([]int32, m)
-	for i := range n1 {
-		for k := start[i]; k < start[i+1]; k++ {
-			rows[k] = int32(i)
-		}
-	}
-	vec := fmt.Sprintf("(%d,)", m)
-	files := []genFile{
-		{"rows.npy", vec + " int32", func(w io.Writer) error { return dataio.WriteInt32(w, []int{m}, rows) }},
-		{"cols.npy", vec + " int32", func(w io.Writer) error { return dataio.WriteInt32(w, []int{m}, op.Cols()) }},
-		{"values.npy", vec + " float64", func(w io.Writer) error { return dataio.WriteFloat64(w, []int{m}, in.Y) }},
-		{"L_star.npy", fmt.Sprintf("(%d, %d)", n1, r), denseWriter(in.Star.L)},
-		{"R_star.npy", fmt.Sprintf("(%d, %d)", n2, r), denseWriter(in.Star.R)},
-	}
-	j := func(name string) string { return filepath.Join(out, name) }
-	solve := fmt.Sprintf("scaledsm solve --rows %s --cols %s --values %s --shape %dx%d --rank %d --truth-left %s --truth-right %s",
-		j("rows.npy"), j("cols.npy"), j("values.npy"), n1, n2, r, j("L_star.npy"), j("R_star.npy"))
-	if src.setting.PS > 0 {
-		solve += fmt.Sprintf(" --ps %g", src.setting.PS)
-	}
-	solve += " --out " + j("result")
-	meta := problemFile{
-		shapeJSON: shapeJSON{Problem: cfg.Kind.String(), N1: n1, N2: n2, Rank: r, M: m},
-		drawJSON:  newDrawJSON(cfg, src.setting, in),
-		Dtype:     "float64", Order: "C", FStar: in.FStar, Solve: solve,
-	}
-	return files, meta, nil
-}
-
-// moveInto moves the files names (problem.json last) from the directory tmp
-// into dir: tmp itself when dir does not exist, otherwise file by file,
-// after removing the files of an earlier problem that the new set lacks.
-func moveInto(tmp, dir string, names []string) error {
-	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
-		if err := os.Chmod(tmp, 0o755); err != nil {
-			return err
-		}
-		return os.Rename(tmp, dir)
-	}
-	keep := map[string]bool{}
-	for _, n := range names {
-		keep[n] = true
-	}
-	// problem.json goes first and comes back last: a directory without it
-	// holds no complete problem.
-	for _, n := range append([]string{"problem.json"}, generatedFiles...) {
-		if !keep[n] || n == "problem.json" {
-			if err := os.Remove(filepath.Join(dir, n)); err != nil && !errors.Is(err, os.ErrNotExist) {
-				return err
+func drawSet(fs *flag.FlagSet, src *synthetic, out, dtype, order string) ([]npyset.File, npyset.Meta, error) {
+	var (
+		files []npyset.File
+		meta  npyset.Meta
+		err   error
+	)
+	if src.cfg.Kind.Entries() {
+		set := setFlags(fs)
+		for _, name := range []string{"dtype", "order"} {
+			if set[name] {
+				return nil, meta, badFlag(name, flagValue(fs, name), fmt.Sprintf("applies to A.npy of --problem ms or qs; --problem %s writes COO triplets", src.cfg.Kind))
 			}
 		}
+		files, meta, err = npyset.Entries(src.cfg, src.setting, out)
+	} else {
+		files, meta, err = npyset.Operator(src.cfg, src.setting, out, dtype, order)
 	}
-	for _, n := range names {
-		if err := os.Rename(filepath.Join(tmp, n), filepath.Join(dir, n)); err != nil {
-			return err
-		}
+	if ie := (*scaledsm.InputError)(nil); errors.As(err, &ie) {
+		return nil, meta, inputFlag(err, synthInputs)
+	} else if err != nil {
+		return nil, meta, exitError{fmt.Errorf("--p %g: %v", src.cfg.P, err), exitBadInput}
 	}
-	return nil
+	return files, meta, nil
 }
 
-// ctxWriter fails its writes once ctx is done, so that a long write stops
-// promptly on a signal.
-type ctxWriter struct {
-	ctx context.Context
-	w   io.Writer
-}
-
-func (c ctxWriter) Write(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, errors.New("interrupted")
-	}
-	return c.w.Write(p)
-}
-
-// writeGenerated writes generate's files to a fresh directory beside out
-// and moves them in once complete: on the same file system the moves are
-// renames, so the data is written once. It returns the listing printed.
-func writeGenerated(ctx context.Context, out string, files []genFile, names []string) ([]string, error) {
-	if err := os.MkdirAll(filepath.Dir(filepath.Clean(out)), 0o755); err != nil {
-		return nil, outputError("out", out, err)
-	}
-	tmp, err := os.MkdirTemp(filepath.Dir(filepath.Clean(out)), "."+filepath.Base(filepath.Clean(out))+".tmp-*")
-	if err != nil {
-		return nil, outputError("out", out, err)
-	}
-	defer atomicio.Track(tmp)()
-	defer os.RemoveAll(tmp)
+// writeGenerated writes generate's files into out as one set (see
+// atomicio.WriteDir) and returns the listing printed.
+func writeGenerated(ctx context.Context, out string, files []npyset.File) ([]string, error) {
 	setPhase("writing the problem")
+	set := make([]atomicio.File, len(files))
 	var listing []string
-	for _, f := range files {
-		err := atomicio.WriteFile(filepath.Join(tmp, f.name), func(w io.Writer) error {
-			return f.write(ctxWriter{ctx, w})
-		})
-		if ctx.Err() != nil {
-			return nil, exitError{fmt.Errorf("interrupted while writing %s; %s is left as it was", f.name, out), exitInterrupted}
-		}
-		if err != nil {
-			return nil, outputError("out", out, fmt.Errorf("%s: %w", f.name, unwrapPath(err)))
-		}
-		listing = append(listing, strings.TrimSpace(f.name+" "+f.desc))
+	for k, f := range files {
+		set[k] = atomicio.File{Name: f.Name, Write: f.Write}
+		listing = append(listing, strings.TrimSpace(f.Name+" "+f.Desc))
 	}
-	unlock, err := atomicio.Lock(out)
-	if err != nil {
-		return nil, outputError("out", out, err)
+	err := atomicio.WriteDir(ctx, out, set, npyset.Names)
+	var fe *atomicio.FileError
+	switch {
+	case err == nil:
+		return listing, nil
+	case errors.As(err, &fe) && errors.Is(fe.Err, atomicio.ErrInterrupted):
+		return nil, exitError{fmt.Errorf("interrupted while writing %s; %s is left as it was", fe.Name, out), exitInterrupted}
+	case fe != nil:
+		return nil, outputError("out", out, fmt.Errorf("%s: %w", fe.Name, unwrapPath(fe.Err)))
 	}
-	defer unlock()
-	if err := moveInto(tmp, out, names); err != nil {
-		return nil, outputError("out", out, err)
-	}
-	return listing, nil
+	return nil, outputError("out", out, err)
 }

@@ -64,6 +64,10 @@ func main() {
 	os.Exit(mainRanks(os.Args[1:]))
 }
 
+// started is when the command began (run sets it), from which a solve's
+// wall time is counted.
+var started time.Time
+
 // Exit codes.
 const (
 	exitOK          = 0   // the command did its work

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/scaledsm/scaledsm/report"
 )
 
 // cli runs the command line and returns its exit code, stdout and stderr.
@@ -37,7 +39,7 @@ func checkAccounted(t *testing.T, out string, d time.Duration) {
 	t.Helper()
 	var fit, fits, solve, wall float64
 	if strings.HasPrefix(out, "{") {
-		var s summary
+		var s report.Summary
 		if err := json.Unmarshal([]byte(out), &s); err != nil || s.Problem == "ratings" || s.Problem == "" {
 			return // the recommender, or not a solve's summary
 		}

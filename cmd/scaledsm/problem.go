@@ -11,6 +11,7 @@ import (
 	"github.com/scaledsm/scaledsm/dataio"
 	"github.com/scaledsm/scaledsm/internal/mem"
 	"github.com/scaledsm/scaledsm/internal/reduce"
+	"github.com/scaledsm/scaledsm/report"
 	"github.com/scaledsm/scaledsm/synth"
 )
 
@@ -43,11 +44,12 @@ type loaded struct {
 	problem scaledsm.Problem
 	kind    synth.Kind
 	ps      float64 // the outlier fraction, when known (NaN otherwise)
-	shape   shapeJSON
-	draw    *drawJSON // a synthetic problem's draw
-	files   *filesJSON
-	entries *entryData // the entry models' extras; nil for the others
-	seconds float64    // reading or drawing
+	shape   report.Shape
+	draw    *report.Draw // a synthetic problem's draw
+	files   *report.Inputs
+	entries *entryData    // the entry models' extras; nil for the others
+	seconds float64       // reading or drawing
+	setup   time.Duration // since the command began, to the end of the initialization
 }
 
 // synthFlags describe a synthetic problem of the paper's recipe.
@@ -104,9 +106,9 @@ func (p *synthFlags) config() (*synthetic, error) {
 		return nil, badFlag("m", p.m, "must be at least 1")
 	}
 	switch {
-	case entryKind(kind) && set["m"]:
+	case kind.Entries() && set["m"]:
 		return nil, badFlag("m", p.m, fmt.Sprintf("the entries of --problem %s are drawn, not counted: set --p", kind))
-	case !entryKind(kind) && set["p"]:
+	case !kind.Entries() && set["p"]:
 		return nil, badFlag("p", p.p, fmt.Sprintf("applies to --problem mc (and rpca, where it is 1), not %s; set --m", kind))
 	case kind == synth.Completion && !set["p"]:
 		n2 := p.n
@@ -134,7 +136,7 @@ func (p *synthFlags) config() (*synthetic, error) {
 
 func (s *synthetic) bytes(validating bool) (int64, error) {
 	c := s.cfg
-	if validating && entryKind(c.Kind) {
+	if validating && c.Kind.Entries() {
 		m := int(float64(c.N1) * float64(c.N2) * c.P) // expected, as Bytes counts
 		return c.Bytes() + scaledsm.ValidationBytes(m, c.N1), nil
 	}
@@ -143,7 +145,7 @@ func (s *synthetic) bytes(validating bool) (int64, error) {
 
 func (s *synthetic) fits(avail int64) string {
 	c := s.cfg
-	if entryKind(c.Kind) {
+	if c.Kind.Entries() {
 		frac := float64(avail) / float64(c.Bytes()) // of the entries that fit
 		if c.Kind == synth.RobustPCA {
 			return fmt.Sprintf("it fits with at most %.3g%% of the entries, as --problem mc --p %.3g", 100*frac, frac)
@@ -155,7 +157,7 @@ func (s *synthetic) fits(avail int64) string {
 	if c.Kind == synth.Sensing && c.Precision == synth.Float64 {
 		c.Precision = synth.Float32
 		if c.Bytes() <= avail {
-			return fmt.Sprintf("with --precision f32 it needs %s and fits", gb(c.Bytes()))
+			return fmt.Sprintf("with --precision f32 it needs %s and fits", mem.Format(c.Bytes()))
 		}
 		hint += fmt.Sprintf(", or --m %d with --precision f32", int(float64(avail)/(float64(c.Bytes())/float64(c.M))))
 	}
@@ -165,7 +167,7 @@ func (s *synthetic) fits(avail int64) string {
 func (s *synthetic) oracle() bool              { return true }
 func (s *synthetic) inputs() map[string]string { return synthInputs }
 func (s *synthetic) truth() bool               { return true }
-func (s *synthetic) entries() bool             { return entryKind(s.cfg.Kind) }
+func (s *synthetic) entries() bool             { return s.cfg.Kind.Entries() }
 
 func (s *synthetic) load() (*loaded, error) {
 	t0 := time.Now()
@@ -179,16 +181,16 @@ func (s *synthetic) load() (*loaded, error) {
 	if err != nil {
 		return nil, inputFlag(err, synthInputs)
 	}
-	tuneGC(draw.Op)
+	mem.TuneGCFor(draw.Op)
 	in, err := draw.Instance(s.setting)
 	if err != nil {
 		return nil, inputFlag(err, synthInputs)
 	}
 	c := draw.Config // with M, and for the entry models |Ω|
-	d := newDrawJSON(c, s.setting, in)
+	d := report.NewDraw(c, s.setting, in)
 	ld := &loaded{
 		problem: in.Problem(), kind: c.Kind, ps: s.setting.PS, draw: &d,
-		shape:   shapeJSON{Problem: c.Kind.String(), N1: c.N1, N2: c.N2, Rank: c.Rank, M: c.M},
+		shape:   report.Shape{Problem: c.Kind.String(), N1: c.N1, N2: c.N2, Rank: c.Rank, M: c.M},
 		seconds: time.Since(t0).Seconds(),
 	}
 	if op, ok := draw.Op.(*scaledsm.Entries); ok && world == nil {
@@ -353,7 +355,7 @@ func (s *fromFiles) load() (*loaded, error) {
 			return nil, fileError(err)
 		}
 	}
-	tuneGC(p.Op)
+	mem.TuneGCFor(p.Op)
 	_, n1, n2 := p.Op.Dims()
 	m := len(p.Y)
 	if world != nil {
@@ -363,13 +365,13 @@ func (s *fromFiles) load() (*loaded, error) {
 	if p.Op.Symmetric() {
 		kind = synth.Quadratic
 	}
-	f := &filesJSON{Operator: s.files.Sensing + s.files.Quadratic, Y: s.files.Y}
+	f := &report.Inputs{Operator: s.files.Sensing + s.files.Quadratic, Y: s.files.Y}
 	if s.files.Truth != "" {
 		f.Truth = &s.files.Truth
 	}
 	return &loaded{
 		problem: p, kind: kind, ps: s.ps, files: f,
-		shape:   shapeJSON{Problem: kind.String(), N1: n1, N2: n2, Rank: s.rank.loadRank(), M: m},
+		shape:   report.Shape{Problem: kind.String(), N1: n1, N2: n2, Rank: s.rank.loadRank(), M: m},
 		seconds: time.Since(t0).Seconds(),
 	}, nil
 }
@@ -397,18 +399,9 @@ func checkMemory(src source, validating bool) error {
 		return err
 	}
 	need /= int64(size()) // each rank holds its shard
-	avail, ok := mem.Available()
-	if !ok || need <= avail {
-		return nil
+	var tb *mem.TooBig
+	if errors.As(mem.Check(need), &tb) {
+		return exitError{fmt.Errorf("the problem %v; %s", tb, src.fits(tb.Available)), exitBadInput}
 	}
-	return exitError{fmt.Errorf("the problem needs about %s of memory but this machine has %s available; %s",
-		gb(need), gb(avail), src.fits(avail)), exitBadInput}
-}
-
-// gb formats a number of bytes in GB (or MB below one GB).
-func gb(b int64) string {
-	if b < 1e9 {
-		return fmt.Sprintf("%.0f MB", float64(b)/1e6)
-	}
-	return fmt.Sprintf("%.1f GB", float64(b)/1e9)
+	return nil
 }

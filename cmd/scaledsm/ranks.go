@@ -8,7 +8,9 @@ import (
 	"time"
 
 	"github.com/scaledsm/scaledsm"
+	"github.com/scaledsm/scaledsm/internal/mem"
 	"github.com/scaledsm/scaledsm/mpi"
+	"github.com/scaledsm/scaledsm/report"
 )
 
 // world is the ranks of an mpirun job (package mpi, built with the mpi
@@ -77,14 +79,14 @@ func checkRanks(name string) error {
 // operator's and the observations), in MB, and the seconds the solve spent
 // in collectives; and the collectives per iteration and their payload.
 // Alone it does nothing.
-func rankFigures(sum *summary, p scaledsm.Problem, iterations int) {
+func rankFigures(sum *report.Summary, p scaledsm.Problem, iterations int) {
 	t, ok := world.(*timedReducer)
 	if !ok {
 		return
 	}
 	calls, bytes, wait := t.calls, t.bytes, t.wait.Seconds()
 	mine := []float64{-1, float64(8 * len(p.Y)), wait}
-	if b, ok := peakRSS(); ok {
+	if b, ok := mem.PeakRSS(); ok {
 		mine[0] = float64(b)
 	}
 	if op, ok := p.Op.(interface{ Bytes() int64 }); ok {

@@ -19,7 +19,9 @@ import (
 	"github.com/scaledsm/scaledsm/internal/csvfmt"
 	"github.com/scaledsm/scaledsm/internal/mem"
 	"github.com/scaledsm/scaledsm/recommend"
+	"github.com/scaledsm/scaledsm/report"
 	"github.com/scaledsm/scaledsm/synth"
+	"github.com/scaledsm/scaledsm/synth/npyset"
 )
 
 // recommendFlags are solve's flags of a ratings file: which model, and the
@@ -113,53 +115,79 @@ func (r *recommendFlags) layout() (dataio.Layout, error) {
 	return l, nil
 }
 
-// recommendJSON is the summary of a recommender's solve.
-type recommendJSON struct {
-	Problem   string               `json:"problem"` // "ratings"
-	Model     string               `json:"model"`
-	Ratings   string               `json:"ratings_file"`
-	Count     int                  `json:"ratings"`
-	Users     int                  `json:"users"`
-	Items     int                  `json:"items"`
-	Observed  float64              `json:"observed"` // the fraction of the user-item pairs rated
-	Min       float64              `json:"min"`
-	Max       float64              `json:"max"`
-	Status    string               `json:"status"` // "fitted" or "interrupted"
-	Seconds   float64              `json:"seconds"`
-	Rank      int                  `json:"rank"`       // of each sweep's factors
-	ModelRank int                  `json:"model_rank"` // columns of L and R
-	Sweeps    int                  `json:"sweeps"`     // of the final fit
-	Nu        float64              `json:"nu"`         // 0: Gaussian
-	Penalty   float64              `json:"penalty"`    // ridge
-	NoiseSD   float64              `json:"noise_sd"`   // bayes
-	Seed      uint64               `json:"seed"`
-	Selection *recommend.Selection `json:"selection,omitempty"`
-	// Evaluation on --holdout or --test.
-	Holdout  *float64    `json:"holdout,omitempty"`
-	TestFile string      `json:"test_file,omitempty"`
-	Test     *evaluation `json:"test,omitempty"`
-	Files    []string    `json:"files,omitempty"`
+// runRecommend is solve with --ratings and the bayes or ridge model: the
+// ratings read, the recommender fitted (package recommend), evaluated on
+// the ratings held out or given, its files written and its summary
+// printed.
+func runRecommend(c *solveCmd, model string) error {
+	s, err := c.recommendSettings(model)
+	if err != nil {
+		return err
+	}
+	layout, err := c.recommendChecks()
+	if err != nil {
+		return err
+	}
+	ctx, stop := interruptContext()
+	defer stop()
+	begin := time.Now()
+	fit := &recommenderFit{}
+	train, err := c.readRatings(layout, fit)
+	if err != nil {
+		return err
+	}
+	if ctx.Err() != nil {
+		return exitError{errors.New("interrupted while reading the ratings; nothing written"), exitInterrupted}
+	}
+	bar := newProgressBar(c.stderr, "fitting")
+	s.Progress = func(p recommend.Progress) {
+		fit.trace = append(fit.trace, p)
+		if !c.of.json {
+			bar.show("%s: rank %d, sweep %d, %s", p.Stage, p.Rank, p.Sweep, time.Since(begin).Round(time.Second))
+		}
+	}
+	setPhase("fitting")
+	fit.m, err = recommend.Fit(ctx, train, s)
+	bar.done()
+	if err != nil {
+		if ctx.Err() != nil {
+			return exitError{errors.New("interrupted while fitting; nothing written"), exitInterrupted}
+		}
+		return recommendError(err, c.ef.ratings, layout)
+	}
+	fit.sum = report.NewRecommender(model, c.ef.ratings, train, fit.m)
+	fit.sum.Seconds = time.Since(begin).Seconds()
+	if fit.test.Len() > 0 {
+		fit.sum.TestFile = c.rf.test
+		if c.ef.holdout > 0 {
+			fit.sum.Holdout = &c.ef.holdout
+		}
+		if fit.sum.Test, fit.preds, err = report.Evaluate(fit.m, train, fit.test); err != nil {
+			return err
+		}
+	}
+	return c.reportRecommender(fit)
 }
 
-// evaluation is the model's and the baselines' errors on test ratings.
-type evaluation struct {
-	Ratings    int     `json:"ratings"`
-	Unseen     int     `json:"unseen"` // with a user or an item not in the training ratings
-	RMSE       float64 `json:"test_rmse"`
-	MAE        float64 `json:"test_mae"`
-	MeanRMSE   float64 `json:"global_mean_rmse"`
-	MeanMAE    float64 `json:"global_mean_mae"`
-	BiasesRMSE float64 `json:"biases_rmse"`
-	BiasesMAE  float64 `json:"biases_mae"`
+// recommenderFit is a recommender fitted: the model, its summary, the
+// ratings it is tested on with its predictions of them, and its trace.
+type recommenderFit struct {
+	m     *recommend.Model
+	sum   *report.Recommender
+	test  recommend.Ratings
+	preds []float64
+	trace []recommend.Progress
 }
 
-// runRecommend is solve with --ratings and the bayes or ridge model.
-func runRecommend(model string, ef *entryFlags, ff *fileFlags, sf *solverFlags, sp *synthFlags, rf *recommendFlags, of *outputFlags, stdout, stderr io.Writer) error {
+// recommendSettings returns the recommender's settings from the flags,
+// having checked that every flag given applies to the model.
+func (c *solveCmd) recommendSettings(model string) (recommend.Settings, error) {
+	rf, sf := &c.rf, &c.sf
 	set := setFlags(rf.fs)
 	allowed := map[string]bool{"ratings": true, "columns": true, "rank": true, "iters": true, "seed": true, "holdout": true,
 		"out": true, "json": true, "model": true, "nu": true, "validation": true, "penalty": true, "test": true, "kernel": true}
 	if set["trace"] {
-		return badFlag("trace", flagValue(rf.fs, "trace"), "does not apply to the recommender: its trace (the held-out RMSE by sweep) is --out's trace.csv")
+		return recommend.Settings{}, badFlag("trace", flagValue(rf.fs, "trace"), "does not apply to the recommender: its trace (the held-out RMSE by sweep) is --out's trace.csv")
 	}
 	var names []string
 	for name := range set {
@@ -169,145 +197,117 @@ func runRecommend(model string, ef *entryFlags, ff *fileFlags, sf *solverFlags, 
 	}
 	if len(names) > 0 {
 		slices.Sort(names)
-		return badFlag(names[0], flagValue(rf.fs, names[0]), "does not apply to the recommender (--ratings with --model "+model+")")
+		return recommend.Settings{}, badFlag(names[0], flagValue(rf.fs, names[0]), "does not apply to the recommender (--ratings with --model "+model+")")
 	}
-	s := recommend.Settings{Seed: sp.seed, Validation: rf.validation}
-	if model == modelRidge {
-		s.Method = recommend.Ridge
-		s.Nu = math.Inf(1)
-		if set["nu"] {
-			return badFlag("nu", rf.nu, "applies to --model bayes; ridge is least squares")
-		}
-		s.Lambda = rf.penalty
-		if set["penalty"] && !(rf.penalty > 0) {
-			return badFlag("penalty", rf.penalty, "must be positive")
-		}
-	} else {
-		if set["penalty"] {
-			return badFlag("penalty", rf.penalty, "applies to --model ridge; bayes learns its regularization")
-		}
-		s.Nu = rf.nu
-		if math.IsNaN(rf.nu) || rf.nu < 1 {
-			return badFlag("nu", rf.nu, "must be at least 1, or inf for a Gaussian likelihood")
-		}
-	}
+	s := recommend.Settings{Seed: c.sp.seed, Validation: rf.validation}
 	switch {
-	case ff.rank == autoRank:
-	case ff.rank > 0:
-		s.Rank = int(ff.rank)
+	case model == modelRidge && set["nu"]:
+		return s, badFlag("nu", rf.nu, "applies to --model bayes; ridge is least squares")
+	case model == modelRidge && set["penalty"] && !(rf.penalty > 0):
+		return s, badFlag("penalty", rf.penalty, "must be positive")
+	case model == modelRidge:
+		s.Method, s.Nu, s.Lambda = recommend.Ridge, math.Inf(1), rf.penalty
+	case set["penalty"]:
+		return s, badFlag("penalty", rf.penalty, "applies to --model ridge; bayes learns its regularization")
+	case math.IsNaN(rf.nu) || rf.nu < 1:
+		return s, badFlag("nu", rf.nu, "must be at least 1, or inf for a Gaussian likelihood")
+	default:
+		s.Nu = rf.nu
+	}
+	if c.ff.rank > 0 {
+		s.Rank = int(c.ff.rank)
 	}
 	if set["iters"] {
 		if sf.iters <= 0 {
-			return badFlag("iters", sf.iters, "must be positive")
+			return s, badFlag("iters", sf.iters, "must be positive")
 		}
 		s.Sweeps = sf.iters
 	}
 	if !(rf.validation > 0 && rf.validation < 0.5) {
-		return badFlag("validation", rf.validation, "must lie in (0, 0.5)")
+		return s, badFlag("validation", rf.validation, "must lie in (0, 0.5)")
 	}
+	return s, nil
+}
+
+// recommendChecks checks the recommender's inputs, outputs and memory
+// before the work starts, and returns the ratings files' layout.
+func (c *solveCmd) recommendChecks() (dataio.Layout, error) {
+	ef, of := &c.ef, &c.of
 	if !(ef.holdout >= 0 && ef.holdout < 1) {
-		return badFlag("holdout", ef.holdout, "must lie in [0, 1)")
+		return dataio.Layout{}, badFlag("holdout", ef.holdout, "must lie in [0, 1)")
 	}
-	if ef.holdout > 0 && rf.test != "" {
-		return badFlag("holdout", ef.holdout, "give either --holdout or --test, not both")
+	if ef.holdout > 0 && c.rf.test != "" {
+		return dataio.Layout{}, badFlag("holdout", ef.holdout, "give either --holdout or --test, not both")
 	}
-	layout, err := rf.layout()
+	layout, err := c.rf.layout()
 	if err != nil {
-		return err
+		return layout, err
 	}
 	if err := of.check(); err != nil {
-		return err
+		return layout, err
 	}
 	if of.out != "" {
-		if err := refuseOverwrite("out", of.out, within(of.out, solveOutputs()), input{"ratings", ef.ratings}, input{"test", rf.test}); err != nil {
-			return err
+		if err := refuseOverwrite("out", of.out, within(of.out, solveOutputs()), input{"ratings", ef.ratings}, input{"test", c.rf.test}); err != nil {
+			return layout, err
 		}
 	}
-	if err := checkRatingsMemory(ef.ratings); err != nil {
-		return err
-	}
+	return layout, checkRatingsMemory(ef.ratings)
+}
 
-	ctx, stop := interruptContext()
-	defer stop()
-	begin := time.Now()
-	read := func(flagName, path string) (recommend.Ratings, error) {
-		rt, err := dataio.ReadRatingsLayout(path, layout)
-		if err != nil {
-			var fe *dataio.FileError
-			if errors.As(err, &fe) {
-				return recommend.Ratings{}, exitError{fmt.Errorf("--%s %s: %v", flagName, path, fe.Err), exitBadInput}
-			}
-			return recommend.Ratings{}, err
-		}
-		r := recommend.Ratings{Users: make([]int64, len(rt.Values)), Items: make([]int64, len(rt.Values)), Values: rt.Values}
-		for k := range rt.Values {
-			r.Users[k], r.Items[k] = rt.RowIDs[rt.Rows[k]], rt.ColIDs[rt.Cols[k]]
-		}
-		return r, nil
-	}
+// readRatings reads the ratings to fit and the ratings to test (held out
+// of them, or --test's) into fit.test, and returns those to fit.
+func (c *solveCmd) readRatings(layout dataio.Layout, fit *recommenderFit) (recommend.Ratings, error) {
 	setPhase("reading the ratings")
-	all, err := read("ratings", ef.ratings)
+	all, err := readRatings("ratings", c.ef.ratings, layout)
 	if err != nil {
-		return err
+		return all, err
 	}
-	train, test := all, recommend.Ratings{}
-	if ef.holdout > 0 {
-		if train, test, err = recommend.Split(all, ef.holdout, sp.seed); err != nil {
-			return err
+	train := all
+	if c.ef.holdout > 0 {
+		if train, fit.test, err = recommend.Split(all, c.ef.holdout, c.sp.seed); err != nil {
+			return train, err
 		}
 	}
-	if rf.test != "" {
-		if test, err = read("test", rf.test); err != nil {
-			return err
-		}
+	if c.rf.test != "" {
+		fit.test, err = readRatings("test", c.rf.test, layout)
 	}
-	if ctx.Err() != nil {
-		return exitError{errors.New("interrupted while reading the ratings; nothing written"), exitInterrupted}
-	}
-	bar := newProgressBar(stderr, "fitting")
-	var trace []recommend.Progress
-	s.Progress = func(p recommend.Progress) {
-		trace = append(trace, p)
-		if !of.json {
-			bar.show("%s: rank %d, sweep %d, %s", p.Stage, p.Rank, p.Sweep, time.Since(begin).Round(time.Second))
-		}
-	}
-	setPhase("fitting")
-	m, err := recommend.Fit(ctx, train, s)
-	bar.done()
+	return train, err
+}
+
+// readRatings reads the ratings file path of the flag flagName.
+func readRatings(flagName, path string, layout dataio.Layout) (recommend.Ratings, error) {
+	rt, err := dataio.ReadRatingsLayout(path, layout)
 	if err != nil {
-		if ctx.Err() != nil {
-			return exitError{errors.New("interrupted while fitting; nothing written"), exitInterrupted}
+		var fe *dataio.FileError
+		if errors.As(err, &fe) {
+			return recommend.Ratings{}, exitError{fmt.Errorf("--%s %s: %v", flagName, path, fe.Err), exitBadInput}
 		}
-		return recommendError(err, ef.ratings, layout)
+		return recommend.Ratings{}, err
 	}
-	sum := newRecommendJSON(model, ef.ratings, train, m)
-	sum.Seconds = time.Since(begin).Seconds()
-	var preds []float64
-	if test.Len() > 0 {
-		sum.TestFile = rf.test
-		if ef.holdout > 0 {
-			h := ef.holdout
-			sum.Holdout = &h
-		}
-		if sum.Test, preds, err = evaluate(m, train, test); err != nil {
-			return err
-		}
+	r := recommend.Ratings{Users: make([]int64, len(rt.Values)), Items: make([]int64, len(rt.Values)), Values: rt.Values}
+	for k := range rt.Values {
+		r.Users[k], r.Items[k] = rt.RowIDs[rt.Rows[k]], rt.ColIDs[rt.Cols[k]]
 	}
-	if of.out != "" {
+	return r, nil
+}
+
+// reportRecommender writes the fit's files to --out and prints its
+// summary.
+func (c *solveCmd) reportRecommender(fit *recommenderFit) error {
+	if c.of.out != "" {
 		setPhase(writingPhase)
-		files, err := writeRecommender(of, m, sum, test, preds, trace)
+		files, err := writeRecommender(c.of.out, fit)
 		if err != nil {
 			return err
 		}
-		sum.Files = files
+		fit.sum.Files = files
 	}
-	if of.json {
-		enc := json.NewEncoder(stdout)
+	if c.of.json {
+		enc := json.NewEncoder(c.stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(sum)
+		return enc.Encode(fit.sum)
 	}
-	sum.print(stdout, of.out)
+	fit.sum.Print(c.stdout, c.of.out)
 	return nil
 }
 
@@ -318,43 +318,10 @@ var recommendOutputs = []string{recommend.ModelFile, recommend.UserIDsFile, reco
 // fitsMemory refuses work that needs more memory than the machine has
 // available: what names it.
 func fitsMemory(need int64, what string) error {
-	avail, ok := mem.Available()
-	if !ok || need <= avail {
-		return nil
+	if err := mem.Check(need); err != nil {
+		return exitError{fmt.Errorf("%s %v", what, err), exitBadInput}
 	}
-	return exitError{fmt.Errorf("%s needs about %s of memory but this machine has %s available", what, gb(need), gb(avail)), exitBadInput}
-}
-
-// autoRank is the value of --rank auto.
-const autoRank = rankValue(-1)
-
-// newRecommendJSON summarizes a fitted model.
-func newRecommendJSON(model, path string, train recommend.Ratings, m *recommend.Model) *recommendJSON {
-	return &recommendJSON{Problem: "ratings", Model: model, Ratings: path, Count: train.Len(),
-		Users: len(m.Users), Items: len(m.Items), Observed: float64(train.Len()) / (float64(len(m.Users)) * float64(len(m.Items))),
-		Min: m.Min, Max: m.Max, Status: "fitted", Rank: m.Info.Rank, ModelRank: m.Rank(), Sweeps: m.Info.Sweeps,
-		Nu: m.Info.Nu, Penalty: m.Info.Lambda, NoiseSD: m.Info.NoiseSD, Seed: m.Info.Seed, Selection: m.Info.Selection}
-}
-
-// evaluate returns the errors of the model and of the baselines on test,
-// and the model's predictions.
-func evaluate(m *recommend.Model, train, test recommend.Ratings) (*evaluation, []float64, error) {
-	e, err := m.Evaluate(test)
-	if err != nil {
-		return nil, nil, err
-	}
-	mean, err := recommend.GlobalMean(train)
-	if err != nil {
-		return nil, nil, err
-	}
-	biases, err := recommend.Biases(train, recommend.DefaultBiasUser, recommend.DefaultBiasItem)
-	if err != nil {
-		return nil, nil, err
-	}
-	em, _ := mean.Evaluate(test)
-	eb, _ := biases.Evaluate(test)
-	return &evaluation{Ratings: e.N, Unseen: e.Unseen, RMSE: e.RMSE, MAE: e.MAE,
-		MeanRMSE: em.RMSE, MeanMAE: em.MAE, BiasesRMSE: eb.RMSE, BiasesMAE: eb.MAE}, m.PredictAll(test.Users, test.Items, nil), nil
+	return nil
 }
 
 // recommendError words an error of the fit: a duplicate rating by its
@@ -389,10 +356,11 @@ func checkRatingsMemory(path string) error {
 // writeRecommender writes the model, summary.json, trace.csv and, with
 // test ratings, test.csv (or holdout.csv) to --out, and returns their
 // names.
-func writeRecommender(of *outputFlags, m *recommend.Model, sum *recommendJSON, test recommend.Ratings, preds []float64, trace []recommend.Progress) ([]string, error) {
-	unlock, err := atomicio.Lock(of.out)
+func writeRecommender(out string, fit *recommenderFit) ([]string, error) {
+	m, sum, test, preds, trace := fit.m, fit.sum, fit.test, fit.preds, fit.trace
+	unlock, err := atomicio.Lock(out)
 	if err != nil {
-		return nil, outputError("out", of.out, err)
+		return nil, outputError("out", out, err)
 	}
 	defer unlock()
 	files := []string{recommend.ModelFile, recommend.UserIDsFile, recommend.ItemIDsFile, recommend.UserBiasFile, recommend.ItemBiasFile}
@@ -437,98 +405,13 @@ func writeRecommender(of *outputFlags, m *recommend.Model, sum *recommendJSON, t
 		enc.SetIndent("", "  ")
 		return enc.Encode(sum)
 	}})
-	if err := m.Save(of.out, extra...); err != nil {
-		return nil, setError(of.out, err)
+	if err := m.Save(out, extra...); err != nil {
+		return nil, setError(out, err)
 	}
-	if err := removeOthers(of.out, files); err != nil {
-		return nil, outputError("out", of.out, err)
+	if err := removeOthers(out, files); err != nil {
+		return nil, outputError("out", out, err)
 	}
 	return files, nil
-}
-
-// print prints the summary for a person.
-func (s *recommendJSON) print(w io.Writer, out string) {
-	fmt.Fprintf(w, "problem    ratings from %s: %d ratings of %d items by %d users (%.2g%% of the pairs), scale [%s, %s]\n",
-		s.Ratings, s.Count, s.Items, s.Users, 100*s.Observed, csvfmt.Float(s.Min), csvfmt.Float(s.Max))
-	switch s.Model {
-	case modelRidge:
-		fmt.Fprintf(w, "model      ridge: mean + user and item biases + rank-%d factors, least squares with penalty %s (ALS-WR), %d sweeps\n",
-			s.Rank, csvfmt.Float(s.Penalty), s.Sweeps)
-	default:
-		lik := fmt.Sprintf("Student-t likelihood (nu %s)", csvfmt.Float(s.Nu))
-		if s.Nu == 0 {
-			lik = "Gaussian likelihood"
-		}
-		fmt.Fprintf(w, "model      bayes: mean + user and item biases + rank-%d factors, %s; %d sweeps sampled and averaged (noise sd %.3g)\n",
-			s.Rank, lik, s.Sweeps, s.NoiseSD)
-	}
-	if sel := s.Selection; sel != nil {
-		var c []string
-		for _, k := range sel.Candidates {
-			label := fmt.Sprintf("rank %d", k.Rank)
-			if s.Model == modelRidge {
-				label += fmt.Sprintf(" penalty %s", csvfmt.Float(k.Lambda))
-			}
-			c = append(c, fmt.Sprintf("%s %.4f (%d sweeps)", label, k.RMSE, k.Best))
-		}
-		ch := sel.Candidates[sel.Chosen]
-		fmt.Fprintf(w, "selection  validation RMSE on %d held-out ratings (%.3g%%): %s; chose rank %d\n", sel.Ratings, 100*sel.Fraction, strings.Join(c, ", "), ch.Rank)
-	}
-	if t := s.Test; t != nil {
-		what := "test       " + s.TestFile
-		if s.Holdout != nil {
-			what = fmt.Sprintf("holdout    %.3g%% of the ratings", 100**s.Holdout)
-		}
-		fmt.Fprintf(w, "%s: %d ratings (%d with an unseen user or item): RMSE %.4f, MAE %.4f; global mean %.4f, %.4f; biases %.4f, %.4f\n",
-			what, t.Ratings, t.Unseen, t.RMSE, t.MAE, t.MeanRMSE, t.MeanMAE, t.BiasesRMSE, t.BiasesMAE)
-	}
-	fmt.Fprintf(w, "time       %.3g s\n", s.Seconds)
-	if out != "" {
-		fmt.Fprintf(w, "results    %s: %s\n", out, strings.Join(s.Files, ", "))
-	}
-}
-
-// predictRatings writes the predictions of the recommender saved in dir
-// for the pairs of the file pairs to out (ext .csv or .npy).
-func predictRatings(dir, pairs, out, ext string, stdout io.Writer) error {
-	m, err := recommend.Load(dir)
-	if err != nil {
-		var ie *recommend.InputError
-		if errors.As(err, &ie) {
-			return exitError{fmt.Errorf("--factors %s: %s: %s", dir, filepath.Base(ie.Input), ie.Reason), exitBadInput}
-		}
-		return err
-	}
-	pp, err := dataio.ReadPairs(pairs)
-	if err != nil {
-		return fileError(err)
-	}
-	pred := m.PredictAll(pp.Rows, pp.Cols, nil)
-	unseen := 0
-	for k := range pred {
-		if u, i := m.Known(pp.Rows[k], pp.Cols[k]); !u || !i {
-			unseen++
-		}
-	}
-	write := func(w io.Writer) error { return dataio.WriteFloat64(w, []int{len(pred)}, pred) }
-	if ext == ".csv" {
-		write = func(w io.Writer) error {
-			if _, err := io.WriteString(w, "userId,movieId,prediction\n"); err != nil {
-				return err
-			}
-			for k, v := range pred {
-				if _, err := fmt.Fprintf(w, "%d,%d,%s\n", pp.Rows[k], pp.Cols[k], csvfmt.Float(v)); err != nil {
-					return err
-				}
-			}
-			return nil
-		}
-	}
-	if err := atomicio.WriteFile(out, write); err != nil {
-		return outputError("out", out, err)
-	}
-	fmt.Fprintf(stdout, "wrote %d predictions to %s (%d pairs with a user or an item the ratings did not have, predicted from the biases)\n", len(pred), out, unseen)
-	return nil
 }
 
 // generateRatings is generate --problem ratings: synthetic ratings that
@@ -579,13 +462,13 @@ func generateRatings(fs *flag.FlagSet, sp *synthFlags, out string, stdout io.Wri
 			return nil
 		}
 	}
-	files := []genFile{
-		{"train.csv", fmt.Sprintf("%d ratings (%d replaced by random ones)", train.Len(), replaced), csvFile(train)},
-		{"test.csv", fmt.Sprintf("%d ratings", test.Len()), csvFile(test)},
+	files := []npyset.File{
+		{Name: "train.csv", Desc: fmt.Sprintf("%d ratings (%d replaced by random ones)", train.Len(), replaced), Write: csvFile(train)},
+		{Name: "test.csv", Desc: fmt.Sprintf("%d ratings", test.Len()), Write: csvFile(test)},
 	}
 	ctx, stop := interruptContext()
 	defer stop()
-	listing, err := writeGenerated(ctx, out, files, []string{"train.csv", "test.csv"})
+	listing, err := writeGenerated(ctx, out, files)
 	if err != nil {
 		return err
 	}

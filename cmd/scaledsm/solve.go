@@ -16,12 +16,12 @@ import (
 	"strconv"
 	"time"
 
-	"gonum.org/v1/gonum/mat"
-
 	"github.com/scaledsm/scaledsm"
 	"github.com/scaledsm/scaledsm/dataio"
 	"github.com/scaledsm/scaledsm/internal/atomicio"
 	"github.com/scaledsm/scaledsm/internal/csvfmt"
+	"github.com/scaledsm/scaledsm/internal/mem"
+	"github.com/scaledsm/scaledsm/report"
 )
 
 // solverFlags choose the method, its loss, its step rule, the
@@ -64,78 +64,15 @@ func (s *solverFlags) register(fs *flag.FlagSet) {
 // problem is filled in by complete, once it is loaded and initialized.
 func (s *solverFlags) settings(oracle, truth, entries bool) (scaledsm.Settings, error) {
 	set := setFlags(s.fs)
-	method, err := scaledsm.ParseMethod(s.method)
+	method, loss, modelDefaults, err := s.methodLoss(entries)
 	if err != nil {
-		return scaledsm.Settings{}, badFlag("method", s.method, "want scaledsm, vanillasm, scaledgd or gd")
+		return scaledsm.Settings{}, err
+	}
+	step, name, err := s.stepRule(method, loss, modelDefaults, oracle || truth, oracle)
+	if err != nil {
+		return scaledsm.Settings{}, err
 	}
 	model := entryDefaults()
-	if entries && !set["method"] {
-		method = model.Method
-	}
-	// The model's default loss and step go with its default method.
-	modelDefaults := entries && method == model.Method
-	loss := method.DefaultLoss()
-	if modelDefaults && model.Loss != scaledsm.DefaultLoss {
-		loss = model.Loss
-	}
-	if set["loss"] {
-		if loss, err = scaledsm.ParseLoss(s.loss); err != nil {
-			return scaledsm.Settings{}, badFlag("loss", s.loss, "want l1, l2, l2sq or l2trim")
-		}
-	}
-	if err := (scaledsm.Settings{Method: method, Loss: loss}).Validate(); err != nil {
-		return scaledsm.Settings{}, inputFlag(err, solverInputs)
-	}
-	name := s.step
-	if !set["step"] {
-		// --lambda and --q are the geometric rule's: they do not choose it
-		// (a setting never replaces another silently).
-		for _, only := range []string{"lambda", "q"} {
-			if set[only] && !method.Smooth() {
-				return scaledsm.Settings{}, badFlag(only, flagValue(s.fs, only), "applies to --step geometric: give --step geometric too")
-			}
-		}
-		switch {
-		case method.Smooth():
-			name = "constant"
-		case oracle:
-			name = "polyak"
-		default:
-			name = "auto"
-		}
-	}
-	var step scaledsm.Step
-	if modelDefaults && !set["step"] && !set["lambda"] && !set["q"] && model.Step != nil {
-		step, name = model.Step, fmt.Sprint(model.Step)
-	}
-	switch name {
-	case fmt.Sprint(step):
-		// The model's default, chosen above.
-	case "polyak":
-		if !oracle && !truth {
-			return scaledsm.Settings{}, badFlag("step", name, "Polyak's step needs f(X*), known here only from --truth; use --step auto")
-		}
-		step = scaledsm.Polyak{} // f(X*) once the problem is loaded
-	case "auto":
-		step = scaledsm.Auto{}
-	case "geometric":
-		lambda := s.lambda
-		if !set["lambda"] {
-			lambda = 1 // a placeholder until the initialization gives the default
-		}
-		step = scaledsm.Geometric{Lambda: lambda, Q: s.q}
-	case "constant":
-		if !loss.Smooth() {
-			return scaledsm.Settings{}, badFlag("step", name, fmt.Sprintf("a constant step does not converge on the nonsmooth %v loss; use polyak, auto or geometric", loss))
-		}
-		eta := s.eta
-		if !set["eta"] {
-			eta = 1 // a placeholder until the initialization gives the default
-		}
-		step = scaledsm.Constant{Eta: eta}
-	default:
-		return scaledsm.Settings{}, badFlag("step", s.step, "want polyak, auto, geometric or constant")
-	}
 	for _, only := range [][2]string{{"eta", "constant"}, {"lambda", "geometric"}, {"q", "geometric"}} {
 		if set[only[0]] && name != only[1] {
 			return scaledsm.Settings{}, badFlag(only[0], flagValue(s.fs, only[0]), fmt.Sprintf("applies to --step %s, not %s", only[1], name))
@@ -183,6 +120,95 @@ func (s *solverFlags) settings(oracle, truth, entries bool) (scaledsm.Settings, 
 	return settings, nil
 }
 
+// methodLoss returns the method and the loss of the flags, and whether
+// they are the entry models' defaults (whose default step goes with them).
+func (s *solverFlags) methodLoss(entries bool) (scaledsm.Method, scaledsm.Loss, bool, error) {
+	set := setFlags(s.fs)
+	method, err := scaledsm.ParseMethod(s.method)
+	if err != nil {
+		return 0, 0, false, badFlag("method", s.method, "want scaledsm, vanillasm, scaledgd or gd")
+	}
+	model := entryDefaults()
+	if entries && !set["method"] {
+		method = model.Method
+	}
+	// The model's default loss and step go with its default method.
+	modelDefaults := entries && method == model.Method
+	loss := method.DefaultLoss()
+	if modelDefaults && model.Loss != scaledsm.DefaultLoss {
+		loss = model.Loss
+	}
+	if set["loss"] {
+		if loss, err = scaledsm.ParseLoss(s.loss); err != nil {
+			return 0, 0, false, badFlag("loss", s.loss, "want l1, l2, l2sq or l2trim")
+		}
+	}
+	if err := (scaledsm.Settings{Method: method, Loss: loss}).Validate(); err != nil {
+		return 0, 0, false, inputFlag(err, solverInputs)
+	}
+	return method, loss, modelDefaults, nil
+}
+
+// stepRule returns the step rule of the flags and its name, for the method
+// and loss (with the entry models' default step when they are the
+// model's); known says whether f(X*) is known (a synthetic problem or
+// --truth), oracle whether the problem is synthetic.
+func (s *solverFlags) stepRule(method scaledsm.Method, loss scaledsm.Loss, modelDefaults, known, oracle bool) (scaledsm.Step, string, error) {
+	set := setFlags(s.fs)
+	model := entryDefaults()
+	name := s.step
+	if !set["step"] {
+		// --lambda and --q are the geometric rule's: they do not choose it
+		// (a setting never replaces another silently).
+		for _, only := range []string{"lambda", "q"} {
+			if set[only] && !method.Smooth() {
+				return nil, "", badFlag(only, flagValue(s.fs, only), "applies to --step geometric: give --step geometric too")
+			}
+		}
+		switch {
+		case method.Smooth():
+			name = "constant"
+		case oracle:
+			name = "polyak"
+		default:
+			name = "auto"
+		}
+	}
+	var step scaledsm.Step
+	if modelDefaults && !set["step"] && !set["lambda"] && !set["q"] && model.Step != nil {
+		step, name = model.Step, fmt.Sprint(model.Step)
+	}
+	switch name {
+	case fmt.Sprint(step):
+		// The model's default, chosen above.
+	case "polyak":
+		if !known {
+			return nil, "", badFlag("step", name, "Polyak's step needs f(X*), known here only from --truth; use --step auto")
+		}
+		step = scaledsm.Polyak{} // f(X*) once the problem is loaded
+	case "auto":
+		step = scaledsm.Auto{}
+	case "geometric":
+		lambda := s.lambda
+		if !set["lambda"] {
+			lambda = 1 // a placeholder until the initialization gives the default
+		}
+		step = scaledsm.Geometric{Lambda: lambda, Q: s.q}
+	case "constant":
+		if !loss.Smooth() {
+			return nil, "", badFlag("step", name, fmt.Sprintf("a constant step does not converge on the nonsmooth %v loss; use polyak, auto or geometric", loss))
+		}
+		eta := s.eta
+		if !set["eta"] {
+			eta = 1 // a placeholder until the initialization gives the default
+		}
+		step = scaledsm.Constant{Eta: eta}
+	default:
+		return nil, "", badFlag("step", s.step, "want polyak, auto, geometric or constant")
+	}
+	return step, name, nil
+}
+
 // complete fills in the settings that depend on the problem: f(X*) for
 // Polyak's step, the truncation when --trim is not given (the fraction
 // --ps with files; with a synthetic problem its p_s, but the median rule
@@ -218,53 +244,22 @@ func (s *solverFlags) complete(ctx context.Context, settings *scaledsm.Settings,
 	switch step := settings.Step.(type) {
 	case scaledsm.Constant:
 		if !set["eta"] {
-			settings.Step = scaledsm.Constant{Eta: defaultEta(settings.Method, p.Op, settings.Init)}
+			settings.Step = scaledsm.Constant{Eta: scaledsm.DefaultEta(settings.Method, p.Op, settings.Init)}
 		}
 	case scaledsm.Geometric:
 		if !set["lambda"] {
-			// The length of the first automatic step: its estimate of the
-			// distance to X*, in the method's metric.
-			first := *settings
-			first.Step, first.MaxIter, first.Tol = scaledsm.Auto{}, 1, -1
-			first.Ridge = max(first.Ridge, 0) // one step: no penalty to choose
-			if settings.Loss == scaledsm.TrimmedL2 {
-				// Its moving bounds give Auto no gap: the length of the
-				// default constant step instead.
-				first.Step = scaledsm.Constant{Eta: 0.5}
-			}
-			res, err := scaledsm.Solve(ctx, p, first)
+			lambda, err := scaledsm.DefaultLambda(ctx, p, *settings)
 			if err != nil {
 				return err
 			}
-			step.Lambda = res.Trace[0].StepLength
-			if !(step.Lambda > 0) || math.IsInf(step.Lambda, 0) {
+			if !(lambda > 0) || math.IsInf(lambda, 0) {
 				return badFlag("step", "geometric", "the initialization gives no length for the first step; give --lambda")
 			}
+			step.Lambda = lambda
 			settings.Step = step
 		}
 	}
 	return nil
-}
-
-// defaultEta returns the constant step used when --eta is not given: 0.5
-// for scaledgd on sensing and 0.05 on quadratic sampling, whose heavy-tailed
-// least squares tolerate less (measured at the paper's sizes: 0.1 diverges
-// at n=100, r=5); for gd the same divided by σ₁ of the initialization, as
-// the authors divide by σ₁(X*).
-func defaultEta(method scaledsm.Method, op scaledsm.Operator, init *scaledsm.Factors) float64 {
-	eta := 0.5
-	if op.Symmetric() {
-		eta = 0.05
-	}
-	if method == scaledsm.GD && init != nil {
-		var svd mat.SVD
-		if svd.Factorize(init.Product(), mat.SVDNone) {
-			if s1 := svd.Values(nil)[0]; s1 > 0 {
-				eta /= s1
-			}
-		}
-	}
-	return eta
 }
 
 // outputFlags say where solve writes its results.
@@ -365,176 +360,78 @@ func probe(dir string) error {
 	return os.Remove(f.Name())
 }
 
-func runSolve(args []string, stdout, stderr io.Writer) error {
-	const synopsis = "Recovers a low-rank matrix and prints a summary (or JSON with --json): by default\nfrom a synthetic problem of the paper's Section 4 recipe; with --sensing or\n--quadratic from NumPy .npy files; with --rows, --ratings or --masked from some of\nits entries (matrix completion, robust PCA). With --out DIR it writes the factors, the trace\nand the summary there."
-	fs := newFlagSet("solve", synopsis, stdout)
-	var (
-		sp synthFlags
-		ff fileFlags
-		ef entryFlags
-		sf solverFlags
-		st startFlags
-		of outputFlags
-		rf recommendFlags
-	)
-	sp.register(fs)
-	fs.StringVar(&sp.precision, "precision", "f64", "the operator's data: f64, or f32 to round it to float32 values, stored as float32 for\nsensing (half the memory and time; y is computed from the stored values, the arithmetic is float64)")
-	ff.register(fs)
-	ef.register(fs)
-	sf.register(fs)
-	st.register(fs)
-	of.register(fs)
-	rf.register(fs)
-	kernelName := kernelFlag(fs)
-	fs.Usage = solveUsage(fs, synopsis)
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	if err := useKernel(*kernelName); err != nil {
-		return err
-	}
+// solveCmd is solve's flags, in groups, and its output streams.
+type solveCmd struct {
+	fs             *flag.FlagSet
+	sp             synthFlags
+	ff             fileFlags
+	ef             entryFlags
+	sf             solverFlags
+	st             startFlags
+	of             outputFlags
+	rf             recommendFlags
+	kernel         *string
+	stdout, stderr io.Writer
+}
 
-	// Everything that can be checked is checked before the work starts:
-	// the flags, the outputs, the memory.
-	var src source
-	if ef.ratings != "" {
-		for _, other := range [][2]string{{"rows", ef.rows}, {"cols", ef.cols}, {"values", ef.values}, {"masked", ef.masked}} {
-			if other[1] != "" {
-				return badFlag("ratings", ef.ratings, "give either --"+other[0]+" or --ratings, not both")
-			}
-		}
-		model, err := rf.ratingsModel()
-		if err != nil {
-			return err
-		}
-		if model != modelLowRank {
-			return runRecommend(model, &ef, &ff, &sf, &sp, &rf, &of, stdout, stderr)
-		}
-		set := setFlags(fs)
-		for _, name := range recommendOnly[1:] {
-			if set[name] {
-				return badFlag(name, flagValue(fs, name), "applies to --model bayes or ridge, not to the plain low-rank completion (--model lowrank)")
-			}
-		}
-	} else {
-		if err := rf.rejectOutside("this problem"); err != nil {
-			return err
-		}
-		if rf.columns != "" {
-			return badFlag("columns", rf.columns, "applies to --ratings")
-		}
+const solveSynopsis = "Recovers a low-rank matrix and prints a summary (or JSON with --json): by default\nfrom a synthetic problem of the paper's Section 4 recipe; with --sensing or\n--quadratic from NumPy .npy files; with --rows, --ratings or --masked from some of\nits entries (matrix completion, robust PCA). With --out DIR it writes the factors, the trace\nand the summary there."
+
+// newSolveCmd registers solve's flags.
+func newSolveCmd(stdout, stderr io.Writer) *solveCmd {
+	c := &solveCmd{fs: newFlagSet("solve", solveSynopsis, stdout), stdout: stdout, stderr: stderr}
+	c.sp.register(c.fs)
+	c.fs.StringVar(&c.sp.precision, "precision", "f64", "the operator's data: f64, or f32 to round it to float32 values, stored as float32 for\nsensing (half the memory and time; y is computed from the stored values, the arithmetic is float64)")
+	c.ff.register(c.fs)
+	c.ef.register(c.fs)
+	c.sf.register(c.fs)
+	c.st.register(c.fs)
+	c.of.register(c.fs)
+	c.rf.register(c.fs)
+	c.kernel = kernelFlag(c.fs)
+	c.fs.Usage = solveUsage(c.fs, solveSynopsis)
+	return c
+}
+
+// runSolve parses solve's flags, checks everything that can be checked
+// before the work starts (the flags, the outputs, the memory), reads or
+// draws the problem, solves it and reports.
+func runSolve(args []string, stdout, stderr io.Writer) error {
+	c := newSolveCmd(stdout, stderr)
+	if err := parseFlags(c.fs, args); err != nil {
+		return err
 	}
-	switch {
-	case ef.given():
-		if ff.given() {
-			return badFlag("sensing", ff.sensing+ff.quadratic, "give either --sensing/--quadratic files or entries (--rows, --ratings, --masked), not both")
-		}
-		e, err := ef.config(&ff, &sp)
-		if err != nil {
-			return err
-		}
-		if e.layout, err = rf.layout(); err != nil {
-			return err
-		}
-		src = e
-	case ff.given():
-		if err := ef.reject("--sensing or --quadratic files"); err != nil {
-			return err
-		}
-		f, err := ff.config(sp.ps, sp.n2)
-		if err != nil {
-			return err
-		}
-		src = f
-	default:
-		if err := ff.rejectInSynthetic(); err != nil {
-			return err
-		}
-		if err := ef.reject("a synthetic problem"); err != nil {
-			return err
-		}
-		p, err := sp.config()
-		if err != nil {
-			return err
-		}
-		src = p
+	if err := useKernel(*c.kernel); err != nil {
+		return err
 	}
-	settings, err := sf.settings(src.oracle(), src.truth(), src.entries())
+	model, err := c.ratingsModel()
 	if err != nil {
 		return err
 	}
-	if err := st.apply(&settings, seedOf(src)); err != nil {
+	if model == modelBayes || model == modelRidge {
+		return runRecommend(c, model)
+	}
+	src, err := c.source()
+	if err != nil {
 		return err
 	}
-	if rank0() {
-		if err := of.check(); err != nil {
-			return err
-		}
-		if err := of.refuseInputs(&ff, &ef); err != nil {
-			return err
-		}
-	}
-	// --rank auto and AutoRidge (which validates only without a truth)
-	// hold the entries a second time, split.
-	validating := src.entries() && (ff.rank == scaledsm.AutoRank || settings.Ridge == scaledsm.AutoRidge && !src.truth())
-	if err := checkMemory(src, validating); err != nil {
+	settings, err := c.settings(src)
+	if err != nil {
 		return err
 	}
-
 	// Stop after the current iteration on SIGINT or SIGTERM, and keep
 	// catching them while the results are written.
 	ctx, stop := interruptContext()
 	defer stop()
-	if _, synthetic := src.(*synthetic); synthetic {
-		setPhase("drawing the problem")
-	} else {
-		setPhase("reading the problem")
-	}
-	if src.entries() {
-		// Entries hold no pointers: a tight collector costs little and
-		// keeps the heap near what is live (LIBMF's footprint is the bar).
-		tuneGCBytes(bigData)
-	}
-	ld, err := src.load()
+	ld, err := c.load(ctx, src, &settings)
 	if err != nil {
 		return err
 	}
-	if src.entries() {
-		debug.FreeOSMemory() // the files' arrays, copied into the operator
-	}
-	if ctx.Err() != nil {
-		return exitError{fmt.Errorf("interrupted while %s; nothing written", *phase.Load()), exitInterrupted}
-	}
-	if err := fitRank(ld, ff.rank, settings); err != nil {
-		return err
-	}
-	if rank0() {
-		warnRank(stderr, ld)
-		if _, synthetic := src.(*synthetic); of.out == "" && !synthetic && !of.json {
-			fmt.Fprintln(stderr, "scaledsm solve: warning: no --out: the factors will not be written")
-		}
-	}
-	if e := ld.entries; e != nil && (e.json.EmptyRows > 0 || e.json.EmptyCols > 0) {
-		fmt.Fprintf(stderr, "scaledsm solve: warning: %d rows and %d columns have no entry to fit; their factors stay at zero, and their entries are not recovered\n",
-			e.json.EmptyRows, e.json.EmptyCols)
-	}
-	setPhase("initializing")
-	if err := sf.complete(ctx, &settings, ld); err != nil {
-		if ctx.Err() != nil {
-			return exitError{errors.New("interrupted while initializing; nothing written"), exitInterrupted}
-		}
-		return inputFlag(inputFlag(inputFlag(err, solverInputs), startInputs), src.inputs())
-	}
-	if src.entries() {
-		debug.FreeOSMemory() // the initialization's buffers, before the run's
-	}
-	setup := time.Since(started)
 	setPhase("solving")
 	if t, ok := world.(*timedReducer); ok {
 		t.reset()
 	}
 	bar := newProgress(stderr, settings)
-	if bar != nil && rank0() && !of.json {
+	if bar != nil && rank0() && !c.of.json {
 		settings.Recorder = bar.record
 	}
 	t1 := time.Now()
@@ -543,31 +440,163 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return inputFlag(inputFlag(err, solverInputs), src.inputs())
 	}
-	sum := &summary{shapeJSON: ld.shape, drawJSON: ld.draw, filesJSON: ld.files, runJSON: newRunJSON(settings, res),
-		timingJSON: newTimingJSON(res, time.Since(t1)), began: started}
-	sum.rankJSON = newRankJSON(settings, res)
-	sum.setRank(ld, settings, res)
+	return c.report(ld, settings, res, time.Since(t1))
+}
+
+// ratingsModel returns the model of a ratings file ("" without one),
+// having checked that the flags given suit it.
+func (c *solveCmd) ratingsModel() (string, error) {
+	ef, rf := &c.ef, &c.rf
+	if ef.ratings == "" {
+		if err := rf.rejectOutside("this problem"); err != nil {
+			return "", err
+		}
+		if rf.columns != "" {
+			return "", badFlag("columns", rf.columns, "applies to --ratings")
+		}
+		return "", nil
+	}
+	for _, other := range [][2]string{{"rows", ef.rows}, {"cols", ef.cols}, {"values", ef.values}, {"masked", ef.masked}} {
+		if other[1] != "" {
+			return "", badFlag("ratings", ef.ratings, "give either --"+other[0]+" or --ratings, not both")
+		}
+	}
+	model, err := rf.ratingsModel()
+	if err != nil || model != modelLowRank {
+		return model, err
+	}
+	set := setFlags(c.fs)
+	for _, name := range recommendOnly[1:] {
+		if set[name] {
+			return "", badFlag(name, flagValue(c.fs, name), "applies to --model bayes or ridge, not to the plain low-rank completion (--model lowrank)")
+		}
+	}
+	return model, nil
+}
+
+// source returns where the problem comes from: entries, sensing files,
+// or a synthetic draw.
+func (c *solveCmd) source() (source, error) {
+	switch {
+	case c.ef.given():
+		if c.ff.given() {
+			return nil, badFlag("sensing", c.ff.sensing+c.ff.quadratic, "give either --sensing/--quadratic files or entries (--rows, --ratings, --masked), not both")
+		}
+		e, err := c.ef.config(&c.ff, &c.sp)
+		if err != nil {
+			return nil, err
+		}
+		e.layout, err = c.rf.layout()
+		return e, err
+	case c.ff.given():
+		if err := c.ef.reject("--sensing or --quadratic files"); err != nil {
+			return nil, err
+		}
+		return c.ff.config(c.sp.ps, c.sp.n2)
+	}
+	if err := c.ff.rejectInSynthetic(); err != nil {
+		return nil, err
+	}
+	if err := c.ef.reject("a synthetic problem"); err != nil {
+		return nil, err
+	}
+	return c.sp.config()
+}
+
+// settings returns the solver's settings for the problem of src, having
+// checked the outputs and the memory the solve needs.
+func (c *solveCmd) settings(src source) (scaledsm.Settings, error) {
+	settings, err := c.sf.settings(src.oracle(), src.truth(), src.entries())
+	if err != nil {
+		return settings, err
+	}
+	if err := c.st.apply(&settings, seedOf(src)); err != nil {
+		return settings, err
+	}
+	if rank0() {
+		if err := c.of.check(); err != nil {
+			return settings, err
+		}
+		if err := c.of.refuseInputs(&c.ff, &c.ef); err != nil {
+			return settings, err
+		}
+	}
+	// --rank auto and AutoRidge (which validates only without a truth)
+	// hold the entries a second time, split.
+	validating := src.entries() && (c.ff.rank == scaledsm.AutoRank || settings.Ridge == scaledsm.AutoRidge && !src.truth())
+	return settings, checkMemory(src, validating)
+}
+
+// load reads or draws the problem of src, warns of what it lacks, and
+// completes the settings from its initialization.
+func (c *solveCmd) load(ctx context.Context, src source, settings *scaledsm.Settings) (*loaded, error) {
+	_, synthetic := src.(*synthetic)
+	setPhase(map[bool]string{true: "drawing the problem", false: "reading the problem"}[synthetic])
+	if src.entries() {
+		// Entries hold no pointers: a tight collector costs little and
+		// keeps the heap near what is live (LIBMF's footprint is the bar).
+		mem.TuneGC(mem.BigData)
+	}
+	ld, err := src.load()
+	if err != nil {
+		return nil, err
+	}
+	if src.entries() {
+		debug.FreeOSMemory() // the files' arrays, copied into the operator
+	}
+	if ctx.Err() != nil {
+		return nil, exitError{fmt.Errorf("interrupted while %s; nothing written", *phase.Load()), exitInterrupted}
+	}
+	if err := fitRank(ld, c.ff.rank, *settings); err != nil {
+		return nil, err
+	}
+	if rank0() {
+		warnRank(c.stderr, ld)
+		if c.of.out == "" && !synthetic && !c.of.json {
+			fmt.Fprintln(c.stderr, "scaledsm solve: warning: no --out: the factors will not be written")
+		}
+	}
+	if e := ld.entries; e != nil && (e.json.EmptyRows > 0 || e.json.EmptyCols > 0) {
+		fmt.Fprintf(c.stderr, "scaledsm solve: warning: %d rows and %d columns have no entry to fit; their factors stay at zero, and their entries are not recovered\n",
+			e.json.EmptyRows, e.json.EmptyCols)
+	}
+	setPhase("initializing")
+	if err := c.sf.complete(ctx, settings, ld); err != nil {
+		if ctx.Err() != nil {
+			return nil, exitError{errors.New("interrupted while initializing; nothing written"), exitInterrupted}
+		}
+		return nil, inputFlag(inputFlag(inputFlag(err, solverInputs), startInputs), src.inputs())
+	}
+	if src.entries() {
+		debug.FreeOSMemory() // the initialization's buffers, before the run's
+	}
+	ld.setup = time.Since(started)
+	return ld, nil
+}
+
+// report summarizes the solve, writes its results and prints the summary.
+func (c *solveCmd) report(ld *loaded, settings scaledsm.Settings, res *scaledsm.Result, solve time.Duration) error {
+	sum := &report.Summary{Shape: ld.shape, Draw: ld.draw, Inputs: ld.files, Run: report.NewRun(settings, res),
+		Timing: report.NewTiming(res, solve), Choices: report.NewChoices(settings, res), Began: started}
+	sum.SetRank(ld.problem.Rank, settings, res)
 	var extra []namedWriter
 	if e := ld.entries; e != nil {
-		e.testErrors(res.Factors)
+		e.json.SetTest(res.Factors, e.test)
 		if res.Status != scaledsm.Diverged {
 			if err := e.outlierSupport(ld.problem, res.Factors); err != nil {
 				return err
 			}
 		}
-		sum.entriesJSON = &e.json
-		if of.out != "" {
+		sum.Entries = &e.json
+		if c.of.out != "" {
 			extra = e.outputs(ld.problem, res.Factors)
 		}
 	}
-	sum.Source = "synthetic"
-	if ld.files != nil {
-		sum.Source = "files"
-	}
+	sum.Source = map[bool]string{true: "files", false: "synthetic"}[ld.files != nil]
 	if p, ok := settings.Step.(scaledsm.Polyak); ok {
-		sum.FStar = finite(p.FStar)
+		sum.FStar = report.Finite(p.FStar)
 	}
-	sum.SetupSeconds = setup.Seconds()
+	sum.SetupSeconds = ld.setup.Seconds()
 	sum.Interrupted = res.Status == scaledsm.Interrupted
 	rankFigures(sum, ld.problem, res.Iterations)
 	settled = true // the last collective
@@ -575,20 +604,20 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 		return outcome(res, io.Discard, "")
 	}
 	setPhase(writingPhase)
-	if err := writeResults(&of, sum, res, extra); err != nil {
+	if err := writeResults(&c.of, sum, res, extra); err != nil {
 		return err
 	}
-	sum.stamp()
-	if of.json {
-		enc := json.NewEncoder(stdout)
+	sum.Stamp()
+	if c.of.json {
+		enc := json.NewEncoder(c.stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(sum); err != nil {
 			return err
 		}
 	} else {
-		sum.print(stdout, of.out)
+		sum.Print(c.stdout, c.of.out)
 	}
-	return outcome(res, stderr, of.out)
+	return outcome(res, c.stderr, c.of.out)
 }
 
 // outcome returns the error that gives a finished solve its exit code, and
@@ -600,13 +629,13 @@ func outcome(res *scaledsm.Result, stderr io.Writer, out string) error {
 	}
 	switch {
 	case res.Status == scaledsm.Interrupted:
-		msg := "interrupted after " + iterations(res.Iterations)
+		msg := "interrupted after " + report.Iterations(res.Iterations)
 		if out != "" {
 			msg += "; the partial result is in " + out
 		}
 		return exitError{errors.New(msg), exitInterrupted}
 	case res.Status.Failed():
-		msg := fmt.Sprintf("the solve failed: %v after %s", res.Status, iterations(res.Iterations))
+		msg := fmt.Sprintf("the solve failed: %v after %s", res.Status, report.Iterations(res.Iterations))
 		if n := len(res.Trace); res.Status == scaledsm.Diverged && n > 1 {
 			msg += fmt.Sprintf(" (the loss went from %.3g to %.3g)", res.Trace[0].Loss, res.Trace[n-1].Loss)
 		}
@@ -618,20 +647,12 @@ func outcome(res *scaledsm.Result, stderr io.Writer, out string) error {
 	case res.Status == scaledsm.IterationLimit:
 		fmt.Fprintf(stderr, "scaledsm solve: warning: stopped at the iteration limit (%d) %s, short of --tol\n", res.Iterations, at)
 	case res.Status == scaledsm.Partial:
-		r := runJSON{UnfittedRows: res.UnfittedRows, UnfittedCols: res.UnfittedCols, GrossRows: res.GrossRows, GrossCols: res.GrossCols}
-		fmt.Fprintf(stderr, "scaledsm solve: warning: X stopped changing after %s, but on data declared free of outliers it leaves %s: not recovered there\n", iterations(res.Iterations), r.localized())
+		r := report.Run{UnfittedRows: res.UnfittedRows, UnfittedCols: res.UnfittedCols, GrossRows: res.GrossRows, GrossCols: res.GrossCols}
+		fmt.Fprintf(stderr, "scaledsm solve: warning: X stopped changing after %s, but on data declared free of outliers it leaves %s: not recovered there\n", report.Iterations(res.Iterations), r.Localized())
 	case res.Status == scaledsm.Stalled:
-		fmt.Fprintf(stderr, "scaledsm solve: warning: stalled after %s %s: the step rule gave a zero step\n", iterations(res.Iterations), at)
+		fmt.Fprintf(stderr, "scaledsm solve: warning: stalled after %s %s: the step rule gave a zero step\n", report.Iterations(res.Iterations), at)
 	}
 	return nil
-}
-
-// iterations returns "1 iteration" or "n iterations".
-func iterations(n int) string {
-	if n == 1 {
-		return "1 iteration"
-	}
-	return fmt.Sprintf("%d iterations", n)
 }
 
 // factorFiles are the names of every factor file a solve may write.
@@ -651,7 +672,7 @@ func factorNames(s scaledsm.Status) (l, r string) {
 // writeResults writes --out's files (each complete or not at all, the set
 // renamed into place together), with the extra files of the model, and
 // --trace.
-func writeResults(of *outputFlags, sum *summary, res *scaledsm.Result, extra []namedWriter) error {
+func writeResults(of *outputFlags, sum *report.Summary, res *scaledsm.Result, extra []namedWriter) error {
 	if of.out != "" {
 		// Another solve into the same directory waits, so that it holds
 		// one solve's complete set of files.
@@ -673,9 +694,9 @@ func writeResults(of *outputFlags, sum *summary, res *scaledsm.Result, extra []n
 		add := func(name string, write func(io.Writer) error) error {
 			return set.Add(filepath.Join(of.out, name), write)
 		}
-		err = add(lname, denseWriter(res.L))
+		err = add(lname, func(w io.Writer) error { return dataio.WriteDense(w, res.L) })
 		if err == nil && res.R != nil {
-			err = add(rname, denseWriter(res.R))
+			err = add(rname, func(w io.Writer) error { return dataio.WriteDense(w, res.R) })
 		}
 		for _, e := range extra {
 			if err == nil {
@@ -687,7 +708,7 @@ func writeResults(of *outputFlags, sum *summary, res *scaledsm.Result, extra []n
 		}
 		if err == nil {
 			err = add("summary.json", func(w io.Writer) error {
-				sum.stamp()
+				sum.Stamp()
 				enc := json.NewEncoder(w)
 				enc.SetIndent("", "  ")
 				return enc.Encode(sum)
@@ -715,18 +736,6 @@ func writeResults(of *outputFlags, sum *summary, res *scaledsm.Result, extra []n
 		}
 	}
 	return nil
-}
-
-// denseWriter returns a function writing a matrix as a float64 .npy array.
-func denseWriter(x *mat.Dense) func(io.Writer) error {
-	return func(w io.Writer) error {
-		r, c := x.Dims()
-		data := make([]float64, 0, r*c)
-		for i := range r {
-			data = append(data, x.RawRowView(i)...)
-		}
-		return dataio.WriteFloat64(w, []int{r, c}, data)
-	}
 }
 
 // writeTrace writes a trace as tidy CSV: one row per iteration, empty

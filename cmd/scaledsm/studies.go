@@ -79,7 +79,7 @@ func runStudies(args []string, stdout, stderr io.Writer) error {
 	}
 	ctx, stop := interruptContext()
 	defer stop()
-	if err := studies(ctx, *out, c, im, stdout, stderr); err != nil {
+	if err := studies(ctx, *out, studyConfig{c, im}, stdout, stderr); err != nil {
 		return err
 	}
 	return writeReport(*out, stdout, stderr)
@@ -98,7 +98,14 @@ func prepareOut(dir string) error {
 
 // studies runs the completion and image studies and writes their files
 // into dir, each study's set together (its record last).
-func studies(ctx context.Context, dir string, c experiment.CompletionConfig, im experiment.ImageConfig, stdout, stderr io.Writer) error {
+// studyConfig is the completion and the image studies' grids.
+type studyConfig struct {
+	completion experiment.CompletionConfig
+	image      experiment.ImageConfig
+}
+
+func studies(ctx context.Context, dir string, cfg studyConfig, stdout, stderr io.Writer) error {
+	c, im := cfg.completion, cfg.image
 	interrupted := func(what string) error {
 		return exitError{fmt.Errorf("interrupted during the %s; its files were not written", what), exitInterrupted}
 	}

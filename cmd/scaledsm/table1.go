@@ -1,10 +1,10 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/scaledsm/scaledsm/experiment"
@@ -72,20 +72,12 @@ func runTable1(args []string, stdout, stderr io.Writer) error {
 		}
 		return err
 	}
-	files := []struct {
-		name  string
-		write func(io.Writer) error
-	}{
-		{"table1.csv", res.WriteCSV},
-		{"table1_steps.csv", res.WriteStepsCSV},
-		{"table1.md", res.WriteMarkdown},
-		{"table1.png", func(w io.Writer) error { return res.WritePlot(w, "png") }},
-		{"table1.svg", func(w io.Writer) error { return res.WritePlot(w, "svg") }},
-	}
-	for _, f := range files {
-		if err := atomicio.WriteFile(filepath.Join(*out, f.name), f.write); err != nil {
-			return fmt.Errorf("writing %s: %w", f.name, err)
+	if err := res.WriteFiles(*out); err != nil {
+		var fe *atomicio.FileError
+		if errors.As(err, &fe) {
+			return fmt.Errorf("writing %s: %w", fe.Name, fe.Err)
 		}
+		return err
 	}
 	if err := res.WriteMarkdown(stdout); err != nil {
 		return err

@@ -3,6 +3,7 @@ package mem
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"math"
 	"os"
 	"strconv"
@@ -17,7 +18,7 @@ import (
 // systems other than Linux), and then the caller cannot check.
 func Available() (bytes int64, ok bool) {
 	avail := int64(math.MaxInt64)
-	if kb, found := meminfo("/proc/meminfo", "MemAvailable:"); found {
+	if kb, found := ProcKB("/proc/meminfo", "MemAvailable:"); found {
 		avail, ok = kb*1024, true
 	}
 	for _, pair := range [][2]string{
@@ -33,9 +34,9 @@ func Available() (bytes int64, ok bool) {
 	return avail, ok
 }
 
-// meminfo returns the value in kB of the line of a /proc/meminfo file that
-// starts with key.
-func meminfo(path, key string) (int64, bool) {
+// ProcKB returns the value in kB of the line of a /proc file (meminfo,
+// status, smaps_rollup) whose first field is key ("VmHWM:").
+func ProcKB(path, key string) (int64, bool) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return 0, false
@@ -59,4 +60,39 @@ func readInt(path string) (int64, bool) {
 	}
 	v, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
 	return v, err == nil
+}
+
+// PeakRSS returns the peak resident set size of this process in bytes
+// (VmHWM), where /proc/self/status tells it (Linux).
+func PeakRSS() (int64, bool) {
+	kb, ok := ProcKB("/proc/self/status", "VmHWM:")
+	return kb * 1024, ok
+}
+
+// A TooBig error is memory that a piece of work needs beyond what the
+// machine has available.
+type TooBig struct {
+	Need, Available int64
+}
+
+func (e *TooBig) Error() string {
+	return fmt.Sprintf("needs about %s of memory but this machine has %s available", Format(e.Need), Format(e.Available))
+}
+
+// Check returns a *TooBig when need bytes exceed what Available says a
+// new allocation can count on, and nil when they fit or nothing tells.
+func Check(need int64) error {
+	avail, ok := Available()
+	if !ok || need <= avail {
+		return nil
+	}
+	return &TooBig{need, avail}
+}
+
+// Format returns a size in bytes as people read it: "512 MB", "24.0 GB".
+func Format(b int64) string {
+	if b < 1e9 {
+		return fmt.Sprintf("%.0f MB", float64(b)/1e6)
+	}
+	return fmt.Sprintf("%.1f GB", float64(b)/1e9)
 }

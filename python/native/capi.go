@@ -61,6 +61,7 @@ import (
 
 	"github.com/scaledsm/scaledsm"
 	"github.com/scaledsm/scaledsm/internal/mem"
+	"github.com/scaledsm/scaledsm/report"
 )
 
 // capiResult is a finished solve kept for scaledsm_fetch.
@@ -150,8 +151,12 @@ func capiSolve(c *C.scaledsm_call, warn io.Writer) (*capiResult, error) {
 	ff.register(fs)
 	sf.register(fs)
 	st.register(fs)
+	holdout := fs.Float64("holdout", 0, "entries: the fraction held out, whose test errors the summary reports")
 	if err := parseFlags(fs, args); err != nil {
 		return nil, err
+	}
+	if *holdout != 0 && (int(c.kind) != capiEntries || !(*holdout > 0 && *holdout < 1)) {
+		return nil, badFlag("holdout", *holdout, "applies to entries, as a fraction in (0, 1)")
 	}
 	// The operator and y come from memory; fileFlags checks the rest as
 	// with files (--rank, --ps, and no flag of a synthetic problem).
@@ -182,8 +187,9 @@ func capiSolve(c *C.scaledsm_call, warn io.Writer) (*capiResult, error) {
 
 	t0 := time.Now()
 	p := scaledsm.Problem{Rank: int(src.rank)}
-	shape := shapeJSON{Problem: "ms", N1: n1, N2: n2, Rank: src.rank.loadRank(), M: m}
-	files := &filesJSON{Operator: "A", Y: "y"}
+	var held scaledsm.HeldOut // --holdout's entries
+	shape := report.Shape{Problem: "ms", N1: n1, N2: n2, Rank: src.rank.loadRank(), M: m}
+	files := &report.Inputs{Operator: "A", Y: "y"}
 	switch kind {
 	case capiSensing:
 		var s *scaledsm.Sensing
@@ -223,6 +229,11 @@ func capiSolve(c *C.scaledsm_call, warn io.Writer) (*capiResult, error) {
 		op, y, err := scaledsm.NewEntries(n1, n2, rows, cols, values)
 		if err != nil {
 			return nil, err
+		}
+		if *holdout > 0 {
+			if op, y, held, err = op.HoldOut(y, *holdout, sp.seed, holdoutStream); err != nil {
+				return nil, err
+			}
 		}
 		p.Op, p.Y = op, y
 	}
@@ -272,16 +283,21 @@ func capiSolve(c *C.scaledsm_call, warn io.Writer) (*capiResult, error) {
 		return nil, inputFlag(inputFlag(err, solverInputs), fileInputs)
 	}
 	// The summary of solve with files, without the files' names.
-	sum := &summary{shapeJSON: ld.shape, runJSON: newRunJSON(settings, res), timingJSON: newTimingJSON(res, time.Since(t1)), began: t0}
-	sum.rankJSON = newRankJSON(settings, res)
-	sum.setRank(ld, settings, res)
+	sum := &report.Summary{Shape: ld.shape, Run: report.NewRun(settings, res), Timing: report.NewTiming(res, time.Since(t1)), Began: t0}
+	sum.Choices = report.NewChoices(settings, res)
+	sum.SetRank(ld.problem.Rank, settings, res)
 	sum.Source = "python"
+	if op, ok := ld.problem.Op.(*scaledsm.Entries); ok && *holdout > 0 {
+		sum.Entries = report.NewEntries(op)
+		sum.Entries.Holdout = holdout
+		sum.Entries.SetTest(res.Factors, held)
+	}
 	if pk, ok := settings.Step.(scaledsm.Polyak); ok {
-		sum.FStar = finite(pk.FStar)
+		sum.FStar = report.Finite(pk.FStar)
 	}
 	sum.SetupSeconds = setup.Seconds()
 	sum.Interrupted = res.Status == scaledsm.Interrupted
-	sum.stamp()
+	sum.Stamp()
 	js, err := json.Marshal(sum)
 	if err != nil {
 		return nil, err
@@ -318,12 +334,10 @@ func capiMemory(kind, m, n1, n2, rank int) error {
 	case capiEntries:
 		need += 8*(float64(n1)+1) + 12*float64(m) + 8*float64(n2)*r*capiMaxChunks
 	}
-	avail, ok := mem.Available()
-	if !ok || need <= float64(avail) {
-		return nil
+	if err := mem.Check(int64(math.Min(need, math.MaxInt64))); err != nil {
+		return exitError{fmt.Errorf("the problem %v", err), exitBadInput}
 	}
-	return exitError{fmt.Errorf("the problem needs about %s of memory but this machine has %s available",
-		gb(int64(math.Min(need, math.MaxInt64))), gb(avail)), exitBadInput}
+	return nil
 }
 
 // capiMaxChunks bounds the library's number of chunks of a pass, each of

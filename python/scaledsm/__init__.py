@@ -5,6 +5,7 @@ Chi), from NumPy: the Go library of the scaledsm command, called in process.
     solve_quadratic(a, y, rank, ...)      quadratic sampling, X = L Lᵀ
     complete(rows, cols, values, shape, rank, ...) or complete(S, rank=r)
                                           matrix completion from entries (or a scipy.sparse S)
+    predict(directory, rows, cols)        predictions from the fit a solve saved
     rpca(Y, rank, ...)                    robust PCA of a dense Y, NaN = missing
     Recommender(...).fit(users, items, ratings).predict(users, items)
                                           ratings: mean + biases + factors
@@ -12,7 +13,8 @@ Chi), from NumPy: the Go library of the scaledsm command, called in process.
 Every function takes the settings of `scaledsm solve` as keyword arguments
 with the flags' names and meanings (method, loss, step, eta, lam for
 --lambda, q, trim, ps, iters, tol, damping, ridge, init, init_scale, init_seed,
-restart;
+restart; holdout for complete and rpca, whose summary then has test_rmse,
+test_mae and test_fit_fraction on the entries held out);
 rank an integer or "auto"; precision="f32" for solve_sensing) and the same
 defaults, those of a problem read from files (auto steps, the
 initialization's median truncation unless ps or trim is given); truth=X*
@@ -42,7 +44,7 @@ from . import _native
 from ._call import interruptible
 from .recommender import Recommender
 
-__all__ = ["solve_sensing", "solve_quadratic", "complete", "rpca", "Result", "Interrupted", "Recommender"]
+__all__ = ["solve_sensing", "solve_quadratic", "complete", "rpca", "predict", "Result", "Interrupted", "Recommender"]
 
 TRACE_FIELDS = ("iteration", "rel_error", "change", "loss", "gap", "step", "step_length")
 
@@ -159,7 +161,7 @@ def _shape(v, name):
 _FLAGS = {"method": "method", "loss": "loss", "step": "step", "eta": "eta", "lam": "lambda",
           "q": "q", "trim": "trim", "ps": "ps", "iters": "iters", "tol": "tol",
           "damping": "damping", "ridge": "ridge", "init": "init", "init_scale": "init-scale", "init_seed": "init-seed",
-          "restart": "restart"}
+          "restart": "restart", "holdout": "holdout"}
 _PARAM = {flag: name for name, flag in _FLAGS.items()}
 _PARAM.update({"rank": "rank", "y": "y", "truth": "truth", "sensing": "A", "quadratic": "a"})
 
@@ -386,3 +388,27 @@ def rpca(Y, rank, *, truth=None, **settings):
         rows = np.repeat(np.arange(n1, dtype=np.int32), n2)
         cols = np.tile(np.arange(n2, dtype=np.int32), n1)
     return _entries(rows, cols, values, n1, n2, rank, settings, truth, problem="rpca")
+
+
+def predict(directory, rows, cols):
+    """Predicts entries from the fit that a solve saved in directory
+    (`scaledsm solve ... --out DIR`): a recommender's ratings (rows are user
+    ids, cols item ids; an unseen one is predicted from the biases), or
+    entries of X = L Rᵀ (row and column indices, or their ids when the
+    directory holds row_ids.npy and col_ids.npy). Returns a float64 array,
+    the predictions of the `predict` command to the bit."""
+    rows = np.ascontiguousarray(rows, dtype=np.int64)
+    cols = np.ascontiguousarray(cols, dtype=np.int64)
+    if rows.ndim != 1 or rows.shape != cols.shape:
+        raise ValueError("rows and cols: shapes %s and %s, want one of each per pair" % (rows.shape, cols.shape))
+    lib = _native.library()
+    out = np.empty(len(rows))
+    unseen = ctypes.c_int64(0)
+    msg = ctypes.create_string_buffer(2048)
+    d = str(directory).encode()
+    i64 = ctypes.POINTER(ctypes.c_int64)
+    code = lib.scaledsm_predict(d, len(d), rows.ctypes.data_as(i64), cols.ctypes.data_as(i64), len(rows),
+                                out.ctypes.data_as(ctypes.POINTER(ctypes.c_double)), ctypes.byref(unseen), msg, len(msg))
+    if code != 0:
+        raise ValueError("scaledsm: " + msg.value.decode("utf-8", "replace"))
+    return out

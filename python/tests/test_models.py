@@ -149,3 +149,29 @@ def test_every_fit_named():
     replaced = [f for f in one.fits if f["kind"] == "not kept"]
     assert not one.summary.get("restarted") and len(replaced) == 1 and replaced[0]["init_trim"] == "none"
     assert all(f["kind"] == "validation" for f in one.fits[1:]) and one.status == "plateau"
+
+
+def test_holdout_and_predict(tmp_path, cli):
+    """complete(holdout=) reports the errors on the entries held out, as
+    solve --holdout does; predict() gives the predict command's bits."""
+    import subprocess
+    rows, cols, values, X = completion(seed=2)
+    res = scaledsm.complete(rows, cols, values, X.shape, 3, holdout=0.1)
+    assert 0 < res.test_entries < len(rows) and res.test_fit_fraction > 0.9  # all but the outliers
+    d = tmp_path / "fit"
+    for name, a in (("rows", rows.astype(np.int32)), ("cols", cols.astype(np.int32)), ("values", values)):
+        np.save(tmp_path / (name + ".npy"), a)
+    np.save(tmp_path / "pairs.npy", np.array([[0, 1], [5, 7], [2, 2]]))
+
+    def run(*args):
+        p = subprocess.run([cli] + [str(a) for a in args], capture_output=True, text=True)
+        assert p.returncode == 0, p.stderr
+
+    run("solve", "--rows", tmp_path / "rows.npy", "--cols", tmp_path / "cols.npy", "--values", tmp_path / "values.npy",
+        "--shape", "%dx%d" % X.shape, "--rank", "3", "--out", d)
+    run("predict", "--factors", d, "--pairs", tmp_path / "pairs.npy", "--out", tmp_path / "p.npy")
+    got = scaledsm.predict(d, [0, 5, 2], [1, 7, 2])
+    assert np.array_equal(got, np.load(tmp_path / "p.npy"))
+    assert np.allclose(got, X[[0, 5, 2], [1, 7, 2]], atol=1e-8)
+    with pytest.raises(ValueError, match="pair 0: row 500 lies outside the 120 rows"):
+        scaledsm.predict(d, [500], [0])

@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"bufio"
@@ -16,6 +16,7 @@ import (
 	"github.com/scaledsm/scaledsm"
 	"github.com/scaledsm/scaledsm/dataio"
 	"github.com/scaledsm/scaledsm/internal/atomicio"
+	"github.com/scaledsm/scaledsm/internal/mem"
 	"github.com/scaledsm/scaledsm/synth"
 )
 
@@ -177,7 +178,7 @@ func timeProcess(name string, args []string) (float64, float64, error) {
 		tick := time.NewTicker(2 * time.Millisecond)
 		defer tick.Stop()
 		for {
-			if kb, ok := procKB(status, "VmHWM:"); ok {
+			if kb, ok := mem.ProcKB(status, "VmHWM:"); ok {
 				hwm = max(hwm, kb)
 			}
 			select {

@@ -1,7 +1,6 @@
-package main
+package bench
 
 import (
-	"bufio"
 	"math"
 	"os"
 	"slices"
@@ -30,35 +29,6 @@ func intsToFloats(v []int) []float64 {
 		out[i] = float64(x)
 	}
 	return out
-}
-
-// peakRSS returns the peak resident set size of this process in bytes
-// (VmHWM), where /proc/self/status tells it (Linux).
-func peakRSS() (int64, bool) {
-	kb, ok := procKB("/proc/self/status", "VmHWM:")
-	return kb * 1024, ok
-}
-
-// procKB returns the value in kB of the line of a /proc file that starts
-// with key.
-func procKB(path, key string) (int64, bool) {
-	f, err := os.Open(path)
-	if err != nil {
-		return 0, false
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), key); ok {
-			fields := strings.Fields(rest)
-			if len(fields) == 2 && fields[1] == "kB" {
-				if kb, err := strconv.ParseInt(fields[0], 10, 64); err == nil {
-					return kb, true
-				}
-			}
-		}
-	}
-	return 0, false
 }
 
 // loadAverage returns the 1-minute load average, where /proc/loadavg

@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"context"
@@ -12,14 +12,15 @@ import (
 	"github.com/scaledsm/scaledsm"
 	"github.com/scaledsm/scaledsm/internal/cputime"
 	"github.com/scaledsm/scaledsm/internal/kernel"
+	"github.com/scaledsm/scaledsm/internal/mem"
 	"github.com/scaledsm/scaledsm/synth"
 )
 
-// benchOpts are the options a child process runs its case with.
-type benchOpts struct {
-	quick bool
-	iters int
-	membw float64 // GB/s read by --membw's program just before; 0 without it
+// Options are the options a child process runs its case with.
+type Options struct {
+	Quick    bool
+	Iters    int
+	MembwGBs float64 // GB/s read by --membw's program just before; 0 without it
 }
 
 // completionCase is the shape of a matrix completion case: n1×n2, rank r,
@@ -39,24 +40,24 @@ var completionCases = map[string]completionCase{
 	"netflix-1e8": {480_189, 17_770, 10, 1e8},
 }
 
-// benchCase runs one case in this process and returns its measurements.
-func benchCase(name string, o benchOpts) (*benchResult, error) {
+// RunCase runs one case in this process and returns its measurements.
+func RunCase(name string, o Options) (*Result, error) {
 	if _, ok := completionCases[name]; ok {
 		return completionBench(name, o)
 	}
 	res := newBenchResult(name, o)
 	var cfg synth.Config
 	switch {
-	case name == "quadratic" && o.quick:
+	case name == "quadratic" && o.Quick:
 		cfg = synth.Config{Kind: synth.Quadratic, N1: 20, Rank: 2}
 	case name == "quadratic":
 		cfg = synth.Config{Kind: synth.Quadratic, N1: 100, Rank: 5}
-	case slices.Contains(benchCases, name) && o.quick:
+	case slices.Contains(Cases, name) && o.Quick:
 		cfg = synth.Config{Kind: synth.Sensing, N1: 20, Rank: 3}
-	case slices.Contains(benchCases, name):
+	case slices.Contains(Cases, name):
 		cfg = synth.Config{Kind: synth.Sensing, N1: 100, Rank: 10}
 	default:
-		return nil, badFlag("child", name, "unknown case")
+		return nil, fmt.Errorf("unknown case")
 	}
 	cfg.Seed = 1
 	if name == "sensing-f32" {
@@ -66,7 +67,7 @@ func benchCase(name string, o benchOpts) (*benchResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	tuneGC(draw.Op)
+	mem.TuneGCFor(draw.Op)
 	res.Size = fmt.Sprintf("n=%d r=%d m=%d", draw.N1, draw.Rank, draw.M)
 	in, err := draw.Instance(synth.Setting{Kappa: 10, PS: 0.2, SNR: math.Inf(1)})
 	if err != nil {
@@ -79,10 +80,10 @@ func benchCase(name string, o benchOpts) (*benchResult, error) {
 	}
 	init := &spec
 	floor := newFloor(draw.Op, problem.Y)
-	floor.setMembw(o.membw)
+	floor.setMembw(o.MembwGBs)
 	res.DataMB = float64(floor.bytes) / 1e6
 
-	iters := o.iters
+	iters := o.Iters
 	if iters == 0 {
 		iters = map[string]int{"quadratic": 1000, "sweep-109": 6}[name]
 		if iters == 0 {
@@ -153,15 +154,15 @@ func benchCase(name string, o benchOpts) (*benchResult, error) {
 }
 
 // newBenchResult starts the result of a case.
-func newBenchResult(name string, o benchOpts) *benchResult {
-	res := &benchResult{Case: name, Kernel: kernel.Active(), Procs: runtime.GOMAXPROCS(0), Quick: o.quick}
+func newBenchResult(name string, o Options) *Result {
+	res := &Result{Case: name, Kernel: kernel.Active(), Procs: runtime.GOMAXPROCS(0), Quick: o.Quick}
 	res.Load = append(res.Load, loadAverage()...)
 	return res
 }
 
 // setTimes records the iteration times of a single run: their median and
 // the least, and the median's ratio to the floor.
-func (res *benchResult) setTimes(times []float64, f *floor) {
+func (res *Result) setTimes(times []float64, f *floor) {
 	res.Iterations = len(times)
 	res.MsPerIter = median(times)
 	res.BestMsPerIter = slices.Min(times)
@@ -170,7 +171,7 @@ func (res *benchResult) setTimes(times []float64, f *floor) {
 
 // setCPUShare records the CPU time since c0 over the wall time since t0
 // and GOMAXPROCS.
-func (res *benchResult) setCPUShare(c0 time.Duration, t0 time.Time) {
+func (res *Result) setCPUShare(c0 time.Duration, t0 time.Time) {
 	if wall := time.Since(t0); wall > 0 {
 		res.CPUShare = (cputime.Process() - c0).Seconds() / (wall.Seconds() * float64(res.Procs))
 	}
@@ -178,7 +179,7 @@ func (res *benchResult) setCPUShare(c0 time.Duration, t0 time.Time) {
 
 // finish records the floor and the memory of the process, and checks the
 // memory limit where the case has one.
-func (res *benchResult) finish(f *floor) {
+func (res *Result) finish(f *floor) {
 	res.FloorMs = f.value()
 	res.GoFloorMs = f.goMs()
 	res.FloorMedianMs = median(f.ms)
@@ -186,7 +187,7 @@ func (res *benchResult) finish(f *floor) {
 		c := f.cMs
 		res.MembwFloorMs = &c
 	}
-	if rss, ok := peakRSS(); ok {
+	if rss, ok := mem.PeakRSS(); ok {
 		mb := float64(rss) / 1e6
 		res.PeakRSSMB = &mb
 		if res.MemoryLimitMB != nil {
@@ -194,7 +195,7 @@ func (res *benchResult) finish(f *floor) {
 			res.MemoryMet = &met
 		}
 	}
-	if kb, ok := procKB("/proc/self/smaps_rollup", "AnonHugePages:"); ok {
+	if kb, ok := mem.ProcKB("/proc/self/smaps_rollup", "AnonHugePages:"); ok {
 		mb := float64(kb) * 1024 / 1e6
 		res.HugePagesMB = &mb
 	}

@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"fmt"
@@ -12,6 +12,7 @@ import (
 	"github.com/scaledsm/scaledsm"
 	"github.com/scaledsm/scaledsm/internal/cputime"
 	"github.com/scaledsm/scaledsm/internal/kernel"
+	"github.com/scaledsm/scaledsm/internal/mem"
 	"github.com/scaledsm/scaledsm/synth"
 )
 
@@ -26,10 +27,10 @@ import (
 // spectral estimate: an iteration costs the same from anywhere, and the
 // case times iterations. The problem carries no truth (as real data do),
 // so the solver forms no fits.
-func completionBench(name string, o benchOpts) (*benchResult, error) {
+func completionBench(name string, o Options) (*Result, error) {
 	res := newBenchResult(name, o)
 	cc := completionCases[name]
-	if o.quick {
+	if o.Quick {
 		cc = completionCase{2000, 2000 * cc.n2 / cc.n1, 5, 2e4}
 	}
 	t := time.Now()
@@ -44,7 +45,7 @@ func completionBench(name string, o benchOpts) (*benchResult, error) {
 	}
 	gen := msSince(t)
 	res.GenerateMs = &gen
-	tuneGC(draw.Op)
+	mem.TuneGCFor(draw.Op)
 	res.Size = fmt.Sprintf("%d×%d r=%d m=%d", draw.N1, draw.N2, draw.Rank, draw.M)
 	problem := scaledsm.Problem{Op: in.Op, Y: in.Y, Rank: draw.Rank}
 	init := scaledsm.Factors{L: &mat.Dense{}, R: &mat.Dense{}}
@@ -52,9 +53,9 @@ func completionBench(name string, o benchOpts) (*benchResult, error) {
 	init.R.Scale(1.1, in.Star.R)
 
 	floor := newFloor(draw.Op, problem.Y)
-	floor.setMembw(o.membw)
+	floor.setMembw(o.MembwGBs)
 	res.DataMB = float64(floor.bytes) / 1e6
-	iters := o.iters
+	iters := o.Iters
 	if iters == 0 {
 		iters = 12
 	}

@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"bytes"
@@ -105,7 +105,7 @@ func firstLine(s, alt string) string {
 
 // addBLASAnchor times the sweep's products with NumPy's BLAS, on as many
 // threads as the case had, and records them beside the batched iteration.
-func addBLASAnchor(r *benchResult, python string) {
+func addBLASAnchor(r *Result, python string) {
 	a, note := runBLASAnchor(python, r.SweepRows, r.SweepLength, r.Runs, r.Procs)
 	if a == nil {
 		r.BLASNote = note

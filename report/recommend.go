@@ -1,0 +1,121 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/scaledsm/scaledsm/internal/csvfmt"
+	"github.com/scaledsm/scaledsm/recommend"
+)
+
+// Recommender is the summary of a recommender's solve.
+type Recommender struct {
+	Problem   string               `json:"problem"` // "ratings"
+	Model     string               `json:"model"`
+	Ratings   string               `json:"ratings_file"`
+	Count     int                  `json:"ratings"`
+	Users     int                  `json:"users"`
+	Items     int                  `json:"items"`
+	Observed  float64              `json:"observed"` // the fraction of the user-item pairs rated
+	Min       float64              `json:"min"`
+	Max       float64              `json:"max"`
+	Status    string               `json:"status"` // "fitted" or "interrupted"
+	Seconds   float64              `json:"seconds"`
+	Rank      int                  `json:"rank"`       // of each sweep's factors
+	ModelRank int                  `json:"model_rank"` // columns of L and R
+	Sweeps    int                  `json:"sweeps"`     // of the final fit
+	Nu        float64              `json:"nu"`         // 0: Gaussian
+	Penalty   float64              `json:"penalty"`    // ridge
+	NoiseSD   float64              `json:"noise_sd"`   // bayes
+	Seed      uint64               `json:"seed"`
+	Selection *recommend.Selection `json:"selection,omitempty"`
+	// Evaluation on --holdout or --test.
+	Holdout  *float64    `json:"holdout,omitempty"`
+	TestFile string      `json:"test_file,omitempty"`
+	Test     *Evaluation `json:"test,omitempty"`
+	Files    []string    `json:"files,omitempty"`
+}
+
+// Evaluation is the model's and the baselines' errors on test ratings.
+type Evaluation struct {
+	Ratings    int     `json:"ratings"`
+	Unseen     int     `json:"unseen"` // with a user or an item not in the training ratings
+	RMSE       float64 `json:"test_rmse"`
+	MAE        float64 `json:"test_mae"`
+	MeanRMSE   float64 `json:"global_mean_rmse"`
+	MeanMAE    float64 `json:"global_mean_mae"`
+	BiasesRMSE float64 `json:"biases_rmse"`
+	BiasesMAE  float64 `json:"biases_mae"`
+}
+
+// NewRecommender summarizes a fitted model.
+func NewRecommender(model, path string, train recommend.Ratings, m *recommend.Model) *Recommender {
+	return &Recommender{Problem: "ratings", Model: model, Ratings: path, Count: train.Len(),
+		Users: len(m.Users), Items: len(m.Items), Observed: float64(train.Len()) / (float64(len(m.Users)) * float64(len(m.Items))),
+		Min: m.Min, Max: m.Max, Status: "fitted", Rank: m.Info.Rank, ModelRank: m.Rank(), Sweeps: m.Info.Sweeps,
+		Nu: m.Info.Nu, Penalty: m.Info.Lambda, NoiseSD: m.Info.NoiseSD, Seed: m.Info.Seed, Selection: m.Info.Selection}
+}
+
+// Evaluate returns the errors of the model and of the baselines on test,
+// and the model's predictions.
+func Evaluate(m *recommend.Model, train, test recommend.Ratings) (*Evaluation, []float64, error) {
+	e, err := m.Evaluate(test)
+	if err != nil {
+		return nil, nil, err
+	}
+	mean, err := recommend.GlobalMean(train)
+	if err != nil {
+		return nil, nil, err
+	}
+	biases, err := recommend.Biases(train, recommend.DefaultBiasUser, recommend.DefaultBiasItem)
+	if err != nil {
+		return nil, nil, err
+	}
+	em, _ := mean.Evaluate(test)
+	eb, _ := biases.Evaluate(test)
+	return &Evaluation{Ratings: e.N, Unseen: e.Unseen, RMSE: e.RMSE, MAE: e.MAE,
+		MeanRMSE: em.RMSE, MeanMAE: em.MAE, BiasesRMSE: eb.RMSE, BiasesMAE: eb.MAE}, m.PredictAll(test.Users, test.Items, nil), nil
+}
+
+// Print prints the summary for a person.
+func (s *Recommender) Print(w io.Writer, out string) {
+	fmt.Fprintf(w, "problem    ratings from %s: %d ratings of %d items by %d users (%.2g%% of the pairs), scale [%s, %s]\n",
+		s.Ratings, s.Count, s.Items, s.Users, 100*s.Observed, csvfmt.Float(s.Min), csvfmt.Float(s.Max))
+	switch s.Model {
+	case recommend.Ridge.String():
+		fmt.Fprintf(w, "model      ridge: mean + user and item biases + rank-%d factors, least squares with penalty %s (ALS-WR), %d sweeps\n",
+			s.Rank, csvfmt.Float(s.Penalty), s.Sweeps)
+	default:
+		lik := fmt.Sprintf("Student-t likelihood (nu %s)", csvfmt.Float(s.Nu))
+		if s.Nu == 0 {
+			lik = "Gaussian likelihood"
+		}
+		fmt.Fprintf(w, "model      bayes: mean + user and item biases + rank-%d factors, %s; %d sweeps sampled and averaged (noise sd %.3g)\n",
+			s.Rank, lik, s.Sweeps, s.NoiseSD)
+	}
+	if sel := s.Selection; sel != nil {
+		var c []string
+		for _, k := range sel.Candidates {
+			label := fmt.Sprintf("rank %d", k.Rank)
+			if s.Model == recommend.Ridge.String() {
+				label += fmt.Sprintf(" penalty %s", csvfmt.Float(k.Lambda))
+			}
+			c = append(c, fmt.Sprintf("%s %.4f (%d sweeps)", label, k.RMSE, k.Best))
+		}
+		ch := sel.Candidates[sel.Chosen]
+		fmt.Fprintf(w, "selection  validation RMSE on %d held-out ratings (%.3g%%): %s; chose rank %d\n", sel.Ratings, 100*sel.Fraction, strings.Join(c, ", "), ch.Rank)
+	}
+	if t := s.Test; t != nil {
+		what := "test       " + s.TestFile
+		if s.Holdout != nil {
+			what = fmt.Sprintf("holdout    %.3g%% of the ratings", 100**s.Holdout)
+		}
+		fmt.Fprintf(w, "%s: %d ratings (%d with an unseen user or item): RMSE %.4f, MAE %.4f; global mean %.4f, %.4f; biases %.4f, %.4f\n",
+			what, t.Ratings, t.Unseen, t.RMSE, t.MAE, t.MeanRMSE, t.MeanMAE, t.BiasesRMSE, t.BiasesMAE)
+	}
+	fmt.Fprintf(w, "time       %.3g s\n", s.Seconds)
+	if out != "" {
+		fmt.Fprintf(w, "results    %s: %s\n", out, strings.Join(s.Files, ", "))
+	}
+}
