@@ -272,20 +272,26 @@ func LoadEntries(f EntryFiles) (rows, cols []int32, values []float64, err error)
 // readIndices reads the indices of a, each in [0, n).
 func readIndices(a *array, n int, what string) ([]int32, error) {
 	idx := mem.Make[int32](a.h.Len())
-	err := a.eachInt(func(k int, v int64) error {
+	err := a.eachIndex(n, what, func(k int, v int32) { idx[k] = v })
+	if err != nil {
+		return nil, err
+	}
+	return idx, nil
+}
+
+// eachIndex streams the indices of a, each checked to lie in [0, n) (the
+// n rows or columns that what names), to fn with their position.
+func (a *array) eachIndex(n int, what string, fn func(k int, v int32)) error {
+	return a.eachInt(func(k int, v int64) error {
 		if v < 0 || v >= int64(n) {
 			if v < 0 && a.h.Dtype[1] == 'u' {
 				return a.fail("entry [%d] exceeds 2^63, outside the %d %s [0, %d)", k, n, what, n)
 			}
 			return a.fail("entry [%d] is %d, outside the %d %s [0, %d)", k, v, n, what, n)
 		}
-		idx[k] = int32(v)
+		fn(k, int32(v))
 		return nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	return idx, nil
 }
 
 // Masked is a dense matrix read from a .npy file in which NaN marks a

@@ -342,15 +342,14 @@ func (s *fromEntries) read(ed *entryData, files *report.Inputs) (*scaledsm.Entri
 	switch s.fileFlag {
 	case "rows":
 		files.Operator, files.Cols, files.Y = s.flags.rows, s.flags.cols, s.flags.values
-		rows, cols, values, err := dataio.LoadEntries(dataio.EntryFiles{Rows: s.flags.rows, Cols: s.flags.cols, Values: s.flags.values, N1: s.n1, N2: s.n2})
-		if err != nil {
+		start, cols, y, err := dataio.LoadEntriesCSR(dataio.EntryFiles{Rows: s.flags.rows, Cols: s.flags.cols, Values: s.flags.values, N1: s.n1, N2: s.n2})
+		if ie := (*scaledsm.InputError)(nil); errors.As(err, &ie) {
+			return nil, nil, entriesError(err, "--rows "+s.flags.rows+", --cols "+s.flags.cols)
+		} else if err != nil {
 			return nil, nil, fileError(err)
 		}
-		op, y, err := scaledsm.NewEntries(s.n1, s.n2, rows, cols, values)
-		if err != nil {
-			return nil, nil, entriesError(err, "--rows "+s.flags.rows+", --cols "+s.flags.cols)
-		}
-		return op, y, nil
+		op, err := scaledsm.NewEntriesCSR(s.n1, s.n2, start, cols)
+		return op, y, err
 	case "ratings":
 		files.Operator = s.flags.ratings
 		rt, err := dataio.ReadRatingsLayout(s.flags.ratings, s.layout)
