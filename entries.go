@@ -272,9 +272,6 @@ func (e *Entries) Evaluate(ev *Evaluation) {
 		ev.scratch = make([]float64, nc*n2s)
 	}
 	parts := ev.scratch[:nc*n2s]
-	if len(ev.cursor) != e.n1 {
-		ev.cursor = make([]int, e.n1)
-	}
 	if ks != nil && len(ev.rowsKept) != e.n1 {
 		ev.rowsKept = make([]rowKept, e.n1)
 	}
@@ -291,12 +288,14 @@ func (e *Entries) Evaluate(ev *Evaluation) {
 	l, rr := ev.L.RawMatrix(), ev.R.RawMatrix()
 	gl := ev.GL.RawMatrix()
 	w := teamSize(len(e.cols) * r)
-	// Columns in tiles whose rows of R and of the partial GR stay in L2
-	// together: each chunk's rows are visited tile after tile, each row's
-	// entries of the tile a contiguous part of the row (the columns are
-	// sorted), so the additions to a row's gradient and sums and to a
-	// column's come in the same order as row by row: the same bits.
-	tile := max(256, tileBytes/((r+s)*8))
+	// Row after row, each row's rows of R and of the partial GR asked
+	// for ahead (see prefetchBytes). Visiting the rows tile after tile of
+	// columns, so that a tile's rows of R and GR stay in L2, was slower at
+	// every size measured, as a row's entries in a tile are too few to
+	// repay a call of the kernel: `scaledsm bench` (ms per iteration,
+	// 512 KB tiles against none, 27 Nov 2026) mc-1e6 99.8 against 44.1,
+	// mc-1e7 369 against 117, netflix-1e7 198 against 140, mc-1e8 998
+	// against 955, netflix-1e8 954 against 559; the same bits either way.
 	prefetch := e.n2*rr.Stride*8 > prefetchBytes
 	parallel(w, nc, func(c int) {
 		gr := parts[c*n2s : (c+1)*n2s]
@@ -307,50 +306,31 @@ func (e *Entries) Evaluate(ev *Evaluation) {
 			kept = ev.rowsKept[c0:c1]
 			clear(kept)
 		}
-		cursor := ev.cursor[c0:c1]
 		for i := c0; i < c1; i++ {
-			cursor[i-c0] = e.start[i]
+			lo, hi := e.start[i], e.start[i+1]
 			clear(gl.Data[i*gl.Stride : i*gl.Stride+r])
-		}
-		for t1 := tile; ; t1 += tile {
-			last := t1 >= e.n2
-			for i := c0; i < c1; i++ {
-				lo, end := cursor[i-c0], e.start[i+1]
-				hi := end
-				if !last {
-					hi = lo
-					for hi < end && int(e.cols[hi]) < t1 {
-						hi++
-					}
-				}
-				cursor[i-c0] = hi
-				if hi == lo {
-					continue
-				}
-				if prefetch && i+1 < c1 {
-					nlo := cursor[i+1-c0]
-					next := e.cols[nlo:min(nlo+(hi-lo), e.start[i+2])]
-					kernel.PrefetchRows(rr.Data, next, rr.Stride, r)
-					kernel.PrefetchRows(gr, next, s, s)
-					if ks != nil {
-						kernel.PrefetchRows(ev.Bounds.Cols, next, 1, 1)
-					}
-				}
-				var rk *rowKept
+			if hi == lo {
+				continue
+			}
+			if prefetch && i+1 < c1 {
+				next := e.cols[hi:e.start[i+2]]
+				kernel.PrefetchRows(rr.Data, next, rr.Stride, r)
+				kernel.PrefetchRows(gr, next, s, s)
 				if ks != nil {
-					rk = &kept[i-c0]
+					kernel.PrefetchRows(ev.Bounds.Cols, next, 1, 1)
 				}
-				var z []float64
-				if ev.Z != nil {
-					z = ev.Z[lo:hi]
-				} else {
-					z = ev.rowZ[c*longest : c*longest+hi-lo]
-				}
-				e.evaluateRow(ev, z, i, lo, hi, l.Data[i*l.Stride:i*l.Stride+r], gl.Data[i*gl.Stride:i*gl.Stride+r], rr.Data, rr.Stride, gr, s, ks, rk)
 			}
-			if last {
-				break
+			var rk *rowKept
+			if ks != nil {
+				rk = &kept[i-c0]
 			}
+			var z []float64
+			if ev.Z != nil {
+				z = ev.Z[lo:hi]
+			} else {
+				z = ev.rowZ[c*longest : c*longest+hi-lo]
+			}
+			e.evaluateRow(ev, z, i, lo, hi, l.Data[i*l.Stride:i*l.Stride+r], gl.Data[i*gl.Stride:i*gl.Stride+r], rr.Data, rr.Stride, gr, s, ks, rk)
 		}
 		if ks != nil {
 			for i := c0; i < c1; i++ {
@@ -470,10 +450,6 @@ func (e *Entries) evaluateRow(ev *Evaluation, z []float64, i, lo, hi int, li, g,
 // BenchmarkPassTrim 11.0 against 12.9 ms at 10,000 columns without them,
 // 32.5 against 31.1 ms at 100,000 with them).
 const prefetchBytes = 2 << 20
-
-// tileBytes is the size of the rows of R and of the partial GR that a tile
-// of columns keeps in cache: half of a 1 MB L2.
-const tileBytes = 512 << 10
 
 // Spectral's randomized subspace iteration: oversampling, the most
 // power iterations, the relative change of the top singular values at

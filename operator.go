@@ -103,7 +103,6 @@ type Evaluation struct {
 
 	scratch  []float64 // operator-owned workspace
 	kept     keptSums  // what TrimmedWeight's bounds kept (Entries)
-	cursor   []int     // Entries: each row's next entry in a pass by column tiles
 	rowsKept []rowKept // Entries: each row's kept sums within a pass
 	rowZ     []float64 // Entries without Z: each chunk's residuals of a row
 }
