@@ -532,7 +532,7 @@ func (s *Summary) printTime(w io.Writer) {
 	}
 	line += fmt.Sprintf("; %.3g s reading or drawing and initializing", s.SetupSeconds)
 	if s.WallSeconds > 0 {
-		line += fmt.Sprintf("; %.3g s evaluating and writing; %.3g s in all", s.FinishSeconds, s.WallSeconds)
+		line += fmt.Sprintf("; %s s evaluating and writing; %.3g s in all", seconds(s.FinishSeconds), s.WallSeconds)
 	}
 	fmt.Fprintf(w, "time       %s\n", line)
 }
@@ -663,4 +663,12 @@ func (r *Entries) SetSupport(s []float64, corrupted []bool) {
 	if outliers > 0 {
 		r.OutlierRecall = Finite(float64(tp) / float64(outliers))
 	}
+}
+
+// seconds returns v to three digits, or "<0.001" below a millisecond.
+func seconds(v float64) string {
+	if v < 1e-3 {
+		return "<0.001"
+	}
+	return fmt.Sprintf("%.3g", v)
 }
