@@ -31,14 +31,14 @@ const RestartTrim = 0.4
 // Start and Trim name is not tried again (an Init is taken for it: the
 // command line and AutoRidge compute that start ahead). A loss other than
 // TrimmedL2, several processes, a run stopped by the caller or at an
-// iteration limit below DefaultPlateauWindow, or settings with OneStart,
+// iteration limit too soon to judge it (see cutShort), or settings with OneStart,
 // are left as they are. Each later start has MaxIter iterations of its
 // own; Result.Fits names the fits not kept.
 func restart(ctx context.Context, p Problem, s Settings, res *Result, convex bool) (*Result, error) {
 	e, ok := p.Op.(*Entries)
 	if !ok || p.Reducer != nil || s.Loss != TrimmedL2 || s.OneStart ||
 		res.FitFraction >= exactFit || res.Status == Converged || res.Status == Interrupted || res.Status.Failed() ||
-		(res.Status == IterationLimit && res.Iterations < DefaultPlateauWindow) {
+		cutShort(res) {
 		return res, nil
 	}
 	again := TrimFraction(RestartTrim)

@@ -242,6 +242,7 @@ type Result struct {
 
 	// Fits are the fits Solve made besides this one, in order (see Fit).
 	Fits []Fit
+	fit  int // this fit's place in its Solve's log, from 1 (see fitLog)
 }
 
 // FitTolerance is the residual, relative to the median magnitude of the
