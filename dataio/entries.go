@@ -66,19 +66,8 @@ func openIndex(input, path string) (*array, error) {
 // -1, which every caller rejects as negative. It stops at fn's first error.
 func (a *array) eachInt(fn func(k int, v int64) error) error {
 	size, signed, order, _ := intKind(a.h.Dtype)
-	n := a.h.Len()
-	per := chunkBytes / size
-	buf := make([]byte, min(per, n)*size)
-	for off := 0; off < n; off += per {
-		cnt := min(per, n-off)
-		b := buf[:cnt*size]
-		if _, err := io.ReadFull(a.f, b); err != nil {
-			if err == io.EOF || err == io.ErrUnexpectedEOF {
-				return a.fail("truncated: the data ends before the %d values its header declares", n)
-			}
-			return &FileError{Input: a.input, Path: a.path, Err: readError(err)}
-		}
-		for k := range cnt {
+	return a.eachChunk(size, func(off int, b []byte) error {
+		for k := range len(b) / size {
 			var v int64
 			switch size {
 			case 1:
@@ -108,6 +97,28 @@ func (a *array) eachInt(fn func(k int, v int64) error) error {
 			if err := fn(off+k, v); err != nil {
 				return err
 			}
+		}
+		return nil
+	})
+}
+
+// eachChunk streams the data of a, items of size bytes, in file order, to
+// fn a chunk at a time with the position of its first item. It stops at
+// fn's first error.
+func (a *array) eachChunk(size int, fn func(off int, b []byte) error) error {
+	n := a.h.Len()
+	per := chunkBytes / size
+	buf := make([]byte, min(per, n)*size)
+	for off := 0; off < n; off += per {
+		b := buf[:min(per, n-off)*size]
+		if _, err := io.ReadFull(a.f, b); err != nil {
+			if err == io.EOF || err == io.ErrUnexpectedEOF {
+				return a.fail("truncated: the data ends before the %d values its header declares", n)
+			}
+			return &FileError{Input: a.input, Path: a.path, Err: readError(err)}
+		}
+		if err := fn(off, b); err != nil {
+			return err
 		}
 	}
 	return nil

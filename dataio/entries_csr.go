@@ -109,19 +109,8 @@ func duplicate(rows []int32, f EntryFiles, i, j int32) error {
 // It stops at fn's first error.
 func (a *array) eachFloat(fn func(k int, v float64) error) error {
 	size, order, _ := floatKind(a.h.Dtype)
-	n := a.h.Len()
-	per := chunkBytes / size
-	buf := make([]byte, min(per, n)*size)
-	for off := 0; off < n; off += per {
-		cnt := min(per, n-off)
-		b := buf[:cnt*size]
-		if _, err := io.ReadFull(a.f, b); err != nil {
-			if err == io.EOF || err == io.ErrUnexpectedEOF {
-				return a.fail("truncated: the data ends before the %d values its header declares", n)
-			}
-			return &FileError{Input: a.input, Path: a.path, Err: readError(err)}
-		}
-		for k := range cnt {
+	return a.eachChunk(size, func(off int, b []byte) error {
+		for k := range len(b) / size {
 			var v float64
 			if size == 4 {
 				v = float64(math.Float32frombits(order.Uint32(b[4*k:])))
@@ -135,6 +124,6 @@ func (a *array) eachFloat(fn func(k int, v float64) error) error {
 				return err
 			}
 		}
-	}
-	return nil
+		return nil
+	})
 }
