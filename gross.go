@@ -2,6 +2,7 @@ package scaledsm
 
 import (
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -41,7 +42,7 @@ const liftEvery = 10
 func (u *run) lift(it Iteration) bool {
 	b := u.eval.Bounds
 	e, ok := u.p.Op.(*Entries)
-	if !ok || b == nil || !slicesAny(b.marks) || u.d.on() || (u.t+1)%liftEvery != 0 {
+	if (u.t+1)%liftEvery != 0 || !ok || b == nil || u.d.on() || !slices.Contains(b.marks, true) {
 		return false
 	}
 	if !e.lift(b, u.l, u.r, u.p.Y) {
@@ -50,16 +51,6 @@ func (u *run) lift(it Iteration) bool {
 	u.record(it, -1)
 	u.t++
 	return true
-}
-
-// slicesAny reports whether any of v is set.
-func slicesAny(v []bool) bool {
-	for _, x := range v {
-		if x {
-			return true
-		}
-	}
-	return false
 }
 
 // lift refits each marked row of l (then each marked column, a row of r)

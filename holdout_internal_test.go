@@ -1,7 +1,6 @@
 package scaledsm
 
 import (
-	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -11,21 +10,8 @@ import (
 // operator's order, holds out about the fraction asked for, and splits as
 // the validation's holdOut does from the same stream.
 func TestHoldOut(t *testing.T) {
-	rng := rand.New(rand.NewPCG(3, 9))
 	n1, n2 := 60, 30
-	var rows, cols []int32
-	var y []float64
-	for i := range n1 {
-		for j := range n2 {
-			if rng.Float64() < 0.5 {
-				rows, cols, y = append(rows, int32(i)), append(cols, int32(j)), append(y, float64(i*n2+j))
-			}
-		}
-	}
-	e, ey, err := NewEntries(n1, n2, rows, cols, y)
-	if err != nil {
-		t.Fatal(err)
-	}
+	e, ey := randomEntries(t, rand.New(rand.NewPCG(3, 9)), n1, n2, 0.5, func(i, j int) float64 { return float64(i*n2 + j) })
 	m := len(ey)
 	_, wantY, _, wantTest := e.holdOut(ey, 0.2, 5)
 	c := &Entries{n1: n1, n2: n2, start: slices.Clone(e.start), cols: slices.Clone(e.cols)}
@@ -56,30 +42,22 @@ func TestHoldOut(t *testing.T) {
 	}
 }
 
-// TestCutShort: a fit stopped at the iteration limit is judged only when
-// it ran a plateau window and its loss no longer fell tenfold over it.
-func TestCutShort(t *testing.T) {
-	trace := func(n int, rate float64) []Iteration {
-		tr := make([]Iteration, n+1)
-		for k := range tr {
-			tr[k].Loss = math.Pow(rate, float64(k))
-		}
-		return tr
-	}
-	for _, c := range []struct {
-		status Status
-		iters  int
-		rate   float64
-		want   bool
-	}{
-		{IterationLimit, 30, 0.99, true},  // too short to tell
-		{IterationLimit, 80, 0.9, true},   // still converging: 0.9^50 ≈ 0.005
-		{IterationLimit, 80, 0.99, false}, // 0.99^50 ≈ 0.6: stuck
-		{Plateaued, 80, 0.9, false},
-	} {
-		res := &Result{Status: c.status, Iterations: c.iters, Trace: trace(c.iters, c.rate)}
-		if got := cutShort(res); got != c.want {
-			t.Errorf("%v after %d iterations at rate %v: cut short %v, want %v", c.status, c.iters, c.rate, got, c.want)
+// randomEntries returns the entries of an n1×n2 matrix, each observed
+// with probability p by the draw rng, with the values value(i, j).
+func randomEntries(t *testing.T, rng *rand.Rand, n1, n2 int, p float64, value func(i, j int) float64) (*Entries, []float64) {
+	t.Helper()
+	var rows, cols []int32
+	var y []float64
+	for i := range n1 {
+		for j := range n2 {
+			if rng.Float64() < p {
+				rows, cols, y = append(rows, int32(i)), append(cols, int32(j)), append(y, value(i, j))
+			}
 		}
 	}
+	e, ey, err := NewEntries(n1, n2, rows, cols, y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e, ey
 }

@@ -12,19 +12,7 @@ import (
 func TestHoldOutExact(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	n1, n2 := 50, 40
-	var rows, cols []int32
-	var y []float64
-	for i := range n1 {
-		for j := range n2 {
-			if rng.Float64() < 0.6 {
-				rows, cols, y = append(rows, int32(i)), append(cols, int32(j)), append(y, rng.NormFloat64())
-			}
-		}
-	}
-	e, y, err := NewEntries(n1, n2, rows, cols, y)
-	if err != nil {
-		t.Fatal(err)
-	}
+	e, y := randomEntries(t, rng, n1, n2, 0.6, func(int, int) float64 { return rng.NormFloat64() })
 	fit, fitY, test, testY := e.holdOut(y, rankHoldout, rankSeed)
 	if len(fitY)+len(testY) != len(y) || len(testY) == 0 {
 		t.Fatalf("%d fitted and %d held out of %d", len(fitY), len(testY), len(y))
