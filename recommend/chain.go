@@ -94,10 +94,12 @@ func (sc *scores) rmse(j int) float64 {
 // chainSpec says how long to run a chain and what to do with it.
 type chainSpec struct {
 	sweeps  int // at most this many sweeps
+	first   int // the number of the first sweep, which seeds its draws
 	burn    int // the posterior mean takes the sweeps from this one on
 	keep    bool
-	thin    int // the posterior mean takes every thin-th sweep from burn on
-	maxRank int // the posterior mean's rank
+	post    *posterior // when keeping: the posterior mean to add to; nil for a new one
+	thin    int        // the posterior mean takes every thin-th sweep from burn on
+	maxRank int        // the posterior mean's rank
 	// Early stopping: stop when no average has improved its RMSE on val
 	// by more than tol in the last patience sweeps (and at least minSweeps
 	// ran).
@@ -120,22 +122,23 @@ type chainOut struct {
 
 // run runs the sampler s for spec and returns what it did.
 func run(ctx context.Context, s *sampler, spec chainSpec) (chainOut, error) {
-	out := chainOut{bestRMSE: math.Inf(1)}
-	if spec.keep {
+	out := chainOut{bestRMSE: math.Inf(1), post: spec.post}
+	if spec.keep && out.post == nil {
 		out.post = newPosterior(s.t.n1, s.t.n2, s.k, spec.maxRank)
 	}
-	lastGain := 0
+	lastGain, kept := 0, 0
 	var sdSum float64
 	for n := 0; n < spec.sweeps; n++ {
 		if err := ctx.Err(); err != nil {
 			return out, err
 		}
-		s.sweep(n)
+		s.sweep(spec.first + n)
 		out.sweeps = n + 1
-		if spec.keep && n >= spec.burn && (n-spec.burn)%max(spec.thin, 1) == 0 {
+		if out.post != nil && n >= spec.burn && (n-spec.burn)%max(spec.thin, 1) == 0 {
 			out.post.add(s)
 			sdSum += 1 / math.Sqrt(s.alpha)
-			out.noiseSD = sdSum / float64(out.post.count)
+			kept++
+			out.noiseSD = sdSum / float64(kept)
 		}
 		if spec.val == nil {
 			continue

@@ -25,8 +25,8 @@
 //     sweeps, which predicts better than any one penalized fit;
 //   - the rank and the number of sweeps are chosen on 5% of the ratings
 //     held out (Settings.Validation): chains of rank 5, 10, 20, ... each
-//     stop when the held-out RMSE stops improving, and the best is
-//     refitted on all the ratings.
+//     stop when the held-out RMSE stops improving, and the best chain is
+//     continued on all the ratings (not refitted from scratch).
 //
 // Method Ridge is the same model by penalized least squares (ALS-WR, the
 // penalty chosen by validation); GlobalMean and Biases are the baselines

@@ -24,7 +24,7 @@ func ExampleFit() {
 	fmt.Printf("user 1, item 2: %.2f\n", m.Predict(1, 2))
 	fmt.Printf("a new user, item 2: %.2f (the mean %.2f and the item's bias %.2f)\n", m.Predict(-1, 2), m.Mean, m.Predict(-1, 2)-m.Mean)
 	// Output:
-	// rank 10 chosen among 3 candidates
-	// user 1, item 2: 4.06
-	// a new user, item 2: 4.00 (the mean 3.73 and the item's bias 0.28)
+	// rank 5 chosen among 2 candidates
+	// user 1, item 2: 4.04
+	// a new user, item 2: 3.70 (the mean 3.73 and the item's bias -0.03)
 }

@@ -166,8 +166,9 @@ func (s Settings) choosing() bool {
 // default the rank and the number of sweeps) is chosen by validation: the
 // ratings are split at random (Settings.Seed) into Settings.Validation
 // held out and the rest; chains of increasing rank are run on the rest,
-// each stopped when its RMSE on the held-out ratings stops improving, and
-// the best is refitted on all the ratings.
+// each stopped when its RMSE on the held-out ratings stops improving; the
+// best chain is then continued on all the ratings (Bayes) or refitted
+// (Ridge), so that the Bayesian fit makes no sweep twice.
 //
 // The Bayesian model's factors L and R hold the posterior mean of the
 // low-rank part, which averages many sweeps and so has a higher rank than
@@ -193,18 +194,26 @@ func Fit(ctx context.Context, r Ratings, s Settings) (*Model, error) {
 	if err := duplicates(r, len(m.Users), rows, cols); err != nil {
 		return nil, err
 	}
-	fit, burn := s, defaultBurn(s)
-	var sel *Selection
+	var ch *chosen
 	if s.choosing() {
-		if sel, fit, burn, err = choose(ctx, r, s); err != nil {
+		if ch, err = choose(ctx, r, rows, cols, len(m.Users), len(m.Items), s); err != nil {
 			return nil, err
 		}
 	}
 	t := newTable(len(m.Users), len(m.Items), rows, cols, r.Values)
-	if err := fitTable(ctx, t, fit, burn, m, "fit"); err != nil {
+	switch {
+	case ch == nil:
+		err = fitTable(ctx, t, s, defaultBurn(s), m, "fit")
+	case ch.smp != nil:
+		err = continueChain(ctx, t, m, ch)
+		m.Info.Selection = ch.sel
+	default:
+		err = fitTable(ctx, t, ch.s, ch.burn, m, "fit")
+		m.Info.Selection = ch.sel
+	}
+	if err != nil {
 		return nil, err
 	}
-	m.Info.Selection = sel
 	m.Info.Ratings = r.Len()
 	m.Info.Seed = s.Seed
 	m.Info.Seconds = time.Since(begin).Seconds()
@@ -274,6 +283,34 @@ func fitTable(ctx context.Context, t *table, s Settings, burn int, m *Model, sta
 	// RMSE on MovieLens 100k does not change), the mean held at 3 times
 	// the rank.
 	spec := chainSpec{sweeps: s.Sweeps, burn: burn, keep: true, thin: 2, maxRank: 3 * s.Rank}
+	return finish(ctx, smp, spec, s, m, stage)
+}
+
+// continueChain fits the chosen chain's model to all the ratings, the
+// table t: a chain that starts where the chosen one stopped (its rows
+// mapped by id) and adds its sweeps to the chosen chain's posterior mean,
+// so that no sweep of the selection is made again.
+func continueChain(ctx context.Context, t *table, m *Model, ch *chosen) error {
+	s := ch.s
+	users, items := ch.at(m.Users, ch.users), ch.at(m.Items, ch.items)
+	smp := newSampler(t, s.Rank, s.Nu, s.Seed, s.Workers)
+	smp.warm(ch.smp, users, items)
+	spec := chainSpec{sweeps: s.Sweeps, first: ch.made, keep: true, thin: chainThin, maxRank: chainRankMul * s.Rank}
+	if ch.post != nil {
+		spec.post = ch.post.remap(t.n1, t.n2, users, items)
+	}
+	if err := finish(ctx, smp, spec, s, m, "fit"); err != nil {
+		return err
+	}
+	m.Info.Continued = s.Sweeps
+	m.Info.Sweeps = ch.sel.Candidates[ch.sel.Chosen].Sweeps + s.Sweeps
+	return nil
+}
+
+// finish runs the sampler for spec and puts the posterior mean it made
+// into m.
+func finish(ctx context.Context, smp *sampler, spec chainSpec, s Settings, m *Model, stage string) error {
+	t := smp.t
 	if s.Progress != nil {
 		spec.progress = func(n int, _ float64) {
 			s.Progress(Progress{Stage: stage, Rank: s.Rank, Sweep: n + 1, RMSE: math.NaN()})

@@ -30,15 +30,19 @@ type Model struct {
 
 // Info says how a model was fitted.
 type Info struct {
-	Method  string  `json:"method"`   // "bayes", "ridge", "biases" or "mean"
-	Rank    int     `json:"rank"`     // the rank of each sweep's factors (the model's L and R may have more columns, see Fit)
-	Nu      float64 `json:"nu"`       // degrees of freedom of the Student-t likelihood; 0 for a Gaussian one
-	Lambda  float64 `json:"lambda"`   // the ridge penalty of a "ridge" or "biases" model
-	Sweeps  int     `json:"sweeps"`   // sweeps made by the final fit
-	Ratings int     `json:"ratings"`  // ratings fitted
-	NoiseSD float64 `json:"noise_sd"` // the fitted noise level: the posterior mean of 1/√α ("bayes")
-	Seed    uint64  `json:"seed"`
-	Seconds float64 `json:"seconds"` // the whole fit, selection included
+	Method string  `json:"method"` // "bayes", "ridge", "biases" or "mean"
+	Rank   int     `json:"rank"`   // the rank of each sweep's factors (the model's L and R may have more columns, see Fit)
+	Nu     float64 `json:"nu"`     // degrees of freedom of the Student-t likelihood; 0 for a Gaussian one
+	Lambda float64 `json:"lambda"` // the ridge penalty of a "ridge" or "biases" model
+	Sweeps int     `json:"sweeps"` // sweeps made by the final fit (a continued chain: its sweeps and the continuation's)
+	// Continued is the number of sweeps on all the ratings by which the
+	// chosen chain of a "bayes" selection was continued (see Fit); 0 for a
+	// model fitted from scratch.
+	Continued int     `json:"continued,omitempty"`
+	Ratings   int     `json:"ratings"`  // ratings fitted
+	NoiseSD   float64 `json:"noise_sd"` // the fitted noise level: the posterior mean of 1/√α ("bayes")
+	Seed      uint64  `json:"seed"`
+	Seconds   float64 `json:"seconds"` // the whole fit, selection included
 	// Selection is the validation that chose the rank and the number of
 	// sweeps (or the ridge penalty), nil when they were given.
 	Selection *Selection `json:"selection,omitempty"`
@@ -56,7 +60,7 @@ type Selection struct {
 type Candidate struct {
 	Rank    int     `json:"rank"`
 	Lambda  float64 `json:"lambda,omitempty"` // "ridge" only
-	Sweeps  int     `json:"sweeps"`           // the number of sweeps the final fit makes
+	Sweeps  int     `json:"sweeps"`           // sweeps made by the chain (ridge: by the final fit)
 	Best    int     `json:"best_sweep"`       // the sweep after which the held-out RMSE was least
 	RMSE    float64 `json:"rmse"`             // on the validation ratings, at that number of sweeps
 	Seconds float64 `json:"seconds"`

@@ -2,6 +2,7 @@ package recommend
 
 import (
 	"math"
+	"sync"
 
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/lapack/lapack64"
@@ -27,6 +28,9 @@ type posterior struct {
 	pend      [][2][]float64 // buffered factors
 	maxRank   int
 	maxPend   int
+	// A flush runs beside the sweeps that follow (the sweeps leave a core
+	// idle part of the time); busy is done when it has.
+	busy sync.WaitGroup
 }
 
 func newPosterior(n1, n2, k, maxRank int) *posterior {
@@ -49,17 +53,27 @@ func (p *posterior) add(s *sampler) {
 	p.pend = append(p.pend, [2][]float64{l, r})
 	p.count++
 	if len(p.pend) >= p.maxPend {
-		p.flush()
+		p.busy.Wait()
+		pend := p.pend
+		p.pend = nil
+		p.busy.Go(func() { p.merge(pend) })
 	}
 }
 
 // flush truncates the sum of the held factors and the buffered ones to
-// maxRank.
+// maxRank, having waited for the flush under way.
 func (p *posterior) flush() {
-	if len(p.pend) == 0 {
+	p.busy.Wait()
+	p.merge(p.pend)
+	p.pend = nil
+}
+
+// merge truncates the sum of the held factors and pend to maxRank.
+func (p *posterior) merge(pend [][2][]float64) {
+	if len(pend) == 0 {
 		return
 	}
-	cols := len(p.pend) * p.k
+	cols := len(pend) * p.k
 	if p.a != nil {
 		_, c := p.a.Dims()
 		cols += c
@@ -72,12 +86,11 @@ func (p *posterior) flush() {
 		right.Slice(0, p.n2, 0, c).(*mat.Dense).Copy(p.b)
 		at = c
 	}
-	for _, f := range p.pend {
+	for _, f := range pend {
 		left.Slice(0, p.n1, at, at+p.k).(*mat.Dense).Copy(mat.NewDense(p.n1, p.k, f[0]))
 		right.Slice(0, p.n2, at, at+p.k).(*mat.Dense).Copy(mat.NewDense(p.n2, p.k, f[1]))
 		at += p.k
 	}
-	p.pend = p.pend[:0]
 	p.a, p.b = truncate(left, right, p.maxRank)
 }
 
@@ -176,4 +189,38 @@ func (p *posterior) mean() (ub, ib, l, r []float64, rank int) {
 		}
 	}
 	return ub, ib, l, r, rank
+}
+
+// remap returns the posterior on n1 users and n2 items whose row r is p's
+// row at[r] (zero when at[r] < 0): the sweeps of a chain on part of the
+// ratings carried over to a table of all of them.
+func (p *posterior) remap(n1, n2 int, users, items []int32) *posterior {
+	p.flush()
+	q := newPosterior(n1, n2, p.k, p.maxRank)
+	q.count = p.count
+	rows := func(x *mat.Dense, n int, at []int32) *mat.Dense {
+		if x == nil {
+			return nil
+		}
+		_, c := x.Dims()
+		y := mat.NewDense(n, c, nil)
+		for r, src := range at[:n] {
+			if src >= 0 {
+				copy(y.RawRowView(r), x.RawRowView(int(src)))
+			}
+		}
+		return y
+	}
+	q.a, q.b = rows(p.a, n1, users), rows(p.b, n2, items)
+	for r, src := range users[:n1] {
+		if src >= 0 {
+			q.ub[r] = p.ub[src]
+		}
+	}
+	for r, src := range items[:n2] {
+		if src >= 0 {
+			q.ib[r] = p.ib[src]
+		}
+	}
+	return q
 }

@@ -58,7 +58,7 @@ type sampler struct {
 // rowScratch is what one goroutine needs to update a row.
 type rowScratch struct {
 	h, g, hg []float64
-	zt, wz   []float64
+	zt       []float64
 	off      []int
 	s        *stream
 }
@@ -121,17 +121,16 @@ func (s *sampler) rows(sweep, kind int, x []float64, n int, start []int, idx []i
 		for r := b * blockRows; r < min(n, (b+1)*blockRows); r++ {
 			lo, hi := start[r], start[r+1]
 			nr := hi - lo
-			// The row's ratings as columns: zt holds z_e = [factor, 1]
-			// (d rows of nr), wz the weighted α w_e z_e and, in its last
-			// row, α w_e t_e with t_e the rating less the other side's
-			// bias; then [H | g] = zt wzᵀ in one small product.
-			if cap(sc.zt) < d*nr {
-				sc.zt = make([]float64, d*nr)
-				sc.wz = make([]float64, (d+1)*nr)
+			// The row's ratings as columns, each scaled by √(α w_e):
+			// zt's first d rows hold √(α w_e) z_e with z_e = [factor, 1],
+			// its last √(α w_e) t_e with t_e the rating less the other
+			// side's bias; then [H | g] = zt[:d] ztᵀ in one small product.
+			if cap(sc.zt) < (d+1)*nr {
+				sc.zt = make([]float64, (d+1)*nr)
 				sc.off = make([]int, nr)
 			}
-			zt, wz, off := sc.zt[:d*nr], sc.wz[:(d+1)*nr], sc.off[:nr]
-			aws, ts := wz[k*nr:d*nr], wz[d*nr:(d+1)*nr]
+			zt, off := sc.zt[:(d+1)*nr], sc.off[:nr]
+			sws, ts := zt[k*nr:d*nr], zt[d*nr:(d+1)*nr]
 			for e := range off {
 				q := lo + e
 				pos := q
@@ -140,24 +139,18 @@ func (s *sampler) rows(sweep, kind int, x []float64, n int, start []int, idx []i
 				}
 				o := int(idx[q]) * d
 				off[e] = o
-				aw := s.alpha * s.w[pos]
-				aws[e] = aw
-				ts[e] = aw * (s.t.y[pos] - other[o+k])
+				sw := math.Sqrt(s.alpha * s.w[pos])
+				sws[e] = sw
+				ts[e] = sw * (s.t.y[pos] - other[o+k])
 			}
-			for a := range k {
-				zr, wr := zt[a*nr:(a+1)*nr], wz[a*nr:(a+1)*nr]
-				for e, o := range off {
-					v := other[o+a]
-					zr[e] = v
-					wr[e] = aws[e] * v
+			for e, o := range off {
+				sw, z := sws[e], other[o:o+k]
+				for a, v := range z {
+					zt[a*nr+e] = sw * v
 				}
 			}
-			ones := zt[k*nr : (k+1)*nr]
-			for e := range ones {
-				ones[e] = 1
-			}
 			hg := sc.hg
-			kernel.DotBatch(hg, d+1, zt, nr, d, nr, wz, nr, d+1)
+			kernel.DotBatch(hg, d+1, zt, nr, d, nr, zt, nr, d+1)
 			for a := range d {
 				copy(h[a*d:a*d+d], hg[a*(d+1):a*(d+1)+d])
 				g[a] = hg[a*(d+1)+d]
@@ -241,4 +234,34 @@ func (s *sampler) predict(u, i int) float64 {
 	d, k := s.d, s.k
 	xu, xi := s.u[u*d:u*d+d], s.v[i*d:i*d+d]
 	return dot(xu[:k], xi[:k]) + xu[k] + xi[k]
+}
+
+// warm starts s from the rows of o, a chain of the same or a lower rank
+// (on the ratings held out of the selection, then on all the ratings):
+// each row takes o's factors (its first columns) and bias, from o's row
+// at[r] (r itself when at is nil; none when at[r] < 0), and the noise
+// precision and, on the same table, the weights carry over. The columns
+// o lacks keep their small random start.
+func (s *sampler) warm(o *sampler, users, items []int32) {
+	copyRows := func(dst, src []float64, n int, at []int32) {
+		kk := min(s.k, o.k)
+		for r := range n {
+			q := r
+			if at != nil {
+				q = int(at[r])
+			}
+			if q < 0 {
+				continue
+			}
+			row, from := dst[r*s.d:r*s.d+s.d], src[q*o.d:q*o.d+o.d]
+			copy(row[:kk], from[:kk])
+			row[s.k] = from[o.k]
+		}
+	}
+	copyRows(s.u, o.u, s.t.n1, users)
+	copyRows(s.v, o.v, s.t.n2, items)
+	s.alpha = o.alpha
+	if s.t == o.t {
+		copy(s.w, o.w)
+	}
 }

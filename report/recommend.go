@@ -22,12 +22,13 @@ type Recommender struct {
 	Max       float64              `json:"max"`
 	Status    string               `json:"status"` // "fitted" or "interrupted"
 	Seconds   float64              `json:"seconds"`
-	Rank      int                  `json:"rank"`       // of each sweep's factors
-	ModelRank int                  `json:"model_rank"` // columns of L and R
-	Sweeps    int                  `json:"sweeps"`     // of the final fit
-	Nu        float64              `json:"nu"`         // 0: Gaussian
-	Penalty   float64              `json:"penalty"`    // ridge
-	NoiseSD   float64              `json:"noise_sd"`   // bayes
+	Rank      int                  `json:"rank"`                // of each sweep's factors
+	ModelRank int                  `json:"model_rank"`          // columns of L and R
+	Sweeps    int                  `json:"sweeps"`              // of the final fit
+	Continued int                  `json:"continued,omitempty"` // of those, the sweeps on all the ratings of a continued chain
+	Nu        float64              `json:"nu"`                  // 0: Gaussian
+	Penalty   float64              `json:"penalty"`             // ridge
+	NoiseSD   float64              `json:"noise_sd"`            // bayes
 	Seed      uint64               `json:"seed"`
 	Selection *recommend.Selection `json:"selection,omitempty"`
 	// Evaluation on --holdout or --test.
@@ -53,7 +54,7 @@ type Evaluation struct {
 func NewRecommender(model, path string, train recommend.Ratings, m *recommend.Model) *Recommender {
 	return &Recommender{Problem: "ratings", Model: model, Ratings: path, Count: train.Len(),
 		Users: len(m.Users), Items: len(m.Items), Observed: float64(train.Len()) / (float64(len(m.Users)) * float64(len(m.Items))),
-		Min: m.Min, Max: m.Max, Status: "fitted", Rank: m.Info.Rank, ModelRank: m.Rank(), Sweeps: m.Info.Sweeps,
+		Min: m.Min, Max: m.Max, Status: "fitted", Rank: m.Info.Rank, ModelRank: m.Rank(), Sweeps: m.Info.Sweeps, Continued: m.Info.Continued,
 		Nu: m.Info.Nu, Penalty: m.Info.Lambda, NoiseSD: m.Info.NoiseSD, Seed: m.Info.Seed, Selection: m.Info.Selection}
 }
 
@@ -91,8 +92,12 @@ func (s *Recommender) Print(w io.Writer, out string) {
 		if s.Nu == 0 {
 			lik = "Gaussian likelihood"
 		}
-		fmt.Fprintf(w, "model      bayes: mean + user and item biases + rank-%d factors, %s; %d sweeps sampled and averaged (noise sd %.3g)\n",
-			s.Rank, lik, s.Sweeps, s.NoiseSD)
+		cont := ""
+		if s.Continued > 0 {
+			cont = fmt.Sprintf(", the last %d on all the ratings", s.Continued)
+		}
+		fmt.Fprintf(w, "model      bayes: mean + user and item biases + rank-%d factors, %s; %d sweeps sampled and averaged%s (noise sd %.3g)\n",
+			s.Rank, lik, s.Sweeps, cont, s.NoiseSD)
 	}
 	if sel := s.Selection; sel != nil {
 		var c []string
