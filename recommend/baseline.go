@@ -35,7 +35,20 @@ func Biases(r Ratings, lambdaUser, lambdaItem float64) (*Model, error) {
 	if err := r.check("ratings"); err != nil {
 		return nil, err
 	}
-	if r.Len() == 0 {
+	m, err := BiasesIndexed(r.Index(), lambdaUser, lambdaItem)
+	if m != nil {
+		m.Min, m.Max = slices.Min(r.Values), slices.Max(r.Values)
+	}
+	return m, err
+}
+
+// BiasesIndexed is Biases of ratings in the compact form; the model shares
+// their ids.
+func BiasesIndexed(x *Indexed, lambdaUser, lambdaItem float64) (*Model, error) {
+	if err := x.check("ratings"); err != nil {
+		return nil, err
+	}
+	if x.Len() == 0 {
 		return nil, &InputError{Input: "ratings", Reason: "no ratings"}
 	}
 	for _, l := range []struct {
@@ -46,33 +59,30 @@ func Biases(r Ratings, lambdaUser, lambdaItem float64) (*Model, error) {
 			return nil, &InputError{Input: l.name, Value: l.v, Reason: "must be at least 0"}
 		}
 	}
-	m := &Model{Min: slices.Min(r.Values), Max: slices.Max(r.Values)}
-	var rows, cols []int32
-	m.Users, rows = newIDs(r.Users)
-	m.Items, cols = newIDs(r.Items)
-	t := newTable(len(m.Users), len(m.Items), rows, cols, r.Values)
+	m := &Model{Min: float64(slices.Min(x.Values)), Max: float64(slices.Max(x.Values)), Users: x.Users, Items: x.Items}
+	t := newTable(len(m.Users), len(m.Items), x.Rows, x.Cols, x.Values)
 	m.Mean = t.mean
 	b, c := make([]float64, t.n1), make([]float64, t.n2)
 	for range 20 {
 		for i := range t.n2 {
 			var s fsum.Sum
 			for q := t.iStart[i]; q < t.iStart[i+1]; q++ {
-				s.Add(t.y[t.iPerm[q]] - b[t.iUser[q]])
+				s.Add(float64(t.iy[q]) - t.mean - b[t.iUser[q]])
 			}
 			c[i] = s.Value() / (float64(t.iStart[i+1]-t.iStart[i]) + lambdaItem)
 		}
 		for u := range t.n1 {
 			var s fsum.Sum
 			for p := t.uStart[u]; p < t.uStart[u+1]; p++ {
-				s.Add(t.y[p] - c[t.uItem[p]])
+				s.Add(t.at(p) - c[t.uItem[p]])
 			}
 			b[u] = s.Value() / (float64(t.uStart[u+1]-t.uStart[u]) + lambdaUser)
 		}
 	}
 	m.UserBias, m.ItemBias = b, c
-	m.Info = Info{Method: "biases", Lambda: lambdaItem, Ratings: r.Len()}
+	m.Info = Info{Method: "biases", Lambda: lambdaItem, Ratings: x.Len()}
 	if math.IsInf(lambdaUser, 1) && math.IsInf(lambdaItem, 1) {
-		m.Info = Info{Method: "mean", Ratings: r.Len()}
+		m.Info = Info{Method: "mean", Ratings: x.Len()}
 	}
 	return m, nil
 }

@@ -3,6 +3,7 @@ package recommend
 import (
 	"context"
 	"math"
+	"slices"
 )
 
 // pairs are (user, item) index pairs of a table, -1 for an id the table
@@ -93,21 +94,30 @@ func (sc *scores) rmse(j int) float64 {
 
 // chainSpec says how long to run a chain and what to do with it.
 type chainSpec struct {
-	sweeps  int // at most this many sweeps
-	first   int // the number of the first sweep, which seeds its draws
-	burn    int // the posterior mean takes the sweeps from this one on
-	keep    bool
-	post    *posterior // when keeping: the posterior mean to add to; nil for a new one
-	thin    int        // the posterior mean takes every thin-th sweep from burn on
-	maxRank int        // the posterior mean's rank
+	sweeps int // at most this many sweeps
+	first  int // the number of the first sweep, which seeds its draws
+	burn   int // the posterior mean takes the sweeps from this one on
+	keep   bool
+	post   *posterior // when keeping: the posterior mean to add to; nil for a new one
+	// alsoBurn, when above burn, keeps a second posterior mean from that
+	// sweep on, until the chain has made 3 alsoBurn sweeps (or ends): then the one whose average of predictions does better on val
+	// is kept, the other dropped. The early sweeps, from a small start,
+	// shrink the average usefully on few ratings, and stray from the
+	// posterior on many.
+	alsoBurn int
+	thin     int // the posterior mean takes every thin-th sweep from burn on
+	maxRank  int // the posterior mean's rank
 	// Early stopping: stop when no average has improved its RMSE on val
-	// by more than tol in the last patience sweeps (and at least minSweeps
-	// ran).
-	val       *scores
-	patience  int
-	minSweeps int
-	tol       float64
-	progress  func(sweep int, rmse float64)
+	// by more than tol in the last patience sweeps, or, with scaled, in
+	// the last half as many sweeps as preceded the last gain (at least
+	// minPatience), and at least minSweeps ran.
+	val         *scores
+	patience    int
+	scaled      bool
+	minPatience int
+	minSweeps   int
+	tol         float64
+	progress    func(sweep int, rmse float64)
 }
 
 // chainOut is what a chain did.
@@ -126,6 +136,10 @@ func run(ctx context.Context, s *sampler, spec chainSpec) (chainOut, error) {
 	if spec.keep && out.post == nil {
 		out.post = newPosterior(s.t.n1, s.t.n2, s.k, spec.maxRank)
 	}
+	var alt *posterior
+	if spec.keep && spec.alsoBurn > spec.burn {
+		alt = newPosterior(s.t.n1, s.t.n2, s.k, spec.maxRank)
+	}
 	lastGain, kept := 0, 0
 	var sdSum float64
 	for n := 0; n < spec.sweeps; n++ {
@@ -134,6 +148,12 @@ func run(ctx context.Context, s *sampler, spec chainSpec) (chainOut, error) {
 		}
 		s.sweep(spec.first + n)
 		out.sweeps = n + 1
+		if alt != nil && n >= spec.alsoBurn && (n-spec.alsoBurn)%max(spec.thin, 1) == 0 {
+			alt.add(s)
+		}
+		if alt != nil && n+1 >= 3*spec.alsoBurn {
+			out.post, alt = spec.pick(out.post, alt), nil
+		}
 		if out.post != nil && n >= spec.burn && (n-spec.burn)%max(spec.thin, 1) == 0 {
 			out.post.add(s)
 			sdSum += 1 / math.Sqrt(s.alpha)
@@ -161,9 +181,30 @@ func run(ctx context.Context, s *sampler, spec chainSpec) (chainOut, error) {
 		if spec.progress != nil {
 			spec.progress(n, best)
 		}
-		if n+1 >= spec.minSweeps && n-lastGain >= spec.patience {
+		patience := spec.patience
+		if spec.scaled {
+			patience = min(patience, max(spec.minPatience, lastGain/2))
+		}
+		if n+1 >= spec.minSweeps && n-lastGain >= patience {
 			break
 		}
 	}
+	out.post = spec.pick(out.post, alt)
 	return out, nil
+}
+
+// pick returns of the posterior means post (from sweep burn on) and alt
+// (from alsoBurn on) the one whose average did better on val, post when
+// there is no alt or no val.
+func (spec *chainSpec) pick(post, alt *posterior) *posterior {
+	if alt == nil || spec.val == nil {
+		return post
+	}
+	a, b := slices.Index(spec.val.burns, spec.burn), slices.Index(spec.val.burns, spec.alsoBurn)
+	if a >= 0 && b >= 0 && spec.val.counts[b] > 0 && spec.val.rmse(b) < spec.val.rmse(a) {
+		post.busy.Wait()
+		return alt
+	}
+	alt.busy.Wait()
+	return post
 }

@@ -21,26 +21,12 @@ type chosen struct {
 	sel  *Selection
 	s    Settings
 	burn int
-	// The chosen chain: its sampler on the training part, whose users and
-	// items are users and items, and its posterior mean; made counts the
-	// sweeps of every chain, which number the continuation's.
-	smp          *sampler
-	post         *posterior
-	users, items IDs
-	made         int
-}
-
-// at returns, for each of ids, its index among the chain's (-1 for none).
-func (*chosen) at(ids, chain IDs) []int32 {
-	at := make([]int32, len(ids))
-	for r, id := range ids {
-		q, ok := chain.Index(id)
-		at[r] = int32(q)
-		if !ok {
-			at[r] = -1
-		}
-	}
-	return at
+	// The chosen chain: its sampler, the validation ratings still held
+	// out, and its posterior mean; made counts the sweeps of every chain,
+	// which number the continuation's.
+	smp  *sampler
+	post *posterior
+	made int
 }
 
 // How the Bayesian selection runs its chains. Each chain stops when its
@@ -55,41 +41,42 @@ func (*chosen) at(ids, chain IDs) []int32 {
 // every other sweep at 3 times the rank, refitted from scratch on all the
 // ratings took 3.4 s for 0.8968 (docs/recommend.md).
 const (
-	chainPatience = 30
-	chainMin      = 40
-	chainTol      = 2e-4
-	chainThin     = 4
-	chainRankMul  = 2
-	contFrac      = 0.5
+	chainPatience    = 30
+	chainMin         = 20
+	chainMinPatience = 10
+	chainTol         = 2e-4
+	chainThin        = 4
+	chainRankMul     = 2
+	contFrac         = 0.5
+	chainBurn        = 20
 )
 
-// choose chooses by validation what the settings leave open; rows and
-// cols are the ratings' users and items as indices among n1 and n2.
-func choose(ctx context.Context, r Ratings, rows, cols []int32, n1, n2 int, s Settings) (*chosen, error) {
-	vi, ti := holdOut(rows, cols, n1, n2, s.Validation, s.Seed)
-	nv := len(vi)
-	if nv < 1 || len(ti) < 1 {
+// choose chooses by validation what the settings leave open, on the
+// table of all the ratings with some held out.
+func choose(ctx context.Context, t *table, s Settings) (*chosen, error) {
+	held, p := holdOut(t, s.Validation, s.Seed)
+	nv := len(p.values)
+	if nv < 1 || nv >= len(t.y) {
 		return nil, &InputError{Input: "ratings", Reason: "too few ratings to hold some out for validation: give the rank and the number of sweeps"}
 	}
-	val, train := r.subset(vi), r.subset(ti)
-	users, trows := newIDs(train.Users)
-	items, tcols := newIDs(train.Items)
-	t := newTable(len(users), len(items), trows, tcols, train.Values)
-	p := pairs{users: make([]int32, nv), items: make([]int32, nv), values: val.Values}
-	for k := range nv {
-		u, ok := users.Index(val.Users[k])
-		p.users[k] = int32(u)
-		if !ok {
-			p.users[k] = -1
-		}
-		i, ok := items.Index(val.Items[k])
-		p.items[k] = int32(i)
-		if !ok {
-			p.items[k] = -1
+	lo, hi := float64(slices.Min(t.y)), float64(slices.Max(t.y))
+	// The spread of the fitted ratings scales the tolerances.
+	fitted := func(yield func(float64)) {
+		for pos, v := range t.y {
+			if held[pos>>6]>>(pos&63)&1 == 0 {
+				yield(float64(v))
+			}
 		}
 	}
-	lo, hi := slices.Min(r.Values), slices.Max(r.Values)
-	sd := stdDev(train.Values)
+	var sum, sq fsum.Sum
+	fitted(sum.Add)
+	n := float64(len(t.y) - nv)
+	mean := sum.Value() / n
+	fitted(func(v float64) { sq.Add((v - mean) * (v - mean)) })
+	sd := math.Sqrt(sq.Value() / n)
+	if !(sd > 0) {
+		sd = 1
+	}
 	sel := &Selection{Fraction: s.Validation, Ratings: nv}
 
 	ranks := Ranks
@@ -101,20 +88,21 @@ func choose(ctx context.Context, r Ratings, rows, cols []int32, n1, n2 int, s Se
 		lambdas = Lambdas
 	}
 	best, bestBurn := -1, 0
-	ch := &chosen{sel: sel, users: users, items: items}
+	ch := &chosen{sel: sel}
 	// try runs a chain of rank k (and ridge penalty lam) on the split.
 	try := func(k int, lam float64) (float64, error) {
 		begin := time.Now()
 		smp := newSampler(t, k, s.Nu, s.Seed, s.Workers)
+		smp.hold(held, nv)
 		b := burns
 		if s.Method == Ridge {
 			smp.noise, smp.nu, smp.lambda = false, math.Inf(1), lam
 			b = nil // the last iterate
 		}
 		spec := chainSpec{sweeps: s.Sweeps, first: ch.made, val: newScores(p, lo, hi, t.mean, b),
-			patience: chainPatience, minSweeps: chainMin, tol: chainTol * sd}
+			patience: chainPatience, scaled: true, minPatience: chainMinPatience, minSweeps: chainMin, tol: chainTol * sd}
 		if s.Method == Bayes {
-			spec.keep, spec.thin, spec.maxRank = true, chainThin, chainRankMul*k
+			spec.keep, spec.alsoBurn, spec.thin, spec.maxRank = true, chainBurn, chainThin, chainRankMul*k
 		}
 		if s.Method == Ridge {
 			spec.patience, spec.minSweeps = 5, 10
@@ -202,7 +190,7 @@ func choose(ctx context.Context, r Ratings, rows, cols []int32, n1, n2 int, s Se
 		}
 	}
 	if best < 0 {
-		return nil, &InputError{Input: "ratings", Reason: fmt.Sprintf("%d ratings are too few for a rank-%d model of %d users and %d items", len(train.Values), ranks[0], t.n1, t.n2)}
+		return nil, &InputError{Input: "ratings", Reason: fmt.Sprintf("%d ratings are too few for a rank-%d model of %d users and %d items", len(t.y)-nv, ranks[0], t.n1, t.n2)}
 	}
 	sel.Chosen = best
 	c := sel.Candidates[best]
@@ -217,52 +205,43 @@ func choose(ctx context.Context, r Ratings, rows, cols []int32, n1, n2 int, s Se
 	return ch, nil
 }
 
-// holdOut splits the ratings at random (seed) into the fraction held out
-// for validation and the rest, returning the indices of each: a rating is
-// held out only if its user and its item keep another rating, so that the
-// rest has every user and every item (and the chosen chain can be
-// continued on all the ratings row for row).
-func holdOut(rows, cols []int32, n1, n2 int, fraction float64, seed uint64) (val, rest []int) {
-	m := len(rows)
-	nv := int(math.Ceil(fraction * float64(m)))
-	left1, left2 := make([]int32, n1), make([]int32, n2)
-	for k := range m {
-		left1[rows[k]]++
-		left2[cols[k]]++
+// holdOut chooses the ratings of the table held out for validation, each
+// with probability fraction (a draw of seed's stream per rating, in user
+// order), and returns them as a bit per position and as pairs: a rating
+// is held out only if its user and its item keep another, so that the
+// chosen chain fits every row and goes on with all the ratings. It needs
+// no copy of the ratings: a bit each.
+func holdOut(t *table, fraction float64, seed uint64) ([]uint64, pairs) {
+	left1, left2 := make([]int32, t.n1), make([]int32, t.n2)
+	for u := range t.n1 {
+		left1[u] = int32(t.uStart[u+1] - t.uStart[u])
 	}
+	for i := range t.n2 {
+		left2[i] = int32(t.iStart[i+1] - t.iStart[i])
+	}
+	held := make([]uint64, (len(t.y)+63)/64)
+	var p pairs
 	st := newStream()
 	st.seed(seed, 0, streamSplit, 0)
-	rest = make([]int, 0, m-min(nv, m))
-	for _, k := range st.rng.Perm(m) {
-		u, i := rows[k], cols[k]
-		if len(val) < nv && left1[u] > 1 && left2[i] > 1 {
+	for u := range t.n1 {
+		for pos := t.uStart[u]; pos < t.uStart[u+1]; pos++ {
+			i := t.uItem[pos]
+			if !(st.rng.Float64() < fraction) || left1[u] < 2 || left2[i] < 2 {
+				continue
+			}
 			left1[u]--
 			left2[i]--
-			val = append(val, k)
-			continue
+			held[pos>>6] |= 1 << (pos & 63)
+			p.users = append(p.users, int32(u))
+			p.items = append(p.items, i)
+			p.values = append(p.values, float64(t.y[pos]))
 		}
-		rest = append(rest, k)
 	}
-	return val, rest
+	return held, p
 }
 
 // maxRank is the largest rank worth fitting to the table: a rank-k model
 // has (n1 + n2) k unknowns, which should not exceed the ratings.
 func maxRank(t *table) int {
 	return max(1, min(t.n1, t.n2, len(t.y)/(t.n1+t.n2)))
-}
-
-// stdDev returns the standard deviation of v (1 when v is constant, so
-// that it can scale tolerances).
-func stdDev(v []float64) float64 {
-	mean := fsum.Of(v) / float64(len(v))
-	var s fsum.Sum
-	for _, x := range v {
-		s.Add((x - mean) * (x - mean))
-	}
-	sd := math.Sqrt(s.Value() / float64(len(v)))
-	if !(sd > 0) {
-		return 1
-	}
-	return sd
 }

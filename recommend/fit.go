@@ -176,36 +176,47 @@ func (s Settings) choosing() bool {
 //
 // The context stops a fit between sweeps with its error.
 func Fit(ctx context.Context, r Ratings, s Settings) (*Model, error) {
-	begin := time.Now()
 	if err := r.check("ratings"); err != nil {
 		return nil, err
 	}
-	if r.Len() == 0 {
+	m, err := FitIndexed(ctx, r.Index(), s)
+	if m != nil {
+		m.Min, m.Max = slices.Min(r.Values), slices.Max(r.Values)
+	}
+	return m, err
+}
+
+// FitIndexed is Fit of ratings in the compact form, which it does not
+// copy: its memory is the 16 bytes a rating of the sampler's table and 4
+// of the weights. The model shares the ratings' ids.
+func FitIndexed(ctx context.Context, x *Indexed, s Settings) (*Model, error) {
+	begin := time.Now()
+	if err := x.check("ratings"); err != nil {
+		return nil, err
+	}
+	if x.Len() == 0 {
 		return nil, &InputError{Input: "ratings", Reason: "no ratings"}
 	}
 	s, err := s.validate()
 	if err != nil {
 		return nil, err
 	}
-	m := &Model{Min: slices.Min(r.Values), Max: slices.Max(r.Values)}
-	var rows, cols []int32
-	m.Users, rows = newIDs(r.Users)
-	m.Items, cols = newIDs(r.Items)
-	if err := duplicates(r, len(m.Users), rows, cols); err != nil {
+	m := &Model{Min: float64(slices.Min(x.Values)), Max: float64(slices.Max(x.Values)), Users: x.Users, Items: x.Items}
+	if err := duplicates(x); err != nil {
 		return nil, err
 	}
+	t := newTable(len(m.Users), len(m.Items), x.Rows, x.Cols, x.Values)
 	var ch *chosen
 	if s.choosing() {
-		if ch, err = choose(ctx, r, rows, cols, len(m.Users), len(m.Items), s); err != nil {
+		if ch, err = choose(ctx, t, s); err != nil {
 			return nil, err
 		}
 	}
-	t := newTable(len(m.Users), len(m.Items), rows, cols, r.Values)
 	switch {
 	case ch == nil:
 		err = fitTable(ctx, t, s, defaultBurn(s), m, "fit")
 	case ch.smp != nil:
-		err = continueChain(ctx, t, m, ch)
+		err = continueChain(ctx, m, ch)
 		m.Info.Selection = ch.sel
 	default:
 		err = fitTable(ctx, t, ch.s, ch.burn, m, "fit")
@@ -214,7 +225,7 @@ func Fit(ctx context.Context, r Ratings, s Settings) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	m.Info.Ratings = r.Len()
+	m.Info.Ratings = x.Len()
 	m.Info.Seed = s.Seed
 	m.Info.Seconds = time.Since(begin).Seconds()
 	return m, nil
@@ -233,7 +244,8 @@ func (e *DuplicateError) Error() string {
 
 // duplicates returns a *DuplicateError for the first pair rated twice,
 // found by sorting each user's items (no map of every pair).
-func duplicates(r Ratings, n1 int, rows, cols []int32) error {
+func duplicates(x *Indexed) error {
+	n1, rows, cols := len(x.Users), x.Rows, x.Cols
 	start := counts(n1, rows)
 	at := make([]int32, len(rows)) // rating indices, user by user
 	next := slices.Clone(start[:n1])
@@ -251,7 +263,7 @@ func duplicates(r Ratings, n1 int, rows, cols []int32) error {
 			}
 			a, b := int(row[j-1]), int(row[j])
 			if dup == nil || b < dup.Second {
-				dup = &DuplicateError{User: r.Users[a], Item: r.Items[a], First: a, Second: b}
+				dup = &DuplicateError{User: x.Users[rows[a]], Item: x.Items[cols[a]], First: a, Second: b}
 			}
 		}
 	}
@@ -286,20 +298,14 @@ func fitTable(ctx context.Context, t *table, s Settings, burn int, m *Model, sta
 	return finish(ctx, smp, spec, s, m, stage)
 }
 
-// continueChain fits the chosen chain's model to all the ratings, the
-// table t: a chain that starts where the chosen one stopped (its rows
-// mapped by id) and adds its sweeps to the chosen chain's posterior mean,
-// so that no sweep of the selection is made again.
-func continueChain(ctx context.Context, t *table, m *Model, ch *chosen) error {
+// continueChain fits the chosen chain's model to all the ratings: the
+// chain goes on with the ratings it held out, its sweeps added to its
+// posterior mean, so that no sweep of the selection is made again.
+func continueChain(ctx context.Context, m *Model, ch *chosen) error {
 	s := ch.s
-	users, items := ch.at(m.Users, ch.users), ch.at(m.Items, ch.items)
-	smp := newSampler(t, s.Rank, s.Nu, s.Seed, s.Workers)
-	smp.warm(ch.smp, users, items)
-	spec := chainSpec{sweeps: s.Sweeps, first: ch.made, keep: true, thin: chainThin, maxRank: chainRankMul * s.Rank}
-	if ch.post != nil {
-		spec.post = ch.post.remap(t.n1, t.n2, users, items)
-	}
-	if err := finish(ctx, smp, spec, s, m, "fit"); err != nil {
+	ch.smp.release()
+	spec := chainSpec{sweeps: s.Sweeps, first: ch.made, keep: true, post: ch.post, thin: chainThin, maxRank: chainRankMul * s.Rank}
+	if err := finish(ctx, ch.smp, spec, s, m, "fit"); err != nil {
 		return err
 	}
 	m.Info.Continued = s.Sweeps

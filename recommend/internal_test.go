@@ -95,12 +95,12 @@ func smallTable(seed uint64) *table {
 	rng := rand.New(rand.NewPCG(seed, 1))
 	const n1, n2 = 30, 20
 	var rows, cols []int32
-	var vals []float64
+	var vals []float32
 	for u := range n1 {
 		for i := range n2 {
 			if rng.Float64() < 0.4 {
 				rows, cols = append(rows, int32(u)), append(cols, int32(i))
-				vals = append(vals, float64(1+rng.IntN(5)))
+				vals = append(vals, float32(1+rng.IntN(5)))
 			}
 		}
 	}
@@ -111,27 +111,50 @@ func smallTable(seed uint64) *table {
 // whose preconditioner is each row's Hessian, which on the quadratic loss
 // of a row lands on its minimizer: the gradient of
 // Σ_i (y_ui - z_i·x_u)² + λ n_u |x_u|² vanishes at every new row.
+//
+// With ratings held out for validation (every third), the step is that of
+// the ratings fitted alone: the held-out ones neither pull the row nor
+// count in its penalty.
 func TestRidgeStepExact(t *testing.T) {
+	for _, hold := range []bool{false, true} {
+		ridgeStepExact(t, hold)
+	}
+}
+
+func ridgeStepExact(t *testing.T, hold bool) {
 	tb := smallTable(1)
 	s := newSampler(tb, 3, math.Inf(1), 7, 2)
 	s.noise, s.lambda = false, 0.3
-	s.rows(0, streamUser, s.u, tb.n1, tb.uStart, tb.uItem, nil, s.v, &s.pu)
+	if hold {
+		held := make([]uint64, (len(tb.y)+63)/64)
+		n := 0
+		for p := 0; p < len(tb.y); p += 3 {
+			held[p>>6] |= 1 << (p & 63)
+			n++
+		}
+		s.hold(held, n)
+	}
+	s.rows(0, streamUser, s.u, tb.n1, tb.uStart, tb.uItem, nil, tb.y, s.w, s.v, &s.pu)
 	d, k := s.d, s.k
 	for u := range tb.n1 {
 		x := s.u[u*d : u*d+d]
 		grad := make([]float64, d)
-		n := tb.uStart[u+1] - tb.uStart[u]
+		n := 0
 		for p := tb.uStart[u]; p < tb.uStart[u+1]; p++ {
+			if hold && p%3 == 0 {
+				continue
+			}
+			n++
 			z := append(append([]float64(nil), s.v[int(tb.uItem[p])*d:int(tb.uItem[p])*d+k]...), 1)
-			r := tb.y[p] - s.v[int(tb.uItem[p])*d+k] - dot(x, z)
+			r := tb.at(p) - s.v[int(tb.uItem[p])*d+k] - dot(x, z)
 			for a := range d {
 				grad[a] -= r * z[a]
 			}
 		}
 		for a := range d {
-			grad[a] += s.lambda * float64(n) * x[a]
+			grad[a] += s.lambda * float64(max(n, 1)) * x[a]
 			if math.Abs(grad[a]) > 1e-10 {
-				t.Fatalf("user %d: gradient %v after the step", u, grad)
+				t.Fatalf("held out %v: user %d: gradient %v after the step", hold, u, grad)
 			}
 		}
 	}
@@ -151,7 +174,7 @@ func TestRowDraws(t *testing.T) {
 		j := int(tb.uItem[p])
 		z := append(append([]float64(nil), s.v[j*d:j*d+s.k]...), 1)
 		for a := range d {
-			g.SetVec(a, g.AtVec(a)+s.alpha*(tb.y[p]-s.v[j*d+s.k])*z[a])
+			g.SetVec(a, g.AtVec(a)+s.alpha*(tb.at(p)-s.v[j*d+s.k])*z[a])
 			for b := 0; b <= a; b++ { // SetSym sets (a, b) and (b, a)
 				h.SetSym(a, b, h.At(a, b)+s.alpha*z[a]*z[b])
 			}
@@ -165,7 +188,7 @@ func TestRowDraws(t *testing.T) {
 	want.MulVec(&cov, g)
 	mean, second := make([]float64, d), make([]float64, d*d)
 	for n := range draws {
-		s.rows(n, streamUser, s.u, tb.n1, tb.uStart, tb.uItem, nil, s.v, &s.pu)
+		s.rows(n, streamUser, s.u, tb.n1, tb.uStart, tb.uItem, nil, tb.y, s.w, s.v, &s.pu)
 		x := s.u[u*d : u*d+d]
 		for a := range d {
 			mean[a] += x[a] / draws

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -223,5 +224,44 @@ func TestCancel(t *testing.T) {
 	cancel()
 	if _, err := recommend.Fit(ctx, train, recommend.Settings{}); !errors.Is(err, context.Canceled) {
 		t.Errorf("err %v, want context.Canceled", err)
+	}
+}
+
+// TestIndexedSplit: the compact form's split holds out the ratings that
+// Split holds out with the same seed, and keeps the rest with only the ids
+// they rate; a fit of the compact rest is the fit of the rest, bit for
+// bit.
+func TestIndexedSplit(t *testing.T) {
+	all, _, _ := ratings(t, synth.RatingsConfig{Users: 200, Items: 300, Ratings: 6000, Seed: 4})
+	rest, held, err := recommend.Split(all, 0.3, 9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	xrest, xheld, err := all.Index().Split(0.3, 9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(held.Users, xheld.Users) || !slices.Equal(held.Items, xheld.Items) || !slices.Equal(held.Values, xheld.Values) {
+		t.Fatal("the compact split holds out other ratings than Split")
+	}
+	want := rest.Index()
+	if !slices.Equal(want.Users, xrest.Users) || !slices.Equal(want.Items, xrest.Items) ||
+		!slices.Equal(want.Rows, xrest.Rows) || !slices.Equal(want.Cols, xrest.Cols) || !slices.Equal(want.Values, xrest.Values) {
+		t.Fatal("the compact split's rest differs from Split's rest in the compact form")
+	}
+	s := recommend.Settings{Rank: 3, Sweeps: 10, Seed: 2}
+	a, err := recommend.Fit(context.Background(), rest, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := recommend.FitIndexed(context.Background(), xrest, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pa, pb := a.PredictAll(held.Users, held.Items, nil), b.PredictAll(held.Users, held.Items, nil); !slices.Equal(pa, pb) {
+		t.Fatal("fits of the rest and of its compact form predict differently")
+	}
+	if _, err := recommend.FitIndexed(context.Background(), &recommend.Indexed{Users: recommend.IDs{1, 2}, Items: recommend.IDs{5}, Rows: []int32{2}, Cols: []int32{0}, Values: []float32{3}}, s); err == nil {
+		t.Fatal("a user index out of range was accepted")
 	}
 }

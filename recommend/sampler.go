@@ -37,28 +37,34 @@ import (
 // weight (w = (ν+1)/(ν + α e²) on average) instead of pulling the fit
 // toward it as least squares does.
 type sampler struct {
-	t     *table
-	k, d  int       // rank, and rank + 1 (the bias)
-	u, v  []float64 // rows of users and items, [factor, bias], n1×d and n2×d
-	w     []float64 // the weight of each rating, user by user
-	alpha float64   // the noise precision
-	nu    float64   // degrees of freedom of the likelihood; +Inf: Gaussian
-	pu    prior     // the prior of the users' rows
-	pv    prior     // of the items'
+	t    *table
+	k, d int       // rank, and rank + 1 (the bias)
+	u, v []float64 // rows of users and items, [factor, bias], n1×d and n2×d
+	w    []float32 // the weight of each rating, user by user (0 for one held out)
+	wi   []float32 // the same, item by item
+	// held marks the ratings held out for validation (a bit each, by
+	// position in user order), nil when none; m counts the others.
+	held  []uint64
+	m     int
+	alpha float64 // the noise precision
+	nu    float64 // degrees of freedom of the likelihood; +Inf: Gaussian
+	pu    prior   // the prior of the users' rows
+	pv    prior   // of the items'
 	seed  uint64
 
 	noise  bool    // draw (Bayesian) or not (penalized)
 	lambda float64 // penalized: the ridge λ n of a row of n ratings
 
 	workers int
-	wsq     []float64 // per user: Σ w e² of its ratings
+	wsq     []float64 // per item: Σ w e² of its ratings
 	pool    sync.Pool // *rowScratch
 }
 
 // rowScratch is what one goroutine needs to update a row.
 type rowScratch struct {
 	h, g, hg []float64
-	zt       []float64
+	acc      []float64 // [H | g] summed over the chunks
+	zt       []float64 // a chunk's columns
 	off      []int
 	s        *stream
 }
@@ -67,13 +73,14 @@ func newSampler(t *table, k int, nu float64, seed uint64, workers int) *sampler 
 	d := k + 1
 	s := &sampler{t: t, k: k, d: d, nu: nu, seed: seed, workers: workers, alpha: 1, noise: true,
 		u: make([]float64, t.n1*d), v: make([]float64, t.n2*d),
-		w: make([]float64, len(t.y)), wsq: make([]float64, t.n1),
+		w: make([]float32, len(t.y)), wi: make([]float32, len(t.y)), wsq: make([]float64, t.n2), m: len(t.y),
 		pu: newPrior(d), pv: newPrior(d)}
 	for i := range s.w {
-		s.w[i] = 1
+		s.w[i], s.wi[i] = 1, 1
 	}
 	s.pool.New = func() any {
-		return &rowScratch{h: make([]float64, d*d), g: make([]float64, d), hg: make([]float64, d*(d+1)), s: newStream()}
+		return &rowScratch{h: make([]float64, d*d), g: make([]float64, d), hg: make([]float64, d*(d+1)), acc: make([]float64, d*(d+1)),
+			zt: make([]float64, (d+1)*gatherChunk), s: newStream()}
 	}
 	// A small random start: factors of scale 0.1, biases 0.
 	st := newStream()
@@ -100,19 +107,24 @@ func (s *sampler) sweep(n int) {
 		st.seed(s.seed, n, streamHyperUser, 0)
 		drawPrior(&s.pu, s.u, t.n1, s.d, st.rng)
 	}
-	s.rows(n, streamUser, s.u, t.n1, t.uStart, t.uItem, nil, s.v, &s.pu)
+	s.rows(n, streamUser, s.u, t.n1, t.uStart, t.uItem, nil, t.y, s.w, s.v, &s.pu)
 	if s.noise {
 		st.seed(s.seed, n, streamHyperItem, 0)
 		drawPrior(&s.pv, s.v, t.n2, s.d, st.rng)
 	}
-	s.rows(n, streamItem, s.v, t.n2, t.iStart, t.iUser, t.iPerm, s.u, &s.pv)
-	s.weigh(n)
+	s.rows(n, streamItem, s.v, t.n2, t.iStart, t.iUser, t.iPerm, t.iy, s.wi, s.u, &s.pv)
+	s.drawNoise(n)
 }
 
+// gatherChunk is the most ratings of a row gathered at a time: their
+// columns (rank+2 of them, 8 bytes each) stay in the first-level cache.
+const gatherChunk = 256
+
 // rows updates the n rows of x (users or items) from the rows of other,
-// the start offsets and the other side's index of each rating, and perm,
-// the user-order position of each rating (nil for the users).
-func (s *sampler) rows(sweep, kind int, x []float64, n int, start []int, idx []int32, perm []int32, other []float64, p *prior) {
+// the start offsets, the other side's index, the value and the weight of
+// each rating in this pass's order, and perm, the user-order position of
+// each rating (nil for the users).
+func (s *sampler) rows(sweep, kind int, x []float64, n int, start []int, idx []int32, perm []int32, vals, w []float32, other []float64, p *prior) {
 	d, k := s.d, s.k
 	par.Do(s.workers, (n+blockRows-1)/blockRows, func(b int) {
 		sc := s.pool.Get().(*rowScratch)
@@ -121,39 +133,52 @@ func (s *sampler) rows(sweep, kind int, x []float64, n int, start []int, idx []i
 		for r := b * blockRows; r < min(n, (b+1)*blockRows); r++ {
 			lo, hi := start[r], start[r+1]
 			nr := hi - lo
-			// The row's ratings as columns, each scaled by √(α w_e):
-			// zt's first d rows hold √(α w_e) z_e with z_e = [factor, 1],
-			// its last √(α w_e) t_e with t_e the rating less the other
-			// side's bias; then [H | g] = zt[:d] ztᵀ in one small product.
-			if cap(sc.zt) < (d+1)*nr {
-				sc.zt = make([]float64, (d+1)*nr)
+			if cap(sc.off) < nr {
 				sc.off = make([]int, nr)
 			}
-			zt, off := sc.zt[:(d+1)*nr], sc.off[:nr]
-			sws, ts := zt[k*nr:d*nr], zt[d*nr:(d+1)*nr]
-			for e := range off {
-				q := lo + e
-				pos := q
-				if perm != nil {
-					pos = int(perm[q])
+			off := sc.off[:nr]
+			// [H | g] = Σ_e α w_e z_e [z_e, t_e]ᵀ with z_e = [factor, 1]
+			// and t_e the rating less the other side's bias, summed over
+			// chunks of the row's ratings: in each, zt holds the columns
+			// √(α w_e) z_e (d rows) and √(α w_e) t_e (the last row), and
+			// the chunk adds zt[:d] ztᵀ, one small product.
+			clear(sc.acc)
+			fitted := 0 // the row's ratings not held out
+			for c0 := 0; c0 < nr; c0 += gatherChunk {
+				c1 := min(nr, c0+gatherChunk)
+				m := c1 - c0
+				// The next chunk's rows, this row's or the next one's,
+				// are fetched while this chunk is gathered.
+				if c1 < nr {
+					kernel.PrefetchRows(other, idx[lo+c1:lo+min(nr, c1+gatherChunk)], d, d)
+				} else if r+1 < n {
+					kernel.PrefetchRows(other, idx[hi:min(start[r+2], hi+gatherChunk)], d, d)
 				}
-				o := int(idx[q]) * d
-				off[e] = o
-				sw := math.Sqrt(s.alpha * s.w[pos])
-				sws[e] = sw
-				ts[e] = sw * (s.t.y[pos] - other[o+k])
-			}
-			for e, o := range off {
-				sw, z := sws[e], other[o:o+k]
-				for a, v := range z {
-					zt[a*nr+e] = sw * v
+				zt := sc.zt[:(d+1)*m]
+				sws, ts := zt[k*m:d*m], zt[d*m:(d+1)*m]
+				for e := range m {
+					q := lo + c0 + e
+					o := int(idx[q]) * d
+					off[c0+e] = o
+					we := float64(w[q]) // 0 for a rating held out
+					if we > 0 {
+						fitted++
+					}
+					sw := math.Sqrt(s.alpha * we)
+					sws[e] = sw
+					ts[e] = sw * (float64(vals[q]) - s.t.mean - other[o+k])
+					for a, v := range other[o : o+k] {
+						zt[a*m+e] = sw * v
+					}
+				}
+				kernel.DotBatch(sc.hg, d+1, zt, m, d, m, zt, m, d+1)
+				for i, v := range sc.hg {
+					sc.acc[i] += v
 				}
 			}
-			hg := sc.hg
-			kernel.DotBatch(hg, d+1, zt, nr, d, nr, zt, nr, d+1)
 			for a := range d {
-				copy(h[a*d:a*d+d], hg[a*(d+1):a*(d+1)+d])
-				g[a] = hg[a*(d+1)+d]
+				copy(h[a*d:a*d+d], sc.acc[a*(d+1):a*(d+1)+d])
+				g[a] = sc.acc[a*(d+1)+d]
 			}
 			if s.noise {
 				for i, v := range p.lam {
@@ -163,69 +188,78 @@ func (s *sampler) rows(sweep, kind int, x []float64, n int, start []int, idx []i
 					g[a] += v
 				}
 			} else {
-				reg := s.lambda * float64(max(nr, 1))
+				reg := s.lambda * float64(max(fitted, 1))
 				for a := range d {
 					h[a*d+a] += reg
 				}
 			}
 			row := x[r*d : r*d+d]
-			if !cholesky(h, d) {
-				continue // cannot happen with Λ positive definite; keep the row
-			}
-			forward(h, d, g)
-			if s.noise {
-				// Cᵀ x = z + ξ gives the mean H⁻¹ g plus a draw of
-				// N(0, H⁻¹).
-				sc.s.seed(s.seed, sweep, kind, r)
-				for a := range d {
-					g[a] += sc.s.rng.NormFloat64()
+			// Not positive definite cannot happen with Λ positive
+			// definite: the row is kept.
+			if cholesky(h, d) {
+				forward(h, d, g)
+				if s.noise {
+					// Cᵀ x = z + ξ gives the mean H⁻¹ g plus a draw of
+					// N(0, H⁻¹).
+					sc.s.seed(s.seed, sweep, kind, r)
+					for a := range d {
+						g[a] += sc.s.rng.NormFloat64()
+					}
 				}
+				backward(h, d, g)
+				copy(row, g)
 			}
-			backward(h, d, g)
-			copy(row, g)
+			if perm != nil {
+				s.wsq[r] = s.reweigh(sweep, r, row, off, perm[lo:hi], vals[lo:hi], w[lo:hi], other, sc)
+			}
 		}
 	})
 }
 
-// weigh computes the residuals of the current rows, draws (or, for the
-// penalized fit, sets) the weights of the robust likelihood, and the noise
-// precision.
-func (s *sampler) weigh(sweep int) {
-	t, d, k := s.t, s.d, s.k
+// reweigh computes, after item r's row has moved in the last half of a
+// sweep, the residuals e of its ratings (at the user-order positions pos,
+// their values vals, the users' rows at the offsets off of other), draws (or, for the
+// penalized fit, sets) the weights of the robust likelihood, and returns
+// Σ w e². Done as the item's row is made, while the users' rows it rated
+// are in cache, it saves a pass over the ratings.
+func (s *sampler) reweigh(sweep, r int, row []float64, off []int, pos []int32, vals, w []float32, other []float64, sc *rowScratch) float64 {
+	k := s.k
 	robust := !math.IsInf(s.nu, 1)
-	par.Do(s.workers, (t.n1+blockRows-1)/blockRows, func(b int) {
-		sc := s.pool.Get().(*rowScratch)
-		defer s.pool.Put(sc)
-		for u := b * blockRows; u < min(t.n1, (b+1)*blockRows); u++ {
-			xu := s.u[u*d : u*d+d]
-			if robust && s.noise {
-				sc.s.seed(s.seed, sweep, streamWeights, u)
-			}
-			var sum float64
-			for p := t.uStart[u]; p < t.uStart[u+1]; p++ {
-				z := s.v[int(t.uItem[p])*d:]
-				e := t.y[p] - dot(xu[:k], z) - xu[k] - z[k]
-				if robust {
-					q := s.nu + s.alpha*e*e
-					if s.noise {
-						s.w[p] = gamma(sc.s.rng, (s.nu+1)/2) * 2 / q
-					} else {
-						s.w[p] = (s.nu + 1) / q
-					}
-				}
-				sum += s.w[p] * e * e
-			}
-			s.wsq[u] = sum
-		}
-	})
-	ss := fsum.Of(s.wsq)
-	m := float64(len(t.y))
-	if s.noise {
-		st := newStream()
-		st.seed(s.seed, sweep, streamNoise, 0)
-		// α ~ Gamma(1 + m/2, rate 1 + Σ w e²/2).
-		s.alpha = gamma(st.rng, 1+m/2) / (1 + ss/2)
+	if robust && s.noise {
+		sc.s.seed(s.seed, sweep, streamWeights, r)
 	}
+	var sum float64
+	for e, o := range off {
+		if w[e] == 0 { // held out
+			continue
+		}
+		z := other[o : o+k+1]
+		res := float64(vals[e]) - s.t.mean - dot(row[:k], z) - row[k] - z[k]
+		if robust {
+			q := s.nu + s.alpha*res*res
+			if s.noise {
+				w[e] = float32(gamma(sc.s.rng, (s.nu+1)/2) * 2 / q)
+			} else {
+				w[e] = float32((s.nu + 1) / q)
+			}
+			s.w[pos[e]] = w[e]
+		}
+		sum += float64(w[e]) * res * res
+	}
+	return sum
+}
+
+// drawNoise draws the noise precision from the weighted residuals of the
+// sweep's items, α ~ Gamma(1 + m/2, rate 1 + Σ w e²/2), m the ratings
+// fitted.
+func (s *sampler) drawNoise(sweep int) {
+	if !s.noise {
+		return
+	}
+	ss := fsum.Of(s.wsq[:s.t.n2])
+	st := newStream()
+	st.seed(s.seed, sweep, streamNoise, 0)
+	s.alpha = gamma(st.rng, 1+float64(s.m)/2) / (1 + ss/2)
 }
 
 // predict returns the prediction of the current rows for user u and item
@@ -236,32 +270,32 @@ func (s *sampler) predict(u, i int) float64 {
 	return dot(xu[:k], xi[:k]) + xu[k] + xi[k]
 }
 
-// warm starts s from the rows of o, a chain of the same or a lower rank
-// (on the ratings held out of the selection, then on all the ratings):
-// each row takes o's factors (its first columns) and bias, from o's row
-// at[r] (r itself when at is nil; none when at[r] < 0), and the noise
-// precision and, on the same table, the weights carry over. The columns
-// o lacks keep their small random start.
-func (s *sampler) warm(o *sampler, users, items []int32) {
-	copyRows := func(dst, src []float64, n int, at []int32) {
-		kk := min(s.k, o.k)
-		for r := range n {
-			q := r
-			if at != nil {
-				q = int(at[r])
-			}
-			if q < 0 {
-				continue
-			}
-			row, from := dst[r*s.d:r*s.d+s.d], src[q*o.d:q*o.d+o.d]
-			copy(row[:kk], from[:kk])
-			row[s.k] = from[o.k]
+// hold holds out the ratings at the positions held (a bit each, in user
+// order) of n: their weights are 0, and the sweeps neither fit them nor
+// draw their weights.
+func (s *sampler) hold(held []uint64, n int) {
+	s.held, s.m = held, len(s.t.y)-n
+	s.setHeld(0)
+}
+
+// setHeld sets the weights of the ratings held out to v.
+func (s *sampler) setHeld(v float32) {
+	for q, p := range s.t.iPerm {
+		if s.isHeld(int(p)) {
+			s.w[p], s.wi[q] = v, v
 		}
 	}
-	copyRows(s.u, o.u, s.t.n1, users)
-	copyRows(s.v, o.v, s.t.n2, items)
-	s.alpha = o.alpha
-	if s.t == o.t {
-		copy(s.w, o.w)
-	}
+}
+
+// release fits every rating from the next sweep on: the chain continued
+// on all the ratings, the held-out ones at weight 1 until their weights
+// are drawn.
+func (s *sampler) release() {
+	s.setHeld(1)
+	s.held, s.m = nil, len(s.t.y)
+}
+
+// isHeld reports whether the rating at position p is held out.
+func (s *sampler) isHeld(p int) bool {
+	return s.held != nil && s.held[p>>6]>>(p&63)&1 != 0
 }

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"math"
 	"strings"
 
 	"github.com/scaledsm/scaledsm/internal/csvfmt"
@@ -51,25 +52,28 @@ type Evaluation struct {
 }
 
 // NewRecommender summarizes a fitted model.
-func NewRecommender(model, path string, train recommend.Ratings, m *recommend.Model) *Recommender {
-	return &Recommender{Problem: "ratings", Model: model, Ratings: path, Count: train.Len(),
-		Users: len(m.Users), Items: len(m.Items), Observed: float64(train.Len()) / (float64(len(m.Users)) * float64(len(m.Items))),
+func NewRecommender(model, path string, count int, m *recommend.Model) *Recommender {
+	return &Recommender{Problem: "ratings", Model: model, Ratings: path, Count: count,
+		Users: len(m.Users), Items: len(m.Items), Observed: float64(count) / (float64(len(m.Users)) * float64(len(m.Items))),
 		Min: m.Min, Max: m.Max, Status: "fitted", Rank: m.Info.Rank, ModelRank: m.Rank(), Sweeps: m.Info.Sweeps, Continued: m.Info.Continued,
 		Nu: m.Info.Nu, Penalty: m.Info.Lambda, NoiseSD: m.Info.NoiseSD, Seed: m.Info.Seed, Selection: m.Info.Selection}
 }
 
-// Evaluate returns the errors of the model and of the baselines on test,
-// and the model's predictions.
-func Evaluate(m *recommend.Model, train, test recommend.Ratings) (*Evaluation, []float64, error) {
+// Baselines returns the baselines a recommender is compared with, fitted
+// to train: the global mean and the biases (recommend.Biases with its
+// default penalties). They are small: a fit can drop train after them.
+func Baselines(train *recommend.Indexed) (mean, biases *recommend.Model, err error) {
+	if mean, err = recommend.BiasesIndexed(train, math.Inf(1), math.Inf(1)); err != nil {
+		return nil, nil, err
+	}
+	biases, err = recommend.BiasesIndexed(train, recommend.DefaultBiasUser, recommend.DefaultBiasItem)
+	return mean, biases, err
+}
+
+// Evaluate returns the errors on test of the model and of the baselines
+// mean and biases (see Baselines), and the model's predictions.
+func Evaluate(m, mean, biases *recommend.Model, test recommend.Ratings) (*Evaluation, []float64, error) {
 	e, err := m.Evaluate(test)
-	if err != nil {
-		return nil, nil, err
-	}
-	mean, err := recommend.GlobalMean(train)
-	if err != nil {
-		return nil, nil, err
-	}
-	biases, err := recommend.Biases(train, recommend.DefaultBiasUser, recommend.DefaultBiasItem)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -96,8 +96,39 @@ func (c RatingsConfig) Validate() error {
 // GenerateRatings draws the ratings of c. Every draw comes from a stream
 // of c.Seed, so the same configuration gives the same ratings.
 func GenerateRatings(c RatingsConfig) (*RatingsData, error) {
-	if err := c.Validate(); err != nil {
+	d := &RatingsData{}
+	err := EachRating(c, func(r Rating) bool {
+		d.Users = append(d.Users, r.User)
+		d.Items = append(d.Items, r.Item)
+		d.Values = append(d.Values, r.Value)
+		d.Expected = append(d.Expected, r.Expected)
+		d.Outlier = append(d.Outlier, r.Outlier)
+		return true
+	})
+	if err != nil {
 		return nil, err
+	}
+	return d, nil
+}
+
+// Rating is one synthetic rating: Value, of Item by User (ids from 1);
+// Expected is the noiseless rating and Outlier says whether Value was
+// replaced by a random one (see RatingsData).
+type Rating struct {
+	User, Item int64
+	Value      float64
+	Expected   float64
+	Outlier    bool
+}
+
+// EachRating draws the ratings of c, the same as GenerateRatings, and
+// gives them to yield one at a time, without holding them: so that 10^8
+// ratings can be written as they are drawn. It stops when yield returns
+// false. Its memory is the users' and items' parameters and a set of the
+// pairs drawn, 16 bytes a rating.
+func EachRating(c RatingsConfig, yield func(Rating) bool) error {
+	if err := c.Validate(); err != nil {
+		return err
 	}
 	c.defaults()
 	rng := func(stream uint64) *rand.Rand { return rand.New(rand.NewPCG(c.Seed, 0x5a7e<<32|stream)) }
@@ -143,15 +174,14 @@ func GenerateRatings(c RatingsConfig) (*RatingsData, error) {
 		i, _ := slices.BinarySearch(w, r.Float64()*w[len(w)-1])
 		return min(i, len(w)-1)
 	}
-	d := &RatingsData{}
-	seen := make(map[[2]int]bool, c.Ratings)
+	seen := newPairSet(c.Ratings)
 	rp, rv := rng(4), rng(5)
-	for len(d.Values) < c.Ratings {
+	for n := 0; n < c.Ratings; {
 		u, i := pick(rp, ca), pick(rp, cp)
-		if seen[[2]int{u, i}] {
+		if !seen.add(uint64(u)*uint64(c.Items) + uint64(i)) {
 			continue
 		}
-		seen[[2]int{u, i}] = true
+		n++
 		e := c.Mean + ub[u] + ib[i]
 		for k := range c.Rank {
 			e += l[u*c.Rank+k] * f[i*c.Rank+k]
@@ -164,11 +194,38 @@ func GenerateRatings(c RatingsConfig) (*RatingsData, error) {
 		if c.Step > 0 {
 			v = c.Min + math.Round((v-c.Min)/c.Step)*c.Step
 		}
-		d.Users = append(d.Users, int64(u+1))
-		d.Items = append(d.Items, int64(i+1))
-		d.Values = append(d.Values, min(max(v, c.Min), c.Max))
-		d.Expected = append(d.Expected, e)
-		d.Outlier = append(d.Outlier, out)
+		if !yield(Rating{User: int64(u + 1), Item: int64(i + 1), Value: min(max(v, c.Min), c.Max), Expected: e, Outlier: out}) {
+			return nil
+		}
 	}
-	return d, nil
+	return nil
+}
+
+// pairSet is a set of keys by open addressing, at most half full: a
+// fraction of the memory of a map of as many keys.
+type pairSet struct {
+	slots []uint64 // key+1; 0 is empty
+	mask  uint64
+}
+
+func newPairSet(n int) *pairSet {
+	size := uint64(16)
+	for size < 2*uint64(n) {
+		size <<= 1
+	}
+	return &pairSet{slots: make([]uint64, size), mask: size - 1}
+}
+
+// add adds key and reports whether it was not there.
+func (s *pairSet) add(key uint64) bool {
+	h := key * 0x9e3779b97f4a7c15
+	for j := (h >> 17) & s.mask; ; j = (j + 1) & s.mask {
+		switch s.slots[j] {
+		case 0:
+			s.slots[j] = key + 1
+			return true
+		case key + 1:
+			return false
+		}
+	}
 }

@@ -30,6 +30,8 @@ interrupt leaves DIR as it was, and a DIR that held another problem keeps no
 file of it.`, stdout)
 	var sp synthFlags
 	sp.register(fs)
+	var rg ratingsGen
+	rg.register(fs)
 	out := fs.String("out", "", "directory for the files (created if needed)")
 	dtype := fs.String("dtype", "float64", "element type of A.npy: float64 or float32 (the operator is rounded to\nfloat32 before y is computed, so the problem stays exact)")
 	order := fs.String("order", "C", "memory order of A.npy: C (row-major, NumPy's default) or F (column-major,\nas np.asfortranarray writes it; slower to write)")
@@ -45,7 +47,12 @@ file of it.`, stdout)
 		return badFlag("order", *order, "want C or F")
 	}
 	if sp.problem == "ratings" {
-		return generateRatings(fs, &sp, *out, stdout)
+		return generateRatings(fs, &sp, &rg, *out, stdout)
+	}
+	for _, name := range ratingsOnly {
+		if setFlags(fs)[name] {
+			return badFlag(name, flagValue(fs, name), "applies to --problem ratings")
+		}
 	}
 	src, err := sp.config()
 	if err != nil {

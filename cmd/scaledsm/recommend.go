@@ -1,20 +1,23 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/scaledsm/scaledsm"
 	"github.com/scaledsm/scaledsm/dataio"
-	"github.com/scaledsm/scaledsm/experiment"
 	"github.com/scaledsm/scaledsm/internal/atomicio"
 	"github.com/scaledsm/scaledsm/internal/csvfmt"
 	"github.com/scaledsm/scaledsm/internal/mem"
@@ -139,6 +142,16 @@ func runRecommend(c *solveCmd, model string) error {
 	if ctx.Err() != nil {
 		return exitError{errors.New("interrupted while reading the ratings; nothing written"), exitInterrupted}
 	}
+	// The baselines are fitted first, so that the fit holds the ratings
+	// once, in its own table.
+	count := train.Len()
+	var mean, biases *recommend.Model
+	if fit.test.Len() > 0 {
+		if mean, biases, err = report.Baselines(train); err != nil {
+			return err
+		}
+	}
+	mem.TuneGC(int64(count) * 20)
 	bar := newProgressBar(c.stderr, "fitting")
 	s.Progress = func(p recommend.Progress) {
 		fit.trace = append(fit.trace, p)
@@ -147,7 +160,7 @@ func runRecommend(c *solveCmd, model string) error {
 		}
 	}
 	setPhase("fitting")
-	fit.m, err = recommend.Fit(ctx, train, s)
+	fit.m, err = recommend.FitIndexed(ctx, train, s)
 	bar.done()
 	if err != nil {
 		if ctx.Err() != nil {
@@ -155,14 +168,14 @@ func runRecommend(c *solveCmd, model string) error {
 		}
 		return recommendError(err, c.ef.ratings, layout)
 	}
-	fit.sum = report.NewRecommender(model, c.ef.ratings, train, fit.m)
+	fit.sum = report.NewRecommender(model, c.ef.ratings, count, fit.m)
 	fit.sum.Seconds = time.Since(begin).Seconds()
 	if fit.test.Len() > 0 {
 		fit.sum.TestFile = c.rf.test
 		if c.ef.holdout > 0 {
 			fit.sum.Holdout = &c.ef.holdout
 		}
-		if fit.sum.Test, fit.preds, err = report.Evaluate(fit.m, train, fit.test); err != nil {
+		if fit.sum.Test, fit.preds, err = report.Evaluate(fit.m, mean, biases, fit.test); err != nil {
 			return err
 		}
 	}
@@ -256,15 +269,19 @@ func (c *solveCmd) recommendChecks() (dataio.Layout, error) {
 
 // readRatings reads the ratings to fit and the ratings to test (held out
 // of them, or --test's) into fit.test, and returns those to fit.
-func (c *solveCmd) readRatings(layout dataio.Layout, fit *recommenderFit) (recommend.Ratings, error) {
+func (c *solveCmd) readRatings(layout dataio.Layout, fit *recommenderFit) (*recommend.Indexed, error) {
 	setPhase("reading the ratings")
-	all, err := readRatings("ratings", c.ef.ratings, layout)
+	rt, err := readRatingsFile("ratings", c.ef.ratings, layout)
 	if err != nil {
-		return all, err
+		return nil, err
 	}
-	train := all
+	// The compact form the fit works on, 12 bytes a rating.
+	train := &recommend.Indexed{Users: rt.RowIDs, Items: rt.ColIDs, Rows: rt.Rows, Cols: rt.Cols, Values: make([]float32, len(rt.Values))}
+	for k, v := range rt.Values {
+		train.Values[k] = float32(v)
+	}
 	if c.ef.holdout > 0 {
-		if train, fit.test, err = recommend.Split(all, c.ef.holdout, c.sp.seed); err != nil {
+		if train, fit.test, err = train.Split(c.ef.holdout, c.sp.seed); err != nil {
 			return train, err
 		}
 	}
@@ -274,14 +291,23 @@ func (c *solveCmd) readRatings(layout dataio.Layout, fit *recommenderFit) (recom
 	return train, err
 }
 
-// readRatings reads the ratings file path of the flag flagName.
-func readRatings(flagName, path string, layout dataio.Layout) (recommend.Ratings, error) {
+// readRatingsFile reads the ratings file path of the flag flagName.
+func readRatingsFile(flagName, path string, layout dataio.Layout) (*dataio.Ratings, error) {
 	rt, err := dataio.ReadRatingsLayout(path, layout)
 	if err != nil {
 		var fe *dataio.FileError
 		if errors.As(err, &fe) {
-			return recommend.Ratings{}, exitError{fmt.Errorf("--%s %s: %v", flagName, path, fe.Err), exitBadInput}
+			return nil, exitError{fmt.Errorf("--%s %s: %v", flagName, path, fe.Err), exitBadInput}
 		}
+		return nil, err
+	}
+	return rt, nil
+}
+
+// readRatings reads the ratings file path of the flag flagName.
+func readRatings(flagName, path string, layout dataio.Layout) (recommend.Ratings, error) {
+	rt, err := readRatingsFile(flagName, path, layout)
+	if err != nil {
 		return recommend.Ratings{}, err
 	}
 	r := recommend.Ratings{Users: make([]int64, len(rt.Values)), Items: make([]int64, len(rt.Values)), Values: rt.Values}
@@ -414,19 +440,64 @@ func writeRecommender(out string, fit *recommenderFit) ([]string, error) {
 	return files, nil
 }
 
+// ratingsGen are generate's flags for --problem ratings.
+type ratingsGen struct {
+	users, items, ratings      int
+	skew, noise, step, holdout float64
+}
+
+func (g *ratingsGen) register(fs *flag.FlagSet) {
+	fs.IntVar(&g.users, "users", 950, "ratings: the number of users (MovieLens 25M: 162541, Netflix: 480189)")
+	fs.IntVar(&g.items, "items", 1650, "ratings: the number of items (MovieLens 25M: 59047, Netflix: 17770)")
+	fs.IntVar(&g.ratings, "ratings", 100000, "ratings: the number of ratings, at most half the pairs")
+	fs.Float64Var(&g.skew, "skew", 1, "ratings: the log-normal spread of the items' popularity (the users' activity: 0.7 of it)")
+	fs.Float64Var(&g.noise, "noise", 0.8, "ratings: the standard deviation of the noise")
+	fs.Float64Var(&g.step, "step", 1, "ratings: the step of the scale 1 to 5 (0.5 for half stars, 0 for unrounded values)")
+	fs.Float64Var(&g.holdout, "holdout", 0.2, "ratings: the fraction of the ratings written to test.csv, in [0, 1)")
+}
+
+// ratingsOnly are the flags of ratingsGen, which apply to --problem
+// ratings alone.
+var ratingsOnly = []string{"users", "items", "ratings", "skew", "noise", "step", "holdout"}
+
 // generateRatings is generate --problem ratings: synthetic ratings that
-// look like MovieLens 100k (synth.GenerateRatings), split 80/20 into
-// train.csv and test.csv, with --ps of the training ratings replaced by
-// uniform random ones.
-func generateRatings(fs *flag.FlagSet, sp *synthFlags, out string, stdout io.Writer) error {
+// look like real ones (synth.EachRating; MovieLens 100k's sizes by
+// default), each held out into test.csv with probability --holdout and
+// the rest written to train.csv, of which each is replaced by a uniform
+// random rating with probability --ps. The ratings are drawn as they are
+// written, once for each file, so that 10^8 of them take no more memory
+// than the set of the pairs drawn.
+func generateRatings(fs *flag.FlagSet, sp *synthFlags, g *ratingsGen, out string, stdout io.Writer) error {
 	set := setFlags(fs)
 	for _, name := range []string{"n", "n2", "r", "m", "p", "kappa", "snr", "dtype", "order"} {
 		if set[name] {
-			return badFlag(name, flagValue(fs, name), "does not apply to --problem ratings (its sizes are MovieLens 100k's)")
+			return badFlag(name, flagValue(fs, name), "does not apply to --problem ratings (give --users, --items and --ratings)")
 		}
 	}
-	if !(sp.ps >= 0 && sp.ps < 0.5) {
+	switch {
+	case !(sp.ps >= 0 && sp.ps < 0.5):
 		return badFlag("ps", sp.ps, "the fraction of training ratings replaced must lie in [0, 0.5)")
+	case !(g.holdout >= 0 && g.holdout < 1):
+		return badFlag("holdout", g.holdout, "must lie in [0, 1)")
+	case !(g.skew > 0 && g.skew <= 4):
+		return badFlag("skew", g.skew, "must lie in (0, 4]")
+	case !(g.noise > 0 && g.noise <= 10):
+		return badFlag("noise", g.noise, "must lie in (0, 10]")
+	case !(g.step >= 0 && g.step <= 4):
+		return badFlag("step", g.step, "must lie in [0, 4] (0 for unrounded values)")
+	case g.users > math.MaxInt32 || g.items > math.MaxInt32:
+		return badFlag("users", g.users, "users and items must be fewer than 2^31")
+	}
+	cfg := synth.RatingsConfig{Users: g.users, Items: g.items, Ratings: g.ratings, Skew: g.skew, Noise: g.noise, Step: g.step, Seed: sp.seed}
+	if g.step == 0 {
+		cfg.Step = -1
+	}
+	if err := cfg.Validate(); err != nil {
+		var ie *scaledsm.InputError
+		if errors.As(err, &ie) && slices.Contains(ratingsOnly, ie.Input) {
+			return badFlag(ie.Input, flagValue(fs, ie.Input), ie.Reason)
+		}
+		return err
 	}
 	if st, err := os.Stat(out); err == nil && !st.IsDir() {
 		return badFlag("out", out, "is not a directory")
@@ -434,45 +505,76 @@ func generateRatings(fs *flag.FlagSet, sp *synthFlags, out string, stdout io.Wri
 	if err := writableParent(out); err != nil {
 		return badFlag("out", out, "cannot be written: "+err.Error())
 	}
-	d, err := synth.GenerateRatings(synth.RatingsConfig{Ratings: 100000, Users: 950, Items: 1650, Seed: sp.seed})
-	if err != nil {
+	// The set of pairs drawn, 16 bytes a rating at most, is the memory.
+	if err := fitsMemory(int64(g.ratings)*32+int64(g.users+g.items)*80, fmt.Sprintf("--ratings %d", g.ratings)); err != nil {
 		return err
 	}
-	all := recommend.Ratings{Users: d.Users, Items: d.Items, Values: d.Values}
-	train, test, err := recommend.Split(all, 0.2, sp.seed)
-	if err != nil {
-		return err
-	}
-	var replaced int
-	if sp.ps > 0 {
-		var idx []int
-		train, idx = experiment.Corrupt(train, sp.ps, sp.seed)
-		replaced = len(idx)
-	}
-	csvFile := func(r recommend.Ratings) func(io.Writer) error {
+	var counts [3]int // train, test, replaced
+	csvFile := func(test bool) func(io.Writer) error {
 		return func(w io.Writer) error {
-			if _, err := io.WriteString(w, "userId,movieId,rating\n"); err != nil {
-				return err
-			}
-			for k, v := range r.Values {
-				if _, err := fmt.Fprintf(w, "%d,%d,%s\n", r.Users[k], r.Items[k], csvfmt.Float(v)); err != nil {
-					return err
+			counts[0], counts[1], counts[2] = 0, 0, 0
+			split := rand.New(rand.NewPCG(sp.seed, 0x5e1d))
+			corrupt := rand.New(rand.NewPCG(sp.seed, 0xc0))
+			bw := bufio.NewWriterSize(w, 1<<20)
+			buf := []byte("userId,movieId,rating\n")
+			var werr error
+			err := synth.EachRating(cfg, func(r synth.Rating) bool {
+				held := split.Float64() < g.holdout
+				if held {
+					counts[1]++
+				} else {
+					counts[0]++
+					if sp.ps > 0 && corrupt.Float64() < sp.ps {
+						r.Value = randomRating(corrupt, g.step)
+						counts[2]++
+					}
 				}
+				if held != test {
+					return true
+				}
+				buf = strconv.AppendInt(buf, r.User, 10)
+				buf = append(buf, ',')
+				buf = strconv.AppendInt(buf, r.Item, 10)
+				buf = append(buf, ',')
+				buf = strconv.AppendFloat(buf, r.Value, 'g', -1, 64)
+				buf = append(buf, '\n')
+				if len(buf) > 1<<16 {
+					_, werr = bw.Write(buf)
+					buf = buf[:0]
+				}
+				return werr == nil
+			})
+			if err == nil {
+				err = werr
 			}
-			return nil
+			if err == nil {
+				_, err = bw.Write(buf)
+			}
+			if err == nil {
+				err = bw.Flush()
+			}
+			return err
 		}
 	}
-	files := []npyset.File{
-		{Name: "train.csv", Desc: fmt.Sprintf("%d ratings (%d replaced by random ones)", train.Len(), replaced), Write: csvFile(train)},
-		{Name: "test.csv", Desc: fmt.Sprintf("%d ratings", test.Len()), Write: csvFile(test)},
-	}
+	files := []npyset.File{{Name: "train.csv", Write: csvFile(false)}, {Name: "test.csv", Write: csvFile(true)}}
 	ctx, stop := interruptContext()
 	defer stop()
-	listing, err := writeGenerated(ctx, out, files)
-	if err != nil {
+	setPhase("drawing and writing the ratings")
+	if _, err := writeGenerated(ctx, out, files); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "wrote synthetic ratings (%d users, %d items, scale 1 to 5, seed %d) to %s:\n  %s\n", 950, 1650, sp.seed, out, strings.Join(listing, "\n  "))
+	fmt.Fprintf(stdout, "wrote %d synthetic ratings (%d users, %d items, scale 1 to 5, seed %d) to %s:\n  train.csv %d ratings (%d replaced by random ones)\n  test.csv %d ratings\n",
+		g.ratings, g.users, g.items, sp.seed, out, counts[0], counts[2], counts[1])
 	fmt.Fprintf(stdout, "fit and test a recommender with\n  scaledsm solve --ratings %s --test %s\n", filepath.Join(out, "train.csv"), filepath.Join(out, "test.csv"))
 	return nil
+}
+
+// randomRating returns a uniform random rating on the scale 1 to 5 of the
+// given step (0: any value).
+func randomRating(rng *rand.Rand, step float64) float64 {
+	if step == 0 {
+		return 1 + 4*rng.Float64()
+	}
+	levels := int(math.Floor(4/step+1e-9)) + 1
+	return 1 + step*float64(rng.IntN(levels))
 }
