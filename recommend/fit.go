@@ -225,7 +225,7 @@ func FitIndexed(ctx context.Context, x *Indexed, s Settings) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	m.Info.Ratings = x.Len()
+	m.Info.Ratings = len(t.y)
 	m.Info.Seed = s.Seed
 	m.Info.Seconds = time.Since(begin).Seconds()
 	return m, nil

@@ -458,6 +458,12 @@ func TestGenerateBadFlags(t *testing.T) {
 		{[]string{"--out", out, "--n", "10", "--r", "11"}, "--r 11"},
 		{[]string{"--out", out, "--kappa", "0.5"}, "--kappa 0.5"},
 		{[]string{"--out", plain}, "--out " + plain + ": is not a directory"},
+		{[]string{"--out", out, "--users", "9"}, "--users 9: applies to --problem ratings"},
+		{[]string{"--out", out, "--problem", "ratings", "--users", "10"}, "--ratings 100000: must lie in [1, 8250]"},
+		{[]string{"--out", out, "--problem", "ratings", "--holdout", "1"}, "--holdout 1: must lie in [0, 1)"},
+		{[]string{"--out", out, "--problem", "ratings", "--n", "5"}, "--n 5: does not apply to --problem ratings"},
+		// 10^11 ratings need some TB: refused before a draw.
+		{[]string{"--out", out, "--problem", "ratings", "--users", "1000000", "--items", "1000000", "--ratings", "100000000000"}, "--ratings 100000000000 needs about"},
 	} {
 		code, stdout, stderr := cli(t, append([]string{"generate"}, c.args...)...)
 		if code != 2 || stdout != "" || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, c.want) {
