@@ -3,6 +3,7 @@ package dataio
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -256,7 +257,11 @@ func ReadRatingsLayout(path string, layout Layout) (*Ratings, error) {
 	if err != nil {
 		return nil, err
 	}
-	users, items, values := make([]int64, 0, lines), make([]int64, 0, lines), make([]float64, 0, lines)
+	// Ids are mapped to indices as they are read (16 bytes a rating, not
+	// the 24 of the ids and a copy to sort), then renumbered in the order
+	// of the ids.
+	rows, cols, values := make([]int32, 0, lines), make([]int32, 0, lines), make([]float64, 0, lines)
+	users, items := newIDMap(lines), newIDMap(lines)
 	rec := first
 	if header {
 		rec, err = r.next()
@@ -280,8 +285,8 @@ func ReadRatingsLayout(path string, layout Layout) (*Ratings, error) {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return nil, fail("line %d: rating %q is not finite", r.line, s)
 		}
-		users = append(users, ids[0])
-		items = append(items, ids[1])
+		rows = append(rows, users.index(ids[0]))
+		cols = append(cols, items.index(ids[1]))
 		values = append(values, v)
 	}
 	if err != io.EOF {
@@ -290,12 +295,12 @@ func ReadRatingsLayout(path string, layout Layout) (*Ratings, error) {
 	if len(values) == 0 {
 		return nil, fail("no ratings after the header line")
 	}
-	rt := &Ratings{Values: values}
-	rt.Rows, rt.RowIDs = mapIDs(users)
-	rt.Cols, rt.ColIDs = mapIDs(items)
-	if len(rt.RowIDs) > math.MaxInt32 || len(rt.ColIDs) > math.MaxInt32 {
+	if users.overflow || items.overflow {
 		return nil, fail("more than 2^31 distinct ids")
 	}
+	rt := &Ratings{Rows: rows, Cols: cols, Values: values}
+	rt.RowIDs = users.sorted(rows)
+	rt.ColIDs = items.sorted(cols)
 	return rt, nil
 }
 
@@ -352,30 +357,67 @@ func RatingsSize(path string) (int, error) {
 	}
 }
 
-// mapIDs returns the index of each id among the distinct ids sorted
-// increasingly, and those ids.
-func mapIDs(ids []int64) ([]int32, []int64) {
-	uniq := slices.Clone(ids)
-	slices.Sort(uniq)
-	uniq = slices.Compact(uniq)
-	idx := make([]int32, len(ids))
-	if lo, hi := uniq[0], uniq[len(uniq)-1]; hi-lo >= 0 && hi-lo < int64(4*len(ids)+1<<20) {
-		// Ids of a modest range, as MovieLens's: a table is faster than a
-		// search.
-		table := make([]int32, hi-lo+1)
-		for i, id := range uniq {
-			table[id-lo] = int32(i)
+// idMap gives ids indices in the order they first come: from a table for
+// ids of a modest range (as MovieLens's, from 1 up), else a map.
+type idMap struct {
+	ids      []int64 // by index
+	table    []int32 // index+1 of id, for 0 <= id < len(table)
+	limit    int64   // the table's largest size
+	other    map[int64]int32
+	overflow bool // more than 2^31 ids
+}
+
+func newIDMap(lines int) *idMap {
+	return &idMap{limit: int64(4*lines + 1<<20), other: map[int64]int32{}}
+}
+
+// index returns the index of id, a new one for an id not seen before.
+func (m *idMap) index(id int64) int32 {
+	if id >= 0 && id < m.limit {
+		if id >= int64(len(m.table)) {
+			m.table = slices.Grow(m.table, int(id)+1-len(m.table))[:id+1]
 		}
-		for k, id := range ids {
-			idx[k] = table[id-lo]
+		if k := m.table[id]; k > 0 {
+			return k - 1
 		}
-		return idx, slices.Clip(uniq)
+		k := m.add(id)
+		m.table[id] = k + 1
+		return k
 	}
-	for k, id := range ids {
-		i, _ := slices.BinarySearch(uniq, id)
-		idx[k] = int32(i)
+	if k, ok := m.other[id]; ok {
+		return k
 	}
-	return idx, slices.Clip(uniq)
+	k := m.add(id)
+	m.other[id] = k
+	return k
+}
+
+func (m *idMap) add(id int64) int32 {
+	if len(m.ids) >= math.MaxInt32 {
+		m.overflow = true
+	}
+	m.ids = append(m.ids, id)
+	return int32(len(m.ids) - 1)
+}
+
+// sorted returns the ids in increasing order and renumbers the indices
+// idx to their positions among them.
+func (m *idMap) sorted(idx []int32) []int64 {
+	order := make([]int32, len(m.ids))
+	for k := range order {
+		order[k] = int32(k)
+	}
+	slices.SortFunc(order, func(a, b int32) int { return cmp.Compare(m.ids[a], m.ids[b]) })
+	at := make([]int32, len(m.ids))
+	ids := make([]int64, len(m.ids))
+	for n, k := range order {
+		at[k] = int32(n)
+		ids[n] = m.ids[k]
+	}
+	for j, k := range idx {
+		idx[j] = at[k]
+	}
+	return ids
 }
 
 // RecordLines returns the line of each of the given ratings (0 is the

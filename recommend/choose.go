@@ -89,10 +89,15 @@ func choose(ctx context.Context, t *table, s Settings) (*chosen, error) {
 	}
 	best, bestBurn := -1, 0
 	ch := &chosen{sel: sel}
+	var last *sampler
 	// try runs a chain of rank k (and ridge penalty lam) on the split.
 	try := func(k int, lam float64) (float64, error) {
 		begin := time.Now()
-		smp := newSampler(t, k, s.Nu, s.Seed, s.Workers)
+		// The chains share one pair of weight buffers: the kept chain's
+		// continuation starts from the last chain's weights, a start as
+		// good as any, redrawn in its first sweep.
+		smp := newSamplerFrom(t, k, s.Nu, s.Seed, s.Workers, last)
+		last = smp
 		smp.hold(held, nv)
 		b := burns
 		if s.Method == Ridge {

@@ -26,5 +26,5 @@ func ExampleFit() {
 	// Output:
 	// rank 5 chosen among 2 candidates
 	// user 1, item 2: 4.20
-	// a new user, item 2: 3.80 (the mean 3.73 and the item's bias 0.07)
+	// a new user, item 2: 3.79 (the mean 3.73 and the item's bias 0.07)
 }

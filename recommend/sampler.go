@@ -70,13 +70,25 @@ type rowScratch struct {
 }
 
 func newSampler(t *table, k int, nu float64, seed uint64, workers int) *sampler {
+	return newSamplerFrom(t, k, nu, seed, workers, nil)
+}
+
+// newSamplerFrom is newSampler whose weights are those of last, in the
+// same buffers (nil: new ones, all 1): chains one after another share 8
+// bytes a rating, and each starts from the weights the last drew.
+func newSamplerFrom(t *table, k int, nu float64, seed uint64, workers int, last *sampler) *sampler {
 	d := k + 1
 	s := &sampler{t: t, k: k, d: d, nu: nu, seed: seed, workers: workers, alpha: 1, noise: true,
 		u: make([]float64, t.n1*d), v: make([]float64, t.n2*d),
-		w: make([]float32, len(t.y)), wi: make([]float32, len(t.y)), wsq: make([]float64, t.n2), m: len(t.y),
+		wsq: make([]float64, t.n2), m: len(t.y),
 		pu: newPrior(d), pv: newPrior(d)}
-	for i := range s.w {
-		s.w[i], s.wi[i] = 1, 1
+	if last != nil {
+		s.w, s.wi = last.w, last.wi
+	} else {
+		s.w, s.wi = make([]float32, len(t.y)), make([]float32, len(t.y))
+		for i := range s.w {
+			s.w[i], s.wi[i] = 1, 1
+		}
 	}
 	s.pool.New = func() any {
 		return &rowScratch{h: make([]float64, d*d), g: make([]float64, d), hg: make([]float64, d*(d+1)), acc: make([]float64, d*(d+1)),
