@@ -51,6 +51,22 @@ assert one["status"] == three["status"] == "converged", (one["status"], three["s
 assert abs(one["iterations"] - three["iterations"]) <= 1
 PY
 
+# The recommender on 10^6 synthetic ratings, alone and on 2 and 3 ranks
+# (issue 35): the same predictions, bit for bit, and a summary that says
+# how many ranks shared the fit.
+"$tmp/scaledsm" generate --problem ratings --users 6040 --items 3700 --ratings 1000000 --step 0.5 --holdout 0.1 --out "$tmp/r6" >/dev/null
+"$tmp/scaledsm" solve --ratings "$tmp/r6/train.csv" --test "$tmp/r6/test.csv" --out "$tmp/r6/one" >/dev/null
+for np in 2 3; do
+  "${mpirun[@]}" -np "$np" "$tmp/scaledsm" solve --ratings "$tmp/r6/train.csv" --test "$tmp/r6/test.csv" --out "$tmp/r6/np$np" >/dev/null
+  cmp "$tmp/r6/one/test.csv" "$tmp/r6/np$np/test.csv" || { echo "mpi: the recommender on $np ranks predicts otherwise than alone"; exit 1; }
+  /usr/bin/python3 - "$tmp/r6/np$np/summary.json" "$np" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+assert s["ranks"] == int(sys.argv[2]), s.get("ranks")
+print("recommender, 10^6 ratings on %s ranks: test RMSE %.4f, the predictions of one process" % (sys.argv[2], s["test"]["test_rmse"]))
+PY
+done
+
 # A rank killed mid-solve ends the job within seconds, non-zero.
 "${mpirun[@]}" -np 3 "$tmp/scaledsm" solve --problem ms --n 60 --r 3 --tol 0 --iters 100000000 >/dev/null 2>"$tmp/kill.err" &
 job=$!

@@ -97,6 +97,7 @@ func choose(ctx context.Context, t *table, s Settings) (*chosen, error) {
 		// continuation starts from the last chain's weights, a start as
 		// good as any, redrawn in its first sweep.
 		smp := newSamplerFrom(t, k, s.Nu, s.Seed, s.Workers, last)
+		smp.red = s.Reducer
 		last = smp
 		smp.hold(held, nv)
 		b := burns

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/scaledsm/scaledsm"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -108,6 +109,13 @@ type Settings struct {
 	Workers int
 	// Progress, when not nil, is called after every sweep.
 	Progress func(Progress)
+	// Reducer, when not nil, shares the fit among the ranks of an MPI job
+	// (package mpi): every rank calls Fit with the same ratings and
+	// settings, each makes the rows of its share of the users and the
+	// items in every sweep, and the rows are exchanged after each half of
+	// a sweep. Every rank gets the model that one process makes, bit for
+	// bit.
+	Reducer scaledsm.Reducer
 }
 
 // Progress is the state of a fit, for a progress display.
@@ -288,6 +296,7 @@ func defaultBurn(s Settings) int {
 // the posterior mean from sweep burn on, into m.
 func fitTable(ctx context.Context, t *table, s Settings, burn int, m *Model, stage string) error {
 	smp := newSampler(t, s.Rank, s.Nu, s.Seed, s.Workers)
+	smp.red = s.Reducer
 	if s.Method == Ridge {
 		smp.noise, smp.nu, smp.lambda = false, math.Inf(1), s.Lambda
 	}

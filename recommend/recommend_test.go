@@ -8,8 +8,10 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
+	"github.com/scaledsm/scaledsm"
 	"github.com/scaledsm/scaledsm/recommend"
 	"github.com/scaledsm/scaledsm/synth"
 )
@@ -263,5 +265,44 @@ func TestIndexedSplit(t *testing.T) {
 	}
 	if _, err := recommend.FitIndexed(context.Background(), &recommend.Indexed{Users: recommend.IDs{1, 2}, Items: recommend.IDs{5}, Rows: []int32{2}, Cols: []int32{0}, Values: []float32{3}}, s); err == nil {
 		t.Fatal("a user index out of range was accepted")
+	}
+}
+
+// TestRanksSameBits fits the default model (selection, Student-t weights,
+// the continued chain) alone and shared among 2 and 3 in-process ranks
+// (scaledsm.NewLocalReducers, the stand-in for MPI): every rank's model
+// predicts what the one process's does, bit for bit.
+func TestRanksSameBits(t *testing.T) {
+	train, test, _ := ratings(t, synth.RatingsConfig{Users: 150, Items: 200, Ratings: 8000, Seed: 6})
+	s := recommend.Settings{Seed: 3, Workers: 2}
+	alone, err := recommend.Fit(context.Background(), train, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := alone.PredictAll(test.Users, test.Items, nil)
+	for _, p := range []int{2, 3} {
+		reds := scaledsm.NewLocalReducers(p)
+		got := make([][]float64, p)
+		errs := make([]error, p)
+		var wg sync.WaitGroup
+		for r := range p {
+			wg.Go(func() {
+				s := s
+				s.Reducer = reds[r]
+				m, err := recommend.Fit(context.Background(), train, s)
+				if errs[r] = err; err == nil {
+					got[r] = m.PredictAll(test.Users, test.Items, nil)
+				}
+			})
+		}
+		wg.Wait()
+		for r := range p {
+			if errs[r] != nil {
+				t.Fatalf("%d ranks: rank %d: %v", p, r, errs[r])
+			}
+			if !slices.Equal(got[r], want) {
+				t.Fatalf("%d ranks: rank %d predicts otherwise than one process", p, r)
+			}
+		}
 	}
 }

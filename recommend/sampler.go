@@ -4,6 +4,7 @@ import (
 	"math"
 	"sync"
 
+	"github.com/scaledsm/scaledsm"
 	"github.com/scaledsm/scaledsm/internal/fsum"
 	"github.com/scaledsm/scaledsm/internal/kernel"
 	"github.com/scaledsm/scaledsm/internal/par"
@@ -57,7 +58,15 @@ type sampler struct {
 
 	workers int
 	wsq     []float64 // per item: Σ w e² of its ratings
-	pool    sync.Pool // *rowScratch
+	// red, when not nil, shares the sweeps among the ranks of an MPI job:
+	// each makes the rows of its part of the users and of the items, and
+	// the rows, the items' weighted residuals and their ratings' weights
+	// are gathered after each pass (share). Every rank holds all the
+	// ratings and all the rows, and does the rest (the priors, the noise,
+	// the validation, the posterior mean) as one process would.
+	red  scaledsm.Reducer
+	gbuf []float64 // gather buffers
+	pool sync.Pool // *rowScratch
 }
 
 // rowScratch is what one goroutine needs to update a row.
@@ -120,11 +129,15 @@ func (s *sampler) sweep(n int) {
 		drawPrior(&s.pu, s.u, t.n1, s.d, st.rng)
 	}
 	s.rows(n, streamUser, s.u, t.n1, t.uStart, t.uItem, nil, t.y, s.w, s.v, &s.pu)
+	s.share(s.u, t.n1, s.d)
 	if s.noise {
 		st.seed(s.seed, n, streamHyperItem, 0)
 		drawPrior(&s.pv, s.v, t.n2, s.d, st.rng)
 	}
 	s.rows(n, streamItem, s.v, t.n2, t.iStart, t.iUser, t.iPerm, t.iy, s.wi, s.u, &s.pv)
+	s.share(s.v, t.n2, s.d)
+	s.share(s.wsq, t.n2, 1)
+	s.shareWeights()
 	s.drawNoise(n)
 }
 
@@ -138,11 +151,12 @@ const gatherChunk = 256
 // each rating (nil for the users).
 func (s *sampler) rows(sweep, kind int, x []float64, n int, start []int, idx []int32, perm []int32, vals, w []float32, other []float64, p *prior) {
 	d, k := s.d, s.k
-	par.Do(s.workers, (n+blockRows-1)/blockRows, func(b int) {
+	first, last := s.part(s.rank(), n)
+	par.Do(s.workers, (last-first+blockRows-1)/blockRows, func(b int) {
 		sc := s.pool.Get().(*rowScratch)
 		defer s.pool.Put(sc)
 		h, g := sc.h, sc.g
-		for r := b * blockRows; r < min(n, (b+1)*blockRows); r++ {
+		for r := first + b*blockRows; r < min(last, first+(b+1)*blockRows); r++ {
 			lo, hi := start[r], start[r+1]
 			nr := hi - lo
 			if cap(sc.off) < nr {
@@ -310,4 +324,82 @@ func (s *sampler) release() {
 // isHeld reports whether the rating at position p is held out.
 func (s *sampler) isHeld(p int) bool {
 	return s.held != nil && s.held[p>>6]>>(p&63)&1 != 0
+}
+
+// rank returns this process's rank, 0 alone.
+func (s *sampler) rank() int {
+	if s.red == nil {
+		return 0
+	}
+	return s.red.Rank()
+}
+
+// part returns the rows [first, last) of n that rank r makes: blocks of
+// ⌈n/P⌉ rows in rank order, all of them alone.
+func (s *sampler) part(r, n int) (first, last int) {
+	if s.red == nil {
+		return 0, n
+	}
+	per := (n + s.red.Size() - 1) / s.red.Size()
+	return min(r*per, n), min((r+1)*per, n)
+}
+
+// share makes every rank's rows of x (n rows of width values, each rank
+// having made its part) known to every rank.
+func (s *sampler) share(x []float64, n, width int) {
+	if s.red == nil {
+		return
+	}
+	size := s.red.Size()
+	per := (n + size - 1) / size * width
+	first, last := s.part(s.rank(), n)
+	s.gather(size*per, per, func(mine []float64) { copy(mine, x[first*width:last*width]) }, func(r int, theirs []float64) {
+		first, last := s.part(r, n)
+		copy(x[first*width:last*width], theirs)
+	})
+}
+
+// shareWeights makes the weights of every rank's items' ratings known to
+// every rank, in both orders: the users' pass needs those of every item.
+func (s *sampler) shareWeights() {
+	if s.red == nil || math.IsInf(s.nu, 1) {
+		return // no weights drawn
+	}
+	t, size := s.t, s.red.Size()
+	span := func(r int) (int, int) {
+		first, last := s.part(r, t.n2)
+		return t.iStart[first], t.iStart[last]
+	}
+	per := 0
+	for r := range size {
+		lo, hi := span(r)
+		per = max(per, hi-lo)
+	}
+	lo, hi := span(s.rank())
+	s.gather(size*per, per, func(mine []float64) {
+		for q := lo; q < hi; q++ {
+			mine[q-lo] = float64(s.wi[q])
+		}
+	}, func(r int, theirs []float64) {
+		lo, hi := span(r)
+		for q := lo; q < hi; q++ {
+			s.wi[q] = float32(theirs[q-lo])
+			s.w[t.iPerm[q]] = s.wi[q]
+		}
+	})
+}
+
+// gather gathers blocks of per values, each rank's filled by fill, and
+// gives each rank's block to take.
+func (s *sampler) gather(total, per int, fill func(mine []float64), take func(r int, theirs []float64)) {
+	if cap(s.gbuf) < total+per {
+		s.gbuf = make([]float64, total+per)
+	}
+	all, mine := s.gbuf[:total], s.gbuf[total:total+per]
+	clear(mine)
+	fill(mine)
+	s.red.Gather(all, mine)
+	for r := range s.red.Size() {
+		take(r, all[r*per:(r+1)*per])
+	}
 }

@@ -32,6 +32,9 @@ type Recommender struct {
 	NoiseSD   float64              `json:"noise_sd"`            // bayes
 	Seed      uint64               `json:"seed"`
 	Selection *recommend.Selection `json:"selection,omitempty"`
+	// Ranks is the number of processes of an MPI job that shared the fit
+	// (recommend.Settings.Reducer), 0 alone.
+	Ranks int `json:"ranks,omitempty"`
 	// Evaluation on --holdout or --test.
 	Holdout  *float64    `json:"holdout,omitempty"`
 	TestFile string      `json:"test_file,omitempty"`
@@ -122,6 +125,9 @@ func (s *Recommender) Print(w io.Writer, out string) {
 		}
 		fmt.Fprintf(w, "%s: %d ratings (%d with an unseen user or item): RMSE %.4f, MAE %.4f; global mean %.4f, %.4f; biases %.4f, %.4f\n",
 			what, t.Ratings, t.Unseen, t.RMSE, t.MAE, t.MeanRMSE, t.MeanMAE, t.BiasesRMSE, t.BiasesMAE)
+	}
+	if s.Ranks > 1 {
+		fmt.Fprintf(w, "ranks      %d processes shared the sweeps (mpirun), each making the rows of its part of the users and items\n", s.Ranks)
 	}
 	fmt.Fprintf(w, "time       %.3g s\n", s.Seconds)
 	if out != "" {

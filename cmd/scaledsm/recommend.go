@@ -160,6 +160,7 @@ func runRecommend(c *solveCmd, model string) error {
 	}
 	setPhase("fitting")
 	fit.m, err = recommend.FitIndexed(ctx, train, s)
+	settled = err == nil // the last collective
 	bar.done()
 	if err != nil {
 		if ctx.Err() != nil {
@@ -168,6 +169,9 @@ func runRecommend(c *solveCmd, model string) error {
 		return recommendError(err, c.ef.ratings, layout)
 	}
 	fit.sum = report.NewRecommender(model, c.ef.ratings, count, fit.m)
+	if world != nil {
+		fit.sum.Ranks = world.Size()
+	}
 	fit.sum.Seconds = time.Since(begin).Seconds()
 	if fit.test.Len() > 0 {
 		fit.sum.TestFile = c.rf.test
@@ -211,7 +215,7 @@ func (c *solveCmd) recommendSettings(model string) (recommend.Settings, error) {
 		slices.Sort(names)
 		return recommend.Settings{}, badFlag(names[0], flagValue(rf.fs, names[0]), "does not apply to the recommender (--ratings with --model "+model+")")
 	}
-	s := recommend.Settings{Seed: c.sp.seed, Validation: rf.validation}
+	s := recommend.Settings{Seed: c.sp.seed, Validation: rf.validation, Reducer: world}
 	switch {
 	case model == modelRidge && set["nu"]:
 		return s, badFlag("nu", rf.nu, "applies to --model bayes; ridge is least squares")
@@ -319,7 +323,7 @@ func readRatings(flagName, path string, layout dataio.Layout) (recommend.Ratings
 // reportRecommender writes the fit's files to --out and prints its
 // summary.
 func (c *solveCmd) reportRecommender(fit *recommenderFit) error {
-	if c.of.out != "" {
+	if c.of.out != "" && rank0() {
 		setPhase(writingPhase)
 		files, err := writeRecommender(c.of.out, fit)
 		if err != nil {
