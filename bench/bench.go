@@ -29,7 +29,7 @@ var (
 	Cases      = []string{"sensing-f64", "sensing-f32", "quadratic", "sweep-109", "mc-1e6", "mc-1e7", "netflix-1e7"}
 	LargeCases = []string{"mc-1e8", "netflix-1e8"}
 	// libmf runs when named, or when --libmf gives LIBMF's mf-train.
-	AnchorCases = []string{"libmf"}
+	AnchorCases = []string{"libmf", "libmf-ratings"}
 )
 
 // Result is one case's measurements: a row of the table and an object
@@ -110,6 +110,8 @@ type Result struct {
 	Quick    bool      `json:"quick,omitempty"`
 	// LIBMF is the anchor case's: scaledsm and LIBMF on one problem.
 	LIBMF *libmfAnchor `json:"libmf,omitempty"`
+	// Ratings is the ratings anchor's: the recommender and LIBMF.
+	Ratings *ratingsAnchor `json:"ratings,omitempty"`
 }
 
 // Config is what Run measures and how.
@@ -140,8 +142,10 @@ func ParseCases(list, libmf string, large bool) ([]string, error) {
 		}
 		names = append(names, c)
 	}
-	if libmf != "" && !slices.Contains(names, "libmf") {
-		names = append(names, "libmf")
+	for _, c := range AnchorCases {
+		if libmf != "" && !slices.Contains(names, c) {
+			names = append(names, c)
+		}
 	}
 	if large {
 		for _, c := range LargeCases {
@@ -166,6 +170,14 @@ func Run(c Config) ([]Result, error) {
 				return nil, fmt.Errorf("case libmf: %v", err)
 			}
 			results = append(results, Result{Case: name, LIBMF: a, Kernel: kernel.Active(), Procs: runtime.GOMAXPROCS(0), Quick: c.Quick})
+			continue
+		}
+		if name == "libmf-ratings" {
+			a, err := runRatingsAnchor(c.Exe, c.LIBMF, c.Quick)
+			if err != nil {
+				return nil, fmt.Errorf("case libmf-ratings: %v", err)
+			}
+			results = append(results, Result{Case: name, Ratings: a, Kernel: kernel.Active(), Procs: runtime.GOMAXPROCS(0), Quick: c.Quick})
 			continue
 		}
 		r, err := c.child(name)
@@ -235,6 +247,10 @@ func PrintTable(w io.Writer, rs []Result, elapsed time.Duration) {
 	fmt.Fprintln(w, "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
 	var notes []string
 	for _, r := range rs {
+		if a := r.Ratings; a != nil {
+			notes = append(notes, a.row(w, yes))
+			continue
+		}
 		if a := r.LIBMF; a != nil {
 			if a.Note != "" {
 				notes = append(notes, "- libmf: "+a.Note+".")

@@ -13,7 +13,7 @@ func TestParseCases(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{"mc-1e6", "quadratic", "libmf", "mc-1e8", "netflix-1e8"}; !slices.Equal(got, want) {
+	if want := []string{"mc-1e6", "quadratic", "libmf", "libmf-ratings", "mc-1e8", "netflix-1e8"}; !slices.Equal(got, want) {
 		t.Errorf("cases %v, want %v", got, want)
 	}
 	if _, err := ParseCases("mc-1e6,fft", "", false); err == nil || !strings.Contains(err.Error(), `unknown case "fft"`) {
@@ -63,5 +63,16 @@ func TestMedian(t *testing.T) {
 		if got := median(c.v); got != c.want && !(math.IsNaN(got) && math.IsNaN(c.want)) {
 			t.Errorf("median(%v) = %v, want %v", c.v, got, c.want)
 		}
+	}
+}
+
+// TestLIBMFRMSE reads the validation RMSE of mf-train's last epoch.
+func TestLIBMFRMSE(t *testing.T) {
+	out := "iter      tr_rmse      va_rmse          obj\n   0       1.0303       0.8516   1.1395e+07\n  49       0.7239       0.7570   6.6079e+06\n"
+	if v, err := libmfRMSE(out); err != nil || v != 0.7570 {
+		t.Errorf("%v, %v; want 0.757", v, err)
+	}
+	if _, err := libmfRMSE("real\n"); err == nil {
+		t.Error("no figures: no error")
 	}
 }

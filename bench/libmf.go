@@ -141,7 +141,7 @@ func runLIBMFAnchor(exe, path string, quick bool) (*libmfAnchor, error) {
 				name string
 				args []string
 			}{{exe, scaledsmArgs(count)}, {path, libmfArgs(count)}} {
-				secs, mb, err := timeProcess(run.name, run.args)
+				secs, mb, err := timeProcess(run.name, run.args, io.Discard)
 				if err != nil {
 					return nil, fmt.Errorf("%s: %v", filepath.Base(run.name), err)
 				}
@@ -160,10 +160,11 @@ func runLIBMFAnchor(exe, path string, quick bool) (*libmfAnchor, error) {
 // timeProcess runs a program and returns its wall time in seconds and its
 // peak resident set in MB: the high-water mark of /proc/PID/status, read
 // every 2 ms while it runs (the rusage of a child counts the memory of the
-// parent it was cloned from, before its exec), or else the rusage.
-func timeProcess(name string, args []string) (float64, float64, error) {
+// parent it was cloned from, before its exec), or else the rusage. Its
+// standard output goes to stdout.
+func timeProcess(name string, args []string, stdout io.Writer) (float64, float64, error) {
 	cmd := exec.Command(name, args...)
-	cmd.Stdout = io.Discard
+	cmd.Stdout = stdout
 	var errs limitedBuffer
 	cmd.Stderr = &errs
 	start := time.Now()
