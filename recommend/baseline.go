@@ -60,23 +60,35 @@ func BiasesIndexed(x *Indexed, lambdaUser, lambdaItem float64) (*Model, error) {
 		}
 	}
 	m := &Model{Min: float64(slices.Min(x.Values)), Max: float64(slices.Max(x.Values)), Users: x.Users, Items: x.Items}
-	t := newTable(len(m.Users), len(m.Items), x.Rows, x.Cols, x.Values)
-	m.Mean = t.mean
-	b, c := make([]float64, t.n1), make([]float64, t.n2)
+	// Over the ratings in their order, each row's sum compensated: no
+	// table of the ratings, a few numbers a user and an item.
+	var total fsum.Sum
+	for _, v := range x.Values {
+		total.Add(float64(v))
+	}
+	m.Mean = total.Value() / float64(x.Len())
+	n1, n2 := len(x.Users), len(x.Items)
+	b, c := make([]float64, n1), make([]float64, n2)
+	cu, ci := make([]float64, n1), make([]float64, n2)
+	for k := range x.Values {
+		cu[x.Rows[k]]++
+		ci[x.Cols[k]]++
+	}
+	su, si := make([]fsum.Sum, n1), make([]fsum.Sum, n2)
 	for range 20 {
-		for i := range t.n2 {
-			var s fsum.Sum
-			for q := t.iStart[i]; q < t.iStart[i+1]; q++ {
-				s.Add(float64(t.iy[q]) - t.mean - b[t.iUser[q]])
-			}
-			c[i] = s.Value() / (float64(t.iStart[i+1]-t.iStart[i]) + lambdaItem)
+		clear(si)
+		for k, v := range x.Values {
+			si[x.Cols[k]].Add(float64(v) - m.Mean - b[x.Rows[k]])
 		}
-		for u := range t.n1 {
-			var s fsum.Sum
-			for p := t.uStart[u]; p < t.uStart[u+1]; p++ {
-				s.Add(t.at(p) - c[t.uItem[p]])
-			}
-			b[u] = s.Value() / (float64(t.uStart[u+1]-t.uStart[u]) + lambdaUser)
+		for i := range c {
+			c[i] = si[i].Value() / (ci[i] + lambdaItem)
+		}
+		clear(su)
+		for k, v := range x.Values {
+			su[x.Rows[k]].Add(float64(v) - m.Mean - c[x.Cols[k]])
+		}
+		for u := range b {
+			b[u] = su[u].Value() / (cu[u] + lambdaUser)
 		}
 	}
 	m.UserBias, m.ItemBias = b, c

@@ -54,6 +54,9 @@ const (
 // choose chooses by validation what the settings leave open, on the
 // table of all the ratings with some held out.
 func choose(ctx context.Context, t *table, s Settings) (*chosen, error) {
+	if s.Validation == 0 {
+		s.Validation = min(DefaultValidation, DefaultHeldOut/float64(len(t.y)))
+	}
 	held, p := holdOut(t, s.Validation, s.Seed)
 	nv := len(p.values)
 	if nv < 1 || nv >= len(t.y) {

@@ -78,14 +78,14 @@ func newIDs(v []int64) (IDs, []int32) {
 			for k, id := range v {
 				idx[k] = table[id-lo]
 			}
-			return IDs(slices.Clip(uniq)), idx
+			return IDs(slices.Clone(uniq)), idx
 		}
 	}
 	for k, id := range v {
 		i, _ := slices.BinarySearch(uniq, id)
 		idx[k] = int32(i)
 	}
-	return IDs(slices.Clip(uniq)), idx
+	return IDs(slices.Clone(uniq)), idx // not the clone of v, as long as v
 }
 
 // Index returns the index of id, and false when it is not among the ids.

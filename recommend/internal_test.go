@@ -231,7 +231,7 @@ func TestTruncate(t *testing.T) {
 	right.Mul(r4, randn(4, 7))
 	want.Mul(&left, right.T())
 	for _, rank := range []int{4, 7} {
-		a, b := truncate(&left, &right, rank)
+		a, b := truncate(mat.DenseCopyOf(&left), mat.DenseCopyOf(&right), rank)
 		var got mat.Dense
 		got.Mul(a, b.T())
 		if !mat.EqualApprox(&got, &want, 1e-9*mat.Norm(&want, 2)) {
@@ -241,7 +241,7 @@ func TestTruncate(t *testing.T) {
 			t.Errorf("rank %d: %d columns kept of a rank-4 product", rank, c)
 		}
 	}
-	a, b := truncate(&left, &right, 2)
+	a, b := truncate(mat.DenseCopyOf(&left), mat.DenseCopyOf(&right), 2)
 	var got mat.Dense
 	got.Mul(a, b.T())
 	var svd mat.SVD

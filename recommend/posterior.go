@@ -35,7 +35,7 @@ type posterior struct {
 
 func newPosterior(n1, n2, k, maxRank int) *posterior {
 	return &posterior{n1: n1, n2: n2, k: k, ub: make([]float64, n1), ib: make([]float64, n2),
-		maxRank: maxRank, maxPend: 3}
+		maxRank: maxRank, maxPend: 2}
 }
 
 // add adds the sampler's current rows.
@@ -96,7 +96,7 @@ func (p *posterior) merge(pend [][2][]float64) {
 
 // truncate returns A, B of at most rank columns with A Bᵀ the best
 // rank-limited approximation of left rightᵀ, the singular values split
-// evenly between the two.
+// evenly between the two. It overwrites left and right.
 func truncate(left, right *mat.Dense, rank int) (*mat.Dense, *mat.Dense) {
 	q1, t1 := thinQR(left)
 	q2, t2 := thinQR(right)
@@ -104,7 +104,10 @@ func truncate(left, right *mat.Dense, rank int) (*mat.Dense, *mat.Dense) {
 	small.Mul(t1, t2.T())
 	var svd mat.SVD
 	if !svd.Factorize(&small, mat.SVDThin) {
-		return left, right
+		var a, b mat.Dense // left and right again, from their factors
+		a.Mul(q1, t1)
+		b.Mul(q2, t2)
+		return &a, &b
 	}
 	sv := svd.Values(nil)
 	keep := 0
@@ -132,11 +135,13 @@ func truncate(left, right *mat.Dense, rank int) (*mat.Dense, *mat.Dense) {
 }
 
 // thinQR returns Q (n×c', orthonormal columns) and T (c'×c) with
-// x = Q T, c' = min(n, c), by LAPACK's Householder QR.
+// x = Q T, c' = min(n, c), by LAPACK's Householder QR, in x's storage: x
+// is overwritten and Q is a view of it (a flush's largest matrices are
+// these, at 10^8 ratings a few hundred MB each).
 func thinQR(x *mat.Dense) (*mat.Dense, *mat.Dense) {
 	n, c := x.Dims()
 	cc := min(n, c)
-	a := mat.DenseCopyOf(x).RawMatrix()
+	a := x.RawMatrix()
 	tau := make([]float64, cc)
 	work := []float64{0}
 	lapack64.Geqrf(a, tau, work, -1)
@@ -153,11 +158,7 @@ func thinQR(x *mat.Dense) (*mat.Dense, *mat.Dense) {
 	lapack64.Orgqr(q, tau, work, -1)
 	work = make([]float64, int(work[0]))
 	lapack64.Orgqr(q, tau, work, len(work))
-	out := mat.NewDense(n, cc, nil)
-	for i := range n {
-		copy(out.RawRowView(i), q.Data[i*q.Stride:i*q.Stride+cc])
-	}
-	return out, t
+	return x.Slice(0, n, 0, cc).(*mat.Dense), t
 }
 
 // mean returns the posterior means: the biases, and the factors of the

@@ -61,7 +61,7 @@ func (r *recommendFlags) register(fs *flag.FlagSet) {
 		"(default bayes, or lowrank when a solver flag such as --method or --loss is given)")
 	fs.StringVar(&r.columns, "columns", "", "with --ratings: the user, item and rating columns, `U,I,R`, by header name or number from 1\n(default: found by name in a header line, or the first three columns)")
 	fs.Float64Var(&r.nu, "nu", recommend.DefaultNu, "bayes: degrees of freedom of the Student-t likelihood (smaller resists wrong ratings more,\nand fits right ones less well below about 4); inf for a Gaussian likelihood")
-	fs.Float64Var(&r.validation, "validation", recommend.DefaultValidation, "bayes, ridge: the fraction of the ratings held out to choose the rank and the sweeps\n(and ridge's penalty) when they are not given")
+	fs.Float64Var(&r.validation, "validation", recommend.DefaultValidation, "bayes, ridge: the fraction of the ratings held out to choose the rank and the sweeps\n(and ridge's penalty) when they are not given (by default at most 10^6 ratings)")
 	fs.Float64Var(&r.penalty, "penalty", 0, "ridge: the penalty λ of λ(n_u|L_u|² + n_i|R_i|²) (default: chosen by validation)")
 	fs.StringVar(&r.test, "test", "", "bayes, ridge: a ratings file to evaluate the model on (test_rmse, test_mae), beside the\nglobal mean's and the biases' errors; its predictions go to test.csv")
 }
@@ -215,7 +215,10 @@ func (c *solveCmd) recommendSettings(model string) (recommend.Settings, error) {
 		slices.Sort(names)
 		return recommend.Settings{}, badFlag(names[0], flagValue(rf.fs, names[0]), "does not apply to the recommender (--ratings with --model "+model+")")
 	}
-	s := recommend.Settings{Seed: c.sp.seed, Validation: rf.validation, Reducer: world}
+	s := recommend.Settings{Seed: c.sp.seed, Reducer: world}
+	if set["validation"] {
+		s.Validation = rf.validation
+	}
 	switch {
 	case model == modelRidge && set["nu"]:
 		return s, badFlag("nu", rf.nu, "applies to --model bayes; ridge is least squares")

@@ -22,9 +22,24 @@ func TuneGC(n int64) {
 	if _, set := os.LookupEnv("GOGC"); set {
 		return
 	}
-	if n >= BigData {
+	if !tuneHuge(n) && n >= BigData {
 		debug.SetGCPercent(25)
 	}
+}
+
+// HugeData is the size of data above which TuneGC leaves 10% of garbage.
+const HugeData = 1 << 30
+
+// TuneGC for data above HugeData (10^8 ratings) tightens the collector to
+// 10%: each of its passes (reading, laying out, a fit's table) leaves
+// garbage of the data's own size, which at 25% would add a quarter of the
+// data to the peak.
+func tuneHuge(n int64) bool {
+	if n >= HugeData {
+		debug.SetGCPercent(10)
+		return true
+	}
+	return false
 }
 
 // TuneGCFor is TuneGC for the data of v, when it says its size (Bytes).
