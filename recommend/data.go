@@ -175,8 +175,18 @@ type table struct {
 // at returns rating p (in user order) less the mean.
 func (t *table) at(p int) float64 { return float64(t.y[p]) - t.mean }
 
-// newTable lays out ratings given as indices (rows < n1, cols < n2).
+// newTable lays out ratings given as indices (rows < n1, cols < n2): the
+// users' order from them, then the items' order from the users', so that
+// the ratings given can be collected before the second half is made (at
+// 10^8 ratings, 1.2 GB less at the peak).
 func newTable(n1, n2 int, rows, cols []int32, values []float32) *table {
+	t := userOrder(n1, n2, rows, cols, values)
+	t.itemOrder()
+	return t
+}
+
+// userOrder returns the table with its users' order alone.
+func userOrder(n1, n2 int, rows, cols []int32, values []float32) *table {
 	m := len(values)
 	var mean fsum.Sum
 	for _, v := range values {
@@ -184,7 +194,6 @@ func newTable(n1, n2 int, rows, cols []int32, values []float32) *table {
 	}
 	t := &table{n1: n1, n2: n2, mean: mean.Value() / float64(m)}
 	t.uStart = counts(n1, rows)
-	t.iStart = counts(n2, cols)
 	t.y = make([]float32, m)
 	t.uItem = make([]int32, m)
 	next := slices.Clone(t.uStart[:n1])
@@ -194,12 +203,19 @@ func newTable(n1, n2 int, rows, cols []int32, values []float32) *table {
 		t.y[p] = values[k]
 		t.uItem[p] = cols[k]
 	}
-	// Items' rows list their ratings in user order, so that every pass
-	// adds in an order fixed by the data.
+	return t
+}
+
+// itemOrder adds the items' order to a table of the users' order: items'
+// rows list their ratings in user order, so that every pass adds in an
+// order fixed by the data.
+func (t *table) itemOrder() {
+	m, n1, n2 := len(t.y), t.n1, t.n2
+	t.iStart = counts(n2, t.uItem)
 	t.iUser = make([]int32, m)
 	t.iPerm = make([]int32, m)
 	t.iy = make([]float32, m)
-	next = slices.Clone(t.iStart[:n2])
+	next := slices.Clone(t.iStart[:n2])
 	for u := range n1 {
 		for p := t.uStart[u]; p < t.uStart[u+1]; p++ {
 			i := t.uItem[p]
@@ -210,7 +226,6 @@ func newTable(n1, n2 int, rows, cols []int32, values []float32) *table {
 			t.iy[q] = t.y[p]
 		}
 	}
-	return t
 }
 
 // counts returns the CSR start offsets of n rows holding the entries of

@@ -25,6 +25,6 @@ func ExampleFit() {
 	fmt.Printf("a new user, item 2: %.2f (the mean %.2f and the item's bias %.2f)\n", m.Predict(-1, 2), m.Mean, m.Predict(-1, 2)-m.Mean)
 	// Output:
 	// rank 5 chosen among 2 candidates
-	// user 1, item 2: 4.20
-	// a new user, item 2: 3.79 (the mean 3.73 and the item's bias 0.07)
+	// user 1, item 2: 4.18
+	// a new user, item 2: 3.62 (the mean 3.73 and the item's bias -0.11)
 }
