@@ -62,16 +62,9 @@ type libmfAnchor struct {
 // runLIBMFAnchor measures the anchor with the mf-train at path (found on
 // the PATH when empty), and the scaledsm command at exe.
 func runLIBMFAnchor(exe, path string, quick bool) (*libmfAnchor, error) {
-	if path == "" {
-		path, _ = exec.LookPath("mf-train")
-	}
-	if path != "" {
-		if _, err := exec.LookPath(path); err != nil {
-			return nil, fmt.Errorf("--libmf %s: %v", path, err)
-		}
-	}
-	if path == "" {
-		return &libmfAnchor{Note: "LIBMF absent: give --libmf PATH to its mf-train (build LIBMF from its own source, github.com/cjlin1/libmf, as its README says)"}, nil
+	path, err := findLIBMF(path)
+	if err != nil || path == "" {
+		return &libmfAnchor{Note: libmfAbsent}, err
 	}
 	cfg := libmfProblem
 	if quick {
@@ -155,6 +148,23 @@ func runLIBMFAnchor(exe, path string, quick bool) (*libmfAnchor, error) {
 	a.Scaledsm = &libmfRun{MsPerIter: median(per[0]), PeakRSSMB: rss[0]}
 	a.LIBMF = &libmfRun{MsPerIter: median(per[1]), PeakRSSMB: rss[1]}
 	return a, nil
+}
+
+// libmfAbsent is an anchor's note without LIBMF.
+const libmfAbsent = "LIBMF absent: give --libmf PATH to its mf-train (build LIBMF from its own source, github.com/cjlin1/libmf, as its README says)"
+
+// findLIBMF returns the mf-train at path, or found on the PATH when path
+// is empty ("" when there is none), and an error for a path that names no
+// program.
+func findLIBMF(path string) (string, error) {
+	if path == "" {
+		path, _ = exec.LookPath("mf-train")
+		return path, nil
+	}
+	if _, err := exec.LookPath(path); err != nil {
+		return "", fmt.Errorf("--libmf %s: %v", path, err)
+	}
+	return path, nil
 }
 
 // timeProcess runs a program and returns its wall time in seconds and its

@@ -8,7 +8,6 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -46,11 +45,9 @@ type ratingsAnchor struct {
 // runRatingsAnchor measures the ratings anchor with the mf-train at path
 // (found on the PATH when empty) and the scaledsm command at exe.
 func runRatingsAnchor(exe, path string, quick bool) (*ratingsAnchor, error) {
-	if path == "" {
-		path, _ = exec.LookPath("mf-train")
-	}
-	if path == "" {
-		return &ratingsAnchor{Note: "LIBMF absent: give --libmf PATH to its mf-train"}, nil
+	path, err := findLIBMF(path)
+	if err != nil || path == "" {
+		return &ratingsAnchor{Note: libmfAbsent}, err
 	}
 	cfg := ratingsProblem
 	if quick {
