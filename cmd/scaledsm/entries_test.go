@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -851,6 +852,26 @@ func TestTimeLineNamesEveryEarlierFit(t *testing.T) {
 	} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("want %q in\n%s", want, b.String())
+		}
+	}
+}
+
+// TestRatingsTooBigForMemory: a ratings file whose lines need more memory
+// than there is is refused before it is read, in one line that says how
+// many ratings would fit.
+func TestRatingsTooBigForMemory(t *testing.T) {
+	err := ratingsFit("big.csv", 1000000000, 24000000000, true)
+	want := "--ratings big.csv (1000000000 lines) needs about 140.0 GB of memory but this machine has 24.0 GB available: about 140 bytes a rating, so 171428571 ratings at most"
+	if err == nil || err.Error() != want {
+		t.Fatalf("%v\nwant %s", err, want)
+	}
+	var ee exitError
+	if !errors.As(err, &ee) || ee.code != exitBadInput {
+		t.Errorf("not an exit %d: %#v", exitBadInput, err)
+	}
+	for _, ok := range []error{ratingsFit("small.csv", 1000, 24000000000, true), ratingsFit("big.csv", 1000000000, 0, false)} {
+		if ok != nil {
+			t.Errorf("refused: %v", ok)
 		}
 	}
 }

@@ -384,15 +384,20 @@ func checkRatingsMemory(path string) error {
 		return fileError(err)
 	}
 	mem.TuneGC(int64(lines) * recommendBytes)
-	if err := mem.Check(int64(lines) * recommendBytes); err != nil {
-		var tb *mem.TooBig
-		if errors.As(err, &tb) {
-			return exitError{fmt.Errorf("--ratings %s (%d lines) %v: about %d bytes a rating, so %d ratings at most",
-				path, lines, err, recommendBytes, tb.Available/recommendBytes), exitBadInput}
-		}
-		return err
+	avail, known := mem.Available()
+	return ratingsFit(path, lines, avail, known)
+}
+
+// ratingsFit refuses a ratings file of the given lines when they need more
+// than the avail bytes there are (when known), in one line that says how
+// many ratings would fit.
+func ratingsFit(path string, lines int, avail int64, known bool) error {
+	need := int64(lines) * recommendBytes
+	if !known || need <= avail {
+		return nil
 	}
-	return nil
+	return exitError{fmt.Errorf("--ratings %s (%d lines) %v: about %d bytes a rating, so %d ratings at most",
+		path, lines, &mem.TooBig{Need: need, Available: avail}, recommendBytes, avail/recommendBytes), exitBadInput}
 }
 
 // recommendBytes is the peak memory of solve --ratings by rating, with a
