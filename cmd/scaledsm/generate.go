@@ -24,7 +24,12 @@ sensing, R_star.npy (n2, r), the outlier mask outliers.npy (m,) of bools, and
 problem.json with the setting and the solve command to run. For --problem mc or
 rpca it writes the observed entries as COO triplets instead: rows.npy and
 cols.npy (m,) int32 and values.npy (m,) float64, sorted by row and column, with
-L_star.npy, R_star.npy and problem.json. The set is written
+L_star.npy, R_star.npy and problem.json. For --problem ratings it writes
+synthetic ratings that look like real ones (biases, a low-rank interaction,
+noise, skewed popularity, stars) as train.csv and test.csv (userId,movieId,
+rating): --ratings of them by --users users of --items items (MovieLens
+100k's sizes by default; 10^8 in Netflix's shape take about 3 minutes), each
+in test.csv with probability --holdout. The set is written
 to a new directory beside DIR and moved into DIR once complete: a failure or an
 interrupt leaves DIR as it was, and a DIR that held another problem keeps no
 file of it.`, stdout)
