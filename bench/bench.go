@@ -164,20 +164,18 @@ func Run(c Config) ([]Result, error) {
 		if c.Progress != nil {
 			fmt.Fprintf(c.Progress, "bench: %s ...\n", name)
 		}
-		if name == "libmf" {
-			a, err := runLIBMFAnchor(c.Exe, c.LIBMF, c.Quick)
-			if err != nil {
-				return nil, fmt.Errorf("case libmf: %v", err)
+		if slices.Contains(AnchorCases, name) {
+			a := Result{Case: name, Kernel: kernel.Active(), Procs: runtime.GOMAXPROCS(0), Quick: c.Quick}
+			var err error
+			if name == "libmf" {
+				a.LIBMF, err = runLIBMFAnchor(c.Exe, c.LIBMF, c.Quick)
+			} else {
+				a.Ratings, err = runRatingsAnchor(c.Exe, c.LIBMF, c.Quick)
 			}
-			results = append(results, Result{Case: name, LIBMF: a, Kernel: kernel.Active(), Procs: runtime.GOMAXPROCS(0), Quick: c.Quick})
-			continue
-		}
-		if name == "libmf-ratings" {
-			a, err := runRatingsAnchor(c.Exe, c.LIBMF, c.Quick)
 			if err != nil {
-				return nil, fmt.Errorf("case libmf-ratings: %v", err)
+				return nil, fmt.Errorf("case %s: %v", name, err)
 			}
-			results = append(results, Result{Case: name, Ratings: a, Kernel: kernel.Active(), Procs: runtime.GOMAXPROCS(0), Quick: c.Quick})
+			results = append(results, a)
 			continue
 		}
 		r, err := c.child(name)

@@ -31,18 +31,19 @@ type chosen struct {
 
 // How the Bayesian selection runs its chains. Each chain stops when its
 // held-out RMSE has not improved by chainTol standard deviations of the
-// ratings in chainPatience sweeps (and made chainMin); it keeps the
-// posterior mean of its sweeps from the first on (the early sweeps, from
-// a small start, shrink the average usefully), every chainThin-th sweep,
+// ratings in chainPatience sweeps, or in half as many as came before its
+// last gain if that is fewer (chainMinPatience at least, and chainMin in
+// all). It keeps the posterior mean of its sweeps from the first on and
+// from chainBurn on (see chainSpec.alsoBurn), every chainThin-th sweep,
 // held at chainRankMul times the rank. The chosen chain is then continued
-// on all the ratings for contFrac of the sweeps it averaged, or for as
-// many as contBudget multiply-adds allow where that is more (on
-// ml-latest-small, 206 sweeps at rank 5 for 0.8348 against 50 for 0.8371,
-// 0.8 s more; on MovieLens 100k and beyond, no more than contFrac's),
-// those sweeps added to its mean. On MovieLens 100k (u1..u5, seed 0) this predicts with
-// test RMSE 0.8982 on average in 1.65 s a fold, where chains of 1e-4,
-// every other sweep at 3 times the rank, refitted from scratch on all the
-// ratings took 3.4 s for 0.8968 (docs/recommend.md).
+// on all the ratings for contFrac of the sweeps it made, or for as many as
+// contBudget multiply-adds allow where that is more (on ml-latest-small,
+// 206 sweeps at rank 5 for 0.8348 against 50 for 0.8371, 0.6 s more; on
+// MovieLens 100k and beyond, no more than contFrac's), those sweeps added
+// to its mean. On MovieLens 100k's splits this predicts with test RMSE
+// 0.8995 on average in 0.8 to 2.0 s a split, where chains to 1e-4 and a
+// refit from scratch on all the ratings took 4.4 to 6.4 s for 0.8975
+// (scaledsm experiment movielens; docs/recommend.md).
 const (
 	chainPatience    = 30
 	chainMin         = 20

@@ -191,37 +191,3 @@ func (p *posterior) mean() (ub, ib, l, r []float64, rank int) {
 	}
 	return ub, ib, l, r, rank
 }
-
-// remap returns the posterior on n1 users and n2 items whose row r is p's
-// row at[r] (zero when at[r] < 0): the sweeps of a chain on part of the
-// ratings carried over to a table of all of them.
-func (p *posterior) remap(n1, n2 int, users, items []int32) *posterior {
-	p.flush()
-	q := newPosterior(n1, n2, p.k, p.maxRank)
-	q.count = p.count
-	rows := func(x *mat.Dense, n int, at []int32) *mat.Dense {
-		if x == nil {
-			return nil
-		}
-		_, c := x.Dims()
-		y := mat.NewDense(n, c, nil)
-		for r, src := range at[:n] {
-			if src >= 0 {
-				copy(y.RawRowView(r), x.RawRowView(int(src)))
-			}
-		}
-		return y
-	}
-	q.a, q.b = rows(p.a, n1, users), rows(p.b, n2, items)
-	for r, src := range users[:n1] {
-		if src >= 0 {
-			q.ub[r] = p.ub[src]
-		}
-	}
-	for r, src := range items[:n2] {
-		if src >= 0 {
-			q.ib[r] = p.ib[src]
-		}
-	}
-	return q
-}

@@ -530,8 +530,10 @@ func generateRatings(fs *flag.FlagSet, sp *synthFlags, g *ratingsGen, out string
 	if err := writableParent(out); err != nil {
 		return badFlag("out", out, "cannot be written: "+err.Error())
 	}
-	// The set of pairs drawn, 16 bytes a rating at most, is the memory.
-	if err := fitsMemory(int64(g.ratings)*32+int64(g.users+g.items)*80, fmt.Sprintf("--ratings %d", g.ratings)); err != nil {
+	// The set of pairs drawn, 16 to 32 bytes a rating, is the memory; one
+	// for each file's pass, the first's garbage while the second fills:
+	// 4.3 GB at 10^8 ratings (43 bytes a rating), with a margin.
+	if err := fitsMemory(int64(g.ratings)*48+int64(g.users+g.items)*80, fmt.Sprintf("--ratings %d", g.ratings)); err != nil {
 		return err
 	}
 	var counts [3]int // train, test, replaced
