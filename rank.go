@@ -133,12 +133,12 @@ func (f Factors) svd(lr *lowRank, withQ bool) (q1 *mat.Dense, s []float64, u, v 
 // when withQ is true, its n×k orthonormal factor Q.
 func (f Factors) triangular(lr *lowRank, x *mat.Dense, n, k int, withQ bool) ([]float64, *mat.Dense) {
 	if !withQ {
-		// The copy that the factorization overwrites, in lr's buffer.
-		lr.buf = stack(lr.buf, n, x, nil, 1)
-		return lr.triangle(nil, lr.buf, n, k), nil
+		return lr.triangleOf(nil, n, k, side{x, nil, 1}), nil
 	}
+	// One Householder factorization, whose reflectors Orgqr forms Q
+	// from: TSQR's blocks would leave only the last stage's in buf.
 	buf := stack(nil, n, x, nil, 1)
-	t := lr.triangle(nil, buf, n, k)
+	t := lr.householder(nil, buf, n, k)
 	g := blas64.General{Rows: n, Cols: k, Stride: k, Data: buf}
 	work := []float64{0}
 	lapack64.Orgqr(g, lr.tau, work, -1)

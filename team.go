@@ -59,3 +59,25 @@ func teamSize(work int) int {
 // parallel runs f(c) for c in [0, n) on up to workers goroutines (see
 // par.Do).
 func parallel(workers, n int, f func(c int)) { par.Do(workers, n, f) }
+
+// pool lends buffers to the goroutines of parallel, so that each call of
+// its function need not allocate its own: one buffer for each goroutine
+// that can run at once (GOMAXPROCS when it was made; were there more, one
+// would wait for a buffer, never forever).
+type pool[T any] chan T
+
+// newPool returns a pool of GOMAXPROCS zero values.
+func newPool[T any]() pool[T] {
+	p := make(pool[T], runtime.GOMAXPROCS(0))
+	var zero T
+	for range cap(p) {
+		p <- zero
+	}
+	return p
+}
+
+// get takes a buffer, to be given back with put.
+func (p pool[T]) get() T { return <-p }
+
+// put gives a buffer back.
+func (p pool[T]) put(b T) { p <- b }

@@ -83,3 +83,25 @@ func TestChangeFromOneFactorization(t *testing.T) {
 		t.Errorf("symmetric: change %.17g, distance over size %.17g", got, want)
 	}
 }
+
+// TestTruncateTall: Truncate keeps L Rᵀ of full rank to rounding for
+// short factors and for factors tall enough to be factored by blocks
+// (TSQR), whose Q must come from one factorization's reflectors: with
+// the blocks' it was off by 10^7.
+func TestTruncateTall(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, n := range []int{100, 3*tsqrRows + 5} {
+		f := Factors{L: randomFactor(rng, n, 3), R: randomFactor(rng, 50, 3)}
+		g, ok := f.Truncate(3)
+		if !ok {
+			t.Fatalf("%d rows: not truncated", n)
+		}
+		var a, b mat.Dense
+		a.Mul(f.L, f.R.T())
+		b.Mul(g.L, g.R.T())
+		b.Sub(&a, &b)
+		if d, s := mat.Norm(&b, 2), mat.Norm(&a, 2); d > 1e-13*s {
+			t.Errorf("%d rows: truncation to the full rank moved L Rᵀ by %g of %g", n, d, s)
+		}
+	}
+}
