@@ -144,7 +144,7 @@ type damper struct {
 
 // newDamper readies the damping of a run with observations y; scratch,
 // len(y) values it may overwrite, spares it a copy of them.
-func newDamper(d Damping, loss Loss, iso float64, y, scratch []float64, ranks dist) damper {
+func newDamper(d Damping, loss Loss, iso float64, y obs, scratch []float64, ranks dist) damper {
 	factor := DefaultDampingFactor
 	if loss == TrimmedL2 {
 		loss = L2Squared // in the units of its kept part
@@ -158,14 +158,14 @@ func newDamper(d Damping, loss Loss, iso float64, y, scratch []float64, ranks di
 	// Trim): about f(0) - f(X*), with the outliers mostly left out. Auto's
 	// estimate at X = 0 would vanish when a quarter of the observations are
 	// zero, as they can be in matrix completion, and make ρ_t enormous.
-	dm.scale = zeroLoss(loss, y, iso, ranks, scratch)
+	dm.scale = y.zeroLoss(loss, iso, ranks, scratch)
 	return dm
 }
 
 // zeroLoss returns the loss at X = 0 of the observations y that the median
 // rule keeps (see Trim), over the ranks of d: from y itself on one
 // process, else through scratch (len(y) values, or nil for a new slice).
-func zeroLoss(loss Loss, y []float64, iso float64, d dist, scratch []float64) float64 {
+func zeroLoss[T float](loss Loss, y []T, iso float64, d dist, scratch []float64) float64 {
 	if !d.on() {
 		return keptValue(loss, y, Trim{}, iso)
 	}
@@ -177,21 +177,21 @@ func zeroLoss(loss Loss, y []float64, iso float64, d dist, scratch []float64) fl
 // keptValue returns the loss of the observations that trim keeps, the
 // others counted as 0: loss.value of trimmed's copy, with its bits (a
 // zero term leaves a compensated sum as it was), from y itself.
-func keptValue(loss Loss, y []float64, trim Trim, iso float64) float64 {
+func keptValue[T float](loss Loss, y []T, trim Trim, iso float64) float64 {
 	below, allow, every := keepRule(y, trim, dist{}, nil)
 	each := func(keep func(i int)) { keepBy(y, below, allow, every, keep) }
 	var a fsum.Sum
 	switch loss {
 	case L1:
-		each(func(i int) { a.Add(math.Abs(y[i])) })
+		each(func(i int) { a.Add(math.Abs(float64(y[i]))) })
 		return a.Value()
 	case L2, L2Squared:
 		var scale float64
-		each(func(i int) { scale = max(scale, math.Abs(y[i])) })
+		each(func(i int) { scale = max(scale, math.Abs(float64(y[i]))) })
 		n := scale
 		if scale > 0 && !math.IsInf(scale, 0) && !math.IsNaN(scale) {
 			each(func(i int) {
-				v := y[i] / scale
+				v := float64(y[i]) / scale
 				a.Add(v * v)
 			})
 			n = scale * math.Sqrt(a.Value())

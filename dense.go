@@ -87,9 +87,9 @@ func rowMajor(x mat.Matrix, r, c int) []float64 {
 
 // firstNonFinite returns the index of the first NaN or infinite value of v,
 // or -1.
-func firstNonFinite(v []float64) int {
+func firstNonFinite[T float](v []T) int {
 	for i, x := range v {
-		if math.IsNaN(x) || math.IsInf(x, 0) {
+		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
 			return i
 		}
 	}

@@ -116,10 +116,10 @@ func (l Loss) valueOver(z []float64, iso float64, d dist, stop bool) (float64, b
 // ranks, the exact median of all |y_i| (FitScale samples beyond
 // scaleSample of them).
 func (u *run) fitScale() float64 {
-	y := u.p.Y
 	if !u.d.on() {
-		return FitScale(y)
+		return u.y.fitScale()
 	}
+	y := u.p.Y // on several ranks there is no Y32
 	abs := make([]float64, len(y))
 	var top float64
 	for i, v := range y {

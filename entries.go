@@ -371,7 +371,12 @@ func (e *Entries) Evaluate(ev *Evaluation) {
 func (e *Entries) evaluateRow(ev *Evaluation, z []float64, i, lo, hi int, li, g, rd []float64, ld int, gr []float64, s int, ks *keptSums, rk *rowKept) {
 	if ev.Fit == nil {
 		// The vector kernel, which writes no fits.
-		a := kernel.EntriesRow{Cols: e.cols[lo:hi], Y: ev.Y[lo:hi], Z: z, L: li, G: g, RD: rd, LD: ld, GR: gr, S: s}
+		a := kernel.EntriesRow{Cols: e.cols[lo:hi], Z: z, L: li, G: g, RD: rd, LD: ld, GR: gr, S: s}
+		if ev.y32 != nil {
+			a.Y32 = ev.y32[lo:hi]
+		} else {
+			a.Y = ev.Y[lo:hi]
+		}
 		mode := kernel.EntriesLinear
 		switch {
 		case ks != nil:
@@ -387,8 +392,7 @@ func (e *Entries) evaluateRow(ev *Evaluation, z []float64, i, lo, hi int, li, g,
 		return
 	}
 	cols := e.cols[lo:hi]
-	y := ev.Y[lo:hi]
-	y = y[:len(z)]
+	y := obs{ev.Y, ev.y32}.slice(lo, hi)
 	r := len(li)
 	g = g[:r]
 	var fit []float64
@@ -419,7 +423,7 @@ func (e *Entries) evaluateRow(ev *Evaluation, z []float64, i, lo, hi int, li, g,
 		if fit != nil {
 			fit[k] = f
 		}
-		res := f - y[k]
+		res := f - y.at(k)
 		z[k] = res
 		if ks != nil {
 			abs := math.Abs(res)
@@ -476,7 +480,7 @@ func (e *Entries) Spectral(v []float64, kept int, r int) (Factors, error) {
 // spectral is Spectral over the ranks of d: each product with the sparse
 // matrix is summed over them.
 func (e *Entries) spectral(v []float64, kept int, r int, d dist) (Factors, error) {
-	return e.spectralOf(keptValues{v: v, below: math.Inf(1)}, kept, r, d)
+	return e.spectralOf(keptValues{v: obs{f64: v}, below: math.Inf(1)}, kept, r, d)
 }
 
 // keptValues are the values of the sparse matrix of the spectral
@@ -484,13 +488,13 @@ func (e *Entries) spectral(v []float64, kept int, r int, d dist) (Factors, error
 // Trim is such a bound, and y with it spares the m-sized copy of the
 // values it keeps (800 MB at 10^8 entries).
 type keptValues struct {
-	v     []float64
+	v     obs
 	below float64
 }
 
 // at returns value k.
 func (kv keptValues) at(k int) float64 {
-	if x := kv.v[k]; math.Abs(x) < kv.below {
+	if x := kv.v.at(k); math.Abs(x) < kv.below {
 		return x
 	}
 	return 0

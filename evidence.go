@@ -97,7 +97,7 @@ func (u *run) residuals(e *Entries) func(i, k int) float64 {
 	if z := u.eval.Z; z != nil {
 		return func(_, k int) float64 { return z[k] }
 	}
-	return e.residualAt(Factors{L: u.l, R: u.r}, u.p.Y)
+	return e.residualAt(Factors{L: u.l, R: u.r}, u.y)
 }
 
 // unfittedCounts returns the number of residuals z(i, k) beyond miss in

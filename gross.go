@@ -45,7 +45,7 @@ func (u *run) lift(it Iteration) bool {
 	if (u.t+1)%liftEvery != 0 || !ok || b == nil || u.d.on() || !slices.Contains(b.marks, true) {
 		return false
 	}
-	if !e.lift(b, u.l, u.r, u.p.Y) {
+	if !e.lift(b, u.l, u.r, u.y) {
 		return false
 	}
 	u.record(it, -1)
@@ -58,22 +58,22 @@ func (u *run) lift(it Iteration) bool {
 // those whose fit brings more than half of their observations within the
 // bounds of the other side, keeping the fit; the others keep their mark
 // and their factor row. It reports whether it lifted any.
-func (e *Entries) lift(b *Bounds, l, r *mat.Dense, y []float64) bool {
+func (e *Entries) lift(b *Bounds, l, r *mat.Dense, y obs) bool {
 	n1 := e.n1
 	k := l.RawMatrix().Cols
 	eps := 1e-9 * b.scale
 	// Each marked row's and column's observations, as (position, the
 	// other side's index).
-	type obs struct{ p, other int }
-	seen := map[int][]obs{}
+	type entry struct{ p, other int }
+	seen := map[int][]entry{}
 	for i := range n1 {
 		for p := e.start[i]; p < e.start[i+1]; p++ {
 			j := int(e.cols[p])
 			if b.marks[i] {
-				seen[i] = append(seen[i], obs{p, j})
+				seen[i] = append(seen[i], entry{p, j})
 			}
 			if b.marks[n1+j] {
-				seen[n1+j] = append(seen[n1+j], obs{p, i})
+				seen[n1+j] = append(seen[n1+j], entry{p, i})
 			}
 		}
 	}
@@ -93,13 +93,13 @@ func (e *Entries) lift(b *Bounds, l, r *mat.Dense, y []float64) bool {
 		irls(xr, func(a, bb []float64) {
 			for _, o := range list {
 				v := other.RawRowView(o.other)
-				w := 1 / max(math.Abs(y[o.p]-dot(xr, v)), eps)
-				addNormal(a, bb, w, y[o.p], v)
+				w := 1 / max(math.Abs(y.at(o.p)-dot(xr, v)), eps)
+				addNormal(a, bb, w, y.at(o.p), v)
 			}
 		})
 		within := 0
 		for _, o := range list {
-			if math.Abs(y[o.p]-dot(xr, other.RawRowView(o.other))) <= bounds[o.other] {
+			if math.Abs(y.at(o.p)-dot(xr, other.RawRowView(o.other))) <= bounds[o.other] {
 				within++
 			}
 		}
@@ -182,9 +182,9 @@ func (b *Bounds) clearFew(l, r *mat.Dense) {
 }
 
 // grossShare reports, for each row then each column, whether more than
-// half of its residuals at the factors f exceed t in magnitude, of obs
+// half of its residuals at the factors f exceed t in magnitude, of observed
 // (observedCounts).
-func (e *Entries) grossShare(f Factors, y []float64, t float64, obs []float64) []bool {
+func (e *Entries) grossShare(f Factors, y obs, t float64, observed []float64) []bool {
 	at := e.residualAt(f, y)
 	n1 := e.n1
 	big := make([]int, n1+e.n2)
@@ -198,7 +198,7 @@ func (e *Entries) grossShare(f Factors, y []float64, t float64, obs []float64) [
 	}
 	gross := make([]bool, len(big))
 	for k, n := range big {
-		gross[k] = 2*float64(n) > obs[k]
+		gross[k] = 2*float64(n) > observed[k]
 	}
 	return gross
 }

@@ -57,24 +57,34 @@ func heldDraw(frac float64, seed, stream uint64) func() bool {
 // holdOut is HoldOut of the stream len(y) into new arrays of their exact
 // size (the draw is made twice, to count, then to split), with the entries
 // held out as an operator: the split of the validation of ChooseRank and
-// ChooseRidge, which leaves e and y as they are.
-func (e *Entries) holdOut(y []float64, frac float64, seed uint64) (fit *Entries, fitY []float64, test *Entries, testY []float64) {
-	held, n := heldDraw(frac, seed, uint64(len(y))), 0
-	for range y {
+// ChooseRidge, which leaves e and y as they are. The observations kept
+// are of y's kind; those held out are float64.
+func (e *Entries) holdOut(y obs, frac float64, seed uint64) (fit *Entries, fitY obs, test *Entries, testY []float64) {
+	m := y.len()
+	held, n := heldDraw(frac, seed, uint64(m)), 0
+	for range m {
 		if held() {
 			n++
 		}
 	}
-	held = heldDraw(frac, seed, uint64(len(y)))
+	held = heldDraw(frac, seed, uint64(m))
 	fitStart, testStart := make([]int, e.n1+1), make([]int, e.n1+1)
-	fitCols, testCols := make([]int32, 0, len(y)-n), make([]int32, 0, n)
-	fitY, testY = make([]float64, 0, len(y)-n), make([]float64, 0, n)
+	fitCols, testCols := make([]int32, 0, m-n), make([]int32, 0, n)
+	testY = make([]float64, 0, n)
+	if y.f32 != nil {
+		fitY.f32 = make([]float32, 0, m-n)
+	} else {
+		fitY.f64 = make([]float64, 0, m-n)
+	}
 	for i := range e.n1 {
 		for k := e.start[i]; k < e.start[i+1]; k++ {
-			if held() {
-				testCols, testY = append(testCols, e.cols[k]), append(testY, y[k])
-			} else {
-				fitCols, fitY = append(fitCols, e.cols[k]), append(fitY, y[k])
+			switch {
+			case held():
+				testCols, testY = append(testCols, e.cols[k]), append(testY, y.at(k))
+			case y.f32 != nil:
+				fitCols, fitY.f32 = append(fitCols, e.cols[k]), append(fitY.f32, y.f32[k])
+			default:
+				fitCols, fitY.f64 = append(fitCols, e.cols[k]), append(fitY.f64, y.f64[k])
 			}
 		}
 		fitStart[i+1], testStart[i+1] = len(fitCols), len(testCols)

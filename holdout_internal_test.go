@@ -13,7 +13,8 @@ func TestHoldOut(t *testing.T) {
 	n1, n2 := 60, 30
 	e, ey := randomEntries(t, rand.New(rand.NewPCG(3, 9)), n1, n2, 0.5, func(i, j int) float64 { return float64(i*n2 + j) })
 	m := len(ey)
-	_, wantY, _, wantTest := e.holdOut(ey, 0.2, 5)
+	_, want, _, wantTest := e.holdOut(obs{f64: ey}, 0.2, 5)
+	wantY := want.f64
 	c := &Entries{n1: n1, n2: n2, start: slices.Clone(e.start), cols: slices.Clone(e.cols)}
 	fit, fitY, held, err := c.HoldOut(slices.Clone(ey), 0.2, 5, uint64(m))
 	if err != nil {

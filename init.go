@@ -115,16 +115,16 @@ type SpectralOperator interface {
 // asks the operator for its spectral estimate from the rest. The operator
 // must be a SpectralOperator; the models of this package are.
 func Spectral(op Operator, y []float64, r int, trim Trim) (Factors, error) {
-	return spectral(op, y, r, trim, dist{})
+	return spectral(op, obs{f64: y}, r, trim, dist{})
 }
 
 // spectral is Spectral over the ranks of d, each holding its shard of the
 // observations y: the truncation's thresholds and counts and the
 // operator's products are combined over them.
-func spectral(op Operator, y []float64, r int, trim Trim, d dist) (Factors, error) {
+func spectral(op Operator, y obs, r int, trim Trim, d dist) (Factors, error) {
 	m, n1, n2 := op.Dims()
-	if len(y) != m {
-		return Factors{}, inputError("y", nil, "%d observations, want m = %d", len(y), m)
+	if y.len() != m {
+		return Factors{}, inputError("y", nil, "%d observations, want m = %d", y.len(), m)
 	}
 	if r < 1 || r > min(n1, n2) {
 		return Factors{}, inputError("rank", r, "must lie in [1, min(n1, n2)] = [1, %d]", min(n1, n2))
@@ -145,14 +145,14 @@ func spectral(op Operator, y []float64, r int, trim Trim, d dist) (Factors, erro
 	if e, ok := op.(*Entries); ok && !d.on() && !trim.None && trim.Fraction == 0 {
 		// The median rule keeps |y_i| below a bound: the sparse matrix's
 		// values are y and the bound, with no copy of those kept.
-		below, _, every := keepRule(y, trim, d, nil)
-		kept := len(y)
+		below, _, every := y.keepRule(trim, d, nil)
+		kept := y.len()
 		if every {
 			below = math.Inf(1)
 		} else {
 			kept = 0
-			for _, x := range y {
-				if math.Abs(x) < below {
+			for k := range y.len() {
+				if math.Abs(y.at(k)) < below {
 					kept++
 				}
 			}
@@ -162,7 +162,7 @@ func spectral(op Operator, y []float64, r int, trim Trim, d dist) (Factors, erro
 		}
 		return e.spectralOf(keptValues{v: y, below: below}, kept, r, d)
 	}
-	v, kept := trimmed(nil, y, trim, d)
+	v, kept := y.trimmed(nil, trim, d)
 	if kept = d.count(kept); kept == 0 {
 		return Factors{}, errNothingKept
 	}
@@ -188,13 +188,13 @@ func Trimmed(y []float64, trim Trim) []int {
 // trimmed returns y with the observations the truncation drops set to
 // zero, and the number kept, in v when it has len(y) values (a new
 // slice otherwise); v serves first as keepEach's scratch.
-func trimmed(v, y []float64, trim Trim, d dist) ([]float64, int) {
+func trimmed[T float](v []float64, y []T, trim Trim, d dist) ([]float64, int) {
 	if len(v) != len(y) {
 		v = make([]float64, len(y))
 	}
 	kept := 0
 	keepEach(y, trim, d, v, func(i int) {
-		v[i] = y[i]
+		v[i] = float64(y[i])
 		kept++
 	})
 	return v, kept
@@ -207,7 +207,7 @@ func trimmed(v, y []float64, trim Trim, d dist) ([]float64, int) {
 // after those of the lower ranks: the thresholds and counts are those of
 // all of them. A scratch of len(y) values holds the copy of |y| (else a
 // new slice does), and is all zeros when keep is first called.
-func keepEach(y []float64, trim Trim, d dist, scratch []float64, keep func(i int)) {
+func keepEach[T float](y []T, trim Trim, d dist, scratch []float64, keep func(i int)) {
 	if len(scratch) != len(y) {
 		scratch = nil
 	}
@@ -218,7 +218,7 @@ func keepEach(y []float64, trim Trim, d dist, scratch []float64, keep func(i int
 
 // keepBy calls keep(i) for the index i of every observation that keepRule's
 // thresholds keep, in increasing order.
-func keepBy(y []float64, below float64, allow int, every bool, keep func(i int)) {
+func keepBy[T float](y []T, below float64, allow int, every bool, keep func(i int)) {
 	if every {
 		for i := range y {
 			keep(i)
@@ -226,7 +226,7 @@ func keepBy(y []float64, below float64, allow int, every bool, keep func(i int))
 		return
 	}
 	for i, x := range y {
-		switch a := math.Abs(x); {
+		switch a := math.Abs(float64(x)); {
 		case a < below:
 			keep(i)
 		case a == below && allow > 0:
@@ -238,7 +238,7 @@ func keepBy(y []float64, below float64, allow int, every bool, keep func(i int))
 
 // keepRule returns the thresholds of keepEach: keep |y_i| < below and the
 // first allow of magnitude exactly below, or every observation.
-func keepRule(y []float64, trim Trim, d dist, scratch []float64) (below float64, allow int, every bool) {
+func keepRule[T float](y []T, trim Trim, d dist, scratch []float64) (below float64, allow int, every bool) {
 	total := d.count(len(y))
 	if trim.None || total == 0 {
 		return 0, 0, true
@@ -257,7 +257,7 @@ func keepRule(y []float64, trim Trim, d dist, scratch []float64) (below float64,
 	below = d.kth(absValues(scratch, y), n-1) // the largest magnitude kept
 	less, ties := 0, 0
 	for _, x := range y {
-		switch a := math.Abs(x); {
+		switch a := math.Abs(float64(x)); {
 		case a < below:
 			less++
 		case a == below:
@@ -283,7 +283,7 @@ func keepRule(y []float64, trim Trim, d dist, scratch []float64) (below float64,
 // beyond 2^20 observations the median of an evenly strided sample (see
 // medianAbs), which spares an m-sized copy of |y|. The copy, when there
 // is one, goes into scratch when it has len(y) values.
-func trimMedian(y []float64, d dist, scratch []float64) float64 {
+func trimMedian[T float](y []T, d dist, scratch []float64) float64 {
 	m, total := len(y), d.count(len(y))
 	if !d.on() && m > medianSample {
 		return medianAbs(y, medianSample)
@@ -304,13 +304,13 @@ func trimMedian(y []float64, d dist, scratch []float64) float64 {
 
 // absValues returns |v_i| in dst when it has len(v) values, else in a
 // new slice.
-func absValues(dst, v []float64) []float64 {
+func absValues[T float](dst []float64, v []T) []float64 {
 	abs := dst
 	if len(abs) != len(v) {
 		abs = make([]float64, len(v))
 	}
 	for i, x := range v {
-		abs[i] = math.Abs(x)
+		abs[i] = math.Abs(float64(x))
 	}
 	return abs
 }

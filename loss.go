@@ -178,17 +178,17 @@ func (l Loss) Gap(fit, fitStar, y []float64) float64 {
 
 // gap is Gap for an operator of isometry factor iso.
 func (l Loss) gap(fit, fitStar, y []float64, iso float64) float64 {
-	return l.gapOver(fit, fitStar, y, iso, dist{})
+	return gapOver(l, fit, fitStar, y, iso, dist{})
 }
 
 // gapOver is gap over the ranks of d, each holding its shard of the
 // measurements.
-func (l Loss) gapOver(fit, fitStar, y []float64, iso float64, d dist) float64 {
+func gapOver[T float](l Loss, fit, fitStar []float64, y []T, iso float64, d dist) float64 {
 	var g fsum.Sum
 	switch l {
 	case L1:
 		for i, f := range fit {
-			g.Add(l1Term(f-fitStar[i], fitStar[i]-y[i]))
+			g.Add(l1Term(f-fitStar[i], fitStar[i]-float64(y[i])))
 		}
 		d.sums(&g)
 		return g.Value()
@@ -196,7 +196,7 @@ func (l Loss) gapOver(fit, fitStar, y []float64, iso float64, d dist) float64 {
 		// z² - c² = d (d + 2c).
 		var zz, cc fsum.Sum
 		for i, f := range fit {
-			d, c := f-fitStar[i], fitStar[i]-y[i]
+			d, c := f-fitStar[i], fitStar[i]-float64(y[i])
 			g.Add(d * (d + 2*c))
 			if l == L2 {
 				zz.Add((c + d) * (c + d))

@@ -105,6 +105,7 @@ type Evaluation struct {
 	kept     keptSums  // what TrimmedWeight's bounds kept (Entries)
 	rowsKept []rowKept // Entries: each row's kept sums within a pass
 	rowZ     []float64 // Entries without Z: each chunk's residuals of a row
+	y32      []float32 // Entries: the observations when Problem.Y32 holds them (Y is nil)
 }
 
 // NewEvaluation allocates an Evaluation of op for factors of rank r.

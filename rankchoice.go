@@ -69,15 +69,16 @@ func ChooseRank(ctx context.Context, p Problem, s Settings, maxRank int) (RankCh
 		return RankChoice{}, inputError("rank", "auto", "is not chosen by validation over ranks; give the rank")
 	}
 	m, n1, n2 := e.Dims()
-	if len(p.Y) != m {
-		return RankChoice{}, inputError("y", nil, "%d observations, want m = %d", len(p.Y), m)
+	if err := p.checkObservations(m); err != nil {
+		return RankChoice{}, err
 	}
-	fit, fitY, test, testY := e.holdOut(p.Y, rankHoldout, rankSeed)
+	y := p.observations()
+	fit, fitY, test, testY := e.holdOut(y, rankHoldout, rankSeed)
 	if len(testY) == 0 {
 		return RankChoice{}, inputError("entries", nil, "%d are too few to hold any out for choosing the rank", m)
 	}
 	if maxRank <= 0 {
-		maxRank = SupportedRank(len(fitY), n1, n2, s.Trim.Fraction)
+		maxRank = SupportedRank(fitY.len(), n1, n2, s.Trim.Fraction)
 	}
 	maxRank = min(maxRank, n1, n2)
 	s.Init = nil
@@ -91,7 +92,7 @@ func ChooseRank(ctx context.Context, p Problem, s Settings, maxRank int) (RankCh
 		// stops when its loss levels off (see Plateau).
 		s.Converger = Plateau{}
 	}
-	floor := FitTolerance * FitScale(p.Y)
+	floor := FitTolerance * y.fitScale()
 	var c RankChoice
 	t0 := time.Now()
 	ctx = validating(ctx)
@@ -102,7 +103,7 @@ func ChooseRank(ctx context.Context, p Problem, s Settings, maxRank int) (RankCh
 		if r > maxRank {
 			break
 		}
-		res, err := Solve(ctx, Problem{Op: fit, Y: fitY, Rank: r}, s)
+		res, err := Solve(ctx, fitY.problem(fit, r), s)
 		if err != nil {
 			return c, err
 		}
@@ -122,7 +123,7 @@ func ChooseRank(ctx context.Context, p Problem, s Settings, maxRank int) (RankCh
 			// near X*.
 			c.Rank, c.Exact = r, true
 			for k, f := range fits {
-				g := Problem{Op: fit, Y: fitY, Rank: c.Ranks[k]}
+				g := fitY.problem(fit, c.Ranks[k])
 				again, err := restart(ctx, g, s, f, false)
 				if err != nil {
 					return c, err

@@ -106,9 +106,9 @@ func (u *run) refit(it Iteration) bool {
 		marks: append([]bool(nil), b.marks...), trim: u.trim,
 		l1: u.totalL1(e), left: refitLength}
 	b.fewRank, b.observed = u.l.RawMatrix().Cols, e.observedCounts()
-	b.grossShare = e.grossShare(Factors{L: u.l, R: u.r}, u.p.Y, GrossFactor*b.scale, b.observed)
-	e.refitRows(u.l, u.r, u.p.Y, b.scale)
-	e.refitCols(u.l, u.r, u.p.Y, b.scale)
+	b.grossShare = e.grossShare(Factors{L: u.l, R: u.r}, u.y, GrossFactor*b.scale, b.observed)
+	e.refitRows(u.l, u.r, u.y, b.scale)
+	e.refitCols(u.l, u.r, u.y, b.scale)
 	u.trim.last = math.Inf(1)
 	u.record(it, -1)
 	u.t++
@@ -118,7 +118,7 @@ func (u *run) refit(it Iteration) bool {
 // totalL1 returns Σ|y - x| over all the observations at the run's
 // factors, summed row by row in order.
 func (u *run) totalL1(e *Entries) float64 {
-	at := e.residualAt(Factors{L: u.l, R: u.r}, u.p.Y)
+	at := e.residualAt(Factors{L: u.l, R: u.r}, u.y)
 	rows := make([]float64, e.n1)
 	parallel(teamSize(len(e.cols)), e.n1, func(i int) {
 		var t fsum.Sum
@@ -165,7 +165,7 @@ func irls(x []float64, normal func(a, b []float64)) {
 
 // refitRows refits each row of l to its observations y with r held (see
 // the refit above), the rows in parallel, each on its own.
-func (e *Entries) refitRows(l, r *mat.Dense, y []float64, scale float64) {
+func (e *Entries) refitRows(l, r *mat.Dense, y obs, scale float64) {
 	lr, rr := l.RawMatrix(), r.RawMatrix()
 	k := lr.Cols
 	eps := 1e-9 * scale
@@ -179,15 +179,15 @@ func (e *Entries) refitRows(l, r *mat.Dense, y []float64, scale float64) {
 		l1 := func() float64 {
 			var t float64
 			for p := lo; p < hi; p++ {
-				t += math.Abs(y[p] - dot(li, row(p)))
+				t += math.Abs(y.at(p) - dot(li, row(p)))
 			}
 			return t
 		}
 		lad(li, func(a, b []float64) {
 			for p := lo; p < hi; p++ {
 				rj := row(p)
-				w := 1 / max(math.Abs(y[p]-dot(li, rj)), eps)
-				addNormal(a, b, w, y[p], rj)
+				w := 1 / max(math.Abs(y.at(p)-dot(li, rj)), eps)
+				addNormal(a, b, w, y.at(p), rj)
 			}
 		}, l1)
 	})
@@ -196,7 +196,7 @@ func (e *Entries) refitRows(l, r *mat.Dense, y []float64, scale float64) {
 // refitCols refits each row of r (a column of X) to its observations with
 // l held: every IRLS step one pass over the entries in their order, which
 // sums every column's normal equations (n2·k² values).
-func (e *Entries) refitCols(l, r *mat.Dense, y []float64, scale float64) {
+func (e *Entries) refitCols(l, r *mat.Dense, y obs, scale float64) {
 	lr, rr := l.RawMatrix(), r.RawMatrix()
 	k, n2 := lr.Cols, e.n2
 	eps := 1e-9 * scale
@@ -204,7 +204,7 @@ func (e *Entries) refitCols(l, r *mat.Dense, y []float64, scale float64) {
 	old := mat.DenseCopyOf(r)
 	resid := func(i, p int) float64 {
 		j := int(e.cols[p])
-		return y[p] - dot(lr.Data[i*lr.Stride:i*lr.Stride+k], rr.Data[j*rr.Stride:j*rr.Stride+k])
+		return y.at(p) - dot(lr.Data[i*lr.Stride:i*lr.Stride+k], rr.Data[j*rr.Stride:j*rr.Stride+k])
 	}
 	colL1 := func() []float64 {
 		t := make([]float64, n2)
@@ -227,7 +227,7 @@ func (e *Entries) refitCols(l, r *mat.Dense, y []float64, scale float64) {
 			for p := e.start[i]; p < e.start[i+1]; p++ {
 				j := int(e.cols[p])
 				w := 1 / max(math.Abs(resid(i, p)), eps)
-				addNormal(a[j*k*k:(j+1)*k*k], b[j*k:(j+1)*k], w, y[p], li)
+				addNormal(a[j*k*k:(j+1)*k*k], b[j*k:(j+1)*k], w, y.at(p), li)
 			}
 		}
 		for j := range n2 {

@@ -103,30 +103,31 @@ func ChooseRidge(ctx context.Context, p Problem, s Settings, fit Factors) (Ridge
 		return RidgeChoice{}, inputError("operator", nil, "ChooseRidge needs entries (Entries) on one process")
 	}
 	m, n1, n2 := e.Dims()
-	if len(p.Y) != m {
-		return RidgeChoice{}, inputError("y", nil, "%d observations, want m = %d", len(p.Y), m)
+	if err := p.checkObservations(m); err != nil {
+		return RidgeChoice{}, err
 	}
+	y := p.observations()
 	if err := checkFactors(fit, e, p.Rank); err != nil {
 		return RidgeChoice{}, err
 	}
 	z := make([]float64, m)
 	e.Apply(z, fit)
-	for k, y := range p.Y {
-		z[k] -= y
+	for k := range z {
+		z[k] -= y.at(k)
 	}
 	sigma := 1.4826 * medianAbs(z, len(z))
 	base := sigma * (math.Sqrt(float64(n1)) + math.Sqrt(float64(n2))) * math.Sqrt(float64(n1)*float64(n2)/float64(m))
 	if !(base > 0) || math.IsInf(base, 0) {
 		return RidgeChoice{}, inputError("fit", nil, "fits the entries exactly: no penalty to choose")
 	}
-	train, trainY, test, testY := e.holdOut(p.Y, rankHoldout, rankSeed)
+	train, trainY, test, testY := e.holdOut(y, rankHoldout, rankSeed)
 	if len(testY) == 0 {
 		return RidgeChoice{}, inputError("entries", nil, "%d are too few to hold any out for choosing the penalty", m)
 	}
 	s.Init = nil
 	if s.Start == ConvexStart {
 		// The training entries' convex start, once for every penalty.
-		init, err := Initial(ctx, Problem{Op: train, Y: trainY, Rank: p.Rank}, s)
+		init, err := Initial(ctx, trainY.problem(train, p.Rank), s)
 		if err != nil {
 			return RidgeChoice{}, err
 		}
@@ -143,7 +144,7 @@ func ChooseRidge(ctx context.Context, p Problem, s Settings, fit Factors) (Ridge
 	// whether it scored best so far.
 	try := func(mu, floor float64) (bool, error) {
 		s.Ridge, s.TrimFloor = mu, floor
-		v, at, err := earlyStop(ctx, Problem{Op: train, Y: trainY, Rank: p.Rank}, s, test, testY, ridgeClip*sigma)
+		v, at, err := earlyStop(ctx, trainY.problem(train, p.Rank), s, test, testY, ridgeClip*sigma)
 		if err != nil {
 			return false, err
 		}

@@ -17,6 +17,7 @@ type run struct {
 	eval *Evaluation
 	sym  bool
 	iso  float64   // the operator's isometry factor (see Isometric)
+	y    obs       // the problem's observations
 	d    dist      // the ranks of a data-parallel solve (see Reducer)
 	m    int       // the measurements of all of them
 	sums []float64 // scratch of the subgradients' sum over them
@@ -110,9 +111,10 @@ func newRun(p Problem, s Settings, init Factors) (*run, error) {
 	u := &run{p: p, s: s, sym: p.Op.Symmetric(), iso: isometry(p.Op), start: time.Now(), d: dist{p.Reducer}}
 	u.m = u.d.count(m)
 	u.eval = newEvaluation(p.Op, p.Rank, keepsResiduals(p, s, u.d))
-	u.eval.Y = p.Y
+	u.y = p.observations()
+	u.eval.Y, u.eval.y32 = u.y.f64, u.y.f32
 	u.eval.Weight = s.Loss.weight()
-	u.damp = newDamper(s.Damping, s.Loss, u.iso, p.Y, u.eval.Z, u.d) // Z as its scratch, before any pass
+	u.damp = newDamper(s.Damping, s.Loss, u.iso, u.y, u.eval.Z, u.d) // Z as its scratch, before any pass
 	u.l = mat.DenseCopyOf(init.L)
 	u.dl = mat.NewDense(n1, p.Rank, nil)
 	if !u.sym {
@@ -178,17 +180,17 @@ func (u *run) startBounds(init Factors) error {
 	if u.damp.active() {
 		u.zeroLoss = u.damp.scale // the same, in L2Squared's units
 	} else {
-		u.zeroLoss = zeroLoss(L2Squared, u.p.Y, u.iso, u.d, u.eval.Z)
+		u.zeroLoss = u.y.zeroLoss(L2Squared, u.iso, u.d, u.eval.Z)
 	}
 	z := u.eval.Z
 	scale := u.fitScale()
 	if z == nil {
-		u.eval.Bounds = u.p.Op.(*Entries).startBoundsAt(init, u.p.Y, u.trim.factor, scale)
+		u.eval.Bounds = u.p.Op.(*Entries).startBoundsAt(init, u.y, u.trim.factor, scale)
 		return nil
 	}
 	u.p.Op.Apply(z, init)
-	for k, y := range u.p.Y {
-		z[k] -= y
+	for k := range z {
+		z[k] -= u.y.at(k)
 	}
 	u.eval.Bounds = startBounds(b, n1, n2, z, u.trim.factor, scale, u.d)
 	return nil
@@ -329,7 +331,10 @@ func (u *run) gap() float64 {
 	if u.fitStar == nil {
 		return math.NaN()
 	}
-	return u.s.Loss.gapOver(u.eval.Fit, u.fitStar, u.p.Y, u.iso, u.d)
+	if u.y.f32 != nil {
+		return gapOver(u.s.Loss, u.eval.Fit, u.fitStar, u.y.f32, u.iso, u.d)
+	}
+	return gapOver(u.s.Loss, u.eval.Fit, u.fitStar, u.y.f64, u.iso, u.d)
 }
 
 // directions sets the search directions from the factor subgradients and
@@ -428,11 +433,14 @@ func (u *run) finish() {
 // median |y_i| (over a sample beyond 2^16 observations), or the largest
 // |y_i| when the median is zero. A residual at most FitTolerance·FitScale(y)
 // counts as fitted exactly (see Result.FitFraction).
-func FitScale(y []float64) float64 {
+func FitScale(y []float64) float64 { return fitScale(y) }
+
+// fitScale is FitScale of observations of either kind.
+func fitScale[T float](y []T) float64 {
 	scale := medianAbs(y, scaleSample)
 	if scale == 0 {
 		for _, v := range y {
-			scale = max(scale, math.Abs(v))
+			scale = max(scale, math.Abs(float64(v)))
 		}
 	}
 	return scale
@@ -454,14 +462,14 @@ const scaleSample = 1 << 16
 // to limit observations and over an evenly strided sample of at most
 // limit beyond, so that it copies at most 8·limit bytes: a scale, for
 // which the sample's median serves.
-func medianAbs(y []float64, limit int) float64 {
+func medianAbs[T float](y []T, limit int) float64 {
 	if len(y) == 0 {
 		return 0
 	}
 	stride := (len(y) + limit - 1) / limit
 	abs := make([]float64, 0, (len(y)+stride-1)/stride)
 	for i := 0; i < len(y); i += stride {
-		abs = append(abs, math.Abs(y[i]))
+		abs = append(abs, math.Abs(float64(y[i])))
 	}
 	return selectKth(abs, len(abs)/2)
 }

@@ -16,6 +16,14 @@ type Problem struct {
 	Y    []float64 // observations, length m
 	Rank int       // r, the rank of X*, an upper bound on it, or AutoRank
 
+	// Y32, given instead of Y, holds the observations in single
+	// precision, in half the memory: for matrix completion (Entries) on
+	// one process, when the values are float32 exactly, as ratings and
+	// 8-bit images are. The solve is then the one of Y = float64(Y32), to
+	// the bit, but for the random and convex starts, AutoRank and the
+	// validation of AutoRidge, which work on a float64 copy.
+	Y32 []float32
+
 	// Truth, when known, is X*, as a matrix or as its Factors (which the
 	// solver never forms when that would cost more than measuring the
 	// errors from the factors). The relative error ||X_t - X*||_F/||X*||_F
@@ -297,20 +305,39 @@ func start(ctx context.Context, p Problem, s Settings) (*run, error) {
 	return newRun(p, s, init)
 }
 
+// checkObservations checks that the problem has m observations, all
+// finite, in Y or, for Entries on one process, in Y32.
+func (p Problem) checkObservations(m int) error {
+	name, o := "y", p.observations()
+	if p.Y32 != nil {
+		name = "y32"
+		if p.Y != nil {
+			return inputError("y32", nil, "given with y: give the observations once")
+		}
+		if _, ok := p.Op.(*Entries); !ok || p.Reducer != nil {
+			return inputError("y32", nil, "applies to matrix completion (Entries) on one process; give y")
+		}
+	}
+	if o.len() == 0 {
+		return inputError(name, nil, "no observations")
+	}
+	if o.len() != m {
+		return inputError(name, nil, "%d observations, want m = %d, one per measurement", o.len(), m)
+	}
+	if i := o.firstNonFinite(); i >= 0 {
+		return inputError(name, nil, "observation %d is %v", i, o.at(i))
+	}
+	return nil
+}
+
 // validate checks a problem and settings and fills in defaults.
 func validate(p Problem, s *Settings) error {
 	if p.Op == nil {
 		return inputError("operator", nil, "the problem has none")
 	}
 	m, n1, n2 := p.Op.Dims()
-	if len(p.Y) == 0 {
-		return inputError("y", nil, "no observations")
-	}
-	if len(p.Y) != m {
-		return inputError("y", nil, "%d observations, want m = %d, one per measurement", len(p.Y), m)
-	}
-	if i := firstNonFinite(p.Y); i >= 0 {
-		return inputError("y", nil, "observation %d is %v", i, p.Y[i])
+	if err := p.checkObservations(m); err != nil {
+		return err
 	}
 	if p.Rank == AutoRank {
 		return inputError("rank", "auto", "is resolved by Solve alone, which fits twice; give a batch job its rank")
@@ -462,8 +489,9 @@ func (p Problem) TruthLoss(l Loss) float64 {
 	m, _, _ := p.Op.Dims()
 	z := make([]float64, m)
 	p.Op.Apply(z, p.Truth)
+	y := p.observations()
 	for i := range z {
-		z[i] -= p.Y[i]
+		z[i] -= y.at(i)
 	}
 	f, _ := l.valueOver(z, isometry(p.Op), dist{p.Reducer}, false)
 	return f
@@ -476,7 +504,7 @@ func (p Problem) Spectral(trim Trim) (Factors, error) {
 	if p.Op == nil {
 		return Factors{}, inputError("operator", nil, "the problem has none")
 	}
-	return spectral(p.Op, p.Y, p.Rank, trim, dist{p.Reducer})
+	return spectral(p.Op, p.observations(), p.Rank, trim, dist{p.Reducer})
 }
 
 // DefaultSettings returns the settings recommended for solving through

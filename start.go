@@ -69,12 +69,12 @@ func Random(op Operator, y []float64, r int, trim Trim, scale float64, seed uint
 	if !(scale > 0) || math.IsInf(scale, 0) {
 		return Factors{}, inputError("init scale", scale, "must be positive and finite")
 	}
-	return random(op, y, r, trim, scale, seed, dist{})
+	return random(op, obs{f64: y}, r, trim, scale, seed, dist{})
 }
 
 // random is Random for the shard of a problem on the ranks d: σ̂ is the
 // whole problem's, so that every rank draws the same factors.
-func random(op Operator, y []float64, r int, trim Trim, scale float64, seed uint64, d dist) (Factors, error) {
+func random(op Operator, y obs, r int, trim Trim, scale float64, seed uint64, d dist) (Factors, error) {
 	_, n1, n2 := op.Dims()
 	top, err := spectral(op, y, 1, trim, d)
 	if err != nil {
@@ -124,13 +124,13 @@ func Initial(ctx context.Context, p Problem, s Settings) (Factors, error) {
 		if !(scale > 0) || math.IsInf(scale, 0) {
 			return Factors{}, inputError("init scale", scale, "must be positive and finite")
 		}
-		return random(p.Op, p.Y, p.Rank, s.Trim, scale, s.Seed, dist{p.Reducer})
+		return random(p.Op, p.observations(), p.Rank, s.Trim, scale, s.Seed, dist{p.Reducer})
 	case s.Start == ConvexStart:
 		e, ok := p.Op.(*Entries)
 		if !ok || p.Reducer != nil {
 			return Factors{}, inputError("init", "convex", "is for the entry models (completion, robust PCA) on one process")
 		}
-		return e.Convex(ctx, p.Y, p.Rank)
+		return e.Convex(ctx, p.observations().float64s(), p.Rank)
 	}
 	return p.Spectral(s.Trim)
 }

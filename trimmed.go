@@ -222,20 +222,20 @@ func (e *Entries) keptByAt(ks *keptSums, b *Bounds, z func(i, k int) float64) {
 
 // residualAt returns the residual function of the observations y at the
 // factors f: entry k of row i, with Apply's bits.
-func (e *Entries) residualAt(f Factors, y []float64) func(i, k int) float64 {
+func (e *Entries) residualAt(f Factors, y obs) func(i, k int) float64 {
 	l, rr := f.L.RawMatrix(), f.right().RawMatrix()
 	r := l.Cols
 	return func(i, k int) float64 {
 		j := int(e.cols[k])
-		return fsum.Dot(l.Data[i*l.Stride:i*l.Stride+r], rr.Data[j*rr.Stride:j*rr.Stride+r]) - y[k]
+		return fsum.Dot(l.Data[i*l.Stride:i*l.Stride+r], rr.Data[j*rr.Stride:j*rr.Stride+r]) - y.at(k)
 	}
 }
 
 // startBoundsAt is startBounds on one process of the residuals of y at
 // the factors f, formed as they are needed rather than held: the bits of
 // startBounds of Apply's residuals, without their m values.
-func (e *Entries) startBoundsAt(f Factors, y []float64, c, scale float64) *Bounds {
-	m := len(y)
+func (e *Entries) startBoundsAt(f Factors, y obs, c, scale float64) *Bounds {
+	m := y.len()
 	at := e.residualAt(f, y)
 	if m <= scaleSample {
 		z := make([]float64, m)

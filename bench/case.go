@@ -28,16 +28,18 @@ type Options struct {
 type completionCase struct {
 	n1, n2, r int
 	m         float64
+	precision synth.Precision // of the observations
 }
 
 // completionCases are the matrix completion cases, the last two of which
-// (10^8 entries, about 4 GB each) run only with --large.
+// (10^8 entries, about 4 GB each) run only with --large. The Netflix
+// shape's observations are float32, as ratings are (Problem.Y32).
 var completionCases = map[string]completionCase{
-	"mc-1e6":      {100_000, 100_000, 10, 1e6},
-	"mc-1e7":      {100_000, 100_000, 10, 1e7},
-	"netflix-1e7": {480_189, 17_770, 10, 1e7},
-	"mc-1e8":      {100_000, 100_000, 10, 1e8},
-	"netflix-1e8": {480_189, 17_770, 10, 1e8},
+	"mc-1e6":      {100_000, 100_000, 10, 1e6, synth.Float64},
+	"mc-1e7":      {100_000, 100_000, 10, 1e7, synth.Float64},
+	"netflix-1e7": {480_189, 17_770, 10, 1e7, synth.Float32},
+	"mc-1e8":      {100_000, 100_000, 10, 1e8, synth.Float64},
+	"netflix-1e8": {480_189, 17_770, 10, 1e8, synth.Float32},
 }
 
 // RunCase runs one case in this process and returns its measurements.
@@ -79,7 +81,7 @@ func RunCase(name string, o Options) (*Result, error) {
 		return nil, err
 	}
 	init := &spec
-	floor := newFloor(draw.Op, problem.Y)
+	floor := newFloor(draw.Op, problem.Y, nil)
 	floor.setMembw(o.MembwGBs)
 	res.DataMB = float64(floor.bytes) / 1e6
 

@@ -19,7 +19,8 @@ import (
 // completionBench times the iterations of matrix completion (the entrywise
 // operator and its default method, scaledsm.DefaultSettings) on a synthetic problem of
 // completionCases, beside the floor: one streaming read of the stored
-// entries (a 4-byte column and an 8-byte observation each) on all cores.
+// entries (a 4-byte column and an 8-byte observation each, or 4 bytes for
+// float32 observations) on all cores.
 // It also times the generation of the problem and checks the peak memory
 // against 40 bytes per entry plus the factors.
 //
@@ -31,11 +32,11 @@ func completionBench(name string, o Options) (*Result, error) {
 	res := newBenchResult(name, o)
 	cc := completionCases[name]
 	if o.Quick {
-		cc = completionCase{2000, 2000 * cc.n2 / cc.n1, 5, 2e4}
+		cc = completionCase{2000, 2000 * cc.n2 / cc.n1, 5, 2e4, cc.precision}
 	}
 	t := time.Now()
 	draw, err := synth.New(synth.Config{Kind: synth.Completion, N1: cc.n1, N2: cc.n2, Rank: cc.r,
-		P: cc.m / (float64(cc.n1) * float64(cc.n2)), Seed: 1})
+		P: cc.m / (float64(cc.n1) * float64(cc.n2)), Seed: 1, Precision: cc.precision})
 	if err != nil {
 		return nil, err
 	}
@@ -47,12 +48,12 @@ func completionBench(name string, o Options) (*Result, error) {
 	res.GenerateMs = &gen
 	mem.TuneGCFor(draw.Op)
 	res.Size = fmt.Sprintf("%d×%d r=%d m=%d", draw.N1, draw.N2, draw.Rank, draw.M)
-	problem := scaledsm.Problem{Op: in.Op, Y: in.Y, Rank: draw.Rank}
+	problem := scaledsm.Problem{Op: in.Op, Y: in.Y, Y32: in.Y32, Rank: draw.Rank}
 	init := scaledsm.Factors{L: &mat.Dense{}, R: &mat.Dense{}}
 	init.L.Scale(1.1, in.Star.L)
 	init.R.Scale(1.1, in.Star.R)
 
-	floor := newFloor(draw.Op, problem.Y)
+	floor := newFloor(draw.Op, problem.Y, problem.Y32)
 	floor.setMembw(o.MembwGBs)
 	res.DataMB = float64(floor.bytes) / 1e6
 	iters := o.Iters

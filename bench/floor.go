@@ -59,7 +59,7 @@ func int32Part(a []int32) floorPart {
 
 // newFloor returns the floor of op's data; for the entrywise operator the
 // data are its columns and the observations y.
-func newFloor(op scaledsm.Operator, y []float64) *floor {
+func newFloor(op scaledsm.Operator, y []float64, y32 []float32) *floor {
 	f := &floor{}
 	switch o := op.(type) {
 	case *scaledsm.Sensing:
@@ -74,8 +74,12 @@ func newFloor(op scaledsm.Operator, y []float64) *floor {
 		f.parts = []floorPart{f64Part(a)}
 		f.bytes = 8 * int64(len(a))
 	case *scaledsm.Entries:
-		f.parts = []floorPart{int32Part(o.Cols()), f64Part(y)}
-		f.bytes = 4*int64(len(o.Cols())) + 8*int64(len(y))
+		if y32 != nil {
+			f.parts = []floorPart{int32Part(o.Cols()), f32Part(y32)}
+		} else {
+			f.parts = []floorPart{int32Part(o.Cols()), f64Part(y)}
+		}
+		f.bytes = 4*int64(len(o.Cols())) + 8*int64(len(y)) + 4*int64(len(y32))
 	}
 	return f
 }

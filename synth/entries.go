@@ -38,9 +38,6 @@ func (c *Config) validateEntries() error {
 	if !(c.P > 0 && c.P <= 1) {
 		return invalid("p", c.P, "the probability that an entry is observed must lie in (0, 1]")
 	}
-	if c.Precision != Float64 {
-		return invalid("precision", c.Precision.String(), "the entry models keep their observations as float64")
-	}
 	if float64(c.N1)*float64(c.N2)*c.P > math.MaxInt32*16 {
 		return invalid("p", c.P, "about %.3g observed entries is too many to store", float64(c.N1)*float64(c.N2)*c.P)
 	}
@@ -137,16 +134,24 @@ func (d *Draw) entriesInstance(in *Instance) {
 		return fsum.Dot(lStar.Data[i*lStar.Stride:i*lStar.Stride+lStar.Cols], rStar.Data[int(j)*rStar.Stride:int(j)*rStar.Stride+rStar.Cols])
 	}
 	// A(X*) into y, where the observations will be (each entry's clean
-	// value is formed once), and ||X*_Ω||_∞ and, for the noise, ||X*_Ω||_1,
-	// each row's share summed in row order.
-	in.Y = make([]float64, len(cols))
+	// value is formed once; twice for float32 observations, which cannot
+	// hold it), and ||X*_Ω||_∞ and, for the noise, ||X*_Ω||_1, each row's
+	// share summed in row order.
+	single := d.Precision == Float32
+	if single {
+		in.Y32 = make([]float32, len(cols))
+	} else {
+		in.Y = make([]float64, len(cols))
+	}
 	noisy := !math.IsInf(in.SNR, 1)
 	rowMax, rowSum := make([]float64, n1), make([]float64, n1)
 	par.Do(workers, n1, func(i int) {
 		var s fsum.Sum
 		for k := start[i]; k < start[i+1]; k++ {
 			x := clean(i, cols[k])
-			in.Y[k] = x
+			if !single {
+				in.Y[k] = x
+			}
 			v := math.Abs(x)
 			rowMax[i] = max(rowMax[i], v)
 			if noisy {
@@ -173,15 +178,26 @@ func (d *Draw) entriesInstance(in *Instance) {
 		var f fsum.Sum
 		for k := start[i]; k < start[i+1]; k++ {
 			support, sign, noise := rng.Float64(), 2*rng.Float64()-1, 2*rng.Float64()-1
-			x := in.Y[k] // the clean value, from above
+			var x float64 // the clean value
+			if single {
+				x = clean(i, cols[k])
+			} else {
+				x = in.Y[k] // from above
+			}
 			var s float64
 			if support < in.PS {
 				s = 10 * linf * sign
 				rowOut[i]++
 			}
 			// y = (A(X*) + s) + w, in the order of the Gaussian models.
-			in.Y[k] = x + s + sigmaW*noise
-			f.Add(math.Abs(x - in.Y[k]))
+			y := x + s + sigmaW*noise
+			if single {
+				in.Y32[k] = float32(y)
+				y = float64(in.Y32[k])
+			} else {
+				in.Y[k] = y
+			}
+			f.Add(math.Abs(x - y))
 		}
 		rowSum[i] = f.Value()
 	})
@@ -200,7 +216,7 @@ func (d *Draw) entriesInstance(in *Instance) {
 func (in *Instance) entryCorrupted() []bool {
 	op := in.Op.(*scaledsm.Entries)
 	start := op.Start()
-	mask := make([]bool, len(in.Y))
+	mask := make([]bool, len(op.Cols()))
 	par.Do(runtime.GOMAXPROCS(0), len(start)-1, func(i int) {
 		rng := rand.New(rand.NewPCG(in.entrySeed, entryStream+uint64(i)))
 		for k := start[i]; k < start[i+1]; k++ {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"runtime"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -274,5 +275,42 @@ func TestFloat32(t *testing.T) {
 	}
 	if _, err := synth.ParsePrecision("float16"); err == nil {
 		t.Error("ParsePrecision accepts float16")
+	}
+}
+
+// TestEntriesFloat32: an entry model drawn at Float32 holds its
+// observations as float32 alone (Instance.Y32, no Y), each the rounding of
+// the Float64 draw's, the same entries and outliers, with f(X*) counting
+// the rounding; the problem carries them as Y32.
+func TestEntriesFloat32(t *testing.T) {
+	for _, kind := range []synth.Kind{synth.Completion, synth.RobustPCA} {
+		c := synth.Config{Kind: kind, N1: 40, N2: 30, Rank: 2, P: 0.3, Seed: 4}
+		if kind == synth.RobustPCA {
+			c.P = 0
+		}
+		s := synth.Setting{Kappa: 3, PS: 0.1, SNR: math.Inf(1)}
+		in64 := inst(t, draw(t, c), s)
+		c.Precision = synth.Float32
+		in32 := inst(t, draw(t, c), s)
+		if in32.Y != nil || len(in32.Y32) != len(in64.Y) {
+			t.Fatalf("%v: %d float64 and %d float32 observations, want none and %d", kind, len(in32.Y), len(in32.Y32), len(in64.Y))
+		}
+		if p := in32.Problem(); p.Y != nil || len(p.Y32) != len(in64.Y) {
+			t.Fatalf("%v: the problem's observations are not its Y32", kind)
+		}
+		var fStar float64
+		for k, v := range in32.Y32 {
+			if v != float32(in64.Y[k]) {
+				t.Fatalf("%v: observation %d %v, want the rounding of %v", kind, k, v, in64.Y[k])
+			}
+			fStar += math.Abs(float64(v) - in64.Y[k])
+		}
+		if in32.Outliers != in64.Outliers || !slices.Equal(in32.Corrupted(), in64.Corrupted()) {
+			t.Errorf("%v: %d outliers at float32, %d at float64", kind, in32.Outliers, in64.Outliers)
+		}
+		// f(X*) = Σ|y - x*|: the outliers' and the rounding's.
+		if d := math.Abs(in32.FStar - in64.FStar); d > fStar+1e-9*in64.FStar || d == 0 && fStar > 0 {
+			t.Errorf("%v: f(X*) %v at float32, %v at float64, rounding %v", kind, in32.FStar, in64.FStar, fStar)
+		}
 	}
 }

@@ -8,13 +8,16 @@ import (
 
 // EntriesRow is one row segment of a pass over observed entries (matrix
 // completion): the entries (i, j) of row i, j = Cols[k], with their
-// observations Y[k], the factor row L (r values) and R's rows, row j at
-// RD[j*LD:][:r]. EvaluateEntries sets Z[k] to the residual L·R_j - Y[k]
+// observations Y[k] (or, when Y32 is set, Y32[k]: float32 observations,
+// such as ratings, in half the memory), the factor row L (r values) and
+// R's rows, row j at RD[j*LD:][:r]. EvaluateEntries sets Z[k] to the
+// residual L·R_j - Y[k]
 // and, with its weight w, adds w·R_j to G (r values) and w·L to GR's
 // row j, GR[j*S:][:r].
 type EntriesRow struct {
 	Cols []int32
 	Y, Z []float64
+	Y32  []float32
 	L, G []float64
 	RD   []float64
 	LD   int
@@ -33,6 +36,8 @@ const (
 	EntriesLinear  = 0 // w = z
 	EntriesSign    = 1 // w = sign(z), 0 at 0
 	EntriesTrimmed = 2 // w = z where kept, else 0
+
+	entriesY32 = 3 // added to a weight: the assembly's kernel of float32 observations
 )
 
 // entriesArgs are EntriesRow's pointers for the assembly kernels, at the
@@ -40,7 +45,8 @@ const (
 type entriesArgs struct {
 	cols     *int32
 	n        int
-	y, z     *float64
+	y        unsafe.Pointer // float64 or, with entriesY32, float32 values
+	z        *float64
 	l        *float64
 	r        int
 	rd       *float64
@@ -64,8 +70,12 @@ func EvaluateEntries(mode int, a *EntriesRow) {
 	if n == 0 || r == 0 {
 		return
 	}
-	if len(a.Y) < n || len(a.Z) < n || len(a.G) < r {
-		panic(fmt.Sprintf("kernel: EvaluateEntries: %d entries, %d observations, %d residuals, rank %d, %d gradient values", n, len(a.Y), len(a.Z), r, len(a.G)))
+	ny := len(a.Y)
+	if a.Y32 != nil {
+		ny = len(a.Y32)
+	}
+	if ny < n || len(a.Z) < n || len(a.G) < r {
+		panic(fmt.Sprintf("kernel: EvaluateEntries: %d entries, %d observations, %d residuals, rank %d, %d gradient values", n, ny, len(a.Z), r, len(a.G)))
 	}
 	minS := r
 	if mode == EntriesTrimmed {
@@ -81,13 +91,19 @@ func EvaluateEntries(mode int, a *EntriesRow) {
 	if j := int(hi); lo < 0 || j*a.LD+r > len(a.RD) || j*a.S+minS > len(a.GR) || (mode == EntriesTrimmed && j >= len(a.ColBound)) {
 		panic(fmt.Sprintf("kernel: EvaluateEntries: columns %d to %d outside the rows given", lo, hi))
 	}
-	args := entriesArgs{cols: &a.Cols[0], n: n, y: &a.Y[0], z: &a.Z[0], l: &a.L[0], r: r, rd: &a.RD[0], ld: a.LD,
+	args := entriesArgs{cols: &a.Cols[0], n: n, z: &a.Z[0], l: &a.L[0], r: r, rd: &a.RD[0], ld: a.LD,
 		g: &a.G[0], gr: &a.GR[0], s: a.S, rowBound: a.RowBound, sums: a.Sums, r8: 8 * r}
 	if mode == EntriesTrimmed {
 		args.colBound = &a.ColBound[0]
 	}
+	kind := mode
+	if a.Y32 != nil {
+		args.y, kind = unsafe.Pointer(&a.Y32[0]), mode+entriesY32
+	} else {
+		args.y = unsafe.Pointer(&a.Y[0])
+	}
 	impl := int(active.Load())
-	if !entriesAsm(impl, mode, &args) {
+	if !entriesAsm(impl, kind, &args) {
 		evaluateEntriesGo(impl, mode, a)
 	}
 }
@@ -106,7 +122,12 @@ func evaluateEntriesGo(impl, mode int, a *EntriesRow) {
 		} else {
 			dotRows(impl, fit[:], rj, r, r, li)
 		}
-		res := fit[0] - a.Y[k]
+		var res float64
+		if a.Y32 != nil {
+			res = fit[0] - float64(a.Y32[k])
+		} else {
+			res = fit[0] - a.Y[k]
+		}
 		a.Z[k] = res
 		gj := a.GR[j*a.S : j*a.S+r]
 		w := res

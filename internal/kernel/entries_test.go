@@ -114,3 +114,53 @@ func dotOf(a, b []float64) float64 {
 	DotRows(out, a, len(a), len(a), b)
 	return out[0]
 }
+
+// TestEvaluateEntriesY32: float32 observations give every implementation
+// the bits of the same values held as float64, for every rank and mode.
+func TestEvaluateEntriesY32(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	const n2, nEnt = 40, 29
+	for _, impl := range Available() {
+		if err := Use(impl); err != nil {
+			t.Fatal(err)
+		}
+		for r := 1; r <= 20; r++ {
+			for mode := range 3 {
+				s, ld := r+2, r
+				rd, li := randSlice(rng, n2*ld), randSlice(rng, r)
+				cols := make([]int32, nEnt)
+				y32 := make([]float32, nEnt)
+				y := make([]float64, nEnt)
+				for k := range cols {
+					cols[k] = int32(rng.IntN(n2))
+					y32[k] = float32(rng.IntN(9)) / 2 // ratings: 0, 0.5, ..., 4
+					y[k] = float64(y32[k])
+				}
+				colBound := make([]float64, n2)
+				for k := range colBound {
+					colBound[k] = 3 * rng.Float64()
+				}
+				mk := func() *EntriesRow {
+					return &EntriesRow{Cols: cols, Z: make([]float64, nEnt), L: li, G: make([]float64, r),
+						RD: rd, LD: ld, GR: make([]float64, n2*s), S: s,
+						RowBound: 1, ColBound: colBound, Sums: new([3]float64)}
+				}
+				a, b := mk(), mk()
+				a.Y, b.Y32 = y, y32
+				EvaluateEntries(mode, a)
+				EvaluateEntries(mode, b)
+				for _, c := range []struct {
+					what string
+					x, y []float64
+				}{{"Z", a.Z, b.Z}, {"G", a.G, b.G}, {"GR", a.GR, b.GR}, {"sums", a.Sums[:], b.Sums[:]}} {
+					for i := range c.x {
+						if math.Float64bits(c.x[i]) != math.Float64bits(c.y[i]) {
+							t.Fatalf("%s r=%d mode %d: %s[%d] %v with float64 values, %v with float32", impl, r, mode, c.what, i, c.x[i], c.y[i])
+						}
+					}
+				}
+			}
+		}
+	}
+	Use("auto")
+}

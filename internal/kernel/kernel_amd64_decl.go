@@ -304,6 +304,51 @@ func entriesRowTrimmed2Avx2(a *entriesArgs)
 //go:noescape
 func entriesRowTrimmed3Avx2(a *entriesArgs)
 
+// entriesRowLinear321Avx2 evaluates a row segment's entries (kernel.entriesArgs) for ranks of 1 vectors.
+//
+//go:noescape
+func entriesRowLinear321Avx2(a *entriesArgs)
+
+// entriesRowLinear322Avx2 evaluates a row segment's entries (kernel.entriesArgs) for ranks of 2 vectors.
+//
+//go:noescape
+func entriesRowLinear322Avx2(a *entriesArgs)
+
+// entriesRowLinear323Avx2 evaluates a row segment's entries (kernel.entriesArgs) for ranks of 3 vectors.
+//
+//go:noescape
+func entriesRowLinear323Avx2(a *entriesArgs)
+
+// entriesRowSign321Avx2 evaluates a row segment's entries (kernel.entriesArgs) for ranks of 1 vectors.
+//
+//go:noescape
+func entriesRowSign321Avx2(a *entriesArgs)
+
+// entriesRowSign322Avx2 evaluates a row segment's entries (kernel.entriesArgs) for ranks of 2 vectors.
+//
+//go:noescape
+func entriesRowSign322Avx2(a *entriesArgs)
+
+// entriesRowSign323Avx2 evaluates a row segment's entries (kernel.entriesArgs) for ranks of 3 vectors.
+//
+//go:noescape
+func entriesRowSign323Avx2(a *entriesArgs)
+
+// entriesRowTrimmed321Avx2 evaluates a row segment's entries (kernel.entriesArgs) for ranks of 1 vectors.
+//
+//go:noescape
+func entriesRowTrimmed321Avx2(a *entriesArgs)
+
+// entriesRowTrimmed322Avx2 evaluates a row segment's entries (kernel.entriesArgs) for ranks of 2 vectors.
+//
+//go:noescape
+func entriesRowTrimmed322Avx2(a *entriesArgs)
+
+// entriesRowTrimmed323Avx2 evaluates a row segment's entries (kernel.entriesArgs) for ranks of 3 vectors.
+//
+//go:noescape
+func entriesRowTrimmed323Avx2(a *entriesArgs)
+
 // Tile shapes of the Avx2 batched kernels.
 const (
 	lanesAvx2  = 4
@@ -488,6 +533,24 @@ func entriesRowAvx2(mode, v int, a *entriesArgs) {
 		entriesRowTrimmed2Avx2(a)
 	case 19:
 		entriesRowTrimmed3Avx2(a)
+	case 25:
+		entriesRowLinear321Avx2(a)
+	case 26:
+		entriesRowLinear322Avx2(a)
+	case 27:
+		entriesRowLinear323Avx2(a)
+	case 33:
+		entriesRowSign321Avx2(a)
+	case 34:
+		entriesRowSign322Avx2(a)
+	case 35:
+		entriesRowSign323Avx2(a)
+	case 41:
+		entriesRowTrimmed321Avx2(a)
+	case 42:
+		entriesRowTrimmed322Avx2(a)
+	case 43:
+		entriesRowTrimmed323Avx2(a)
 	default:
 		panic("kernel: bad entries kernel")
 	}
@@ -878,6 +941,36 @@ func entriesRowTrimmed1Avx512(a *entriesArgs)
 //go:noescape
 func entriesRowTrimmed2Avx512(a *entriesArgs)
 
+// entriesRowLinear321Avx512 evaluates a row segment's entries (kernel.entriesArgs) for ranks of 1 vectors.
+//
+//go:noescape
+func entriesRowLinear321Avx512(a *entriesArgs)
+
+// entriesRowLinear322Avx512 evaluates a row segment's entries (kernel.entriesArgs) for ranks of 2 vectors.
+//
+//go:noescape
+func entriesRowLinear322Avx512(a *entriesArgs)
+
+// entriesRowSign321Avx512 evaluates a row segment's entries (kernel.entriesArgs) for ranks of 1 vectors.
+//
+//go:noescape
+func entriesRowSign321Avx512(a *entriesArgs)
+
+// entriesRowSign322Avx512 evaluates a row segment's entries (kernel.entriesArgs) for ranks of 2 vectors.
+//
+//go:noescape
+func entriesRowSign322Avx512(a *entriesArgs)
+
+// entriesRowTrimmed321Avx512 evaluates a row segment's entries (kernel.entriesArgs) for ranks of 1 vectors.
+//
+//go:noescape
+func entriesRowTrimmed321Avx512(a *entriesArgs)
+
+// entriesRowTrimmed322Avx512 evaluates a row segment's entries (kernel.entriesArgs) for ranks of 2 vectors.
+//
+//go:noescape
+func entriesRowTrimmed322Avx512(a *entriesArgs)
+
 // Tile shapes of the Avx512 batched kernels.
 const (
 	lanesAvx512  = 8
@@ -1096,6 +1189,18 @@ func entriesRowAvx512(mode, v int, a *entriesArgs) {
 		entriesRowTrimmed1Avx512(a)
 	case 18:
 		entriesRowTrimmed2Avx512(a)
+	case 25:
+		entriesRowLinear321Avx512(a)
+	case 26:
+		entriesRowLinear322Avx512(a)
+	case 33:
+		entriesRowSign321Avx512(a)
+	case 34:
+		entriesRowSign322Avx512(a)
+	case 41:
+		entriesRowTrimmed321Avx512(a)
+	case 42:
+		entriesRowTrimmed322Avx512(a)
 	default:
 		panic("kernel: bad entries kernel")
 	}

@@ -132,7 +132,7 @@ func Entries(cfg synth.Config, setting synth.Setting, out string) ([]File, Meta,
 	files := []File{
 		{"rows.npy", vec + " int32", func(w io.Writer) error { return dataio.WriteInt32(w, []int{m}, rows) }},
 		{"cols.npy", vec + " int32", func(w io.Writer) error { return dataio.WriteInt32(w, []int{m}, op.Cols()) }},
-		{"values.npy", vec + " float64", func(w io.Writer) error { return dataio.WriteFloat64(w, []int{m}, in.Y) }},
+		values(in, m),
 		{"L_star.npy", fmt.Sprintf("(%d, %d)", n1, r), func(w io.Writer) error { return dataio.WriteDense(w, in.Star.L) }},
 		{"R_star.npy", fmt.Sprintf("(%d, %d)", n2, r), func(w io.Writer) error { return dataio.WriteDense(w, in.Star.R) }},
 	}
@@ -162,4 +162,15 @@ func WithMeta(files []File, meta *Meta) []File {
 		enc.SetIndent("", "  ")
 		return enc.Encode(meta)
 	}})
+}
+
+// values is the file of an entry model's observations: float64, or float32
+// when the draw holds them so (Config.Precision Float32).
+func values(in *synth.Instance, m int) File {
+	if in.Y32 != nil {
+		return File{"values.npy", fmt.Sprintf("(%d,) float32", m), func(w io.Writer) error {
+			return dataio.WriteArray(w, dataio.Header{Dtype: "<f4", Shape: []int{m}}, in.Y32)
+		}}
+	}
+	return File{"values.npy", fmt.Sprintf("(%d,) float64", m), func(w io.Writer) error { return dataio.WriteFloat64(w, []int{m}, in.Y) }}
 }

@@ -21,14 +21,16 @@ const (
 	erR8       = 112 // r*8, the byte offset of a GR row's kept sums
 )
 
-// Modes of entriesRow: the weight of a residual.
+// Modes of entriesRow: the weight of a residual, and with modeY32 added,
+// float32 observations.
 const (
 	modeLinear  = 0
 	modeSign    = 1
 	modeTrimmed = 2
+	modeY32     = 3
 )
 
-var modeNames = [...]string{"Linear", "Sign", "Trimmed"}
+var modeNames = [...]string{"Linear", "Sign", "Trimmed", "Linear32", "Sign32", "Trimmed32"}
 
 // maxEntryVectors is the most vectors a factor row of entriesRow spans:
 // ranks up to 16 on AVX-512 (2 zmm), up to 12 on AVX2 (3 ymm), where the
@@ -57,9 +59,12 @@ func maxEntryVectors(s isa) int {
 // BX R_j, CX GR_j. Vectors: L_i in 0..V-1, g in V..2V-1, the fit in 2V,
 // w in 2V+1, a temporary 2V+2; row sums |z|, count, z² in X9, X10, X11;
 // X12 and X15 scalar temporaries; 13 the reduction temporary, Y14 AVX2's
-// tail mask.
+// tail mask. The modes from modeY32 on read float32 observations (y
+// converted to float64 exactly) and weigh as mode - modeY32.
 func entriesRow(s isa, mode, V int) {
 	name := fmt.Sprintf("entriesRow%s%d%s", modeNames[mode], V, s.name)
+	y32 := mode >= modeY32
+	mode %= modeY32
 	text(name, fmt.Sprintf("%s evaluates a row segment's entries (kernel.entriesArgs) for ranks of %d vectors.", name, V),
 		[]arg{{"a", "*entriesArgs"}}, "")
 	li := func(v int) string { return s.v(v) }
@@ -157,7 +162,12 @@ func entriesRow(s isa, mode, V int) {
 	}
 	reduce(s, acc)
 	r := x(acc)
-	p("VSUBSD (R11)(R9*8), %s, %s", r, r)
+	if y32 {
+		p("VCVTSS2SD (R11)(R9*4), X12, X12")
+		p("VSUBSD X12, %s, %s", r, r)
+	} else {
+		p("VSUBSD (R11)(R9*8), %s, %s", r, r)
+	}
 	p("VMOVSD %s, (R12)(R9*8)", r)
 	switch mode {
 	case modeTrimmed:
