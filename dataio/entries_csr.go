@@ -11,26 +11,37 @@ import (
 	"github.com/scaledsm/scaledsm/internal/mem"
 )
 
-// LoadEntriesCSR reads the entries of f as compressed rows, sorted by row
-// and by column within a row, as scaledsm.NewEntriesCSR takes them, and
-// their observations in that order: the arrays scaledsm.NewEntries makes
-// of LoadEntries's, checked the same way, but built without holding the
-// three files' arrays beside them. The rows are read whole (4 bytes an
-// entry while it builds), the columns and the values streamed into place:
-// at 10^7 entries of a 100,000 × 100,000 matrix the load peaked at 318 MB
-// by LoadEntries and NewEntries, and takes 160 MB so. A duplicate entry is
-// a *scaledsm.InputError naming its first two positions in the files.
-func LoadEntriesCSR(f EntryFiles) (start []int, cols []int32, y []float64, err error) {
+// CSR are entries as compressed rows, sorted by row and by column within
+// a row, as scaledsm.NewEntriesCSR takes them, and their observations in
+// that order: Y, or Y32 when the values file holds float32 values (the
+// solve is the same to the bit, in 4 bytes an entry less; see
+// scaledsm.Problem.Y32).
+type CSR struct {
+	Start []int
+	Cols  []int32
+	Y     []float64
+	Y32   []float32
+}
+
+// LoadEntriesCSR reads the entries of f as compressed rows (CSR): the
+// arrays scaledsm.NewEntries makes of LoadEntries's, checked the same way,
+// but built without holding the three files' arrays beside them. The rows
+// are read whole (4 bytes an entry while it builds), the columns and the
+// values streamed into place: at 10^7 entries of a 100,000 × 100,000
+// matrix the load peaked at 318 MB by LoadEntries and NewEntries, and
+// takes 160 MB so (120 MB with float32 values). A duplicate entry is a
+// *scaledsm.InputError naming its first two positions in the files.
+func LoadEntriesCSR(f EntryFiles) (CSR, error) {
 	ra, ca, va, err := f.openAll()
 	if err != nil {
-		return nil, nil, nil, err
+		return CSR{}, err
 	}
 	defer func() { ra.close(); ca.close(); va.close() }()
 	rows, err := readIndices(ra, f.N1, "rows")
 	if err != nil {
-		return nil, nil, nil, err
+		return CSR{}, err
 	}
-	start = make([]int, f.N1+1)
+	start := make([]int, f.N1+1)
 	for _, i := range rows {
 		start[i+1]++
 	}
@@ -38,47 +49,63 @@ func LoadEntriesCSR(f EntryFiles) (start []int, cols []int32, y []float64, err e
 		start[i+1] += start[i]
 	}
 	next := slices.Clone(start[:f.N1])
-	cols = mem.Make[int32](len(rows))
+	cols := mem.Make[int32](len(rows))
 	err = ca.eachIndex(f.N2, "columns", func(k int, j int32) {
 		i := rows[k]
 		cols[next[i]] = j
 		next[i]++
 	})
 	if err != nil {
-		return nil, nil, nil, err
+		return CSR{}, err
 	}
 	copy(next, start[:f.N1])
-	y = mem.Make[float64](len(rows))
-	err = va.eachFloat(func(k int, v float64) error {
-		i := rows[k]
-		y[next[i]] = v
-		next[i]++
-		return nil
-	})
+	c := CSR{Start: start, Cols: cols}
+	if size, _, _ := floatKind(va.h.Dtype); size == 4 {
+		c.Y32, err = placeValues[float32](va, rows, next)
+	} else {
+		c.Y, err = placeValues[float64](va, rows, next)
+	}
 	if err != nil {
-		return nil, nil, nil, err
+		return CSR{}, err
 	}
 	for i := range f.N1 {
-		r := byColumn{cols[start[i]:start[i+1]], y[start[i]:start[i+1]]}
-		sort.Sort(r)
-		for p := 1; p < len(r.cols); p++ {
-			if r.cols[p] == r.cols[p-1] {
-				return nil, nil, nil, duplicate(rows, f, int32(i), r.cols[p])
+		lo, hi := start[i], start[i+1]
+		if c.Y32 != nil {
+			sort.Sort(byColumn[float32]{cols[lo:hi], c.Y32[lo:hi]})
+		} else {
+			sort.Sort(byColumn[float64]{cols[lo:hi], c.Y[lo:hi]})
+		}
+		for p := lo + 1; p < hi; p++ {
+			if cols[p] == cols[p-1] {
+				return CSR{}, duplicate(rows, f, int32(i), cols[p])
 			}
 		}
 	}
-	return start, cols, y, nil
+	return c, nil
+}
+
+// placeValues reads the values of va into the positions of their entries
+// in compressed rows, next[i] being the next position of row i.
+func placeValues[T Float](va *array, rows []int32, next []int) ([]T, error) {
+	y := mem.Make[T](len(rows))
+	err := va.eachFloat(func(k int, v float64) error {
+		i := rows[k]
+		y[next[i]] = T(v)
+		next[i]++
+		return nil
+	})
+	return y, err
 }
 
 // byColumn sorts a row's entries by column, their observations alongside.
-type byColumn struct {
+type byColumn[T Float] struct {
 	cols []int32
-	y    []float64
+	y    []T
 }
 
-func (b byColumn) Len() int           { return len(b.cols) }
-func (b byColumn) Less(p, q int) bool { return b.cols[p] < b.cols[q] }
-func (b byColumn) Swap(p, q int) {
+func (b byColumn[T]) Len() int           { return len(b.cols) }
+func (b byColumn[T]) Less(p, q int) bool { return b.cols[p] < b.cols[q] }
+func (b byColumn[T]) Swap(p, q int) {
 	b.cols[p], b.cols[q] = b.cols[q], b.cols[p]
 	b.y[p], b.y[q] = b.y[q], b.y[p]
 }

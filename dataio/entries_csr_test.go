@@ -56,11 +56,21 @@ func TestLoadEntriesCSR(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		start, gotCols, gotY, err := LoadEntriesCSR(f)
+		got, err := LoadEntriesCSR(f)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !slices.Equal(start, want.Start()) || !slices.Equal(gotCols, want.Cols()) || !slices.Equal(gotY, wantY) {
+		gotY := got.Y
+		if f32 != (got.Y32 != nil) || f32 == (got.Y != nil) {
+			t.Fatalf("float32 file %v: %d float64 and %d float32 values", f32, len(got.Y), len(got.Y32))
+		}
+		if f32 {
+			gotY = make([]float64, len(got.Y32))
+			for k, v := range got.Y32 {
+				gotY[k] = float64(v)
+			}
+		}
+		if !slices.Equal(got.Start, want.Start()) || !slices.Equal(got.Cols, want.Cols()) || !slices.Equal(gotY, wantY) {
 			t.Errorf("float32 %v: the compressed rows differ from NewEntries's", f32)
 		}
 	}
@@ -68,12 +78,12 @@ func TestLoadEntriesCSR(t *testing.T) {
 	rows[7] = rows[3]
 	save(t, f.Rows, func(w io.Writer) error { return WriteInt64(w, []int{len(rows)}, rows) })
 	save(t, f.Cols, func(w io.Writer) error { return WriteInt64(w, []int{len(cols)}, cols) })
-	if _, _, _, err := LoadEntriesCSR(f); err == nil || !strings.Contains(err.Error(), "entries 3 and 7 are both") {
+	if _, err := LoadEntriesCSR(f); err == nil || !strings.Contains(err.Error(), "entries 3 and 7 are both") {
 		t.Errorf("a duplicate: %v", err)
 	}
 	cols[9] = int64(n2)
 	save(t, f.Cols, func(w io.Writer) error { return WriteInt64(w, []int{len(cols)}, cols) })
-	if _, _, _, err := LoadEntriesCSR(f); err == nil || !strings.Contains(err.Error(), "entry [9] is 30, outside the 30 columns") {
+	if _, err := LoadEntriesCSR(f); err == nil || !strings.Contains(err.Error(), "entry [9] is 30, outside the 30 columns") {
 		t.Errorf("a column outside: %v", err)
 	}
 }

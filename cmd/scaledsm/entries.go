@@ -53,10 +53,14 @@ const supportLimit = 1 << 24
 // memory of the solve for a count.
 func (d *entryData) outlierSupport(p scaledsm.Problem, f scaledsm.Factors) error {
 	op, ok := p.Op.(*scaledsm.Entries)
-	if !ok || len(p.Y) > supportLimit || (d.corrupted == nil && !d.masked) {
+	if !ok || len(p.Y)+len(p.Y32) > supportLimit || (d.corrupted == nil && !d.masked) {
 		return nil
 	}
-	s, err := op.SparsePart(p.Y, f)
+	y := p.Y
+	if p.Y32 != nil {
+		y = widen(p.Y32)
+	}
+	s, err := op.SparsePart(y, f)
 	if err != nil {
 		return err
 	}
@@ -291,7 +295,7 @@ func (s *fromEntries) load() (*loaded, error) {
 	t0 := time.Now()
 	ed := &entryData{}
 	files := &report.Inputs{TruthLeft: s.flags.truthLeft, TruthRight: s.flags.truthRight}
-	op, y, err := s.read(ed, files)
+	op, y, y32, err := s.read(ed, files)
 	if err != nil {
 		return nil, err
 	}
@@ -304,6 +308,9 @@ func (s *fromEntries) load() (*loaded, error) {
 		kind = synth.RobustPCA
 	}
 	if s.holdout > 0 {
+		if y32 != nil { // the split takes float64 values
+			y, y32 = widen(y32), nil
+		}
 		if op, y, ed.test, err = op.HoldOut(y, s.holdout, s.seed, holdoutStream); err != nil {
 			return nil, entriesError(err, "--holdout")
 		}
@@ -319,7 +326,7 @@ func (s *fromEntries) load() (*loaded, error) {
 	if err := enoughEntries(op, s.rank, what); err != nil {
 		return nil, err
 	}
-	p := scaledsm.Problem{Op: op, Y: y, Rank: s.rank}
+	p := scaledsm.Problem{Op: op, Y: y, Y32: y32, Rank: s.rank}
 	if s.flags.truthLeft != "" {
 		truth, err := dataio.EntryFiles{N1: n1, N2: n2, TruthLeft: s.flags.truthLeft, TruthRight: s.flags.truthRight}.ReadTruth(s.rank)
 		if err != nil {
@@ -337,47 +344,58 @@ func (s *fromEntries) load() (*loaded, error) {
 }
 
 // read reads the entries of the files and their observations, noting in
-// ed and files what they were.
-func (s *fromEntries) read(ed *entryData, files *report.Inputs) (*scaledsm.Entries, []float64, error) {
+// ed and files what they were: float64 (y), or float32 (y32) as a float32
+// --values file holds them, the solve the same in less memory.
+func (s *fromEntries) read(ed *entryData, files *report.Inputs) (op *scaledsm.Entries, y []float64, y32 []float32, err error) {
 	switch s.fileFlag {
 	case "rows":
 		files.Operator, files.Cols, files.Y = s.flags.rows, s.flags.cols, s.flags.values
-		start, cols, y, err := dataio.LoadEntriesCSR(dataio.EntryFiles{Rows: s.flags.rows, Cols: s.flags.cols, Values: s.flags.values, N1: s.n1, N2: s.n2})
+		c, err := dataio.LoadEntriesCSR(dataio.EntryFiles{Rows: s.flags.rows, Cols: s.flags.cols, Values: s.flags.values, N1: s.n1, N2: s.n2})
 		if ie := (*scaledsm.InputError)(nil); errors.As(err, &ie) {
-			return nil, nil, entriesError(err, "--rows "+s.flags.rows+", --cols "+s.flags.cols)
+			return nil, nil, nil, entriesError(err, "--rows "+s.flags.rows+", --cols "+s.flags.cols)
 		} else if err != nil {
-			return nil, nil, fileError(err)
+			return nil, nil, nil, fileError(err)
 		}
-		op, err := scaledsm.NewEntriesCSR(s.n1, s.n2, start, cols)
-		return op, y, err
+		op, err := scaledsm.NewEntriesCSR(s.n1, s.n2, c.Start, c.Cols)
+		return op, c.Y, c.Y32, err
 	case "ratings":
 		files.Operator = s.flags.ratings
 		rt, err := dataio.ReadRatingsLayout(s.flags.ratings, s.layout)
 		if err != nil {
-			return nil, nil, fileError(err)
+			return nil, nil, nil, fileError(err)
 		}
 		ed.rowIDs, ed.colIDs = rt.RowIDs, rt.ColIDs
 		op, y, err := scaledsm.NewEntries(len(rt.RowIDs), len(rt.ColIDs), rt.Rows, rt.Cols, rt.Values)
 		if err != nil {
-			return nil, nil, ratingsDuplicate(s.flags.ratings, s.layout, rt, err)
+			return nil, nil, nil, ratingsDuplicate(s.flags.ratings, s.layout, rt, err)
 		}
-		return op, y, nil
+		return op, y, nil, nil
 	}
 	files.Operator = s.flags.masked
 	x, err := dataio.ReadMasked(s.flags.masked)
 	if err != nil {
-		return nil, nil, fileError(err)
+		return nil, nil, nil, fileError(err)
 	}
 	if len(x.Cols) == 0 {
-		return nil, nil, exitError{fmt.Errorf("--masked %s: every entry is NaN", s.flags.masked), exitBadInput}
+		return nil, nil, nil, exitError{fmt.Errorf("--masked %s: every entry is NaN", s.flags.masked), exitBadInput}
 	}
 	ed.masked = true
 	ed.json.Missing = &x.Missing
-	op, err := scaledsm.NewEntriesCSR(x.N1, x.N2, x.Start, x.Cols)
+	op, err = scaledsm.NewEntriesCSR(x.N1, x.N2, x.Start, x.Cols)
 	if err != nil {
-		return nil, nil, entriesError(err, "--masked "+s.flags.masked)
+		return nil, nil, nil, entriesError(err, "--masked "+s.flags.masked)
 	}
-	return op, x.Values, nil
+	return op, x.Values, nil, nil
+}
+
+// widen returns float32 observations as float64, for the paths that take
+// those alone (--holdout's split, the outliers' support).
+func widen(y32 []float32) []float64 {
+	y := make([]float64, len(y32))
+	for k, v := range y32 {
+		y[k] = float64(v)
+	}
+	return y
 }
 
 // entriesError words an error of scaledsm.NewEntries about the files what.

@@ -584,9 +584,9 @@ func TestEntriesBadInput(t *testing.T) {
 	}
 
 	// generate refuses the Gaussian models' flags for the entry models.
-	code, _, errs := cli(t, "generate", "--problem", "mc", "--dtype", "float32", "--out", f("g"))
-	if code != 2 || !strings.Contains(errs, "--dtype float32: applies to A.npy of --problem ms or qs") {
-		t.Errorf("generate --dtype: exit %d, %q", code, errs)
+	code, _, errs := cli(t, "generate", "--problem", "mc", "--order", "F", "--out", f("g"))
+	if code != 2 || !strings.Contains(errs, "--order F: applies to A.npy of --problem ms or qs") {
+		t.Errorf("generate --order: exit %d, %q", code, errs)
 	}
 }
 

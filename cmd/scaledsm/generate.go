@@ -38,7 +38,7 @@ file of it.`, stdout)
 	var rg ratingsGen
 	rg.register(fs)
 	out := fs.String("out", "", "directory for the files (created if needed)")
-	dtype := fs.String("dtype", "float64", "element type of A.npy: float64 or float32 (the operator is rounded to\nfloat32 before y is computed, so the problem stays exact)")
+	dtype := fs.String("dtype", "float64", "element type of A.npy: float64 or float32 (the operator is rounded to\nfloat32 before y is computed, so the problem stays exact); for mc and rpca,\nof values.npy (the observations rounded to float32, as ratings are held, which\nsolve then holds in half the memory; the rounding, about 6e-8 of each, is noise)")
 	order := fs.String("order", "C", "memory order of A.npy: C (row-major, NumPy's default) or F (column-major,\nas np.asfortranarray writes it; slower to write)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -119,10 +119,8 @@ func drawSet(fs *flag.FlagSet, src *synthetic, out, dtype, order string) ([]npys
 	)
 	if src.cfg.Kind.Entries() {
 		set := setFlags(fs)
-		for _, name := range []string{"dtype", "order"} {
-			if set[name] {
-				return nil, meta, badFlag(name, flagValue(fs, name), fmt.Sprintf("applies to A.npy of --problem ms or qs; --problem %s writes COO triplets", src.cfg.Kind))
-			}
+		if set["order"] {
+			return nil, meta, badFlag("order", flagValue(fs, "order"), fmt.Sprintf("applies to A.npy of --problem ms or qs; --problem %s writes COO triplets", src.cfg.Kind))
 		}
 		files, meta, err = npyset.Entries(src.cfg, src.setting, out)
 	} else {

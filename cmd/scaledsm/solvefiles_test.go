@@ -278,6 +278,51 @@ func TestSolveFortranFloat32(t *testing.T) {
 	}
 }
 
+// TestSolveFloat32Values: generate --dtype float32 writes an entry
+// problem's values.npy as float32, the rounding of the float64 draw's, and
+// solve holds them so (Problem.Y32) with the factors, iterations and
+// summary of the same values read as float64, to the bit: with and without
+// the truth, and with --holdout (whose split takes float64 values).
+func TestSolveFloat32Values(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "D")
+	if code, _, errs := cli(t, "generate", "--problem", "mc", "--n", "80", "--r", "2", "--p", "0.3", "--ps", "0.1", "--dtype", "float32", "--out", data); code != 0 {
+		t.Fatal(errs)
+	}
+	raw, _ := os.ReadFile(filepath.Join(data, "values.npy"))
+	if !bytes.Contains(raw[:128], []byte("'<f4'")) {
+		t.Fatalf("values.npy is not float32: %q", raw[:64])
+	}
+	_, _, y, err := dataio.LoadEntries(dataio.EntryFiles{Rows: filepath.Join(data, "rows.npy"), Cols: filepath.Join(data, "cols.npy"), Values: filepath.Join(data, "values.npy"), N1: 80, N2: 80})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := dataio.WriteFloat64(&b, []int{len(y)}, y); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(data, "values64.npy"), b.Bytes(), 0o644)
+	for _, extra := range [][]string{nil, {"--truth-left", filepath.Join(data, "L_star.npy"), "--truth-right", filepath.Join(data, "R_star.npy")}, {"--holdout", "0.1"}} {
+		var outs [2][]byte
+		var sums [2]map[string]any
+		for k, values := range []string{"values.npy", "values64.npy"} {
+			out := filepath.Join(dir, fmt.Sprintf("o%d", k))
+			args := append([]string{"solve", "--rows", filepath.Join(data, "rows.npy"), "--cols", filepath.Join(data, "cols.npy"), "--values", filepath.Join(data, values),
+				"--shape", "80x80", "--rank", "2", "--ps", "0.1", "--json", "--out", out}, extra...)
+			code, stdout, errs := cli(t, args...)
+			if code != 0 {
+				t.Fatalf("%v: exit %d: %s", extra, code, errs)
+			}
+			outs[k], _ = os.ReadFile(filepath.Join(out, "L.npy"))
+			json.Unmarshal([]byte(stdout), &sums[k])
+		}
+		if !bytes.Equal(outs[0], outs[1]) || sums[0]["status"] != sums[1]["status"] || sums[0]["iterations"] != sums[1]["iterations"] {
+			t.Errorf("%v: float32 values: %v after %v iterations, float64: %v after %v; L.npy equal %v",
+				extra, sums[0]["status"], sums[0]["iterations"], sums[1]["status"], sums[1]["iterations"], bytes.Equal(outs[0], outs[1]))
+		}
+	}
+}
+
 // TestSolveFilesBadInput runs each bad input through the command line: one
 // line on stderr naming the file or flag and the reason, a non-zero exit,
 // no panic, nothing on stdout, nothing written to --out.

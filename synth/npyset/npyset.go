@@ -146,7 +146,7 @@ func Entries(cfg synth.Config, setting synth.Setting, out string) ([]File, Meta,
 	meta := Meta{
 		Shape: report.Shape{Problem: cfg.Kind.String(), N1: n1, N2: n2, Rank: r, M: m},
 		Draw:  report.NewDraw(cfg, setting, in),
-		Dtype: "float64", Order: "C", FStar: in.FStar, Solve: solve,
+		Dtype: map[bool]string{false: "float64", true: "float32"}[in.Y32 != nil], Order: "C", FStar: in.FStar, Solve: solve,
 	}
 	return files, meta, nil
 }
