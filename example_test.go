@@ -256,3 +256,51 @@ func ExampleAutoRidge() {
 	// penalty chosen: true
 	// closer than unpenalized: true
 }
+
+// Complete a ratings matrix held as float32 (Problem.Y32): ratings are
+// float32 exactly, so the solve is the one of the same values in float64,
+// to the bit, in 4 bytes an entry less.
+func ExampleProblem_float32() {
+	rng := rand.New(rand.NewPCG(3, 4))
+	n1, n2 := 80, 60
+	u, v := make([]float64, n1), make([]float64, n2)
+	for i := range u {
+		u[i] = rng.NormFloat64()
+	}
+	for j := range v {
+		v[j] = rng.NormFloat64()
+	}
+	var rows, cols []int32
+	var stars []float64
+	for i := range n1 {
+		for j := range n2 {
+			if rng.Float64() < 0.3 {
+				// whole stars from 1 to 5 around a rank-1 taste
+				s := math.Round(3 + u[i]*v[j] + 0.5*rng.NormFloat64())
+				rows, cols, stars = append(rows, int32(i)), append(cols, int32(j)), append(stars, math.Max(1, math.Min(5, s)))
+			}
+		}
+	}
+	op, y, err := scaledsm.NewEntries(n1, n2, rows, cols, stars)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	y32 := make([]float32, len(y))
+	for k, s := range y {
+		y32[k] = float32(s)
+	}
+	s := scaledsm.DefaultSettings(op)
+	a, err := scaledsm.Solve(context.Background(), scaledsm.Problem{Op: op, Y: y, Rank: 2}, s)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	b, err := scaledsm.Solve(context.Background(), scaledsm.Problem{Op: op, Y32: y32, Rank: 2}, s)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(b.Status, mat.Equal(a.L, b.L) && mat.Equal(a.R, b.R))
+	// Output: validated true
+}
