@@ -19,9 +19,10 @@ type Problem struct {
 	// Y32, given instead of Y, holds the observations in single
 	// precision, in half the memory: for matrix completion (Entries) on
 	// one process, when the values are float32 exactly, as ratings and
-	// 8-bit images are. The solve is then the one of Y = float64(Y32), to
-	// the bit, but for the random and convex starts, AutoRank and the
-	// validation of AutoRidge, which work on a float64 copy.
+	// 8-bit images are. The solve is the one of Y = float64(Y32), to the
+	// bit, whatever the settings; the convex start alone takes a float64
+	// copy, and the entries that AutoRank and AutoRidge hold out for
+	// validation are float64 (those they fit stay float32).
 	Y32 []float32
 
 	// Truth, when known, is X*, as a matrix or as its Factors (which the
