@@ -225,10 +225,15 @@ func (e *Entries) keptByAt(ks *keptSums, b *Bounds, z func(i, k int) float64) {
 func (e *Entries) residualAt(f Factors, y obs) func(i, k int) float64 {
 	l, rr := f.L.RawMatrix(), f.right().RawMatrix()
 	r := l.Cols
-	return func(i, k int) float64 {
+	fit := func(i, k int) float64 {
 		j := int(e.cols[k])
-		return fsum.Dot(l.Data[i*l.Stride:i*l.Stride+r], rr.Data[j*rr.Stride:j*rr.Stride+r]) - y.at(k)
+		return fsum.Dot(l.Data[i*l.Stride:i*l.Stride+r], rr.Data[j*rr.Stride:j*rr.Stride+r])
 	}
+	// one closure for each kind of observations, no test an entry
+	if y.f32 != nil {
+		return func(i, k int) float64 { return fit(i, k) - float64(y.f32[k]) }
+	}
+	return func(i, k int) float64 { return fit(i, k) - y.f64[k] }
 }
 
 // startBoundsAt is startBounds on one process of the residuals of y at
