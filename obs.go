@@ -1,7 +1,5 @@
 package scaledsm
 
-import "math"
-
 // float is the element type of observations: float64 (Problem.Y) or
 // float32 (Problem.Y32).
 type float interface{ ~float32 | ~float64 }
@@ -38,16 +36,8 @@ func (o obs) at(k int) float64 {
 	return o.f64[k]
 }
 
-// slice returns observations lo to hi.
-func (o obs) slice(lo, hi int) obs {
-	if o.f32 != nil {
-		return obs{f32: o.f32[lo:hi]}
-	}
-	return obs{f64: o.f64[lo:hi]}
-}
-
 // float64s returns the observations as float64: f64 itself, or a copy of
-// f32 (for the paths that take a []float64: the random and convex starts).
+// f32 (for the convex start, which takes a []float64).
 func (o obs) float64s() []float64 {
 	if o.f32 == nil {
 		return o.f64
@@ -98,15 +88,4 @@ func (o obs) trimmed(v []float64, trim Trim, d dist) ([]float64, int) {
 		return trimmed(v, o.f32, trim, d)
 	}
 	return trimmed(v, o.f64, trim, d)
-}
-
-// float32Exact reports whether every value of y is a float32 held exactly,
-// as ratings and 8-bit images are.
-func float32Exact(y []float64) bool {
-	for _, v := range y {
-		if float64(float32(v)) != v && !math.IsNaN(v) {
-			return false
-		}
-	}
-	return true
 }
