@@ -380,7 +380,7 @@ const solveSynopsis = "Recovers a low-rank matrix and prints a summary (or JSON 
 func newSolveCmd(stdout, stderr io.Writer) *solveCmd {
 	c := &solveCmd{fs: newFlagSet("solve", solveSynopsis, stdout), stdout: stdout, stderr: stderr}
 	c.sp.register(c.fs)
-	c.fs.StringVar(&c.sp.precision, "precision", "f64", "the operator's data: f64, or f32 to round it to float32 values, stored as float32 for\nsensing (half the memory and time; y is computed from the stored values, the arithmetic is float64)")
+	c.fs.StringVar(&c.sp.precision, "precision", "f64", "the operator's data: f64, or f32 to round it to float32 values, stored as float32 for\nsensing (half the memory and time; y is computed from the stored values, the arithmetic is float64);\nfor mc and rpca, the observations rounded to float32 and held so (the rounding is noise)")
 	c.ff.register(c.fs)
 	c.ef.register(c.fs)
 	c.sf.register(c.fs)

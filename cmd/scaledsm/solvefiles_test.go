@@ -313,7 +313,9 @@ func TestSolveFloat32Values(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("%v: exit %d: %s", extra, code, errs)
 			}
-			outs[k], _ = os.ReadFile(filepath.Join(out, "L.npy"))
+			if outs[k], _ = os.ReadFile(filepath.Join(out, "L.npy")); len(outs[k]) == 0 {
+				t.Fatalf("%v: %s: no L.npy", extra, values)
+			}
 			json.Unmarshal([]byte(stdout), &sums[k])
 		}
 		if !bytes.Equal(outs[0], outs[1]) || sums[0]["status"] != sums[1]["status"] || sums[0]["iterations"] != sums[1]["iterations"] {
