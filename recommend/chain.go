@@ -11,6 +11,7 @@ import (
 type pairs struct {
 	users, items []int32
 	values       []float64
+	pos          [][2]int // of a table's ratings: their positions in user and item order
 }
 
 // scores tracks the RMSE on a set of pairs of the averages of the sweeps'
@@ -92,25 +93,26 @@ func (sc *scores) rmse(j int) float64 {
 	return math.Sqrt(sq / float64(len(sc.sums[j])))
 }
 
-// chainSpec says how long to run a chain and what to do with it.
+// chainSpec says how to run a chain and what to keep of it.
 type chainSpec struct {
-	sweeps int // at most this many sweeps
-	first  int // the number of the first sweep, which seeds its draws
-	burn   int // the posterior mean takes the sweeps from this one on
-	keep   bool
-	post   *posterior // when keeping: the posterior mean to add to; nil for a new one
+	first int // the number of the chain's first sweep, which seeds its draws
+	burn  int // the posterior mean takes the sweeps from this one on
+	keep  bool
+	post  *posterior // when keeping: the posterior mean to add to; nil for a new one
 	// alsoBurn, when above burn, keeps a second posterior mean from that
-	// sweep on, until the chain has made 3 alsoBurn sweeps (or ends): then the one whose average of predictions does better on val
-	// is kept, the other dropped. The early sweeps, from a small start,
-	// shrink the average usefully on few ratings, and stray from the
-	// posterior on many.
+	// sweep on, until the chain has made 3 alsoBurn sweeps (or ends): then
+	// the one whose average of predictions does better on val is kept, the
+	// other dropped. The early sweeps, from a small start, shrink the
+	// average usefully on few ratings, and stray from the posterior on
+	// many.
 	alsoBurn int
 	thin     int // the posterior mean takes every thin-th sweep from burn on
 	maxRank  int // the posterior mean's rank
-	// Early stopping: stop when no average has improved its RMSE on val
-	// by more than tol in the last patience sweeps, or, with scaled, in
-	// the last half as many sweeps as preceded the last gain (at least
-	// minPatience), and at least minSweeps ran.
+	// Early stopping of a stage (see chain.stage): stop when no average
+	// has improved its RMSE on val by more than tol in the last patience
+	// sweeps, or, with scaled, in the last half as many sweeps as the
+	// stage made before its last gain (at least minPatience), and at least
+	// minSweeps ran in the stage.
 	val         *scores
 	patience    int
 	scaled      bool
@@ -120,61 +122,85 @@ type chainSpec struct {
 	progress    func(sweep int, rmse float64)
 }
 
-// chainOut is what a chain did.
-type chainOut struct {
-	post      *posterior
-	sweeps    int     // sweeps made
+// chain is a sampler run for a spec, in stages: each stage runs until its
+// own stop, and the chain keeps its posterior means and its scores from
+// one stage to the next (the rank may change in between).
+type chain struct {
+	spec      chainSpec
+	s         *sampler
+	post, alt *posterior
+	n         int     // sweeps made
 	bestRMSE  float64 // the best validation RMSE
 	bestBurn  int     // of the average from this sweep on
 	bestSweep int     // to this sweep (1-based)
-	noiseSD   float64 // the mean of 1/√α over the sweeps of the posterior mean
+	kept      int     // sweeps in the posterior mean
+	sdSum     float64 // their 1/√α
 }
 
-// run runs the sampler s for spec and returns what it did.
-func run(ctx context.Context, s *sampler, spec chainSpec) (chainOut, error) {
-	out := chainOut{bestRMSE: math.Inf(1), post: spec.post}
-	if spec.keep && out.post == nil {
-		out.post = newPosterior(s.t.n1, s.t.n2, s.k, spec.maxRank)
+func newChain(s *sampler, spec chainSpec) *chain {
+	c := &chain{spec: spec, s: s, bestRMSE: math.Inf(1), post: spec.post}
+	if spec.keep && c.post == nil {
+		c.post = newPosterior(s.t.n1, s.t.n2, spec.maxRank)
 	}
-	var alt *posterior
 	if spec.keep && spec.alsoBurn > spec.burn {
-		alt = newPosterior(s.t.n1, s.t.n2, s.k, spec.maxRank)
+		c.alt = newPosterior(s.t.n1, s.t.n2, spec.maxRank)
 	}
-	lastGain, kept := 0, 0
-	var sdSum float64
-	for n := 0; n < spec.sweeps; n++ {
+	return c
+}
+
+// stageOut is what a stage of a chain did.
+type stageOut struct {
+	sweeps   int     // made in the stage
+	bestRMSE float64 // the best validation RMSE of the chain's averages during the stage
+}
+
+// stage runs at most sweeps sweeps of the chain, stopped early on its
+// validation RMSE (see chainSpec).
+func (c *chain) stage(ctx context.Context, sweeps int) (stageOut, error) {
+	spec, s := &c.spec, c.s
+	out := stageOut{bestRMSE: math.Inf(1)}
+	lastGain := 0 // the stage's sweep of its last gain
+	for m := 0; m < sweeps; m++ {
 		if err := ctx.Err(); err != nil {
 			return out, err
 		}
+		n := c.n
 		s.sweep(spec.first + n)
-		out.sweeps = n + 1
-		if alt != nil && n >= spec.alsoBurn && (n-spec.alsoBurn)%max(spec.thin, 1) == 0 {
-			alt.add(s)
+		c.n++
+		out.sweeps = m + 1
+		if c.alt != nil && n >= spec.alsoBurn && (n-spec.alsoBurn)%max(spec.thin, 1) == 0 {
+			c.alt.add(s)
 		}
-		if alt != nil && n+1 >= 3*spec.alsoBurn {
-			out.post, alt = spec.pick(out.post, alt), nil
+		if c.alt != nil && n+1 >= 3*spec.alsoBurn {
+			c.post, c.alt = spec.pick(c.post, c.alt), nil
 		}
-		if out.post != nil && n >= spec.burn && (n-spec.burn)%max(spec.thin, 1) == 0 {
-			out.post.add(s)
-			sdSum += 1 / math.Sqrt(s.alpha)
-			kept++
-			out.noiseSD = sdSum / float64(kept)
+		if c.post != nil && n >= spec.burn && (n-spec.burn)%max(spec.thin, 1) == 0 {
+			c.post.add(s)
+			c.sdSum += 1 / math.Sqrt(s.alpha)
+			c.kept++
 		}
 		if spec.val == nil {
+			if spec.progress != nil {
+				spec.progress(n, math.NaN())
+			}
 			continue
 		}
 		best := math.Inf(1)
 		for j, r := range spec.val.add(s, n) {
-			if r < best {
-				best = r
+			if !(r < best) { // NaN for an average not started
+				continue
 			}
+			best = r
 			if r < out.bestRMSE-spec.tol {
-				lastGain = n
+				lastGain = m
 			}
 			if r < out.bestRMSE {
-				out.bestRMSE, out.bestSweep = r, n+1
+				out.bestRMSE = r
+			}
+			if r < c.bestRMSE {
+				c.bestRMSE, c.bestSweep = r, n+1
 				if j < len(spec.val.burns) {
-					out.bestBurn = spec.val.burns[j]
+					c.bestBurn = spec.val.burns[j]
 				}
 			}
 		}
@@ -185,12 +211,26 @@ func run(ctx context.Context, s *sampler, spec chainSpec) (chainOut, error) {
 		if spec.scaled {
 			patience = min(patience, max(spec.minPatience, lastGain/2))
 		}
-		if n+1 >= spec.minSweeps && n-lastGain >= patience {
+		if m+1 >= spec.minSweeps && m-lastGain >= patience {
 			break
 		}
 	}
-	out.post = spec.pick(out.post, alt)
 	return out, nil
+}
+
+// finish returns the chain's posterior mean, having picked between its
+// two (see chainSpec.alsoBurn) if it still has both.
+func (c *chain) finish() *posterior {
+	c.post, c.alt = c.spec.pick(c.post, c.alt), nil
+	return c.post
+}
+
+// noiseSD returns the mean of 1/√α over the sweeps of the posterior mean.
+func (c *chain) noiseSD() float64 {
+	if c.kept == 0 {
+		return 0
+	}
+	return c.sdSum / float64(c.kept)
 }
 
 // pick returns of the posterior means post (from sweep burn on) and alt
@@ -207,4 +247,48 @@ func (spec *chainSpec) pick(post, alt *posterior) *posterior {
 	}
 	alt.busy.Wait()
 	return post
+}
+
+// chainSnapshot is a chain's state before it grew: its sampler's, its
+// posterior means and their noise levels.
+type chainSnapshot struct {
+	s         *snapshot
+	post, alt *posterior
+	kept      int
+	sdSum     float64
+}
+
+// snapshot returns a copy of the chain's state.
+func (c *chain) snapshot() *chainSnapshot {
+	sn := &chainSnapshot{s: c.s.snapshot(), kept: c.kept, sdSum: c.sdSum}
+	if c.post != nil {
+		sn.post = c.post.clone()
+	}
+	if c.alt != nil {
+		sn.alt = c.alt.clone()
+	}
+	return sn
+}
+
+// restore puts the chain back in the state of a snapshot; the sweeps go on
+// being numbered from where they are.
+func (c *chain) restore(sn *chainSnapshot) {
+	for _, p := range []*posterior{c.post, c.alt} {
+		if p != nil {
+			p.busy.Wait()
+		}
+	}
+	c.s.restore(sn.s)
+	c.post, c.alt, c.kept, c.sdSum = sn.post, sn.alt, sn.kept, sn.sdSum
+}
+
+// grow raises the chain's rank to k in place (see sampler.grow), its
+// posterior means held at chainRankMul times it.
+func (c *chain) grow(k int) {
+	c.s.grow(k)
+	for _, p := range []*posterior{c.post, c.alt} {
+		if p != nil {
+			p.hold(chainRankMul * k)
+		}
+	}
 }

@@ -11,39 +11,41 @@ import (
 )
 
 // burns are the first sweeps of the averages that a validation chain
-// tracks.
+// tracks, from the start of its rank.
 var burns = []int{0, 5, 10, 20, 40, 80, 160}
 
 // chosen is what a validation chose: what it measured, the settings of
 // the final fit and, for a refit, its burn-in; for the Bayesian model, the
-// chosen chain to continue on all the ratings.
+// chain to continue on all the ratings.
 type chosen struct {
 	sel  *Selection
 	s    Settings
 	burn int
-	// The chosen chain: its sampler, the validation ratings still held
-	// out, and its posterior mean; made counts the sweeps of every chain,
-	// which number the continuation's.
-	smp  *sampler
-	post *posterior
-	made int
+	// The chain: its sampler at the chosen rank, and its posterior mean;
+	// made counts the sweeps made, which number the continuation's.
+	smp    *sampler
+	post   *posterior
+	made   int
+	sweeps int    // of them, the chain's at its chosen rank and below
+	held   *pairs // the validation ratings, to be given back
 }
 
-// How the Bayesian selection runs its chains. Each chain stops when its
-// held-out RMSE has not improved by chainTol standard deviations of the
-// ratings in chainPatience sweeps, or in half as many as came before its
-// last gain if that is fewer (chainMinPatience at least, and chainMin in
-// all). It keeps the posterior mean of its sweeps from the first on and
-// from chainBurn on (see chainSpec.alsoBurn), every chainThin-th sweep,
-// held at chainRankMul times the rank. The chosen chain is then continued
-// on all the ratings for contFrac of the sweeps it made, or for as many as
-// contBudget multiply-adds allow where that is more (on ml-latest-small,
-// 206 sweeps at rank 5 for 0.8348 against 50 for 0.8371, 0.6 s more; on
-// MovieLens 100k and beyond, no more than contFrac's), those sweeps added
-// to its mean. On MovieLens 100k's splits this predicts with test RMSE
-// 0.8995 on average in 0.8 to 2.0 s a split, where chains to 1e-4 and a
-// refit from scratch on all the ratings took 4.4 to 6.4 s for 0.8975
-// (scaledsm experiment movielens; docs/recommend.md).
+// How the Bayesian fit finds its rank and its number of sweeps, in one
+// chain. The chain starts at rank Ranks[0] and runs until its held-out
+// RMSE has not improved by chainTol standard deviations of the ratings in
+// chainPatience sweeps, or in half as many as came before its last gain if
+// that is fewer (chainMinPatience at least, and chainMin in all). Then it
+// grows in place to the next rank of Ranks (its rows keep their
+// dimensions, the new ones start small), and runs again so, while the
+// last rank improved the held-out RMSE by RankGain standard deviations; a
+// rank that did not is undone (the chain goes back to the rows it had
+// before). At each rank it keeps the posterior mean of its sweeps from the
+// rank's first sweep on and from chainBurn on (see chainSpec.alsoBurn),
+// every chainThin-th sweep, held at chainRankMul times the rank. The
+// chain is then continued on all the ratings for contFrac of the sweeps
+// it made at its rank, or for as many as contBudget rating-dimensions
+// allow where that is more (at most 4 times as many), those sweeps added
+// to its mean.
 const (
 	chainPatience    = 30
 	chainMin         = 20
@@ -52,7 +54,7 @@ const (
 	chainThin        = 4
 	chainRankMul     = 2
 	contFrac         = 0.5
-	contBudget       = 6e8
+	contBudget       = 1e8
 	chainBurn        = 20
 )
 
@@ -62,16 +64,47 @@ func choose(ctx context.Context, t *table, s Settings) (*chosen, error) {
 	if s.Validation == 0 {
 		s.Validation = min(DefaultValidation, DefaultHeldOut/float64(len(t.y)))
 	}
-	held, p := holdOut(t, s.Validation, s.Seed)
+	lo, hi := float64(slices.Min(t.y)), float64(slices.Max(t.y))
+	p := holdOut(t, s.Validation, s.Seed)
 	nv := len(p.values)
 	if nv < 1 || nv >= len(t.y) {
 		return nil, &InputError{Input: "ratings", Reason: "too few ratings to hold some out for validation: give the rank and the number of sweeps"}
 	}
-	lo, hi := float64(slices.Min(t.y)), float64(slices.Max(t.y))
-	// The spread of the fitted ratings scales the tolerances.
+	t.mark(&p, true)
+	v := validation{p: &p, lo: lo, hi: hi, mean: t.mean, sd: fittedSD(t, nv)}
+	sel := &Selection{Fraction: s.Validation, Ratings: nv}
+	ch := &chosen{sel: sel, held: &p}
+	var err error
+	if s.Method == Bayes {
+		err = growChain(ctx, t, s, v, ch)
+	} else {
+		err = ridgeGrid(ctx, t, s, v, ch)
+		t.mark(&p, false) // a refit on all the ratings follows
+	}
+	if err != nil {
+		return nil, err
+	}
+	return ch, nil
+}
+
+// validation is what the chains are scored on: the held-out pairs, the
+// scale, the table's mean and the spread of the fitted ratings, which
+// scales the tolerances.
+type validation struct {
+	p        *pairs
+	lo, hi   float64
+	mean, sd float64
+}
+
+// scores returns a new scorer of averages from the given burns.
+func (v validation) scores(b []int) *scores { return newScores(*v.p, v.lo, v.hi, v.mean, b) }
+
+// fittedSD returns the standard deviation of the table's ratings not held
+// out (nv of them are, NaN), 1 if it is 0.
+func fittedSD(t *table, nv int) float64 {
 	fitted := func(yield func(float64)) {
-		for pos, v := range t.y {
-			if held[pos>>6]>>(pos&63)&1 == 0 {
+		for _, v := range t.y {
+			if v == v {
 				yield(float64(v))
 			}
 		}
@@ -81,85 +114,135 @@ func choose(ctx context.Context, t *table, s Settings) (*chosen, error) {
 	n := float64(len(t.y) - nv)
 	mean := sum.Value() / n
 	fitted(func(v float64) { sq.Add((v - mean) * (v - mean)) })
-	sd := math.Sqrt(sq.Value() / n)
-	if !(sd > 0) {
-		sd = 1
+	if sd := math.Sqrt(sq.Value() / n); sd > 0 {
+		return sd
 	}
-	sel := &Selection{Fraction: s.Validation, Ratings: nv}
+	return 1
+}
 
+// validationSpec returns the chain spec of a validation run, numbered
+// from first, stopped early unless the settings give the sweeps (see
+// stageSweeps).
+func validationSpec(s Settings, v validation, first int, b []int, rank *int) chainSpec {
+	spec := chainSpec{first: first, val: v.scores(b),
+		patience: chainPatience, scaled: true, minPatience: chainMinPatience, minSweeps: chainMin, tol: chainTol * v.sd}
+	if s.Sweeps != 0 {
+		spec.patience = math.MaxInt // run them all
+	}
+	if s.Progress != nil {
+		spec.progress = func(n int, rmse float64) {
+			s.Progress(Progress{Stage: "validation", Rank: *rank, Sweep: n + 1, RMSE: rmse})
+		}
+	}
+	return spec
+}
+
+// stageSweeps is the most sweeps of a validation stage: the settings',
+// or DefaultMaxSweeps, stopped early.
+func stageSweeps(s Settings) int {
+	if s.Sweeps != 0 {
+		return s.Sweeps
+	}
+	return DefaultMaxSweeps
+}
+
+// growChain runs the Bayesian fit's one chain on the table with the
+// validation ratings held out, growing its rank while that pays (see the
+// constants above), and leaves in ch the chain at its best rank, with its
+// posterior mean and the settings of its continuation.
+func growChain(ctx context.Context, t *table, s Settings, v validation, ch *chosen) error {
+	ranks := Ranks
+	if s.Rank > 0 {
+		ranks = []int{s.Rank}
+	}
+	limit := maxRank(t)
+	if ranks[0] > limit {
+		return &InputError{Input: "ratings", Reason: fmt.Sprintf("%d ratings are too few for a rank-%d model of %d users and %d items", len(t.y)-len(v.p.values), ranks[0], t.n1, t.n2)}
+	}
+	k := ranks[0]
+	smp := newSampler(t, k, s.Nu, s.Seed, s.Workers)
+	smp.red = s.Reducer
+	smp.m = len(t.y) - len(v.p.values)
+	smp.start()
+	spec := validationSpec(s, v, 0, burns, &k)
+	spec.keep, spec.alsoBurn, spec.thin, spec.maxRank = true, chainBurn, chainThin, chainRankMul*k
+	c := newChain(smp, spec)
+	sel := ch.sel
+	best := -1
+	var before *chainSnapshot // the chain at the best rank, when it has grown past it
+	for at := range ranks {
+		if k = ranks[at]; k > limit {
+			break
+		}
+		if at > 0 {
+			before = c.snapshot()
+			c.grow(k)
+		}
+		begin := time.Now()
+		out, err := c.stage(ctx, stageSweeps(s))
+		if err != nil {
+			return err
+		}
+		sel.Candidates = append(sel.Candidates, Candidate{Rank: k, Sweeps: out.sweeps, Best: c.bestSweep, RMSE: out.bestRMSE, Seconds: time.Since(begin).Seconds()})
+		if best >= 0 && !(out.bestRMSE < sel.Candidates[best].RMSE) {
+			c.restore(before) // the larger rank did no better: undo it
+			break
+		}
+		gained := best < 0 || out.bestRMSE < sel.Candidates[best].RMSE-RankGain*v.sd
+		best, ch.sweeps = len(sel.Candidates)-1, c.n
+		if !gained {
+			break
+		}
+	}
+	ch.made = c.n
+	sel.Chosen = best
+	r := sel.Candidates[best].Rank
+	// Half the chain's sweeps, or on few ratings as many as contBudget
+	// rating-dimensions allow (at most 4 times as many): the average gains
+	// from more sweeps where they are cheap.
+	n := ch.sweeps
+	s.Rank, s.Sweeps = r, max(1, int(contFrac*float64(n)), min(4*n, int(contBudget/(float64(len(t.y))*float64(r+1)))))
+	ch.s, ch.smp, ch.post = s, c.s, c.finish()
+	return nil
+}
+
+// ridgeGrid chooses the ridge fit's rank and penalty: a chain per setting,
+// a larger rank tried while the last improved the held-out RMSE, the
+// penalty walking on the grid Lambdas from the best so far to the better
+// neighbour while there is one. The final fit is a refit (ch.burn).
+func ridgeGrid(ctx context.Context, t *table, s Settings, v validation, ch *chosen) error {
 	ranks := Ranks
 	if s.Rank > 0 {
 		ranks = []int{s.Rank}
 	}
 	lambdas := []float64{s.Lambda}
-	if s.Method == Ridge && s.Lambda == 0 {
+	if s.Lambda == 0 {
 		lambdas = Lambdas
 	}
-	best, bestBurn := -1, 0
-	ch := &chosen{sel: sel}
-	var last *sampler
-	// try runs a chain of rank k (and ridge penalty lam) on the split.
+	sel := ch.sel
+	best := -1
 	try := func(k int, lam float64) (float64, error) {
 		begin := time.Now()
-		// The chains share one pair of weight buffers: the kept chain's
-		// continuation starts from the last chain's weights, a start as
-		// good as any, redrawn in its first sweep.
-		smp := newSamplerFrom(t, k, s.Nu, s.Seed, s.Workers, last)
+		smp := newSampler(t, k, s.Nu, s.Seed, s.Workers)
 		smp.red = s.Reducer
-		last = smp
-		smp.hold(held, nv)
-		b := burns
-		if s.Method == Ridge {
-			smp.noise, smp.nu, smp.lambda = false, math.Inf(1), lam
-			b = nil // the last iterate
-		}
-		spec := chainSpec{sweeps: s.Sweeps, first: ch.made, val: newScores(p, lo, hi, t.mean, b),
-			patience: chainPatience, scaled: true, minPatience: chainMinPatience, minSweeps: chainMin, tol: chainTol * sd}
-		if s.Method == Bayes {
-			spec.keep, spec.alsoBurn, spec.thin, spec.maxRank = true, chainBurn, chainThin, chainRankMul*k
-		}
-		if s.Method == Ridge {
+		smp.m = len(t.y) - len(v.p.values)
+		smp.noise, smp.nu, smp.lambda = false, math.Inf(1), lam
+		smp.start()
+		spec := validationSpec(s, v, ch.made, nil, &k) // the last iterate
+		if s.Sweeps == 0 {
 			spec.patience, spec.minSweeps = 5, 10
 		}
-		if s.Sweeps == 0 {
-			spec.sweeps = DefaultMaxSweeps
-		} else {
-			spec.patience = math.MaxInt // run them all
-		}
-		if s.Progress != nil {
-			spec.progress = func(n int, rmse float64) {
-				s.Progress(Progress{Stage: "validation", Rank: k, Sweep: n + 1, RMSE: rmse})
-			}
-		}
-		out, err := run(ctx, smp, spec)
+		c := newChain(smp, spec)
+		out, err := c.stage(ctx, stageSweeps(s))
 		if err != nil {
 			return 0, err
 		}
 		ch.made += out.sweeps
-		// The chain ran past its best sweep while its RMSE stayed within
-		// the tolerance of the best: as good by validation, and a
-		// Bayesian average only gains from more sweeps, so the final fit
-		// makes as many as the chain made. Ridge's is an iterate.
-		c := Candidate{Rank: k, Sweeps: out.sweeps, Best: out.bestSweep, RMSE: out.bestRMSE, Seconds: time.Since(begin).Seconds()}
-		if s.Method == Ridge {
-			c.Sweeps, c.Lambda = out.bestSweep, lam
+		sel.Candidates = append(sel.Candidates, Candidate{Rank: k, Lambda: lam, Sweeps: c.bestSweep, Best: c.bestSweep, RMSE: out.bestRMSE, Seconds: time.Since(begin).Seconds()})
+		if best < 0 || out.bestRMSE < sel.Candidates[best].RMSE {
+			best = len(sel.Candidates) - 1
 		}
-		sel.Candidates = append(sel.Candidates, c)
-		if best < 0 || c.RMSE < sel.Candidates[best].RMSE {
-			best, bestBurn = len(sel.Candidates)-1, out.bestBurn
-			if s.Method == Bayes {
-				ch.smp, ch.post = smp, out.post
-			}
-		}
-		return c.RMSE, nil
-	}
-	// A larger rank is tried while the last one improved the held-out
-	// RMSE: by RankGain for the Bayesian model, whose chains cost more,
-	// by anything for ridge. Ridge's penalty walks on the grid Lambdas
-	// from the best so far, to the better neighbour while there is one.
-	gain := RankGain * sd
-	if s.Method == Ridge {
-		gain = 0
+		return out.bestRMSE, nil
 	}
 	at := len(lambdas) / 2
 	for _, k := range ranks {
@@ -172,16 +255,16 @@ func choose(ctx context.Context, t *table, s Settings) (*chosen, error) {
 		}
 		tried := map[int]float64{}
 		eval := func(j int) (float64, error) {
-			if v, ok := tried[j]; ok {
-				return v, nil
+			if r, ok := tried[j]; ok {
+				return r, nil
 			}
-			v, err := try(k, lambdas[j])
-			tried[j] = v
-			return v, err
+			r, err := try(k, lambdas[j])
+			tried[j] = r
+			return r, err
 		}
 		cur, err := eval(at)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		for moved := true; moved; {
 			moved = false
@@ -189,48 +272,36 @@ func choose(ctx context.Context, t *table, s Settings) (*chosen, error) {
 				if j < 0 || j >= len(lambdas) {
 					continue
 				}
-				v, err := eval(j)
+				r, err := eval(j)
 				if err != nil {
-					return nil, err
+					return err
 				}
-				if v < cur {
-					at, cur, moved = j, v, true
+				if r < cur {
+					at, cur, moved = j, r, true
 					break
 				}
 			}
 		}
-		if !(cur < before-gain) {
+		if !(cur < before) {
 			break
 		}
 	}
 	if best < 0 {
-		return nil, &InputError{Input: "ratings", Reason: fmt.Sprintf("%d ratings are too few for a rank-%d model of %d users and %d items", len(t.y)-nv, ranks[0], t.n1, t.n2)}
+		return &InputError{Input: "ratings", Reason: fmt.Sprintf("%d ratings are too few for a rank-%d model of %d users and %d items", len(t.y)-len(v.p.values), ranks[0], t.n1, t.n2)}
 	}
 	sel.Chosen = best
 	c := sel.Candidates[best]
-	s.Rank, s.Sweeps = c.Rank, c.Sweeps
-	if s.Method == Ridge {
-		s.Lambda = c.Lambda
-		bestBurn = c.Sweeps - 1
-	} else {
-		// Half the chain's sweeps, or on few ratings as many as
-		// contBudget multiply-adds of the rows' Grams allow (at most 4
-		// times the chain's): the average gains from more sweeps where
-		// they are cheap.
-		d := float64(c.Rank + 1)
-		s.Sweeps = max(1, int(contFrac*float64(c.Sweeps-bestBurn)), min(4*c.Sweeps, int(contBudget/(float64(len(t.y))*d*d))))
-	}
-	ch.s, ch.burn = s, bestBurn
-	return ch, nil
+	s.Rank, s.Sweeps, s.Lambda = c.Rank, c.Sweeps, c.Lambda
+	ch.s, ch.burn = s, c.Sweeps-1
+	return nil
 }
 
 // holdOut chooses the ratings of the table held out for validation, each
 // with probability fraction (a draw of seed's stream per rating, in user
-// order), and returns them as a bit per position and as pairs: a rating
-// is held out only if its user and its item keep another, so that the
-// chosen chain fits every row and goes on with all the ratings. It needs
-// no copy of the ratings: a bit each.
-func holdOut(t *table, fraction float64, seed uint64) ([]uint64, pairs) {
+// order), and returns them as pairs with their positions: a rating is held
+// out only if its user and its item keep another, so that the chain fits
+// every row and goes on with all the ratings.
+func holdOut(t *table, fraction float64, seed uint64) pairs {
 	left1, left2 := make([]int32, t.n1), make([]int32, t.n2)
 	for u := range t.n1 {
 		left1[u] = int32(t.uStart[u+1] - t.uStart[u])
@@ -238,7 +309,6 @@ func holdOut(t *table, fraction float64, seed uint64) ([]uint64, pairs) {
 	for i := range t.n2 {
 		left2[i] = int32(t.iStart[i+1] - t.iStart[i])
 	}
-	held := make([]uint64, (len(t.y)+63)/64)
 	var p pairs
 	st := newStream()
 	st.seed(seed, 0, streamSplit, 0)
@@ -250,13 +320,13 @@ func holdOut(t *table, fraction float64, seed uint64) ([]uint64, pairs) {
 			}
 			left1[u]--
 			left2[i]--
-			held[pos>>6] |= 1 << (pos & 63)
 			p.users = append(p.users, int32(u))
 			p.items = append(p.items, i)
 			p.values = append(p.values, float64(t.y[pos]))
+			p.pos = append(p.pos, [2]int{pos, t.itemPos(int32(u), i)})
 		}
 	}
-	return held, p
+	return p
 }
 
 // maxRank is the largest rank worth fitting to the table: a rank-k model

@@ -155,11 +155,11 @@ func (x *Indexed) ratings(idx []int) Ratings {
 	return r
 }
 
-// table is a set of ratings laid out for the sampler, 20 bytes a rating:
-// the values in rows of users (CSR) and in rows of items, with the
-// permutation from the one order to the other. The values are kept as
-// given (float32), in both orders so that each pass reads its own in
-// order, and centred on the mean as they are read.
+// table is a set of ratings laid out for the sampler, 16 bytes a rating:
+// the values and the other side's index in rows of users (CSR) and in rows
+// of items. The values are kept as given (float32), in both orders so
+// that each pass reads its own in order, and centred on the mean as they
+// are read; a rating held out for validation is NaN in both orders.
 type table struct {
 	n1, n2 int
 	mean   float64
@@ -168,7 +168,6 @@ type table struct {
 	uItem  []int32   // the item of each rating, user by user
 	iStart []int     // ratings of item i in item order: [iStart[i], iStart[i+1])
 	iUser  []int32   // the user of each rating, item by item
-	iPerm  []int32   // the position in user order of each rating, item by item
 	iy     []float32 // the values, item by item
 }
 
@@ -213,7 +212,6 @@ func (t *table) itemOrder() {
 	m, n1, n2 := len(t.y), t.n1, t.n2
 	t.iStart = counts(n2, t.uItem)
 	t.iUser = make([]int32, m)
-	t.iPerm = make([]int32, m)
 	t.iy = make([]float32, m)
 	next := slices.Clone(t.iStart[:n2])
 	for u := range n1 {
@@ -222,9 +220,28 @@ func (t *table) itemOrder() {
 			q := next[i]
 			next[i]++
 			t.iUser[q] = int32(u)
-			t.iPerm[q] = int32(p)
 			t.iy[q] = t.y[p]
 		}
+	}
+}
+
+// itemPos returns the position in item order of user u's rating of item
+// i: an item's ratings are in user order.
+func (t *table) itemPos(u, i int32) int {
+	lo, hi := t.iStart[i], t.iStart[i+1]
+	q, _ := slices.BinarySearch(t.iUser[lo:hi], u)
+	return lo + q
+}
+
+// mark marks the ratings p (at their positions in both orders) held out
+// (NaN), or gives them back their values.
+func (t *table) mark(p *pairs, held bool) {
+	for e, pos := range p.pos {
+		v := float32(math.NaN())
+		if !held {
+			v = float32(p.values[e])
+		}
+		t.y[pos[0]], t.iy[pos[1]] = v, v
 	}
 }
 

@@ -1,7 +1,6 @@
 package recommend
 
 import (
-	"math"
 	"math/rand/v2"
 )
 
@@ -18,6 +17,7 @@ const (
 	streamNoise
 	streamSplit
 	streamStart
+	streamGrow
 )
 
 // stream is a reusable source of draws; seed points it at a stream.
@@ -42,31 +42,4 @@ func mix(x uint64) uint64 {
 	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
 	x = (x ^ x>>27) * 0x94d049bb133111eb
 	return x ^ x>>31
-}
-
-// gamma returns a draw of the Gamma distribution of shape a > 0 and rate
-// 1 (Marsaglia and Tsang, "A simple method for generating gamma
-// variables", ACM TOMS 26, 2000; for a < 1, Gamma(a+1)·U^(1/a)).
-func gamma(rng *rand.Rand, a float64) float64 {
-	if a < 1 {
-		u := rng.Float64()
-		for u == 0 {
-			u = rng.Float64()
-		}
-		return gamma(rng, a+1) * math.Pow(u, 1/a)
-	}
-	d := a - 1.0/3
-	c := 1 / math.Sqrt(9*d)
-	for {
-		x := rng.NormFloat64()
-		v := 1 + c*x
-		if v <= 0 {
-			continue
-		}
-		v = v * v * v
-		u := rng.Float64()
-		if u < 1-0.0331*x*x*x*x || math.Log(u) < 0.5*x*x+d*(1-v+math.Log(v)) {
-			return d * v
-		}
-	}
 }

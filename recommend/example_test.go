@@ -20,11 +20,11 @@ func ExampleFit() {
 	if err != nil {
 		panic(err)
 	}
-	fmt.Printf("rank %d chosen among %d candidates\n", m.Info.Rank, len(m.Info.Selection.Candidates))
+	fmt.Printf("rank %d chosen, %d ranks tried in one chain\n", m.Info.Rank, len(m.Info.Selection.Candidates))
 	fmt.Printf("user 1, item 2: %.2f\n", m.Predict(1, 2))
 	fmt.Printf("a new user, item 2: %.2f (the mean %.2f and the item's bias %.2f)\n", m.Predict(-1, 2), m.Mean, m.Predict(-1, 2)-m.Mean)
 	// Output:
-	// rank 5 chosen among 2 candidates
-	// user 1, item 2: 4.18
-	// a new user, item 2: 3.62 (the mean 3.73 and the item's bias -0.11)
+	// rank 10 chosen, 2 ranks tried in one chain
+	// user 1, item 2: 4.19
+	// a new user, item 2: 3.81 (the mean 3.73 and the item's bias 0.09)
 }

@@ -302,11 +302,12 @@ func fitTable(ctx context.Context, t *table, s Settings, burn int, m *Model, sta
 	if s.Method == Ridge {
 		smp.noise, smp.nu, smp.lambda = false, math.Inf(1), s.Lambda
 	}
+	smp.start()
 	// Every other sweep, the sweeps being strongly correlated (the test
 	// RMSE on MovieLens 100k does not change), the mean held at 3 times
 	// the rank.
-	spec := chainSpec{sweeps: s.Sweeps, burn: burn, keep: true, thin: 2, maxRank: 3 * s.Rank}
-	return finish(ctx, smp, spec, s, m, stage)
+	spec := chainSpec{burn: burn, keep: true, thin: 2, maxRank: 3 * s.Rank}
+	return finish(ctx, newChain(smp, spec), s, m, stage)
 }
 
 // continueChain fits the chosen chain's model to all the ratings: the
@@ -314,30 +315,29 @@ func fitTable(ctx context.Context, t *table, s Settings, burn int, m *Model, sta
 // posterior mean, so that no sweep of the selection is made again.
 func continueChain(ctx context.Context, m *Model, ch *chosen) error {
 	s := ch.s
-	ch.smp.release()
-	spec := chainSpec{sweeps: s.Sweeps, first: ch.made, keep: true, post: ch.post, thin: chainThin, maxRank: chainRankMul * s.Rank}
-	if err := finish(ctx, ch.smp, spec, s, m, "fit"); err != nil {
+	ch.smp.release(ch.held)
+	spec := chainSpec{first: ch.made, keep: true, post: ch.post, thin: chainThin, maxRank: chainRankMul * s.Rank}
+	if err := finish(ctx, newChain(ch.smp, spec), s, m, "fit"); err != nil {
 		return err
 	}
 	m.Info.Continued = s.Sweeps
-	m.Info.Sweeps = ch.sel.Candidates[ch.sel.Chosen].Sweeps + s.Sweeps
+	m.Info.Sweeps = ch.sweeps + s.Sweeps
 	return nil
 }
 
-// finish runs the sampler for spec and puts the posterior mean it made
-// into m.
-func finish(ctx context.Context, smp *sampler, spec chainSpec, s Settings, m *Model, stage string) error {
-	t := smp.t
+// finish runs the chain for s.Sweeps sweeps and puts the posterior mean
+// it made into m.
+func finish(ctx context.Context, c *chain, s Settings, m *Model, stage string) error {
+	t := c.s.t
 	if s.Progress != nil {
-		spec.progress = func(n int, _ float64) {
+		c.spec.progress = func(n int, _ float64) {
 			s.Progress(Progress{Stage: stage, Rank: s.Rank, Sweep: n + 1, RMSE: math.NaN()})
 		}
 	}
-	out, err := run(ctx, smp, spec)
-	if err != nil {
+	if _, err := c.stage(ctx, s.Sweeps); err != nil {
 		return err
 	}
-	ub, ib, l, r, k := out.post.mean()
+	ub, ib, l, r, k := c.finish().mean()
 	m.Mean, m.UserBias, m.ItemBias = t.mean, ub, ib
 	if k > 0 {
 		m.L, m.R = mat.NewDense(t.n1, k, l), mat.NewDense(t.n2, k, r)
@@ -351,6 +351,6 @@ func finish(ctx context.Context, smp *sampler, spec chainSpec, s Settings, m *Mo
 	if s.Method == Ridge {
 		m.Info.Lambda = s.Lambda
 	}
-	m.Info.NoiseSD = out.noiseSD
+	m.Info.NoiseSD = c.noiseSD()
 	return nil
 }

@@ -2,6 +2,7 @@ package recommend
 
 import (
 	"math"
+	"slices"
 	"sync"
 
 	"gonum.org/v1/gonum/blas/blas64"
@@ -21,21 +22,45 @@ import (
 // sweeps), the test RMSE of the exact mean is 0.90401, and 0.90449,
 // 0.90420 and 0.90410 truncated at 1, 2 and 4 times the rank.
 type posterior struct {
-	n1, n2, k int
-	count     int       // sweeps added
-	ub, ib    []float64 // sums of the biases
-	a, b      *mat.Dense
-	pend      [][2][]float64 // buffered factors
-	maxRank   int
-	maxPend   int
+	n1, n2  int
+	count   int       // sweeps added
+	ub, ib  []float64 // sums of the biases
+	a, b    *mat.Dense
+	pend    []factors // buffered factors
+	maxRank int
+	maxPend int
 	// A flush runs beside the sweeps that follow (the sweeps leave a core
 	// idle part of the time); busy is done when it has.
 	busy sync.WaitGroup
 }
 
-func newPosterior(n1, n2, k, maxRank int) *posterior {
-	return &posterior{n1: n1, n2: n2, k: k, ub: make([]float64, n1), ib: make([]float64, n2),
+// factors are a sweep's factors, row-major, k columns.
+type factors struct {
+	l, r []float64
+	k    int
+}
+
+func newPosterior(n1, n2, maxRank int) *posterior {
+	return &posterior{n1: n1, n2: n2, ub: make([]float64, n1), ib: make([]float64, n2),
 		maxRank: maxRank, maxPend: 2}
+}
+
+// clone returns a copy of the posterior mean, having waited for its
+// flush.
+func (p *posterior) clone() *posterior {
+	p.busy.Wait()
+	c := &posterior{n1: p.n1, n2: p.n2, count: p.count, ub: slices.Clone(p.ub), ib: slices.Clone(p.ib),
+		pend: slices.Clone(p.pend), maxRank: p.maxRank, maxPend: p.maxPend}
+	if p.a != nil {
+		c.a, c.b = mat.DenseCopyOf(p.a), mat.DenseCopyOf(p.b)
+	}
+	return c
+}
+
+// hold holds the mean at rank columns from the next flush on.
+func (p *posterior) hold(rank int) {
+	p.busy.Wait()
+	p.maxRank = rank
 }
 
 // add adds the sampler's current rows.
@@ -50,7 +75,7 @@ func (p *posterior) add(s *sampler) {
 		copy(r[i*k:i*k+k], s.v[i*d:])
 		p.ib[i] += s.v[i*d+k]
 	}
-	p.pend = append(p.pend, [2][]float64{l, r})
+	p.pend = append(p.pend, factors{l, r, k})
 	p.count++
 	if len(p.pend) >= p.maxPend {
 		p.busy.Wait()
@@ -69,11 +94,14 @@ func (p *posterior) flush() {
 }
 
 // merge truncates the sum of the held factors and pend to maxRank.
-func (p *posterior) merge(pend [][2][]float64) {
+func (p *posterior) merge(pend []factors) {
 	if len(pend) == 0 {
 		return
 	}
-	cols := len(pend) * p.k
+	cols := 0
+	for _, f := range pend {
+		cols += f.k
+	}
 	if p.a != nil {
 		_, c := p.a.Dims()
 		cols += c
@@ -87,9 +115,9 @@ func (p *posterior) merge(pend [][2][]float64) {
 		at = c
 	}
 	for _, f := range pend {
-		left.Slice(0, p.n1, at, at+p.k).(*mat.Dense).Copy(mat.NewDense(p.n1, p.k, f[0]))
-		right.Slice(0, p.n2, at, at+p.k).(*mat.Dense).Copy(mat.NewDense(p.n2, p.k, f[1]))
-		at += p.k
+		left.Slice(0, p.n1, at, at+f.k).(*mat.Dense).Copy(mat.NewDense(p.n1, f.k, f.l))
+		right.Slice(0, p.n2, at, at+f.k).(*mat.Dense).Copy(mat.NewDense(p.n2, f.k, f.r))
+		at += f.k
 	}
 	p.a, p.b = truncate(left, right, p.maxRank)
 }

@@ -2,50 +2,54 @@ package recommend
 
 import (
 	"math"
+	"slices"
 	"sync"
 
 	"github.com/scaledsm/scaledsm"
 	"github.com/scaledsm/scaledsm/internal/fsum"
+	"github.com/scaledsm/scaledsm/internal/gamma"
 	"github.com/scaledsm/scaledsm/internal/kernel"
 	"github.com/scaledsm/scaledsm/internal/par"
 )
 
 // sampler fits r_ui ≈ mean + b_u + c_i + L_u·R_i by sweeps over the users
-// and the items. A sweep moves each user's row x_u = [L_u, b_u] by one
-// scaled step of the negative log posterior F: the step preconditioned by
-// the row's own block of the Hessian,
+// and the items. A sweep updates each user's row x_u = [L_u, b_u] one
+// coordinate at a time, each from its scalar conditional given the rest
+// (Scalable Bayesian Matrix Factorization, Saha, Misra and Ravindran
+// 2015): with the residuals e_i of the user's ratings kept as the row
+// changes, coordinate c (z_ic the other side's value, 1 for the bias) has
+// the precision and the mean
 //
-//	H_u = α Σ_{i rated by u} w_ui z_i z_iᵀ + Λ,    z_i = [R_i, 1],
+//	h_c = λ_c + α Σ_i w_ui z_ic²,    m_c = (λ_c μ_c + α Σ_i w_ui z_ic (e_i + x_c z_ic)) / h_c,
 //
-// that is x_u ← x_u − H_u⁻¹ ∇_u F. This is the scaled method of the
-// package scaledsm with a preconditioner per row, (R_Ωᵀ W R_Ω + Λ)⁻¹ in
-// place of (RᵀR)⁻¹, which for a row with few ratings is the one that
-// counts; on the quadratic model of a row the step is exact. Then each
-// item's row, from the users' new rows.
+// and moving it by δ moves each residual by −δ z_ic: O(k) a rating, where
+// the row's joint conditional costs a (k+1)² Gram a rating and a solve.
+// Then each item's row, from the users' new rows. A row's ratings, the
+// other side's rows they touch (gathered once, by dimension) and their
+// residuals stay in cache while the row's coordinates move.
 //
-// With noise (the Bayesian fit, the default), each step adds a draw of
-// N(0, H_u⁻¹), so that the sweeps sample the posterior (a Gibbs sampler
-// of Bayesian PMF, Salakhutdinov and Mnih 2008), and the fit averages the
-// predictions of the sweeps after a burn-in; the prior precision Λ, the
-// noise precision α and the weights w are drawn too, so that the
-// regularization and the robustness are learned from the data. Without
-// noise it is a penalized fit (alternating least squares, ALS-WR's
-// penalty λ n_u on a row of n_u ratings).
+// With noise (the Bayesian fit, the default), each coordinate is drawn
+// from N(m_c, 1/h_c), so that the sweeps sample the posterior (a Gibbs
+// sampler), and the fit averages the predictions of the sweeps; the
+// priors' means and precisions (one per dimension: automatic relevance
+// determination), the noise precision α and the weights w are drawn too,
+// so that the regularization and the robustness are learned from the
+// data. Without noise each coordinate moves to m_c with the penalty
+// λ n_u of ALS-WR in place of the prior, for ridgePasses passes over the
+// row's coordinates (coordinate descent, as CCD++).
 //
 // The weights make the loss robust: each rating's residual e has the
 // Student-t likelihood of ν degrees of freedom, a Gaussian of precision
 // α w with w ~ Gamma(ν/2, ν/2), so a rating far from the fit gets a small
 // weight (w = (ν+1)/(ν + α e²) on average) instead of pulling the fit
-// toward it as least squares does.
+// toward it as least squares does. They are drawn afresh from the
+// residuals as each row is made, in both halves of a sweep, and not kept:
+// a row needs nothing of a rating but its value and the other side's row.
 type sampler struct {
 	t    *table
 	k, d int       // rank, and rank + 1 (the bias)
 	u, v []float64 // rows of users and items, [factor, bias], n1×d and n2×d
-	w    []float32 // the weight of each rating, user by user (0 for one held out)
-	wi   []float32 // the same, item by item
-	// held marks the ratings held out for validation (a bit each, by
-	// position in user order), nil when none; m counts the others.
-	held  []uint64
+	// m counts the ratings fitted (not held out).
 	m     int
 	alpha float64 // the noise precision
 	nu    float64 // degrees of freedom of the likelihood; +Inf: Gaussian
@@ -60,49 +64,45 @@ type sampler struct {
 	wsq     []float64 // per item: Σ w e² of its ratings
 	// red, when not nil, shares the sweeps among the ranks of an MPI job:
 	// each makes the rows of its part of the users and of the items, and
-	// the rows, the items' weighted residuals and their ratings' weights
-	// are gathered after each pass (share). Every rank holds all the
-	// ratings and all the rows, and does the rest (the priors, the noise,
-	// the validation, the posterior mean) as one process would.
+	// the rows and the items' weighted residuals are gathered after each
+	// pass (share). Every rank does the rest (the priors, the noise, the
+	// validation, the posterior mean) as one process would.
 	red  scaledsm.Reducer
 	gbuf []float64 // gather buffers
 	pool sync.Pool // *rowScratch
 }
 
-// rowScratch is what one goroutine needs to update a row.
+// ridgePasses is the number of passes over a row's coordinates that a
+// penalized sweep makes: coordinate descent on the row's quadratic, whose
+// first pass does most of the way to its minimizer and the next ones,
+// cheap with the row in cache, most of the rest.
+const ridgePasses = 3
+
+// rowScratch is what one goroutine needs to update a row: the other
+// side's rows, dimension by dimension, the residuals and the weights of
+// its ratings.
 type rowScratch struct {
-	h, g, hg []float64
-	acc      []float64 // [H | g] summed over the chunks
-	zt       []float64 // a chunk's columns
-	off      []int
-	s        *stream
+	zc, res, w []float64
+	s          *stream
+}
+
+// grow makes room for a row of n ratings at rank k.
+func (sc *rowScratch) grow(n, k int) {
+	if cap(sc.res) < n {
+		sc.res, sc.w = make([]float64, n), make([]float64, n)
+	}
+	if cap(sc.zc) < n*k {
+		sc.zc = make([]float64, n*k)
+	}
 }
 
 func newSampler(t *table, k int, nu float64, seed uint64, workers int) *sampler {
-	return newSamplerFrom(t, k, nu, seed, workers, nil)
-}
-
-// newSamplerFrom is newSampler whose weights are those of last, in the
-// same buffers (nil: new ones, all 1): chains one after another share 8
-// bytes a rating, and each starts from the weights the last drew.
-func newSamplerFrom(t *table, k int, nu float64, seed uint64, workers int, last *sampler) *sampler {
 	d := k + 1
 	s := &sampler{t: t, k: k, d: d, nu: nu, seed: seed, workers: workers, alpha: 1, noise: true,
 		u: make([]float64, t.n1*d), v: make([]float64, t.n2*d),
 		wsq: make([]float64, t.n2), m: len(t.y),
 		pu: newPrior(d), pv: newPrior(d)}
-	if last != nil {
-		s.w, s.wi = last.w, last.wi
-	} else {
-		s.w, s.wi = make([]float32, len(t.y)), make([]float32, len(t.y))
-		for i := range s.w {
-			s.w[i], s.wi[i] = 1, 1
-		}
-	}
-	s.pool.New = func() any {
-		return &rowScratch{h: make([]float64, d*d), g: make([]float64, d), hg: make([]float64, d*(d+1)), acc: make([]float64, d*(d+1)),
-			zt: make([]float64, (d+1)*gatherChunk), s: newStream()}
-	}
+	s.pool.New = func() any { return &rowScratch{s: newStream()} }
 	// A small random start: factors of scale 0.1, biases 0.
 	st := newStream()
 	for side, x := range [][]float64{s.u, s.v} {
@@ -120,7 +120,7 @@ func newSamplerFrom(t *table, k int, nu float64, seed uint64, workers int, last 
 const blockRows = 8
 
 // sweep makes sweep number n: the priors, the users, the priors, the
-// items, then the weights and the noise precision.
+// items, then the noise precision.
 func (s *sampler) sweep(n int) {
 	t := s.t
 	st := newStream()
@@ -128,151 +128,146 @@ func (s *sampler) sweep(n int) {
 		st.seed(s.seed, n, streamHyperUser, 0)
 		drawPrior(&s.pu, s.u, t.n1, s.d, st.rng)
 	}
-	s.rows(n, streamUser, s.u, t.n1, t.uStart, t.uItem, nil, t.y, s.w, s.v, &s.pu)
+	s.rows(n, streamUser, s.u, t.n1, t.uStart, t.uItem, t.y, s.v, &s.pu)
 	s.share(s.u, t.n1, s.d)
 	if s.noise {
 		st.seed(s.seed, n, streamHyperItem, 0)
 		drawPrior(&s.pv, s.v, t.n2, s.d, st.rng)
 	}
-	s.rows(n, streamItem, s.v, t.n2, t.iStart, t.iUser, t.iPerm, t.iy, s.wi, s.u, &s.pv)
+	s.rows(n, streamItem, s.v, t.n2, t.iStart, t.iUser, t.iy, s.u, &s.pv)
 	s.share(s.v, t.n2, s.d)
 	s.share(s.wsq, t.n2, 1)
-	s.shareWeights()
 	s.drawNoise(n)
 }
 
-// gatherChunk is the most ratings of a row gathered at a time: their
-// columns (rank+2 of them, 8 bytes each) stay in the first-level cache.
-const gatherChunk = 256
-
 // rows updates the n rows of x (users or items) from the rows of other,
-// the start offsets, the other side's index, the value and the weight of
-// each rating in this pass's order, and perm, the user-order position of
-// each rating (nil for the users).
-func (s *sampler) rows(sweep, kind int, x []float64, n int, start []int, idx []int32, perm []int32, vals, w []float32, other []float64, p *prior) {
-	d, k := s.d, s.k
+// the start offsets, the other side's index and the value of each rating
+// in this pass's order (NaN for one held out). The items' pass also
+// records each item's Σ w e² for the noise precision.
+func (s *sampler) rows(sweep, kind int, x []float64, n int, start []int, idx []int32, vals []float32, other []float64, p *prior) {
+	d := s.d
 	first, last := s.part(s.rank(), n)
 	par.Do(s.workers, (last-first+blockRows-1)/blockRows, func(b int) {
 		sc := s.pool.Get().(*rowScratch)
 		defer s.pool.Put(sc)
-		h, g := sc.h, sc.g
 		for r := first + b*blockRows; r < min(last, first+(b+1)*blockRows); r++ {
 			lo, hi := start[r], start[r+1]
-			nr := hi - lo
-			if cap(sc.off) < nr {
-				sc.off = make([]int, nr)
+			// The next row's first ratings' rows are fetched while this
+			// row is made.
+			if r+1 < n {
+				kernel.PrefetchRows(other, idx[hi:min(start[r+2], hi+gatherChunk)], d, d)
 			}
-			off := sc.off[:nr]
-			// [H | g] = Σ_e α w_e z_e [z_e, t_e]ᵀ with z_e = [factor, 1]
-			// and t_e the rating less the other side's bias, summed over
-			// chunks of the row's ratings: in each, zt holds the columns
-			// √(α w_e) z_e (d rows) and √(α w_e) t_e (the last row), and
-			// the chunk adds zt[:d] ztᵀ, one small product.
-			clear(sc.acc)
-			fitted := 0 // the row's ratings not held out
-			for c0 := 0; c0 < nr; c0 += gatherChunk {
-				c1 := min(nr, c0+gatherChunk)
-				m := c1 - c0
-				// The next chunk's rows, this row's or the next one's,
-				// are fetched while this chunk is gathered.
-				if c1 < nr {
-					kernel.PrefetchRows(other, idx[lo+c1:lo+min(nr, c1+gatherChunk)], d, d)
-				} else if r+1 < n {
-					kernel.PrefetchRows(other, idx[hi:min(start[r+2], hi+gatherChunk)], d, d)
-				}
-				zt := sc.zt[:(d+1)*m]
-				sws, ts := zt[k*m:d*m], zt[d*m:(d+1)*m]
-				for e := range m {
-					q := lo + c0 + e
-					o := int(idx[q]) * d
-					off[c0+e] = o
-					we := float64(w[q]) // 0 for a rating held out
-					if we > 0 {
-						fitted++
-					}
-					sw := math.Sqrt(s.alpha * we)
-					sws[e] = sw
-					ts[e] = sw * (float64(vals[q]) - s.t.mean - other[o+k])
-					for a, v := range other[o : o+k] {
-						zt[a*m+e] = sw * v
-					}
-				}
-				kernel.DotBatch(sc.hg, d+1, zt, m, d, m, zt, m, d+1)
-				for i, v := range sc.hg {
-					sc.acc[i] += v
-				}
-			}
-			for a := range d {
-				copy(h[a*d:a*d+d], sc.acc[a*(d+1):a*(d+1)+d])
-				g[a] = sc.acc[a*(d+1)+d]
-			}
-			if s.noise {
-				for i, v := range p.lam {
-					h[i] += v
-				}
-				for a, v := range p.lmu {
-					g[a] += v
-				}
-			} else {
-				reg := s.lambda * float64(max(fitted, 1))
-				for a := range d {
-					h[a*d+a] += reg
-				}
-			}
-			row := x[r*d : r*d+d]
-			// Not positive definite cannot happen with Λ positive
-			// definite: the row is kept.
-			if cholesky(h, d) {
-				forward(h, d, g)
-				if s.noise {
-					// Cᵀ x = z + ξ gives the mean H⁻¹ g plus a draw of
-					// N(0, H⁻¹).
-					sc.s.seed(s.seed, sweep, kind, r)
-					for a := range d {
-						g[a] += sc.s.rng.NormFloat64()
-					}
-				}
-				backward(h, d, g)
-				copy(row, g)
-			}
-			if perm != nil {
-				s.wsq[r] = s.reweigh(sweep, r, row, off, perm[lo:hi], vals[lo:hi], w[lo:hi], other, sc)
+			sc.s.seed(s.seed, sweep, kind, r)
+			wsq := s.row(x[r*d:r*d+d], idx[lo:hi], vals[lo:hi], other, p, sc)
+			if kind == streamItem {
+				s.wsq[r] = wsq
 			}
 		}
 	})
 }
 
-// reweigh computes, after item r's row has moved in the last half of a
-// sweep, the residuals e of its ratings (at the user-order positions pos,
-// their values vals, the users' rows at the offsets off of other), draws (or, for the
-// penalized fit, sets) the weights of the robust likelihood, and returns
-// Σ w e². Done as the item's row is made, while the users' rows it rated
-// are in cache, it saves a pass over the ratings.
-func (s *sampler) reweigh(sweep, r int, row []float64, off []int, pos []int32, vals, w []float32, other []float64, sc *rowScratch) float64 {
-	k := s.k
+// gatherChunk is the number of ratings ahead whose other rows are
+// prefetched.
+const gatherChunk = 64
+
+// row updates the row x from its ratings (the other side's indices idx
+// and the values vals) and returns Σ w e² of its fitted ratings after the
+// update, the weights without α.
+func (s *sampler) row(x []float64, idx []int32, vals []float32, other []float64, p *prior, sc *rowScratch) float64 {
+	k, d, n := s.k, s.d, len(idx)
+	sc.grow(n, k)
+	zc, res, w := sc.zc[:n*k], sc.res[:n], sc.w[:n]
+	base := s.t.mean + x[k]
 	robust := !math.IsInf(s.nu, 1)
-	if robust && s.noise {
-		sc.s.seed(s.seed, sweep, streamWeights, r)
+	draw := robust && s.noise
+	var gt *gamma.Table
+	if draw {
+		gt = gamma.TableOf((s.nu + 1) / 2)
 	}
-	var sum float64
-	for e, o := range off {
-		if w[e] == 0 { // held out
+	alpha := s.alpha
+	fitted := 0
+	// Gather: the other side's rows by dimension, the residuals and the
+	// weights (with α; 0 for a rating held out).
+	for e, o := range idx {
+		zo := other[int(o)*d : int(o)*d+d]
+		var f float64
+		for j, v := range zo[:k] {
+			zc[j*n+e] = v
+			f += x[j] * v
+		}
+		y := vals[e]
+		if y != y { // held out
+			res[e], w[e] = 0, 0
 			continue
 		}
-		z := other[o : o+k+1]
-		res := float64(vals[e]) - s.t.mean - dot(row[:k], z) - row[k] - z[k]
-		if robust {
-			q := s.nu + s.alpha*res*res
-			if s.noise {
-				w[e] = float32(gamma(sc.s.rng, (s.nu+1)/2) * 2 / q)
-			} else {
-				w[e] = float32((s.nu + 1) / q)
-			}
-			s.w[pos[e]] = w[e]
+		fitted++
+		r := float64(y) - base - zo[k] - f
+		res[e] = r
+		switch {
+		case draw:
+			w[e] = alpha * 2 * gt.Draw(sc.s.pcg.Uint64()) / (s.nu + alpha*r*r)
+		case robust:
+			w[e] = alpha * (s.nu + 1) / (s.nu + alpha*r*r)
+		default:
+			w[e] = alpha
 		}
-		sum += float64(w[e]) * res * res
 	}
-	return sum
+	passes := 1
+	if !s.noise {
+		passes = ridgePasses
+	}
+	reg := s.lambda * float64(max(fitted, 1))
+	// move draws or sets coordinate c from the sums a = Σ w z² and
+	// b = Σ w z e of the current residuals, and returns its change.
+	move := func(c int, a, b float64) float64 {
+		old := x[c]
+		var v float64
+		if s.noise {
+			// The prior's part: Λ_cc μ_c less the pull of the other
+			// coordinates, Σ_{l≠c} Λ_cl (x_l − μ_l).
+			d := len(x)
+			lc := p.lam[c*d : c*d+d]
+			num := p.lmu[c] + b + old*a
+			for l, xl := range x {
+				if l != c {
+					num -= lc[l] * xl
+				}
+			}
+			h := lc[c] + a
+			v = num/h + sc.s.rng.NormFloat64()/math.Sqrt(h)
+		} else {
+			v = (b + old*a) / (reg + a)
+		}
+		x[c] = v
+		return v - old
+	}
+	for range passes {
+		// The bias first (z = 1), then each dimension, each pass over the
+		// residuals also taking the last coordinate's move into them.
+		var a, b float64
+		for e, r := range res {
+			a += w[e]
+			b += w[e] * r
+		}
+		delta := move(k, a, b)
+		var prev []float64 // the last dimension moved; nil for the bias
+		for j := range k {
+			zj := zc[j*n : j*n+n]
+			if prev == nil {
+				a, b = coordPass(res, w, nil, zj, delta)
+			} else {
+				a, b = coordPass(res, w, prev, zj, delta)
+			}
+			delta = move(j, a, b)
+			prev = zj
+		}
+		coordPass(res, w, prev, nil, delta)
+	}
+	var sum float64
+	for e, r := range res {
+		sum += w[e] * r * r
+	}
+	return sum / alpha
 }
 
 // drawNoise draws the noise precision from the weighted residuals of the
@@ -285,7 +280,7 @@ func (s *sampler) drawNoise(sweep int) {
 	ss := fsum.Of(s.wsq[:s.t.n2])
 	st := newStream()
 	st.seed(s.seed, sweep, streamNoise, 0)
-	s.alpha = gamma(st.rng, 1+float64(s.m)/2) / (1 + ss/2)
+	s.alpha = gamma.Draw(st.rng, 1+float64(s.m)/2) / (1 + ss/2)
 }
 
 // predict returns the prediction of the current rows for user u and item
@@ -296,34 +291,18 @@ func (s *sampler) predict(u, i int) float64 {
 	return dot(xu[:k], xi[:k]) + xu[k] + xi[k]
 }
 
-// hold holds out the ratings at the positions held (a bit each, in user
-// order) of n: their weights are 0, and the sweeps neither fit them nor
-// draw their weights.
-func (s *sampler) hold(held []uint64, n int) {
-	s.held, s.m = held, len(s.t.y)-n
-	s.setHeld(0)
-}
-
-// setHeld sets the weights of the ratings held out to v.
-func (s *sampler) setHeld(v float32) {
-	for q, p := range s.t.iPerm {
-		if s.isHeld(int(p)) {
-			s.w[p], s.wi[q] = v, v
-		}
-	}
+// hold holds out the ratings p of the table (their positions marked in
+// both orders): the sweeps neither fit them nor draw their weights.
+func (s *sampler) hold(p *pairs) {
+	s.t.mark(p, true)
+	s.m = len(s.t.y) - len(p.values)
 }
 
 // release fits every rating from the next sweep on: the chain continued
-// on all the ratings, the held-out ones at weight 1 until their weights
-// are drawn.
-func (s *sampler) release() {
-	s.setHeld(1)
-	s.held, s.m = nil, len(s.t.y)
-}
-
-// isHeld reports whether the rating at position p is held out.
-func (s *sampler) isHeld(p int) bool {
-	return s.held != nil && s.held[p>>6]>>(p&63)&1 != 0
+// on all the ratings, the held-out ones p given back their values.
+func (s *sampler) release(p *pairs) {
+	s.t.mark(p, false)
+	s.m = len(s.t.y)
 }
 
 // rank returns this process's rank, 0 alone.
@@ -353,53 +332,119 @@ func (s *sampler) share(x []float64, n, width int) {
 	size := s.red.Size()
 	per := (n + size - 1) / size * width
 	first, last := s.part(s.rank(), n)
-	s.gather(size*per, per, func(mine []float64) { copy(mine, x[first*width:last*width]) }, func(r int, theirs []float64) {
-		first, last := s.part(r, n)
-		copy(x[first*width:last*width], theirs)
-	})
-}
-
-// shareWeights makes the weights of every rank's items' ratings known to
-// every rank, in both orders: the users' pass needs those of every item.
-func (s *sampler) shareWeights() {
-	if s.red == nil || math.IsInf(s.nu, 1) {
-		return // no weights drawn
-	}
-	t, size := s.t, s.red.Size()
-	span := func(r int) (int, int) {
-		first, last := s.part(r, t.n2)
-		return t.iStart[first], t.iStart[last]
-	}
-	per := 0
-	for r := range size {
-		lo, hi := span(r)
-		per = max(per, hi-lo)
-	}
-	lo, hi := span(s.rank())
-	s.gather(size*per, per, func(mine []float64) {
-		for q := lo; q < hi; q++ {
-			mine[q-lo] = float64(s.wi[q])
-		}
-	}, func(r int, theirs []float64) {
-		lo, hi := span(r)
-		for q := lo; q < hi; q++ {
-			s.wi[q] = float32(theirs[q-lo])
-			s.w[t.iPerm[q]] = s.wi[q]
-		}
-	})
-}
-
-// gather gathers blocks of per values, each rank's filled by fill, and
-// gives each rank's block to take.
-func (s *sampler) gather(total, per int, fill func(mine []float64), take func(r int, theirs []float64)) {
+	total := size * per
 	if cap(s.gbuf) < total+per {
 		s.gbuf = make([]float64, total+per)
 	}
 	all, mine := s.gbuf[:total], s.gbuf[total:total+per]
 	clear(mine)
-	fill(mine)
+	copy(mine, x[first*width:last*width])
 	s.red.Gather(all, mine)
-	for r := range s.red.Size() {
-		take(r, all[r*per:(r+1)*per])
+	for r := range size {
+		first, last := s.part(r, n)
+		copy(x[first*width:last*width], all[r*per:])
 	}
+}
+
+// coordPass moves the residuals res by the last coordinate's change delta
+// (times its values zp, or 1 for the bias when zp is nil) and returns the
+// sums a = Σ w z² and b = Σ w z res of the next coordinate's values z
+// (none when z is nil), two by two.
+func coordPass(res, w, zp, z []float64, delta float64) (a, b float64) {
+	n := len(res)
+	w = w[:n]
+	if zp == nil {
+		for e := range res {
+			res[e] -= delta
+		}
+	} else if z == nil {
+		zp = zp[:n]
+		for e := range res {
+			res[e] -= delta * zp[e]
+		}
+		return 0, 0
+	}
+	if z == nil {
+		return 0, 0
+	}
+	z = z[:n]
+	var a0, a1, b0, b1 float64
+	e := 0
+	if zp == nil {
+		for ; e+1 < n; e += 2 {
+			r0, r1 := res[e], res[e+1]
+			wz0, wz1 := w[e]*z[e], w[e+1]*z[e+1]
+			a0 += wz0 * z[e]
+			a1 += wz1 * z[e+1]
+			b0 += wz0 * r0
+			b1 += wz1 * r1
+		}
+	} else {
+		zp = zp[:n]
+		for ; e+1 < n; e += 2 {
+			r0, r1 := res[e]-delta*zp[e], res[e+1]-delta*zp[e+1]
+			res[e], res[e+1] = r0, r1
+			wz0, wz1 := w[e]*z[e], w[e+1]*z[e+1]
+			a0 += wz0 * z[e]
+			a1 += wz1 * z[e+1]
+			b0 += wz0 * r0
+			b1 += wz1 * r1
+		}
+	}
+	if e < n {
+		r := res[e]
+		if zp != nil {
+			r -= delta * zp[e]
+			res[e] = r
+		}
+		wz := w[e] * z[e]
+		a0 += wz * z[e]
+		b0 += wz * r
+	}
+	return a0 + a1, b0 + b1
+}
+
+// snapshot is a sampler's state: its rank, rows, priors and noise
+// precision.
+type snapshot struct {
+	k      int
+	u, v   []float64
+	pu, pv prior
+	alpha  float64
+}
+
+// snapshot returns a copy of the sampler's state.
+func (s *sampler) snapshot() *snapshot {
+	cp := func(p prior) prior {
+		return prior{mu: slices.Clone(p.mu), lam: slices.Clone(p.lam), lmu: slices.Clone(p.lmu)}
+	}
+	return &snapshot{k: s.k, u: slices.Clone(s.u), v: slices.Clone(s.v), pu: cp(s.pu), pv: cp(s.pv), alpha: s.alpha}
+}
+
+// restore puts the sampler back in the state of a snapshot.
+func (s *sampler) restore(sn *snapshot) {
+	s.k, s.d = sn.k, sn.k+1
+	s.u, s.v, s.pu, s.pv, s.alpha = sn.u, sn.v, sn.pu, sn.pv, sn.alpha
+}
+
+// grow raises the sampler's rank to k in place: each row keeps its
+// dimensions and its bias, and the new dimensions start at the leading
+// singular triplets of the residuals (see spectral); the priors start
+// again from the identity.
+func (s *sampler) grow(k int) {
+	old, d := s.d, k+1
+	for _, x := range []*[]float64{&s.u, &s.v} {
+		n := len(*x) / old
+		y := make([]float64, n*d)
+		for r := range n {
+			src, dst := (*x)[r*old:r*old+old], y[r*d:r*d+d]
+			copy(dst, src[:s.k])
+			dst[k] = src[s.k]
+		}
+		*x = y
+	}
+	k0 := s.k
+	s.k, s.d = k, d
+	s.pu, s.pv = newPrior(d), newPrior(d)
+	s.spectral(k0, streamGrow)
 }

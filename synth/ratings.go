@@ -1,9 +1,12 @@
 package synth
 
 import (
+	"cmp"
 	"math"
 	"math/rand/v2"
 	"slices"
+
+	"github.com/scaledsm/scaledsm/internal/gamma"
 )
 
 // RatingsConfig describes synthetic ratings made to look like real ones,
@@ -26,8 +29,48 @@ type RatingsConfig struct {
 	Min, Max     float64 // 1, 5: the scale
 	Step         float64 // 1: values are rounded to Min + k·Step (0.5 for half stars); negative: not rounded
 	Skew         float64 // 1: the log-normal spread of the items' popularity (the users' activity: 0.7 of it)
-	Outliers     float64 // 0: the fraction replaced by uniform random values on the scale
-	Seed         uint64
+	// Zipf, when positive, makes the popularity a power law instead: the
+	// j-th most popular item is drawn with weight j^-Zipf (the j-th most
+	// active user j^-(0.7 Zipf)), as in shops and music listening, where
+	// the head of a few items takes most ratings and the tail is long.
+	Zipf float64 // 0
+	// NoiseNu, when positive, draws the noise from a Student-t law of
+	// NoiseNu degrees of freedom (heavy tails: a few ratings far from the
+	// user's taste), scaled to the standard deviation Noise when NoiseNu
+	// is above 2.
+	NoiseNu  float64 // 0: Gaussian
+	Outliers float64 // 0: the fraction replaced by uniform random values on the scale
+	Seed     uint64
+}
+
+// RatingsShapes names the shapes of RatingsLike.
+var RatingsShapes = []string{"movielens", "jester", "zipf"}
+
+// RatingsLike returns the configuration of ratings of a known shape, every
+// field filled in:
+//   - "movielens": the zero value's, MovieLens 100k's sizes and law;
+//   - "jester": few items and many users on a continuous scale, as the
+//     Jester jokes' ratings: 25,000 users rate 100 items on [-10, 10],
+//     1.2 million ratings (48% of the pairs), strong biases, a rank-20
+//     interaction and noise of standard deviation 4;
+//   - "zipf": heavy tails, 70,000 users and 10,700 items in half stars,
+//     10^7 ratings, the popularity a power law (Zipf 1) and the noise
+//     Student-t of 3 degrees of freedom.
+func RatingsLike(shape string, seed uint64) (RatingsConfig, error) {
+	var c RatingsConfig
+	switch shape {
+	case "movielens":
+		c = RatingsConfig{Seed: seed}
+	case "jester":
+		c = RatingsConfig{Users: 25000, Items: 100, Ratings: 1200000, Rank: 20, Mean: 0.9, UserBias: 2.5, ItemBias: 1.5,
+			Signal: 3, Noise: 4, Min: -10, Max: 10, Step: -1, Skew: 0.3, Seed: seed}
+	case "zipf":
+		c = RatingsConfig{Users: 70000, Items: 10700, Ratings: 10000000, Step: 0.5, Zipf: 1, NoiseNu: 3, Seed: seed}
+	default:
+		return c, invalid("shape", shape, "want one of %v", RatingsShapes)
+	}
+	c.defaults()
+	return c, nil
 }
 
 // RatingsData are synthetic ratings: the k-th is Values[k], of Items[k]
@@ -84,6 +127,10 @@ func (c RatingsConfig) Validate() error {
 		return invalid("min", c.Min, "must be below max %v", c.Max)
 	case !(c.Outliers >= 0 && c.Outliers < 1):
 		return invalid("outliers", c.Outliers, "must lie in [0, 1)")
+	case !(c.Zipf >= 0 && c.Zipf <= 4):
+		return invalid("zipf", c.Zipf, "must lie in [0, 4]")
+	case !(c.NoiseNu == 0 || c.NoiseNu >= 1):
+		return invalid("noise-nu", c.NoiseNu, "must be at least 1 (0 for Gaussian noise)")
 	}
 	for _, v := range []float64{c.Mean, c.UserBias, c.ItemBias, c.Signal, c.Noise, c.Step, c.Skew} {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
@@ -170,6 +217,9 @@ func EachRating(c RatingsConfig, yield func(Rating) bool) error {
 		return w
 	}
 	cp, ca := cum(pop, c.Skew), cum(act, 0.7*c.Skew)
+	if c.Zipf > 0 {
+		cp, ca = zipfCum(pop, c.Zipf), zipfCum(act, 0.7*c.Zipf)
+	}
 	pick := func(r *rand.Rand, w []float64) int {
 		i, _ := slices.BinarySearch(w, r.Float64()*w[len(w)-1])
 		return min(i, len(w)-1)
@@ -186,7 +236,7 @@ func EachRating(c RatingsConfig, yield func(Rating) bool) error {
 		for k := range c.Rank {
 			e += l[u*c.Rank+k] * f[i*c.Rank+k]
 		}
-		v := e + c.Noise*rv.NormFloat64()
+		v := e + c.Noise*noise(rv, c.NoiseNu)
 		out := rv.Float64() < c.Outliers
 		if out {
 			v = c.Min + rv.Float64()*(c.Max-c.Min)
@@ -199,6 +249,40 @@ func EachRating(c RatingsConfig, yield func(Rating) bool) error {
 		}
 	}
 	return nil
+}
+
+// zipfCum returns the cumulative weights of a power law of exponent s
+// over the ranks of z, the largest first: the j-th largest has weight
+// j^-s.
+func zipfCum(z []float64, s float64) []float64 {
+	order := make([]int, len(z))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(z[b], z[a]) })
+	w := make([]float64, len(z))
+	for j, i := range order {
+		w[i] = math.Pow(float64(j+1), -s)
+	}
+	for i := 1; i < len(w); i++ {
+		w[i] += w[i-1]
+	}
+	return w
+}
+
+// noise returns a draw of unit spread: Gaussian (nu 0), or Student-t of nu
+// degrees of freedom scaled to unit variance when nu > 2.
+func noise(r *rand.Rand, nu float64) float64 {
+	z := r.NormFloat64()
+	if nu == 0 {
+		return z
+	}
+	g := gamma.Draw(r, nu/2) // a chi-square of nu degrees of freedom, halved
+	t := z / math.Sqrt(2*g/nu)
+	if nu > 2 {
+		t *= math.Sqrt((nu - 2) / nu)
+	}
+	return t
 }
 
 // pairSet is a set of keys by open addressing, at most half full: a

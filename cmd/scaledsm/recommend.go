@@ -467,11 +467,16 @@ func writeRecommender(out string, fit *recommenderFit) ([]string, error) {
 
 // ratingsGen are generate's flags for --problem ratings.
 type ratingsGen struct {
+	like                       string
 	users, items, ratings      int
 	skew, noise, step, holdout float64
 }
 
 func (g *ratingsGen) register(fs *flag.FlagSet) {
+	fs.StringVar(&g.like, "like", "movielens", "ratings: the shape of the ratings, "+strings.Join(synth.RatingsShapes, ", ")+": MovieLens's stars\n"+
+		"(the other flags' defaults), Jester's jokes (25,000 users of 100 items on a continuous scale [-10, 10],\n"+
+		"1.2 million ratings) or a heavy-tailed shop's (70,000 users, 10,700 items, 10^7 half stars, Zipf popularity,\n"+
+		"Student-t noise); the flags below, when given, change it")
 	fs.IntVar(&g.users, "users", 950, "ratings: the number of users (MovieLens 25M: 162541, Netflix: 480189)")
 	fs.IntVar(&g.items, "items", 1650, "ratings: the number of items (MovieLens 25M: 59047, Netflix: 17770)")
 	fs.IntVar(&g.ratings, "ratings", 100000, "ratings: the number of ratings, at most half the pairs")
@@ -483,7 +488,7 @@ func (g *ratingsGen) register(fs *flag.FlagSet) {
 
 // ratingsOnly are the flags of ratingsGen, which apply to --problem
 // ratings alone.
-var ratingsOnly = []string{"users", "items", "ratings", "skew", "noise", "step", "holdout"}
+var ratingsOnly = []string{"like", "users", "items", "ratings", "skew", "noise", "step", "holdout"}
 
 // generateRatings is generate --problem ratings: synthetic ratings that
 // look like real ones (synth.EachRating; MovieLens 100k's sizes by
@@ -493,35 +498,8 @@ var ratingsOnly = []string{"users", "items", "ratings", "skew", "noise", "step",
 // written, once for each file, so that 10^8 of them take no more memory
 // than the set of the pairs drawn.
 func generateRatings(fs *flag.FlagSet, sp *synthFlags, g *ratingsGen, out string, stdout io.Writer) error {
-	set := setFlags(fs)
-	for _, name := range []string{"n", "n2", "r", "m", "p", "kappa", "snr", "dtype", "order"} {
-		if set[name] {
-			return badFlag(name, flagValue(fs, name), "does not apply to --problem ratings (give --users, --items and --ratings)")
-		}
-	}
-	switch {
-	case !(sp.ps >= 0 && sp.ps < 0.5):
-		return badFlag("ps", sp.ps, "the fraction of training ratings replaced must lie in [0, 0.5)")
-	case !(g.holdout >= 0 && g.holdout < 1):
-		return badFlag("holdout", g.holdout, "must lie in [0, 1)")
-	case !(g.skew > 0 && g.skew <= 4):
-		return badFlag("skew", g.skew, "must lie in (0, 4]")
-	case !(g.noise > 0 && g.noise <= 10):
-		return badFlag("noise", g.noise, "must lie in (0, 10]")
-	case !(g.step >= 0 && g.step <= 4):
-		return badFlag("step", g.step, "must lie in [0, 4] (0 for unrounded values)")
-	case g.users > math.MaxInt32 || g.items > math.MaxInt32:
-		return badFlag("users", g.users, "users and items must be fewer than 2^31")
-	}
-	cfg := synth.RatingsConfig{Users: g.users, Items: g.items, Ratings: g.ratings, Skew: g.skew, Noise: g.noise, Step: g.step, Seed: sp.seed}
-	if g.step == 0 {
-		cfg.Step = -1
-	}
-	if err := cfg.Validate(); err != nil {
-		var ie *scaledsm.InputError
-		if errors.As(err, &ie) && slices.Contains(ratingsOnly, ie.Input) {
-			return badFlag(ie.Input, flagValue(fs, ie.Input), ie.Reason)
-		}
+	cfg, err := g.config(fs, sp)
+	if err != nil {
 		return err
 	}
 	if st, err := os.Stat(out); err == nil && !st.IsDir() {
@@ -533,75 +511,136 @@ func generateRatings(fs *flag.FlagSet, sp *synthFlags, g *ratingsGen, out string
 	// The set of pairs drawn, 16 to 32 bytes a rating, is the memory; one
 	// for each file's pass, the first's garbage while the second fills:
 	// 4.3 GB at 10^8 ratings (43 bytes a rating), with a margin.
-	if err := fitsMemory(int64(g.ratings)*48+int64(g.users+g.items)*80, fmt.Sprintf("--ratings %d", g.ratings)); err != nil {
+	if err := fitsMemory(int64(cfg.Ratings)*48+int64(cfg.Users+cfg.Items)*80, fmt.Sprintf("--ratings %d", cfg.Ratings)); err != nil {
 		return err
 	}
 	var counts [3]int // train, test, replaced
-	csvFile := func(test bool) func(io.Writer) error {
-		return func(w io.Writer) error {
-			counts[0], counts[1], counts[2] = 0, 0, 0
-			split := rand.New(rand.NewPCG(sp.seed, 0x5e1d))
-			corrupt := rand.New(rand.NewPCG(sp.seed, 0xc0))
-			bw := bufio.NewWriterSize(w, 1<<20)
-			buf := []byte("userId,movieId,rating\n")
-			var werr error
-			err := synth.EachRating(cfg, func(r synth.Rating) bool {
-				held := split.Float64() < g.holdout
-				if held {
-					counts[1]++
-				} else {
-					counts[0]++
-					if sp.ps > 0 && corrupt.Float64() < sp.ps {
-						r.Value = randomRating(corrupt, g.step)
-						counts[2]++
-					}
-				}
-				if held != test {
-					return true
-				}
-				buf = strconv.AppendInt(buf, r.User, 10)
-				buf = append(buf, ',')
-				buf = strconv.AppendInt(buf, r.Item, 10)
-				buf = append(buf, ',')
-				buf = strconv.AppendFloat(buf, r.Value, 'g', -1, 64)
-				buf = append(buf, '\n')
-				if len(buf) > 1<<16 {
-					_, werr = bw.Write(buf)
-					buf = buf[:0]
-				}
-				return werr == nil
-			})
-			if err == nil {
-				err = werr
-			}
-			if err == nil {
-				_, err = bw.Write(buf)
-			}
-			if err == nil {
-				err = bw.Flush()
-			}
-			return err
-		}
-	}
-	files := []npyset.File{{Name: "train.csv", Write: csvFile(false)}, {Name: "test.csv", Write: csvFile(true)}}
+	w := ratingsWriter{cfg: cfg, holdout: g.holdout, ps: sp.ps, counts: &counts}
+	files := []npyset.File{{Name: "train.csv", Write: w.file(false)}, {Name: "test.csv", Write: w.file(true)}}
 	ctx, stop := interruptContext()
 	defer stop()
 	setPhase("drawing and writing the ratings")
 	if _, err := writeGenerated(ctx, out, files); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "wrote %d synthetic ratings (%d users, %d items, scale 1 to 5, seed %d) to %s:\n  train.csv %d ratings (%d replaced by random ones)\n  test.csv %d ratings\n",
-		g.ratings, g.users, g.items, sp.seed, out, counts[0], counts[2], counts[1])
+	fmt.Fprintf(stdout, "wrote %d synthetic ratings (%d users, %d items, scale %g to %g, seed %d) to %s:\n  train.csv %d ratings (%d replaced by random ones)\n  test.csv %d ratings\n",
+		cfg.Ratings, cfg.Users, cfg.Items, cfg.Min, cfg.Max, sp.seed, out, counts[0], counts[2], counts[1])
 	fmt.Fprintf(stdout, "fit and test a recommender with\n  scaledsm solve --ratings %s --test %s\n", filepath.Join(out, "train.csv"), filepath.Join(out, "test.csv"))
 	return nil
 }
 
-// randomRating returns a uniform random rating on the scale 1 to 5 of the
-// given step (0: any value).
-func randomRating(rng *rand.Rand, step float64) float64 {
-	if step == 0 {
-		return 1 + 4*rng.Float64()
+// config returns the ratings' configuration: the shape of --like, changed
+// by the flags given.
+func (g *ratingsGen) config(fs *flag.FlagSet, sp *synthFlags) (synth.RatingsConfig, error) {
+	set := setFlags(fs)
+	for _, name := range []string{"n", "n2", "r", "m", "p", "kappa", "snr", "dtype", "order"} {
+		if set[name] {
+			return synth.RatingsConfig{}, badFlag(name, flagValue(fs, name), "does not apply to --problem ratings (give --users, --items and --ratings)")
+		}
 	}
-	levels := int(math.Floor(4/step+1e-9)) + 1
-	return 1 + step*float64(rng.IntN(levels))
+	switch {
+	case !(sp.ps >= 0 && sp.ps < 0.5):
+		return synth.RatingsConfig{}, badFlag("ps", sp.ps, "the fraction of training ratings replaced must lie in [0, 0.5)")
+	case !(g.holdout >= 0 && g.holdout < 1):
+		return synth.RatingsConfig{}, badFlag("holdout", g.holdout, "must lie in [0, 1)")
+	case !(g.skew > 0 && g.skew <= 4):
+		return synth.RatingsConfig{}, badFlag("skew", g.skew, "must lie in (0, 4]")
+	case !(g.noise > 0 && g.noise <= 10):
+		return synth.RatingsConfig{}, badFlag("noise", g.noise, "must lie in (0, 10]")
+	case !(g.step >= 0 && g.step <= 4):
+		return synth.RatingsConfig{}, badFlag("step", g.step, "must lie in [0, 4] (0 for unrounded values)")
+	case g.users > math.MaxInt32 || g.items > math.MaxInt32:
+		return synth.RatingsConfig{}, badFlag("users", g.users, "users and items must be fewer than 2^31")
+	}
+	cfg, err := synth.RatingsLike(g.like, sp.seed)
+	if err != nil {
+		return cfg, badFlag("like", g.like, fmt.Sprintf("want one of %s", strings.Join(synth.RatingsShapes, ", ")))
+	}
+	if g.like == "movielens" { // the flags' defaults are its shape
+		cfg.Users, cfg.Items, cfg.Ratings, cfg.Skew, cfg.Noise, cfg.Step = g.users, g.items, g.ratings, g.skew, g.noise, g.step
+	}
+	for name, apply := range map[string]func(){"users": func() { cfg.Users = g.users }, "items": func() { cfg.Items = g.items },
+		"ratings": func() { cfg.Ratings = g.ratings }, "skew": func() { cfg.Skew = g.skew }, "noise": func() { cfg.Noise = g.noise },
+		"step": func() { cfg.Step = g.step }} {
+		if set[name] {
+			apply()
+		}
+	}
+	if cfg.Step == 0 {
+		cfg.Step = -1
+	}
+	if err := cfg.Validate(); err != nil {
+		var ie *scaledsm.InputError
+		if errors.As(err, &ie) && slices.Contains(ratingsOnly, ie.Input) {
+			return cfg, badFlag(ie.Input, flagValue(fs, ie.Input), ie.Reason)
+		}
+		return cfg, err
+	}
+	return cfg, nil
+}
+
+// ratingsWriter writes the ratings of cfg as CSV, the training file or the
+// test file: each rating is held out with probability holdout, and a
+// training rating replaced by a random one with probability ps, from
+// streams of the seed that both files' passes draw alike.
+type ratingsWriter struct {
+	cfg         synth.RatingsConfig
+	holdout, ps float64
+	counts      *[3]int // train, test, replaced
+}
+
+// file returns the writer of the test file or the training file.
+func (rw ratingsWriter) file(test bool) func(io.Writer) error {
+	return func(w io.Writer) error {
+		counts := rw.counts
+		*counts = [3]int{}
+		split := rand.New(rand.NewPCG(rw.cfg.Seed, 0x5e1d))
+		corrupt := rand.New(rand.NewPCG(rw.cfg.Seed, 0xc0))
+		bw := bufio.NewWriterSize(w, 1<<20)
+		buf := []byte("userId,movieId,rating\n")
+		var werr error
+		err := synth.EachRating(rw.cfg, func(r synth.Rating) bool {
+			held := split.Float64() < rw.holdout
+			if held {
+				counts[1]++
+			} else {
+				counts[0]++
+				if rw.ps > 0 && corrupt.Float64() < rw.ps {
+					r.Value = randomRating(corrupt, rw.cfg)
+					counts[2]++
+				}
+			}
+			if held != test {
+				return true
+			}
+			buf = strconv.AppendInt(buf, r.User, 10)
+			buf = append(buf, ',')
+			buf = strconv.AppendInt(buf, r.Item, 10)
+			buf = append(buf, ',')
+			buf = strconv.AppendFloat(buf, r.Value, 'g', -1, 64)
+			buf = append(buf, '\n')
+			if len(buf) > 1<<16 {
+				_, werr = bw.Write(buf)
+				buf = buf[:0]
+			}
+			return werr == nil
+		})
+		for _, f := range []func() error{func() error { return werr }, func() error { _, err := bw.Write(buf); return err }, bw.Flush} {
+			if err != nil {
+				break
+			}
+			err = f()
+		}
+		return err
+	}
+}
+
+// randomRating returns a uniform random rating on the scale of c, on its
+// steps (any value when it has none).
+func randomRating(rng *rand.Rand, c synth.RatingsConfig) float64 {
+	if !(c.Step > 0) {
+		return c.Min + (c.Max-c.Min)*rng.Float64()
+	}
+	levels := int(math.Floor((c.Max-c.Min)/c.Step+1e-9)) + 1
+	return c.Min + c.Step*float64(rng.IntN(levels))
 }

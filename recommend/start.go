@@ -1,0 +1,129 @@
+package recommend
+
+import (
+	"math"
+
+	"github.com/scaledsm/scaledsm/internal/par"
+	"gonum.org/v1/gonum/mat"
+)
+
+// The spectral start: the chain does not start from small random factors,
+// from which its sweeps take some fifty sweeps on 10^6 ratings to find the
+// low-rank structure (the residuals' leading singular vectors grow out of
+// noise as under a power iteration), but from that structure, estimated
+// from the ratings' residuals by a randomized range finder (Halko,
+// Martinsson and Tropp 2011) with startPower power iterations and
+// startOversample extra columns: a few products with the ratings, each
+// the cost of half a sweep.
+const (
+	startPower      = 2
+	startOversample = 5
+	startShrink     = 5 // the pseudo-count of the start's biases
+)
+
+// start sets the sampler's biases to shrunk means of the ratings'
+// residuals (the users' first, then the items' from them) and its factors
+// to the spectral estimate of what the biases leave.
+func (s *sampler) start() {
+	t, d, k := s.t, s.d, s.k
+	bias := func(x []float64, n int, start []int, idx []int32, vals []float32, other []float64) {
+		par.Do(s.workers, n, func(r int) {
+			var sum float64
+			cnt := 0
+			for e := start[r]; e < start[r+1]; e++ {
+				if y := vals[e]; y == y {
+					sum += float64(y) - t.mean - other[int(idx[e])*d+k]
+					cnt++
+				}
+			}
+			x[r*d+k] = sum / float64(cnt+startShrink)
+		})
+	}
+	clear(s.u)
+	clear(s.v)
+	bias(s.u, t.n1, t.uStart, t.uItem, t.y, s.v)
+	bias(s.v, t.n2, t.iStart, t.iUser, t.iy, s.u)
+	s.spectral(0, streamStart)
+}
+
+// spectral sets the factor dimensions [k0, k) of the rows to the leading
+// singular triplets of the residuals of the ratings fitted (the ratings
+// less the mean, the biases and the dimensions below k0), scaled by the
+// fraction of the pairs rated, split evenly between the two sides; its
+// random matrix is drawn from the stream of kind.
+func (s *sampler) spectral(k0, kind int) {
+	t, d, k := s.t, s.d, s.k
+	want := k - k0
+	if want <= 0 {
+		return
+	}
+	l := min(want+startOversample, t.n1, t.n2)
+	// residual returns the residual of a rating, 0 for one held out.
+	residual := func(y float32, xu, xi []float64) float64 {
+		if y != y {
+			return 0
+		}
+		return float64(y) - t.mean - xu[k] - xi[k] - dot(xu[:k0], xi[:k0])
+	}
+	// times sets out (n×l) to the residuals (rows of this side, in the
+	// order of start, idx and vals) times in (the other side's n'×l).
+	times := func(out []float64, n int, start []int, idx []int32, vals []float32, x, other, in []float64) {
+		par.Do(s.workers, n, func(r int) {
+			o := out[r*l : r*l+l]
+			clear(o)
+			xr := x[r*d : r*d+d]
+			for e := start[r]; e < start[r+1]; e++ {
+				c := int(idx[e])
+				if v := residual(vals[e], xr, other[c*d:c*d+d]); v != 0 {
+					for j, w := range in[c*l : c*l+l] {
+						o[j] += v * w
+					}
+				}
+			}
+		})
+	}
+	// users' side: E B, items': Eᵀ Q (E the residuals, n1×n2).
+	ub := func(out, in []float64) { times(out, t.n1, t.uStart, t.uItem, t.y, s.u, s.v, in) }
+	ib := func(out, in []float64) { times(out, t.n2, t.iStart, t.iUser, t.iy, s.v, s.u, in) }
+	omega := make([]float64, t.n2*l)
+	st := newStream()
+	st.seed(s.seed, k0, kind, 2)
+	for i := range omega {
+		omega[i] = st.rng.NormFloat64()
+	}
+	q := make([]float64, t.n1*l)
+	b := omega
+	for it := 0; it <= startPower; it++ {
+		ub(q, b)
+		orthonormalize(q, t.n1, l)
+		if it == 0 {
+			b = make([]float64, t.n2*l)
+		}
+		ib(b, q)
+	}
+	// E ≈ Q Bᵀ, B = W S Zᵀ: E ≈ (Q Z) S Wᵀ.
+	var svd mat.SVD
+	if !svd.Factorize(mat.NewDense(t.n2, l, b), mat.SVDThin) {
+		return
+	}
+	var w, z mat.Dense
+	svd.UTo(&w)
+	svd.VTo(&z)
+	sv := svd.Values(nil)
+	var qz mat.Dense
+	qz.Mul(mat.NewDense(t.n1, l, q), &z)
+	frac := float64(s.m) / (float64(t.n1) * float64(t.n2))
+	for j := range want {
+		f := math.Sqrt(sv[j] / frac)
+		for u := range t.n1 {
+			s.u[u*d+k0+j] = qz.At(u, j) * f
+		}
+		for i := range t.n2 {
+			s.v[i*d+k0+j] = w.At(i, j) * f
+		}
+	}
+}
+
+// orthonormalize replaces the n×l row-major matrix a (n >= l) by the Q of
+// its thin QR factorization, in place.
+func orthonormalize(a []float64, n, l int) { thinQR(mat.NewDense(n, l, a)) }
