@@ -186,24 +186,14 @@ func (s *sampler) row(x []float64, idx []int32, vals []float32, other []float64,
 	}
 	alpha := s.alpha
 	fitted := 0
-	// Gather: the other side's rows by dimension, the residuals and the
-	// weights (with α; 0 for a rating held out).
-	for e, o := range idx {
-		zo := other[int(o)*d : int(o)*d+d]
-		var f float64
-		for j, v := range zo[:k] {
-			zc[j*n+e] = v
-			f += x[j] * v
-		}
-		y := vals[e]
-		if y != y { // held out
+	// Gather: the other side's rows by dimension, and the residuals.
+	kernel.Gather(&kernel.GatherRow{Cols: zc, Res: res, X: x[:k], Idx: idx, Vals: vals, Other: other, D: d, Base: base})
+	// The weights, with α; 0 for a rating held out (NaN).
+	for e, r := range res {
+		switch {
+		case r != r:
 			res[e], w[e] = 0, 0
 			continue
-		}
-		fitted++
-		r := float64(y) - base - zo[k] - f
-		res[e] = r
-		switch {
 		case draw:
 			w[e] = alpha * 2 * gt.Draw(sc.s.pcg.Uint64()) / (s.nu + alpha*r*r)
 		case robust:
@@ -211,6 +201,7 @@ func (s *sampler) row(x []float64, idx []int32, vals []float32, other []float64,
 		default:
 			w[e] = alpha
 		}
+		fitted++
 	}
 	passes := 1
 	if !s.noise {
@@ -253,15 +244,11 @@ func (s *sampler) row(x []float64, idx []int32, vals []float32, other []float64,
 		var prev []float64 // the last dimension moved; nil for the bias
 		for j := range k {
 			zj := zc[j*n : j*n+n]
-			if prev == nil {
-				a, b = coordPass(res, w, nil, zj, delta)
-			} else {
-				a, b = coordPass(res, w, prev, zj, delta)
-			}
+			a, b = kernel.CoordSums(res, w, prev, zj, delta)
 			delta = move(j, a, b)
 			prev = zj
 		}
-		coordPass(res, w, prev, nil, delta)
+		kernel.CoordSums(res, w, prev, nil, delta)
 	}
 	var sum float64
 	for e, r := range res {
@@ -344,64 +331,6 @@ func (s *sampler) share(x []float64, n, width int) {
 		first, last := s.part(r, n)
 		copy(x[first*width:last*width], all[r*per:])
 	}
-}
-
-// coordPass moves the residuals res by the last coordinate's change delta
-// (times its values zp, or 1 for the bias when zp is nil) and returns the
-// sums a = Σ w z² and b = Σ w z res of the next coordinate's values z
-// (none when z is nil), two by two.
-func coordPass(res, w, zp, z []float64, delta float64) (a, b float64) {
-	n := len(res)
-	w = w[:n]
-	if zp == nil {
-		for e := range res {
-			res[e] -= delta
-		}
-	} else if z == nil {
-		zp = zp[:n]
-		for e := range res {
-			res[e] -= delta * zp[e]
-		}
-		return 0, 0
-	}
-	if z == nil {
-		return 0, 0
-	}
-	z = z[:n]
-	var a0, a1, b0, b1 float64
-	e := 0
-	if zp == nil {
-		for ; e+1 < n; e += 2 {
-			r0, r1 := res[e], res[e+1]
-			wz0, wz1 := w[e]*z[e], w[e+1]*z[e+1]
-			a0 += wz0 * z[e]
-			a1 += wz1 * z[e+1]
-			b0 += wz0 * r0
-			b1 += wz1 * r1
-		}
-	} else {
-		zp = zp[:n]
-		for ; e+1 < n; e += 2 {
-			r0, r1 := res[e]-delta*zp[e], res[e+1]-delta*zp[e+1]
-			res[e], res[e+1] = r0, r1
-			wz0, wz1 := w[e]*z[e], w[e+1]*z[e+1]
-			a0 += wz0 * z[e]
-			a1 += wz1 * z[e+1]
-			b0 += wz0 * r0
-			b1 += wz1 * r1
-		}
-	}
-	if e < n {
-		r := res[e]
-		if zp != nil {
-			r -= delta * zp[e]
-			res[e] = r
-		}
-		wz := w[e] * z[e]
-		a0 += wz * z[e]
-		b0 += wz * r
-	}
-	return a0 + a1, b0 + b1
 }
 
 // snapshot is a sampler's state: its rank, rows, priors and noise

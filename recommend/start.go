@@ -112,14 +112,57 @@ func (s *sampler) spectral(k0, kind int) {
 	sv := svd.Values(nil)
 	var qz mat.Dense
 	qz.Mul(mat.NewDense(t.n1, l, q), &z)
-	frac := float64(s.m) / (float64(t.n1) * float64(t.n2))
 	for j := range want {
-		f := math.Sqrt(sv[j] / frac)
+		f := math.Sqrt(sv[j])
 		for u := range t.n1 {
 			s.u[u*d+k0+j] = qz.At(u, j) * f
 		}
 		for i := range t.n2 {
 			s.v[i*d+k0+j] = w.At(i, j) * f
+		}
+	}
+	s.fitScale(k0)
+}
+
+// fitScale scales the factor dimensions [k0, k) of the rows by the one
+// factor γ that fits the residuals (what the biases and the dimensions
+// below k0 leave) best in least squares, √γ on each side: the singular
+// values of the sparse residuals are those of the ratings times the
+// fraction rated, plus noise, so that neither they nor their quotient by
+// the fraction is the right scale on few ratings.
+func (s *sampler) fitScale(k0 int) {
+	t, d, k := s.t, s.d, s.k
+	sums := make([][2]float64, t.n1)
+	par.Do(s.workers, t.n1, func(u int) {
+		xu := s.u[u*d : u*d+d]
+		var num, den float64
+		for e := t.uStart[u]; e < t.uStart[u+1]; e++ {
+			y := t.y[e]
+			if y != y {
+				continue
+			}
+			xi := s.v[int(t.uItem[e])*d:][:d]
+			f := dot(xu[k0:k], xi[k0:k])
+			r := float64(y) - t.mean - xu[k] - xi[k] - dot(xu[:k0], xi[:k0])
+			num += f * r
+			den += f * f
+		}
+		sums[u] = [2]float64{num, den}
+	})
+	var num, den float64
+	for _, v := range sums {
+		num += v[0]
+		den += v[1]
+	}
+	g := 0.0
+	if den > 0 && num > 0 {
+		g = math.Sqrt(num / den)
+	}
+	for _, x := range [][]float64{s.u, s.v} {
+		for r := 0; r < len(x); r += d {
+			for j := k0; j < k; j++ {
+				x[r+j] *= g
+			}
 		}
 	}
 }

@@ -409,3 +409,33 @@ func entriesAsm(impl, mode int, a *entriesArgs) bool {
 	}
 	return false
 }
+
+// gather runs the assembly on the groups of four ratings and the generic
+// code on the rest.
+func gather(impl int, g *GatherRow) {
+	n, k := len(g.Idx), len(g.X)
+	if impl == implGeneric || n < 4 {
+		gatherGeneric(g, 0)
+		return
+	}
+	m, k4 := n&^3, k&^3
+	a := gatherArgs{n: n, res: &g.Res[0], k4: k4, idx: &g.Idx[0], vals: &g.Vals[0],
+		other: &g.Other[0], d: g.D, base: g.Base, m: m, bias: k}
+	if k > 0 {
+		a.zc, a.x = &g.Cols[0], &g.X[0]
+	}
+	gatherRowsAvx2(&a)
+	gatherGeneric(g, m)
+}
+
+// coordSums runs the assembly on the first multiple of 8 elements and the
+// generic code on the rest.
+func coordSums(impl int, res, w, zp, z []float64, delta float64) (float64, float64) {
+	n8 := len(res) &^ 7
+	if impl == implGeneric || n8 == 0 {
+		return coordSumsGeneric(res, w, zp, z, delta, 0, 0, 0)
+	}
+	var out [2]float64
+	coordSumsAvx2(&res[0], &w[0], &zp[0], &z[0], n8, delta, &out[0])
+	return coordSumsGeneric(res, w, zp, z, delta, n8, out[0], out[1])
+}

@@ -47,3 +47,9 @@ func streamSum32(a []float32, _ int) float64 { return sumGeneric(a) }
 func multiplyAdds(rounds int) float64 { return multiplyAddsGeneric(rounds) }
 
 func entriesAsm(_, _ int, _ *entriesArgs) bool { return false }
+
+func gather(_ int, g *GatherRow) { gatherGeneric(g, 0) }
+
+func coordSums(_ int, res, w, zp, z []float64, delta float64) (float64, float64) {
+	return coordSumsGeneric(res, w, zp, z, delta, 0, 0, 0)
+}

@@ -1205,3 +1205,13 @@ func entriesRowAvx512(mode, v int, a *entriesArgs) {
 		panic("kernel: bad entries kernel")
 	}
 }
+
+// coordSumsAvx2 moves the residuals by the last coordinate's change and sums the next coordinate's statistics (kernel.CoordSums).
+//
+//go:noescape
+func coordSumsAvx2(res *float64, w *float64, zp *float64, z *float64, n int, delta float64, out *float64)
+
+// gatherRowsAvx2 gathers four ratings' rows at a time by dimension, with their residuals (kernel.GatherRows).
+//
+//go:noescape
+func gatherRowsAvx2(a *gatherArgs)

@@ -898,6 +898,8 @@ func main() {
 		dispatch(s)
 		entriesDispatch(s)
 	}
+	coordSums(avx2)
+	gatherRows(avx2)
 
 	src, err := format.Source(decl.Bytes())
 	if err != nil {

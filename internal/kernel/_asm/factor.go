@@ -1,0 +1,197 @@
+package main
+
+// The kernels of a coordinate-wise factor sweep (package recommend's
+// sampler), AVX2 only: they serve the AVX-512 implementation too, their
+// work being four-wide transposes and short sums.
+
+// Offsets of the fields of kernel.gatherArgs (every field 8 bytes).
+const (
+	gaZC    = 0
+	gaN     = 8
+	gaRes   = 16
+	gaX     = 24
+	gaK4    = 32
+	gaIdx   = 40
+	gaVals  = 48
+	gaOther = 56
+	gaD     = 64
+	gaBase  = 72
+	gaM     = 80
+	gaBias  = 88
+)
+
+// coordSums emits coordSumsAvx2(res, w, zp, z *float64, n int, delta
+// float64, out *float64): for e < n (a multiple of 8), res[e] -= delta *
+// zp[e] (one fused multiply-add), then out[0] = Σ w[e] z[e]² and out[1] =
+// Σ w[e] z[e] res[e], each with two vector accumulators (elements e in
+// vector e/4 mod 2, lane e mod 4), added, and their lanes reduced by
+// reduce's tree.
+func coordSums(s isa) {
+	name := "coordSums" + s.name
+	text(name, name+" moves the residuals by the last coordinate's change and sums the next coordinate's statistics (kernel.CoordSums).",
+		[]arg{{"res", "*float64"}, {"w", "*float64"}, {"zp", "*float64"}, {"z", "*float64"}, {"n", "int"}, {"delta", "float64"}, {"out", "*float64"}}, "")
+	p("MOVQ res+0(FP), DI")
+	p("MOVQ w+8(FP), SI")
+	p("MOVQ zp+16(FP), R8")
+	p("MOVQ z+24(FP), R9")
+	p("MOVQ n+32(FP), CX")
+	p("SHLQ $3, CX")
+	p("VBROADCASTSD delta+40(FP), Y15")
+	for i := 0; i < 4; i++ {
+		p("VXORPD %s, %s, %s", y(i), y(i), y(i))
+	}
+	p("XORQ AX, AX")
+	p("TESTQ CX, CX")
+	p("JZ done")
+	label("loop")
+	for h := 0; h < 2; h++ {
+		off := 32 * h
+		r, z, wz := y(4+h), y(6+h), y(8+h)
+		p("VMOVUPD %d(DI)(AX*1), %s", off, r)
+		p("VFNMADD231PD %d(R8)(AX*1), Y15, %s", off, r)
+		p("VMOVUPD %s, %d(DI)(AX*1)", r, off)
+		p("VMOVUPD %d(R9)(AX*1), %s", off, z)
+		p("VMULPD %d(SI)(AX*1), %s, %s", off, z, wz)
+		p("VFMADD231PD %s, %s, %s", wz, z, y(h))
+		p("VFMADD231PD %s, %s, %s", wz, r, y(2+h))
+	}
+	p("ADDQ $64, AX")
+	p("CMPQ AX, CX")
+	p("JB loop")
+	label("done")
+	p("VADDPD Y1, Y0, Y0")
+	p("VADDPD Y3, Y2, Y2")
+	reduce(s, 0)
+	reduce(s, 2)
+	p("MOVQ out+48(FP), DX")
+	p("VMOVSD X0, (DX)")
+	p("VMOVSD X2, 8(DX)")
+	p("VZEROUPPER")
+	p("RET")
+}
+
+// gatherRows emits gatherRowsAvx2(a *gatherArgs): for each group of four
+// ratings e < m (a multiple of 4), the rows R_i = other[idx[e+i]*d:] of
+// the other side, their first k = bias values stored by dimension,
+// zc[j*n + e + i] = R_i[j] (four-by-four transposes for the first k4, a
+// multiple of 4, then one by one), and the residual res[e+i] = vals[e+i] -
+// base - R_i[k] - x·R_i[:k] (one vector accumulator per rating for the
+// first k4 dimensions, dimension j in lane j mod 4, the lanes reduced by
+// reduce's tree, then a scalar one for the rest, added last).
+//
+// Registers: AX the arguments (whose m and idx fields the kernel steps),
+// DI zc at rating e, SI res, R8 x, R9 idx (in a group: the column
+// pointer), R10 vals, R11 other, R12 d in bytes (in a group: k4 in
+// bytes), R13 n in bytes, CX the ratings left (in a group: the
+// dimension's byte offset, then the bias's), R14, R15, DX and BX the four
+// rows. Vectors: Y0-Y3 the dot accumulators, Y4-Y7 the rows, Y8-Y11 the
+// transposes, Y12 x, Y14 base, Y13 the reduction temporary.
+func gatherRows(s isa) {
+	name := "gatherRows" + s.name
+	text(name, name+" gathers four ratings' rows at a time by dimension, with their residuals (kernel.GatherRows).",
+		[]arg{{"a", "*gatherArgs"}}, "")
+	p("MOVQ a+0(FP), AX")
+	p("MOVQ %d(AX), DI", gaZC)
+	p("MOVQ %d(AX), SI", gaRes)
+	p("MOVQ %d(AX), R8", gaX)
+	p("MOVQ %d(AX), R9", gaIdx)
+	p("MOVQ %d(AX), R10", gaVals)
+	p("MOVQ %d(AX), R11", gaOther)
+	p("MOVQ %d(AX), R12", gaD)
+	p("SHLQ $3, R12")
+	p("MOVQ %d(AX), R13", gaN)
+	p("SHLQ $3, R13")
+	p("MOVQ %d(AX), CX", gaBias)
+	p("SHLQ $3, CX")
+	p("MOVQ CX, %d(AX)", gaBias) // k in bytes from here on
+	p("VBROADCASTSD %d(AX), Y14", gaBase)
+	p("MOVQ %d(AX), CX", gaM)
+	p("TESTQ CX, CX")
+	p("JZ done")
+	rows := []string{"R14", "R15", "DX", "BX"}
+	label("group")
+	// The four rows' addresses.
+	for i, r := range rows {
+		p("MOVLQSX %d(R9), %s", 4*i, r)
+		p("IMULQ R12, %s", r)
+		p("ADDQ R11, %s", r)
+	}
+	for i := 0; i < 4; i++ {
+		p("VXORPD %s, %s, %s", y(i), y(i), y(i))
+		p("VXORPD %s, %s, %s", y(8+i), y(8+i), y(8+i))
+	}
+	// The ratings left wait in the arguments while CX steps the
+	// dimensions.
+	p("MOVQ CX, %d(AX)", gaM)
+	p("XORQ CX, CX")
+	p("MOVQ DI, R9") // the column pointer: zc + j*n + e
+	p("MOVQ %d(AX), R12", gaK4)
+	p("SHLQ $3, R12") // k4 in bytes
+	p("TESTQ R12, R12")
+	p("JZ tail")
+	label("dims")
+	p("VMOVUPD (R8)(CX*1), Y12")
+	for i, r := range rows {
+		p("VMOVUPD (%s)(CX*1), %s", r, y(4+i))
+		p("VFMADD231PD Y12, %s, %s", y(4+i), y(i))
+	}
+	p("VUNPCKLPD Y5, Y4, Y8")
+	p("VUNPCKHPD Y5, Y4, Y9")
+	p("VUNPCKLPD Y7, Y6, Y10")
+	p("VUNPCKHPD Y7, Y6, Y11")
+	p("VPERM2F128 $0x20, Y10, Y8, Y4")
+	p("VPERM2F128 $0x20, Y11, Y9, Y5")
+	p("VPERM2F128 $0x31, Y10, Y8, Y6")
+	p("VPERM2F128 $0x31, Y11, Y9, Y7")
+	for c := 0; c < 4; c++ {
+		p("VMOVUPD %s, (R9)", y(4+c))
+		p("ADDQ R13, R9")
+	}
+	p("ADDQ $32, CX")
+	p("CMPQ CX, R12")
+	p("JB dims")
+	p("VXORPD Y8, Y8, Y8") // the transposes' registers, now the scalar sums
+	p("VXORPD Y9, Y9, Y9")
+	p("VXORPD Y10, Y10, Y10")
+	p("VXORPD Y11, Y11, Y11")
+	label("tail")
+	// The dimensions from k4 to k, one at a time.
+	p("CMPQ CX, %d(AX)", gaBias)
+	p("JAE residuals")
+	p("VMOVSD (R8)(CX*1), X12")
+	for i, r := range rows {
+		p("VMOVSD (%s)(CX*1), %s", r, x(4+i))
+		p("VMOVSD %s, %d(R9)", x(4+i), 8*i)
+		p("VFMADD231SD X12, %s, %s", x(4+i), x(8+i))
+	}
+	p("ADDQ R13, R9")
+	p("ADDQ $8, CX")
+	p("JMP tail")
+	label("residuals")
+	// The residuals: vals - base - bias - dot.
+	p("MOVQ %d(AX), CX", gaBias)
+	for i, r := range rows {
+		reduce(s, i)
+		p("VADDSD %s, %s, %s", x(8+i), x(i), x(i))
+		p("VCVTSS2SD %d(R10), X8, X8", 4*i)
+		p("VSUBSD X14, X8, X8")
+		p("VSUBSD (%s)(CX*1), X8, X8", r)
+		p("VSUBSD %s, X8, X8", x(i))
+		p("VMOVSD X8, %d(SI)", 8*i)
+	}
+	// Restore the pointers that the group moved, and step to the next.
+	p("MOVQ %d(AX), R12", gaD)
+	p("SHLQ $3, R12")
+	p("MOVQ %d(AX), R9", gaIdx)
+	p("ADDQ $16, R9")
+	p("MOVQ R9, %d(AX)", gaIdx)
+	p("ADDQ $16, R10")
+	p("ADDQ $32, SI")
+	p("ADDQ $32, DI")
+	p("MOVQ %d(AX), CX", gaM)
+	p("SUBQ $4, CX")
+	p("JNZ group")
+	label("done")
+	p("VZEROUPPER")
+	p("RET")
+}

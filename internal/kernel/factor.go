@@ -1,0 +1,152 @@
+package kernel
+
+import "fmt"
+
+// The inner loops of a coordinate-wise sweep over factor rows (package
+// recommend): a row's ratings gathered by dimension with their residuals
+// (Gather), then one pass over them per coordinate (CoordSums).
+
+// GatherRow is one row of a factor sweep: its factor values X (k of them),
+// and its ratings, the other side's row offsets Idx (times D in Other,
+// whose rows hold k factor values then a bias at position k) and values
+// Vals. Gather sets Cols[j*len(Idx)+e] to the other row's value j of
+// rating e (the rows by dimension, k columns of len(Idx)) and Res[e] to
+// the residual Vals[e] - Base - bias_e - X·row_e (NaN for a NaN value).
+type GatherRow struct {
+	Cols, Res []float64
+	X         []float64
+	Idx       []int32
+	Vals      []float32
+	Other     []float64
+	D         int
+	Base      float64
+}
+
+// gatherArgs are GatherRow's pointers for the assembly kernel, at the
+// fixed offsets that _asm/factor.go names: every field 8 bytes wide.
+type gatherArgs struct {
+	zc    *float64
+	n     int
+	res   *float64
+	x     *float64
+	k4    int
+	idx   *int32
+	vals  *float32
+	other *float64
+	d     int
+	base  float64
+	m     int
+	bias  int
+}
+
+// check panics unless the row's slices hold what Gather reads and writes.
+func (g *GatherRow) check() {
+	n, k := len(g.Idx), len(g.X)
+	if len(g.Vals) < n || len(g.Res) < n || len(g.Cols) < n*k || g.D <= k {
+		panic(fmt.Sprintf("kernel: Gather: %d ratings, rank %d, row width %d: Vals %d, Res %d, Cols %d", n, k, g.D, len(g.Vals), len(g.Res), len(g.Cols)))
+	}
+	for _, o := range g.Idx {
+		if o < 0 || (int(o)+1)*g.D > len(g.Other) {
+			panic(fmt.Sprintf("kernel: Gather: row %d outside Other (%d rows of %d)", o, len(g.Other)/g.D, g.D))
+		}
+	}
+}
+
+// Gather gathers a row's ratings (see GatherRow).
+func Gather(g *GatherRow) {
+	g.check()
+	gather(int(active.Load()), g)
+}
+
+// CoordSums moves each residual res[e] by the last coordinate's change,
+// res[e] -= delta·zp[e] (by delta alone when zp is nil: a bias), and
+// returns the next coordinate's sums a = Σ w[e] z[e]² and
+// b = Σ w[e] z[e] res[e] over the moved residuals (0 and 0 when z is nil).
+// w, zp and z must be at least as long as res.
+func CoordSums(res, w, zp, z []float64, delta float64) (a, b float64) {
+	n := len(res)
+	if len(w) < n || (zp != nil && len(zp) < n) || (z != nil && len(z) < n) {
+		panic("kernel: CoordSums: a slice shorter than res")
+	}
+	if n == 0 {
+		return 0, 0
+	}
+	if zp == nil {
+		for e := range res {
+			res[e] -= delta
+		}
+		if z == nil {
+			return 0, 0
+		}
+		zp, delta = z, 0 // the residuals moved: res - 0·z is res
+	}
+	if z == nil {
+		axpyRows(int(active.Load()), res, []float64{-delta}, zp, n, n)
+		return 0, 0
+	}
+	return coordSums(int(active.Load()), res, w, zp, z, delta)
+}
+
+// coordSumsGeneric is CoordSums's loop from element e0 on, adding to a
+// and b, two elements at a time into two pairs of sums.
+func coordSumsGeneric(res, w, zp, z []float64, delta float64, e0 int, a, b float64) (float64, float64) {
+	n := len(res)
+	w, zp, z = w[:n], zp[:n], z[:n]
+	var a1, b1 float64
+	e := e0
+	for ; e+1 < n; e += 2 {
+		r0, r1 := res[e]-delta*zp[e], res[e+1]-delta*zp[e+1]
+		res[e], res[e+1] = r0, r1
+		wz0, wz1 := w[e]*z[e], w[e+1]*z[e+1]
+		a += wz0 * z[e]
+		a1 += wz1 * z[e+1]
+		b += wz0 * r0
+		b1 += wz1 * r1
+	}
+	if e < n {
+		r := res[e] - delta*zp[e]
+		res[e] = r
+		wz := w[e] * z[e]
+		a += wz * z[e]
+		b += wz * r
+	}
+	return a + a1, b + b1
+}
+
+// gatherGeneric is Gather's loop from rating e0 on, four ratings at a
+// time.
+func gatherGeneric(g *GatherRow, e0 int) {
+	n, k, d, x, other := len(g.Idx), len(g.X), g.D, g.X, g.Other
+	zc, res := g.Cols, g.Res
+	e := e0
+	for ; e+4 <= n; e += 4 {
+		z0 := other[int(g.Idx[e])*d:][:d]
+		z1 := other[int(g.Idx[e+1])*d:][:d]
+		z2 := other[int(g.Idx[e+2])*d:][:d]
+		z3 := other[int(g.Idx[e+3])*d:][:d]
+		var f0, f1, f2, f3 float64
+		for j, xj := range x {
+			col := zc[j*n+e:][:4]
+			v0, v1, v2, v3 := z0[j], z1[j], z2[j], z3[j]
+			col[0], col[1], col[2], col[3] = v0, v1, v2, v3
+			f0 += xj * v0
+			f1 += xj * v1
+			f2 += xj * v2
+			f3 += xj * v3
+		}
+		r, y := res[e:][:4], g.Vals[e:][:4]
+		r[0] = float64(y[0]) - g.Base - z0[k] - f0
+		r[1] = float64(y[1]) - g.Base - z1[k] - f1
+		r[2] = float64(y[2]) - g.Base - z2[k] - f2
+		r[3] = float64(y[3]) - g.Base - z3[k] - f3
+	}
+	for ; e < n; e++ {
+		z := other[int(g.Idx[e])*d:][:d]
+		var f float64
+		for j, xj := range x {
+			zc[j*n+e] = z[j]
+			f += xj * z[j]
+		}
+		res[e] = float64(g.Vals[e]) - g.Base - z[k] - f
+	}
+}

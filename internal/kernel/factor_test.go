@@ -1,0 +1,119 @@
+package kernel
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestGather: under every implementation, Gather lays out every rating's
+// other row by dimension exactly and computes each residual to within
+// rounding of the exact one (NaN for a NaN value), for every number of
+// ratings and ranks around the kernels' blocks of four.
+func TestGather(t *testing.T) {
+	forEachImpl(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(1, 2))
+		for n := 0; n <= 13; n++ {
+			for k := 0; k <= 9; k++ {
+				d := k + 1 + n%2 // rows wider than rank + 1 too
+				rows := 7
+				other := make([]float64, rows*d)
+				for i := range other {
+					other[i] = rng.NormFloat64()
+				}
+				g := GatherRow{Cols: make([]float64, n*k), Res: make([]float64, n), X: make([]float64, k),
+					Idx: make([]int32, n), Vals: make([]float32, n), Other: other, D: d, Base: 0.25}
+				for j := range g.X {
+					g.X[j] = rng.NormFloat64()
+				}
+				for e := range g.Idx {
+					g.Idx[e] = int32(rng.IntN(rows))
+					g.Vals[e] = float32(1 + rng.IntN(5))
+				}
+				if n > 2 {
+					g.Vals[2] = float32(math.NaN())
+				}
+				Gather(&g)
+				for e, o := range g.Idx {
+					row := other[int(o)*d:][:d]
+					want := float64(g.Vals[e]) - g.Base - row[k]
+					var mag float64
+					for j := range k {
+						if g.Cols[j*n+e] != row[j] {
+							t.Fatalf("n %d, k %d: Cols[%d][%d] = %v, want %v", n, k, j, e, g.Cols[j*n+e], row[j])
+						}
+						want -= g.X[j] * row[j]
+						mag += math.Abs(g.X[j] * row[j])
+					}
+					got := g.Res[e]
+					if e == 2 {
+						if got == got {
+							t.Fatalf("n %d, k %d: the residual of a NaN value is %v", n, k, got)
+						}
+						continue
+					}
+					if math.Abs(got-want) > 1e-14*(mag+8) {
+						t.Fatalf("n %d, k %d: Res[%d] = %v, want %v", n, k, e, got, want)
+					}
+				}
+			}
+		}
+	})
+}
+
+// TestCoordSums: under every implementation, CoordSums moves the
+// residuals and returns the sums of the moved ones to within rounding,
+// for lengths around the kernels' blocks of eight, with a previous
+// coordinate, a bias (zp nil) and no next one (z nil).
+func TestCoordSums(t *testing.T) {
+	forEachImpl(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(3, 4))
+		vec := func(n int) []float64 {
+			v := make([]float64, n)
+			for i := range v {
+				v[i] = rng.NormFloat64()
+			}
+			return v
+		}
+		for n := 0; n <= 35; n++ {
+			for _, kind := range []string{"dimension", "bias", "last"} {
+				res, w, zp, z := vec(n), vec(n), vec(n), vec(n)
+				for i := range w {
+					w[i] = math.Abs(w[i])
+				}
+				delta := 0.3
+				want := make([]float64, n)
+				var a, b, mag float64
+				for e := range res {
+					switch kind {
+					case "bias":
+						want[e] = res[e] - delta
+					default:
+						want[e] = res[e] - delta*zp[e]
+					}
+					a += w[e] * z[e] * z[e]
+					b += w[e] * z[e] * want[e]
+					mag += math.Abs(w[e] * z[e] * want[e])
+				}
+				var ga, gb float64
+				switch kind {
+				case "bias":
+					ga, gb = CoordSums(res, w, nil, z, delta)
+				case "last":
+					ga, gb = CoordSums(res, w, zp, nil, delta)
+					a, b = 0, 0
+				default:
+					ga, gb = CoordSums(res, w, zp, z, delta)
+				}
+				for e := range res {
+					if math.Abs(res[e]-want[e]) > 1e-15*(math.Abs(want[e])+1) {
+						t.Fatalf("%s, n %d: res[%d] = %v, want %v", kind, n, e, res[e], want[e])
+					}
+				}
+				if math.Abs(ga-a) > 1e-13*(a+1) || math.Abs(gb-b) > 1e-13*(mag+1) {
+					t.Fatalf("%s, n %d: sums %v, %v, want %v, %v", kind, n, ga, gb, a, b)
+				}
+			}
+		}
+	})
+}
