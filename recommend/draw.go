@@ -36,9 +36,12 @@ func (s *stream) seed(seed uint64, sweep, kind, row int) {
 	s.pcg.Seed(seed, mix(uint64(sweep)<<40^uint64(kind)<<32^uint64(row)))
 }
 
+// splitMixStep is the increment of SplitMix64's counter.
+const splitMixStep = 0x9e3779b97f4a7c15
+
 // mix is SplitMix64's finalizer: distinct inputs give unrelated outputs.
 func mix(x uint64) uint64 {
-	x += 0x9e3779b97f4a7c15
+	x += splitMixStep
 	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
 	x = (x ^ x>>27) * 0x94d049bb133111eb
 	return x ^ x>>31

@@ -8,25 +8,36 @@ import (
 	"github.com/scaledsm/scaledsm/synth"
 )
 
-// Fit a recommender to ratings, with no setting given, and predict a
-// rating, including one by a user the ratings did not have.
+// Fit a recommender to ratings, with no setting given, and predict
+// ratings it did not see, including those of a user it did not have.
 func ExampleFit() {
 	d, err := synth.GenerateRatings(synth.RatingsConfig{Users: 300, Items: 400, Ratings: 20000, Seed: 1})
 	if err != nil {
 		panic(err)
 	}
-	train := recommend.Ratings{Users: d.Users, Items: d.Items, Values: d.Values}
+	all := recommend.Ratings{Users: d.Users, Items: d.Items, Values: d.Values}
+	train, test, err := recommend.Split(all, 0.1, 1)
+	if err != nil {
+		panic(err)
+	}
 	m, err := recommend.Fit(context.Background(), train, recommend.Settings{})
 	if err != nil {
 		panic(err)
 	}
+	biases, err := recommend.Biases(train, recommend.DefaultBiasUser, recommend.DefaultBiasItem)
+	if err != nil {
+		panic(err)
+	}
+	e, _ := m.Evaluate(test)
+	b, _ := biases.Evaluate(test)
 	// The rank is chosen in one chain that grows it while the held-out
 	// ratings say so; m.Info.Selection has what each rank measured.
 	fmt.Printf("rank chosen among %d or more: %v\n", recommend.Ranks[0], m.Info.Rank >= recommend.Ranks[0])
-	fmt.Printf("user 1, item 2: %.1f\n", m.Predict(1, 2))
-	fmt.Printf("a new user, item 2: %.1f (the mean %.2f and the item's bias)\n", m.Predict(-1, 2), m.Mean)
+	fmt.Printf("test RMSE below the biases': %v\n", e.RMSE < b.RMSE)
+	i, _ := m.Items.Index(2)
+	fmt.Printf("a new user gets the mean and the item's bias: %v\n", m.Predict(-1, 2) == min(max(m.Mean+m.ItemBias[i], m.Min), m.Max))
 	// Output:
 	// rank chosen among 5 or more: true
-	// user 1, item 2: 4.2
-	// a new user, item 2: 3.8 (the mean 3.73 and the item's bias)
+	// test RMSE below the biases': true
+	// a new user gets the mean and the item's bias: true
 }

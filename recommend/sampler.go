@@ -188,16 +188,26 @@ func (s *sampler) row(x []float64, idx []int32, vals []float32, other []float64,
 	fitted := 0
 	// Gather: the other side's rows by dimension, and the residuals.
 	kernel.Gather(&kernel.GatherRow{Cols: zc, Res: res, X: x[:k], Idx: idx, Vals: vals, Other: other, D: d, Base: base})
-	// The weights, with α; 0 for a rating held out (NaN).
+	// The weights, with α; 0 for a rating held out (NaN). A drawn one
+	// takes its random bits from a counter of the row's stream
+	// (SplitMix64's sequence from a seed the stream draws).
+	nu, two := s.nu, 2*alpha
+	h := sc.s.pcg.Uint64()
 	for e, r := range res {
 		switch {
 		case r != r:
 			res[e], w[e] = 0, 0
 			continue
 		case draw:
-			w[e] = alpha * 2 * gt.Draw(sc.s.pcg.Uint64()) / (s.nu + alpha*r*r)
+			h += splitMixStep
+			bits := mix(h)
+			g, ok := gt.Body(bits)
+			if !ok {
+				g = gt.Tail(bits)
+			}
+			w[e] = two * g / (nu + alpha*r*r)
 		case robust:
-			w[e] = alpha * (s.nu + 1) / (s.nu + alpha*r*r)
+			w[e] = alpha * (nu + 1) / (nu + alpha*r*r)
 		default:
 			w[e] = alpha
 		}

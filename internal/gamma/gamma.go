@@ -71,12 +71,28 @@ func TableOf(a float64) *Table {
 
 // Draw returns the draw of the random bits.
 func (g *Table) Draw(bits uint64) float64 {
-	i := bits >> 54
-	f := float64(bits&(1<<53-1)) * 0x1p-53 // bit 53 unused
-	if i == cells-1 {
-		// The upper tail's probability (1-f)/cells, exact and positive.
-		return mathext.GammaIncRegCompInv(g.a, (1-f)/cells)
+	if v, ok := g.Body(bits); ok {
+		return v
 	}
-	lo := g.q[i]
-	return lo + f*(g.q[i+1]-lo)
+	return g.Tail(bits)
+}
+
+// Body returns the draw of the bits and true, unless they fall in the last
+// cell: then Tail is their draw. It is Draw for loops that want its
+// common case inlined.
+func (g *Table) Body(bits uint64) (float64, bool) {
+	i := bits >> 54
+	if i == cells-1 {
+		return 0, false
+	}
+	q := g.q[i : i+2]
+	return q[0] + float64(bits&(1<<53-1))*0x1p-53*(q[1]-q[0]), true // bit 53 unused
+}
+
+// Tail returns the draw of bits in the last cell: at the fraction f of the
+// cell, the quantile of the upper tail's probability (1-f)/cells, exact
+// and positive.
+func (g *Table) Tail(bits uint64) float64 {
+	f := float64(bits&(1<<53-1)) * 0x1p-53
+	return mathext.GammaIncRegCompInv(g.a, (1-f)/cells)
 }
