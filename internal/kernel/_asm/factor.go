@@ -20,6 +20,10 @@ const (
 	gaBias  = 88
 )
 
+// gatherAhead is how many groups of four ratings ahead gatherRows fetches
+// rows.
+const gatherAhead = 2
+
 // coordSums emits coordSumsAvx2(res, w, zp, z *float64, n int, delta
 // float64, out *float64): for e < n (a multiple of 8), res[e] -= delta *
 // zp[e] (one fused multiply-add), then out[0] = Σ w[e] z[e]² and out[1] =
@@ -123,6 +127,18 @@ func gatherRows(s isa) {
 	// The ratings left wait in the arguments while CX steps the
 	// dimensions.
 	p("MOVQ CX, %d(AX)", gaM)
+	// The rows of the group after next, fetched while this one is made
+	// (their first and last bytes).
+	p("CMPQ CX, $%d", 4*(gatherAhead+1))
+	p("JB fetched")
+	for i := range 4 {
+		p("MOVLQSX %d(R9), CX", 4*(4*gatherAhead+i))
+		p("IMULQ R12, CX")
+		p("ADDQ R11, CX")
+		p("PREFETCHT0 (CX)")
+		p("PREFETCHT0 -8(CX)(R12*1)")
+	}
+	label("fetched")
 	p("XORQ CX, CX")
 	p("MOVQ DI, R9") // the column pointer: zc + j*n + e
 	p("MOVQ %d(AX), R12", gaK4)
