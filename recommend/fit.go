@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/scaledsm/scaledsm"
+	"github.com/scaledsm/scaledsm/internal/par"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -212,7 +213,7 @@ func FitIndexed(ctx context.Context, x *Indexed, s Settings) (*Model, error) {
 		return nil, err
 	}
 	m := &Model{Min: float64(slices.Min(x.Values)), Max: float64(slices.Max(x.Values)), Users: x.Users, Items: x.Items}
-	if err := duplicates(x); err != nil {
+	if err := duplicates(x, s.Workers); err != nil {
 		return nil, err
 	}
 	t := newTable(len(m.Users), len(m.Items), x.Rows, x.Cols, x.Values)
@@ -253,8 +254,9 @@ func (e *DuplicateError) Error() string {
 }
 
 // duplicates returns a *DuplicateError for the first pair rated twice,
-// found by sorting each user's items (no map of every pair).
-func duplicates(x *Indexed) error {
+// found by sorting each user's items (no map of every pair), the users
+// shared among the cores.
+func duplicates(x *Indexed, workers int) error {
 	n1, rows, cols := len(x.Users), x.Rows, x.Cols
 	start := counts(n1, rows)
 	at := make([]int32, len(rows)) // rating indices, user by user
@@ -263,18 +265,29 @@ func duplicates(x *Indexed) error {
 		at[next[u]] = int32(k)
 		next[u]++
 	}
+	// Each block of users' first duplicate, the one whose second rating
+	// comes first.
+	const block = 1024
+	found := make([]*DuplicateError, (n1+block-1)/block)
+	par.Do(workers, len(found), func(b int) {
+		for u := b * block; u < min(n1, (b+1)*block); u++ {
+			row := at[start[u]:start[u+1]]
+			slices.SortFunc(row, func(a, b int32) int { return cmp.Or(cmp.Compare(cols[a], cols[b]), cmp.Compare(a, b)) })
+			for j := 1; j < len(row); j++ {
+				if cols[row[j]] != cols[row[j-1]] {
+					continue
+				}
+				a, c := int(row[j-1]), int(row[j])
+				if d := found[b]; d == nil || c < d.Second {
+					found[b] = &DuplicateError{User: x.Users[rows[a]], Item: x.Items[cols[a]], First: a, Second: c}
+				}
+			}
+		}
+	})
 	var dup *DuplicateError
-	for u := range n1 {
-		row := at[start[u]:start[u+1]]
-		slices.SortFunc(row, func(a, b int32) int { return cmp.Or(cmp.Compare(cols[a], cols[b]), cmp.Compare(a, b)) })
-		for j := 1; j < len(row); j++ {
-			if cols[row[j]] != cols[row[j-1]] {
-				continue
-			}
-			a, b := int(row[j-1]), int(row[j])
-			if dup == nil || b < dup.Second {
-				dup = &DuplicateError{User: x.Users[rows[a]], Item: x.Items[cols[a]], First: a, Second: b}
-			}
+	for _, d := range found {
+		if d != nil && (dup == nil || d.Second < dup.Second) {
+			dup = d
 		}
 	}
 	if dup != nil {

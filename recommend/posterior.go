@@ -42,7 +42,7 @@ type factors struct {
 
 func newPosterior(n1, n2, maxRank int) *posterior {
 	return &posterior{n1: n1, n2: n2, ub: make([]float64, n1), ib: make([]float64, n2),
-		maxRank: maxRank, maxPend: 2}
+		maxRank: maxRank, maxPend: 4}
 }
 
 // clone returns a copy of the posterior mean, having waited for its

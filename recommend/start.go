@@ -16,7 +16,7 @@ import (
 // startOversample extra columns: a few products with the ratings, each
 // the cost of half a sweep.
 const (
-	startPower      = 2
+	startPower      = 1
 	startOversample = 5
 	startShrink     = 5 // the pseudo-count of the start's biases
 )
