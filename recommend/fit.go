@@ -71,8 +71,9 @@ const (
 )
 
 // Ranks are the ranks that Fit tries, in this order, when the rank is to
-// be chosen: it stops at the first that does not improve the validation
-// RMSE by RankGain.
+// be chosen: the Bayesian chain grows to the next while the last improved
+// the validation RMSE by RankGain, and undoes one that did not improve it
+// at all.
 var Ranks = []int{5, 10, 20, 40, 80}
 
 // RankGain is the least improvement of the validation RMSE for which Fit
@@ -176,10 +177,11 @@ func (s Settings) choosing() bool {
 // Fit fits a model to the ratings. What the settings leave open (by
 // default the rank and the number of sweeps) is chosen by validation: the
 // ratings are split at random (Settings.Seed) into Settings.Validation
-// held out and the rest; chains of increasing rank are run on the rest,
-// each stopped when its RMSE on the held-out ratings stops improving; the
-// best chain is then continued on all the ratings (Bayes) or refitted
-// (Ridge), so that the Bayesian fit makes no sweep twice.
+// held out and the rest. The Bayesian fit runs one chain on the rest,
+// which grows its rank (Ranks) while the RMSE on the held-out ratings
+// says so and stops when it stops improving, then goes on with all the
+// ratings, so that no sweep is made twice; Ridge runs a chain per rank and
+// penalty and refits the best.
 //
 // The Bayesian model's factors L and R hold the posterior mean of the
 // low-rank part, which averages many sweeps and so has a higher rank than
@@ -198,8 +200,8 @@ func Fit(ctx context.Context, r Ratings, s Settings) (*Model, error) {
 }
 
 // FitIndexed is Fit of ratings in the compact form, which it does not
-// copy: its memory is the 16 bytes a rating of the sampler's table and 4
-// of the weights. The model shares the ratings' ids.
+// copy: its memory is the 16 bytes a rating of the sampler's table. The
+// model shares the ratings' ids.
 func FitIndexed(ctx context.Context, x *Indexed, s Settings) (*Model, error) {
 	begin := time.Now()
 	if err := x.check("ratings"); err != nil {
