@@ -3,12 +3,12 @@
 
 Usage:
     python3 docs/libmf_ratings.py --scaledsm PATH --libmf PATH/mf-train \\
-        --train train.csv --test test.csv [--runs 3] [--grid quick|full] [--work DIR]
+        --train train.csv --test test.csv [--runs 3] [--grid full|K,L2,EPOCHS] [--work DIR]
 
 It writes LIBMF's text format of both files (user item rating, the ids as
 they are), runs LIBMF's grid (`mf-train -s 2 -r 0.05 -f 0 -k K -l2 L -t T`:
-K 10, 20, 40; L 0.03, 0.05, 0.1, 0.2; T 50, 100, or with --grid quick the
-setting K 20, L 0.05, T 50 alone) and picks the setting of the least test
+K 10, 20, 40; L 0.03, 0.05, 0.1, 0.2; T 50, 100, or one setting given as
+--grid K,L,T) and picks the setting of the least test
 RMSE (chosen on the test split, which flatters LIBMF). Then it times
 `scaledsm solve --ratings TRAIN --test TEST` (no other flag) and that
 setting's `mf-train` in turn, A B A B, --runs pairs, each a whole process
@@ -68,14 +68,19 @@ def main():
     ap.add_argument("--train", required=True)
     ap.add_argument("--test", required=True)
     ap.add_argument("--runs", type=int, default=3)
-    ap.add_argument("--grid", choices=["quick", "full"], default="full")
+    ap.add_argument("--grid", default="full", help="full, or one setting K,L2,EPOCHS")
     ap.add_argument("--work", default=None)
     a = ap.parse_args()
     work = a.work or tempfile.mkdtemp()
+    os.makedirs(work, exist_ok=True)
     train, test, model = (os.path.join(work, f) for f in ("train.txt", "test.txt", "model"))
     to_text(a.train, train)
     to_text(a.test, test)
-    grid = [(20, 0.05, 50)] if a.grid == "quick" else [(k, l, t) for k in (10, 20, 40) for l in (0.03, 0.05, 0.1, 0.2) for t in (50, 100)]
+    if a.grid == "full":
+        grid = [(k, l, t) for k in (10, 20, 40) for l in (0.03, 0.05, 0.1, 0.2) for t in (50, 100)]
+    else:
+        k, l, t = a.grid.split(",")
+        grid = [(int(k), float(l), int(t))]
     best = None
     for k, l, t in grid:
         r = libmf_rmse(a.libmf, train, test, model, k, l, t)

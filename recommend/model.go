@@ -56,12 +56,13 @@ type Selection struct {
 	Chosen     int         `json:"chosen"` // the index of the chosen candidate
 }
 
-// Candidate is one setting tried on the validation ratings.
+// Candidate is one setting tried on the validation ratings: for the
+// Bayesian fit, one rank of its one chain.
 type Candidate struct {
 	Rank    int     `json:"rank"`
 	Lambda  float64 `json:"lambda,omitempty"` // "ridge" only
-	Sweeps  int     `json:"sweeps"`           // sweeps made by the chain (ridge: by the final fit)
-	Best    int     `json:"best_sweep"`       // the sweep after which the held-out RMSE was least
+	Sweeps  int     `json:"sweeps"`           // sweeps made at this rank (ridge: by the final fit)
+	Best    int     `json:"best_sweep"`       // the chain's sweep after which the held-out RMSE was least
 	RMSE    float64 `json:"rmse"`             // on the validation ratings, at that number of sweeps
 	Seconds float64 `json:"seconds"`
 }

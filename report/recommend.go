@@ -108,12 +108,17 @@ func (s *Recommender) Print(w io.Writer, out string) {
 	}
 	if sel := s.Selection; sel != nil {
 		var c []string
-		for _, k := range sel.Candidates {
-			label := fmt.Sprintf("rank %d", k.Rank)
-			if s.Model == recommend.Ridge.String() {
-				label += fmt.Sprintf(" penalty %s", csvfmt.Float(k.Lambda))
+		for j, k := range sel.Candidates {
+			switch {
+			case s.Model == recommend.Ridge.String():
+				c = append(c, fmt.Sprintf("rank %d penalty %s %.4f (%d sweeps)", k.Rank, csvfmt.Float(k.Lambda), k.RMSE, k.Best))
+			case j == 0:
+				c = append(c, fmt.Sprintf("one chain: rank %d %.4f after %d sweeps", k.Rank, k.RMSE, k.Sweeps))
+			case j > sel.Chosen:
+				c = append(c, fmt.Sprintf("rank %d %.4f after %d more (undone)", k.Rank, k.RMSE, k.Sweeps))
+			default:
+				c = append(c, fmt.Sprintf("rank %d %.4f after %d more", k.Rank, k.RMSE, k.Sweeps))
 			}
-			c = append(c, fmt.Sprintf("%s %.4f (%d sweeps)", label, k.RMSE, k.Best))
 		}
 		ch := sel.Candidates[sel.Chosen]
 		fmt.Fprintf(w, "selection  validation RMSE on %d held-out ratings (%.3g%%): %s; chose rank %d\n", sel.Ratings, 100*sel.Fraction, strings.Join(c, ", "), ch.Rank)
