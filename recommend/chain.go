@@ -102,9 +102,8 @@ type chainSpec struct {
 	// alsoBurn, when above burn, keeps a second posterior mean from that
 	// sweep on, until the chain has made 3 alsoBurn sweeps (or ends): then
 	// the one whose average of predictions does better on val is kept, the
-	// other dropped. The early sweeps, from a small start, shrink the
-	// average usefully on few ratings, and stray from the posterior on
-	// many.
+	// other dropped. The early sweeps shrink the average usefully on few
+	// ratings, and stray from the posterior on many.
 	alsoBurn int
 	thin     int // the posterior mean takes every thin-th sweep from burn on
 	maxRank  int // the posterior mean's rank

@@ -11,7 +11,7 @@ import (
 )
 
 // burns are the first sweeps of the averages that a validation chain
-// tracks, from the start of its rank.
+// tracks, counted from its first sweep.
 var burns = []int{0, 5, 10, 20, 40, 80, 160}
 
 // chosen is what a validation chose: what it measured, the settings of
@@ -36,16 +36,17 @@ type chosen struct {
 // chainPatience sweeps, or in half as many as came before its last gain if
 // that is fewer (chainMinPatience at least, and chainMin in all). Then it
 // grows in place to the next rank of Ranks (its rows keep their
-// dimensions, the new ones start small), and runs again so, while the
-// last rank improved the held-out RMSE by RankGain standard deviations; a
-// rank that did not is undone (the chain goes back to the rows it had
-// before). At each rank it keeps the posterior mean of its sweeps from the
-// rank's first sweep on and from chainBurn on (see chainSpec.alsoBurn),
+// dimensions, the new ones start at the residuals' leading singular
+// vectors), and runs again so, while the last rank improved the held-out
+// RMSE by RankGain standard deviations; a rank that did not improve it at
+// all is undone (the chain goes back to its rows and posterior means from
+// before it grew). Across its ranks it keeps the posterior mean of its
+// sweeps from the first on and from chainBurn on (see chainSpec.alsoBurn),
 // every chainThin-th sweep, held at chainRankMul times the rank. The
 // chain is then continued on all the ratings for contFrac of the sweeps
-// it made at its rank, or for as many as contBudget rating-dimensions
-// allow where that is more (at most 4 times as many), those sweeps added
-// to its mean.
+// it made up to its chosen rank, or for as many as contBudget
+// rating-dimensions allow where that is more (at most 4 times as many),
+// those sweeps added to its mean.
 const (
 	chainPatience    = 30
 	chainMin         = 20

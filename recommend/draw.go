@@ -11,7 +11,7 @@ import (
 const (
 	streamUser = iota + 1
 	streamItem
-	streamWeights
+	_ // the weights' stream before they were drawn as rows are made: kept so that the others keep their numbers
 	streamHyperUser
 	streamHyperItem
 	streamNoise

@@ -300,8 +300,7 @@ func duplicates(x *Indexed, workers int) error {
 
 // defaultBurn is the first sweep that the posterior mean takes when the
 // number of sweeps is given: the average from the first sweeps on predicts
-// about as well as from later ones on MovieLens (the start is small and
-// the chain moves slowly), so a twentieth.
+// about as well as from later ones on MovieLens, so a twentieth.
 func defaultBurn(s Settings) int {
 	if s.Method == Ridge {
 		return max(s.Sweeps-1, 0)

@@ -250,7 +250,8 @@ func TestTruncate(t *testing.T) {
 	}
 }
 
-// TestCholeskySolve: cholesky, forward and backward solve H x = b.
+// TestCholeskySolve: cholesky factors H = C Cᵀ, and backward solves
+// Cᵀ x = b, the two steps of drawPrior's Wishart draw.
 func TestCholeskySolve(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	const d = 6
@@ -273,11 +274,32 @@ func TestCholeskySolve(t *testing.T) {
 	if !cholesky(c, d) {
 		t.Fatal("not positive definite")
 	}
-	forward(c, d, x)
+	// C is the lower triangle of c.
+	lower := func(i, j int) float64 {
+		if j > i {
+			return 0
+		}
+		return c[i*d+j]
+	}
+	for i := range d {
+		for j := range d {
+			var s float64
+			for k := range d {
+				s += lower(i, k) * lower(j, k)
+			}
+			if math.Abs(s-h[i*d+j]) > 1e-10 {
+				t.Errorf("(C Cᵀ)[%d,%d] = %v, want %v", i, j, s, h[i*d+j])
+			}
+		}
+	}
 	backward(c, d, x)
 	for i := range d {
-		if r := dot(h[i*d:i*d+d], x) - b[i]; math.Abs(r) > 1e-10 {
-			t.Errorf("residual %d: %v", i, r)
+		var s float64
+		for k := range d {
+			s += lower(k, i) * x[k]
+		}
+		if math.Abs(s-b[i]) > 1e-10 {
+			t.Errorf("(Cᵀ x)[%d] = %v, want %v", i, s, b[i])
 		}
 	}
 	if cholesky([]float64{1, 2, 2, 1}, 2) {

@@ -2,11 +2,9 @@ package recommend
 
 import "math"
 
-// The sampler solves one small symmetric positive definite system per user
-// and per item and sweep (d = rank+1 unknowns, d up to a few hundred), some
-// thousands of them per sweep: these loops on d×d row-major arrays do it
-// without the allocations and calls of a general library, which would cost
-// as much as the arithmetic at d ≈ 10.
+// The priors' draws (drawPrior) factor two small d×d matrices a side and
+// sweep (d = rank+1): these loops on row-major arrays do it without the
+// allocations and calls of a general library.
 
 // cholesky overwrites the lower triangle of the d×d matrix h with its
 // Cholesky factor C (h = C Cᵀ) and reports whether h is positive definite.
@@ -32,19 +30,6 @@ func cholesky(h []float64, d int) bool {
 		}
 	}
 	return true
-}
-
-// forward solves C z = b in place (b becomes z), C the lower Cholesky
-// factor in c.
-func forward(c []float64, d int, b []float64) {
-	for i := range d {
-		ri := c[i*d : i*d+i]
-		s := b[i]
-		for k, v := range ri {
-			s -= v * b[k]
-		}
-		b[i] = s / c[i*d+i]
-	}
 }
 
 // backward solves Cᵀ x = b in place, C the lower Cholesky factor in c.

@@ -20,7 +20,8 @@ import (
 // changes, coordinate c (z_ic the other side's value, 1 for the bias) has
 // the precision and the mean
 //
-//	h_c = λ_c + α Σ_i w_ui z_ic²,    m_c = (λ_c μ_c + α Σ_i w_ui z_ic (e_i + x_c z_ic)) / h_c,
+//	h_c = Λ_cc + α Σ_i w_ui z_ic²,
+//	m_c = (Λ_cc μ_c − Σ_{l≠c} Λ_cl (x_l − μ_l) + α Σ_i w_ui z_ic (e_i + x_c z_ic)) / h_c,
 //
 // and moving it by δ moves each residual by −δ z_ic: O(k) a rating, where
 // the row's joint conditional costs a (k+1)² Gram a rating and a solve.
@@ -31,8 +32,9 @@ import (
 // With noise (the Bayesian fit, the default), each coordinate is drawn
 // from N(m_c, 1/h_c), so that the sweeps sample the posterior (a Gibbs
 // sampler), and the fit averages the predictions of the sweeps; the
-// priors' means and precisions (one per dimension: automatic relevance
-// determination), the noise precision α and the weights w are drawn too,
+// priors' means and precisions (Normal-Wishart, as Bayesian PMF's: the
+// coordinate's conditional takes the pull of the others through Λ), the
+// noise precision α and the weights w are drawn too,
 // so that the regularization and the robustness are learned from the
 // data. Without noise each coordinate moves to m_c with the penalty
 // λ n_u of ALS-WR in place of the prior, for ridgePasses passes over the
@@ -278,14 +280,6 @@ func (s *sampler) drawNoise(sweep int) {
 	st := newStream()
 	st.seed(s.seed, sweep, streamNoise, 0)
 	s.alpha = gamma.Draw(st.rng, 1+float64(s.m)/2) / (1 + ss/2)
-}
-
-// predict returns the prediction of the current rows for user u and item
-// i, without the mean.
-func (s *sampler) predict(u, i int) float64 {
-	d, k := s.d, s.k
-	xu, xi := s.u[u*d:u*d+d], s.v[i*d:i*d+d]
-	return dot(xu[:k], xi[:k]) + xu[k] + xi[k]
 }
 
 // hold holds out the ratings p of the table (their positions marked in

@@ -79,7 +79,7 @@ func CoordSums(res, w, zp, z []float64, delta float64) (a, b float64) {
 		zp, delta = z, 0 // the residuals moved: res - 0·z is res
 	}
 	if z == nil {
-		axpyRows(int(active.Load()), res, []float64{-delta}, zp, n, n)
+		Axpy(-delta, zp[:n], res)
 		return 0, 0
 	}
 	return coordSums(int(active.Load()), res, w, zp, z, delta)
