@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"sync/atomic"
 
 	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
@@ -39,10 +40,11 @@ import (
 // added in chunk order, so the bits do not depend on the number of cores.
 type Entries struct {
 	n1, n2 int
-	start  []int   // entries of row i: start[i] to start[i+1]
-	cols   []int32 // column of each entry
-	chunks []int   // first row of each chunk, and n1
-	total  int     // the entries of the whole problem, when this is a shard (see Shard)
+	start  []int                   // entries of row i: start[i] to start[i+1]
+	cols   []int32                 // column of each entry
+	chunks []int                   // first row of each chunk, and n1
+	tiled  *atomic.Pointer[tiling] // the pass's last tiling (see tiles), shared by shards
+	total  int                     // the entries of the whole problem, when this is a shard (see Shard)
 }
 
 // Entries evaluates batches one run at a time and forms its spectral
@@ -175,6 +177,7 @@ func (e *Entries) split() {
 	m := len(e.cols)
 	nc := min(chunks(m), max(4, m/(32*e.n2)))
 	e.chunks = make([]int, nc+1)
+	e.tiled = new(atomic.Pointer[tiling])
 	row := 0
 	for c := 1; c < nc; c++ {
 		lo, _ := chunkRange(c, nc, m)
@@ -289,14 +292,10 @@ func (e *Entries) Evaluate(ev *Evaluation) {
 	gl := ev.GL.RawMatrix()
 	w := teamSize(len(e.cols) * r)
 	// Row after row, each row's rows of R and of the partial GR asked
-	// for ahead (see prefetchBytes). Visiting the rows tile after tile of
-	// columns, so that a tile's rows of R and GR stay in L2, was slower at
-	// every size measured, as a row's entries in a tile are too few to
-	// repay a call of the kernel: `scaledsm bench` (ms per iteration,
-	// 512 KB tiles against none, 27 Nov 2026) mc-1e6 99.8 against 44.1,
-	// mc-1e7 369 against 117, netflix-1e7 198 against 140, mc-1e8 998
-	// against 955, netflix-1e8 954 against 559; the same bits either way.
+	// for ahead (see prefetchBytes), in tiles of columns where R's and a
+	// partial GR's rows would overflow the caches (see passTileBytes).
 	prefetch := e.n2*rr.Stride*8 > prefetchBytes
+	tl := e.tiles(passTiles(e.n2, rr.Stride+s))
 	parallel(w, nc, func(c int) {
 		gr := parts[c*n2s : (c+1)*n2s]
 		clear(gr)
@@ -307,30 +306,44 @@ func (e *Entries) Evaluate(ev *Evaluation) {
 			clear(kept)
 		}
 		for i := c0; i < c1; i++ {
-			lo, hi := e.start[i], e.start[i+1]
 			clear(gl.Data[i*gl.Stride : i*gl.Stride+r])
-			if hi == lo {
-				continue
-			}
-			if prefetch && i+1 < c1 {
-				next := e.cols[hi:e.start[i+2]]
-				kernel.PrefetchRows(rr.Data, next, rr.Stride, r)
-				kernel.PrefetchRows(gr, next, s, s)
-				if ks != nil {
-					kernel.PrefetchRows(ev.Bounds.Cols, next, 1, 1)
+		}
+		for t := range tl.n {
+			for i := c0; i < c1; i++ {
+				lo, hi := tl.segment(e, i, t)
+				if hi == lo {
+					continue
 				}
+				if prefetch && i+1 < c1 {
+					if i+lineAhead < c1 {
+						alo, _ := tl.segment(e, i+lineAhead, t)
+						kernel.PrefetchAt(e.cols, alo)
+						if ev.y32 != nil {
+							kernel.PrefetchAt(ev.y32, alo)
+						} else {
+							kernel.PrefetchAt(ev.Y, alo)
+						}
+					}
+					nlo, nhi := tl.segment(e, i+1, t)
+					next := e.cols[nlo:nhi]
+					kernel.PrefetchRows(rr.Data, next, rr.Stride, r)
+					kernel.PrefetchRows(gr, next, s, s)
+					if ks != nil {
+						kernel.PrefetchRows(ev.Bounds.Cols, next, 1, 1)
+					}
+				}
+				var rk *rowKept
+				if ks != nil {
+					rk = &kept[i-c0]
+				}
+				var z []float64
+				if ev.Z != nil {
+					z = ev.Z[lo:hi]
+				} else {
+					z = ev.rowZ[c*longest : c*longest+hi-lo]
+				}
+				e.evaluateRow(ev, z, i, lo, hi, l.Data[i*l.Stride:i*l.Stride+r], gl.Data[i*gl.Stride:i*gl.Stride+r], rr.Data, rr.Stride, gr, s, ks, rk)
 			}
-			var rk *rowKept
-			if ks != nil {
-				rk = &kept[i-c0]
-			}
-			var z []float64
-			if ev.Z != nil {
-				z = ev.Z[lo:hi]
-			} else {
-				z = ev.rowZ[c*longest : c*longest+hi-lo]
-			}
-			e.evaluateRow(ev, z, i, lo, hi, l.Data[i*l.Stride:i*l.Stride+r], gl.Data[i*gl.Stride:i*gl.Stride+r], rr.Data, rr.Stride, gr, s, ks, rk)
 		}
 		if ks != nil {
 			for i := c0; i < c1; i++ {
@@ -610,7 +623,14 @@ func (e *Entries) mulSparse(dst *mat.Dense, v keptValues, x *mat.Dense, scale fl
 func mulSparseOf[T float](e *Entries, dst *mat.Dense, v []T, below float64, x *mat.Dense, scale float64) {
 	_, k := x.Dims()
 	xr, dr := x.RawMatrix(), dst.RawMatrix()
-	const rows = 256
+	// Blocks of rows, each visited tile after tile of columns when x's
+	// rows would overflow the caches (see tiles): 256 rows a block, or
+	// productBlocks blocks of the tiles' many entries.
+	tl := e.tiles(passTiles(e.n2, k))
+	rows := 256
+	if tl.n > 1 {
+		rows = (e.n1 + productBlocks - 1) / productBlocks
+	}
 	// the goroutines' gathered rows and their weights, kept from block to
 	// block (a spectral start at 10^7 entries allocated 860 MB without)
 	bufs := newPool[[2][]float64]()
@@ -620,22 +640,32 @@ func mulSparseOf[T float](e *Entries, dst *mat.Dense, v []T, below float64, x *m
 		buf, alpha := ba[0], ba[1]
 		defer func() { bufs.put([2][]float64{buf, alpha}) }()
 		for i := lo; i < hi; i++ {
-			if i+1 < e.n1 {
-				kernel.PrefetchRows(xr.Data, e.cols[e.start[i+1]:e.start[i+2]], xr.Stride, k)
-			}
-			buf, alpha = buf[:0], alpha[:0]
-			for p := e.start[i]; p < e.start[i+1]; p++ {
-				vp := keptAt(v, p, below)
-				if vp == 0 {
-					continue
+			clear(dr.Data[i*dr.Stride : i*dr.Stride+k])
+		}
+		for t := range tl.n {
+			for i := lo; i < hi; i++ {
+				if i+1 < e.n1 {
+					nlo, nhi := tl.segment(e, i+1, t)
+					kernel.PrefetchRows(xr.Data, e.cols[nlo:nhi], xr.Stride, k)
 				}
-				j := int(e.cols[p])
-				buf = append(buf, xr.Data[j*xr.Stride:j*xr.Stride+k]...)
-				alpha = append(alpha, scale*vp)
+				if i+lineAhead < e.n1 {
+					alo, _ := tl.segment(e, i+lineAhead, t)
+					kernel.PrefetchAt(e.cols, alo)
+					kernel.PrefetchAt(v, alo)
+				}
+				plo, phi := tl.segment(e, i, t)
+				buf, alpha = buf[:0], alpha[:0]
+				for p := plo; p < phi; p++ {
+					vp := keptAt(v, p, below)
+					if vp == 0 {
+						continue
+					}
+					j := int(e.cols[p])
+					buf = append(buf, xr.Data[j*xr.Stride:j*xr.Stride+k]...)
+					alpha = append(alpha, scale*vp)
+				}
+				kernel.AxpyRows(dr.Data[i*dr.Stride:i*dr.Stride+k], alpha, buf, k, k)
 			}
-			row := dr.Data[i*dr.Stride : i*dr.Stride+k]
-			clear(row)
-			kernel.AxpyRows(row, alpha, buf, k, k)
 		}
 	})
 }
@@ -659,11 +689,31 @@ func mulSparseTOf[T float](e *Entries, dst *mat.Dense, v []T, below float64, x *
 	xr, dr := x.RawMatrix(), dst.RawMatrix()
 	dst.Zero()
 	w := teamSize(len(e.cols) * k)
-	parallel(w, w, func(c int) {
-		lo, hi := int32(c*e.n2/w), int32((c+1)*e.n2/w)
+	// Each goroutine adds into its own columns: its tiles, when dst's rows
+	// would overflow the caches (see tiles), else its share of them.
+	tl := e.tiles(passTiles(e.n2, k))
+	n := tl.n
+	if n == 1 {
+		n = w
+	}
+	parallel(w, n, func(c int) {
+		t, lo, hi := c, int32(c*e.n2/n), int32((c+1)*e.n2/n)
+		if tl.n == 1 {
+			t = 0
+		}
 		for i := range e.n1 {
+			plo, phi := tl.segment(e, i, t)
+			if tl.n > 1 && i+1 < e.n1 {
+				nlo, nhi := tl.segment(e, i+1, t)
+				kernel.PrefetchRows(dr.Data, e.cols[nlo:nhi], dr.Stride, k)
+				if i+lineAhead < e.n1 {
+					alo, _ := tl.segment(e, i+lineAhead, t)
+					kernel.PrefetchAt(e.cols, alo)
+					kernel.PrefetchAt(v, alo)
+				}
+			}
 			xi := xr.Data[i*xr.Stride : i*xr.Stride+k]
-			for p := e.start[i]; p < e.start[i+1]; p++ {
+			for p := plo; p < phi; p++ {
 				j := e.cols[p]
 				if j < lo || j >= hi {
 					continue

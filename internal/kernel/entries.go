@@ -111,25 +111,31 @@ func EvaluateEntries(mode int, a *EntriesRow) {
 // evaluateEntriesGo is EvaluateEntries in Go, the fits from the
 // implementation's dotRows (so with its bits).
 func evaluateEntriesGo(impl, mode int, a *EntriesRow) {
+	if a.Y32 != nil {
+		entriesGo(impl, mode, a, a.Y32)
+	} else {
+		entriesGo(impl, mode, a, a.Y)
+	}
+}
+
+// entriesGo is evaluateEntriesGo of the observations y, compiled for each
+// kind, with the slices' bounds checked once an entry.
+func entriesGo[T float32 | float64](impl, mode int, a *EntriesRow, y []T) {
 	r := len(a.L)
 	li, g := a.L, a.G[:r]
+	y, z := y[:len(a.Cols)], a.Z[:len(a.Cols)]
+	generic := impl == implGeneric
 	var fit [1]float64
 	for k, c := range a.Cols {
 		j := int(c)
 		rj := a.RD[j*a.LD : j*a.LD+r]
-		if impl == implGeneric {
+		if generic {
 			fit[0] = dotGeneric(rj, li)
 		} else {
 			dotRows(impl, fit[:], rj, r, r, li)
 		}
-		var res float64
-		if a.Y32 != nil {
-			res = fit[0] - float64(a.Y32[k])
-		} else {
-			res = fit[0] - a.Y[k]
-		}
-		a.Z[k] = res
-		gj := a.GR[j*a.S : j*a.S+r]
+		res := fit[0] - float64(y[k])
+		z[k] = res
 		w := res
 		switch mode {
 		case EntriesTrimmed:
@@ -151,10 +157,31 @@ func evaluateEntriesGo(impl, mode int, a *EntriesRow) {
 		if w == 0 {
 			continue
 		}
-		for i, v := range li {
-			g[i] += float64(w * rj[i])
-			gj[i] += float64(w * v)
-		}
+		addScaledPair(w, rj, li, g, a.GR[j*a.S:j*a.S+r])
+	}
+}
+
+// addScaledPair adds w·x to g and w·l to h, element by element (each sum
+// rounded as the assembly's is not: a product, then a sum), unrolled by
+// four.
+func addScaledPair(w float64, x, l, g, h []float64) {
+	n := len(l)
+	x, g, h = x[:n], g[:n], h[:n]
+	i := 0
+	for ; i+4 <= n; i += 4 {
+		xx, ll, gg, hh := x[i:i+4:i+4], l[i:i+4:i+4], g[i:i+4:i+4], h[i:i+4:i+4]
+		gg[0] += float64(w * xx[0])
+		hh[0] += float64(w * ll[0])
+		gg[1] += float64(w * xx[1])
+		hh[1] += float64(w * ll[1])
+		gg[2] += float64(w * xx[2])
+		hh[2] += float64(w * ll[2])
+		gg[3] += float64(w * xx[3])
+		hh[3] += float64(w * ll[3])
+	}
+	for ; i < n; i++ {
+		g[i] += float64(w * x[i])
+		h[i] += float64(w * l[i])
 	}
 }
 

@@ -13,3 +13,12 @@ func PrefetchRows(x []float64, idx []int32, ld, width int) {
 	}
 	prefetchRows(unsafe.Pointer(&x[0]), idx, 8*ld, 8*width-1)
 }
+
+// PrefetchAt asks for the cache line of x[k] ahead of its use, where the
+// platform can (a hint: it changes no value). It does nothing when k is
+// outside x.
+func PrefetchAt[T any](x []T, k int) {
+	if canPrefetch && k >= 0 && k < len(x) {
+		prefetchLine(unsafe.Pointer(&x[k]))
+	}
+}

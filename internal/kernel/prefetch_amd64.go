@@ -12,3 +12,8 @@ const canPrefetch = true
 //
 //go:noescape
 func prefetchRows(base unsafe.Pointer, idx []int32, stride int, last int)
+
+// prefetchLine issues PREFETCHT0 for the line of p.
+//
+//go:noescape
+func prefetchLine(p unsafe.Pointer)

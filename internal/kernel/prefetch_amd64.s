@@ -30,3 +30,9 @@ line:
 	JNZ row
 done:
 	RET
+
+// func prefetchLine(p unsafe.Pointer)
+TEXT ·prefetchLine(SB), NOSPLIT, $0-8
+	MOVQ p+0(FP), AX
+	PREFETCHT0 (AX)
+	RET

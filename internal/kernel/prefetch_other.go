@@ -7,3 +7,5 @@ import "unsafe"
 const canPrefetch = false
 
 func prefetchRows(base unsafe.Pointer, idx []int32, stride int, last int) {}
+
+func prefetchLine(p unsafe.Pointer) {}

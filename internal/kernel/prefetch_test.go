@@ -28,3 +28,16 @@ func TestPrefetchRows(t *testing.T) {
 		t.Fatal("PrefetchRows changed the matrix")
 	}
 }
+
+// TestPrefetchAt checks that the hint changes no value and is ignored
+// outside the slice (the pass asks a few rows ahead, past the last row).
+func TestPrefetchAt(t *testing.T) {
+	x := []int32{3, 1, 4, 1, 5}
+	for _, k := range []int{-1, 0, 2, 4, 5, 1 << 40} {
+		PrefetchAt(x, k)
+	}
+	PrefetchAt([]float32(nil), 0)
+	if !slices.Equal(x, []int32{3, 1, 4, 1, 5}) {
+		t.Fatal("PrefetchAt changed the slice")
+	}
+}
