@@ -316,12 +316,10 @@ func (e *Entries) Evaluate(ev *Evaluation) {
 				}
 				if prefetch && i+1 < c1 {
 					if i+lineAhead < c1 {
-						alo, _ := tl.segment(e, i+lineAhead, t)
-						kernel.PrefetchAt(e.cols, alo)
 						if ev.y32 != nil {
-							kernel.PrefetchAt(ev.y32, alo)
+							prefetchStart(tl, e, i+lineAhead, t, ev.y32)
 						} else {
-							kernel.PrefetchAt(ev.Y, alo)
+							prefetchStart(tl, e, i+lineAhead, t, ev.Y)
 						}
 					}
 					nlo, nhi := tl.segment(e, i+1, t)
@@ -649,9 +647,7 @@ func mulSparseOf[T float](e *Entries, dst *mat.Dense, v []T, below float64, x *m
 					kernel.PrefetchRows(xr.Data, e.cols[nlo:nhi], xr.Stride, k)
 				}
 				if i+lineAhead < e.n1 {
-					alo, _ := tl.segment(e, i+lineAhead, t)
-					kernel.PrefetchAt(e.cols, alo)
-					kernel.PrefetchAt(v, alo)
+					prefetchStart(tl, e, i+lineAhead, t, v)
 				}
 				plo, phi := tl.segment(e, i, t)
 				buf, alpha = buf[:0], alpha[:0]
@@ -707,9 +703,7 @@ func mulSparseTOf[T float](e *Entries, dst *mat.Dense, v []T, below float64, x *
 				nlo, nhi := tl.segment(e, i+1, t)
 				kernel.PrefetchRows(dr.Data, e.cols[nlo:nhi], dr.Stride, k)
 				if i+lineAhead < e.n1 {
-					alo, _ := tl.segment(e, i+lineAhead, t)
-					kernel.PrefetchAt(e.cols, alo)
-					kernel.PrefetchAt(v, alo)
+					prefetchStart(tl, e, i+lineAhead, t, v)
 				}
 			}
 			xi := xr.Data[i*xr.Stride : i*xr.Stride+k]

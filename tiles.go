@@ -1,5 +1,7 @@
 package scaledsm
 
+import "github.com/scaledsm/scaledsm/internal/kernel"
+
 // The pass and the spectral start's products in tiles of columns. Where
 // R's rows and a chunk's partial GR's (or the rows of a product's factor)
 // overflow the caches, Evaluate visits a chunk's rows once for each tile
@@ -94,3 +96,11 @@ const productBlocks = 16
 // lineAhead is how many rows ahead a pass asks for the first cache line of
 // a row's columns and values.
 const lineAhead = 4
+
+// prefetchStart asks for the first cache line of row i's columns and of
+// its values v in tile t, ahead of their use.
+func prefetchStart[T any](tl *tiling, e *Entries, i, t int, v []T) {
+	lo, _ := tl.segment(e, i, t)
+	kernel.PrefetchAt(e.cols, lo)
+	kernel.PrefetchAt(v, lo)
+}
