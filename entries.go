@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync/atomic"
 
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
 
@@ -721,33 +722,56 @@ func mulSparseTOf[T float](e *Entries, dst *mat.Dense, v []T, below float64, x *
 }
 
 // orthonormalize replaces the columns of a (n×k, n >= k) by an orthonormal
-// basis of their span, by a thin QR factorization (Householder, in place:
-// never the n×n Q, 80 GB at n = 10^5), and returns the singular values of
-// a, those of its triangular factor.
+// basis of their span, by a thin QR factorization (Householder, never the
+// n×n Q, 80 GB at n = 10^5), and returns the singular values of a, those
+// of its triangular factor. It factors aᵀ as L Qᵀ (LAPACK's Gelqf and
+// Orglq, the same reflectors as Geqrf's on a): aᵀ's rows are a's columns,
+// each reflector reading and updating long contiguous rows, where Geqrf on
+// the row-major a made a call of k numbers a row and a reflector (at 10^7
+// entries of issue 36's completion, k = 20, the start's QR factorizations
+// took 3.0 s of its 16.5 on an AVX2 EPYC).
 func orthonormalize(a *mat.Dense) []float64 {
-	_, k := a.Dims()
-	g := a.RawMatrix()
+	n, k := a.Dims()
+	at := mat.NewDense(k, n, nil)
+	transpose(at.RawMatrix(), a.RawMatrix())
+	g := at.RawMatrix()
 	tau := make([]float64, k)
 	work := make([]float64, 1)
-	lapack64.Geqrf(g, tau, work, -1)
+	lapack64.Gelqf(g, tau, work, -1)
 	work = make([]float64, max(int(work[0]), k))
-	lapack64.Geqrf(g, tau, work, len(work))
-	t := mat.NewDense(k, k, nil)
+	lapack64.Gelqf(g, tau, work, len(work))
+	l := mat.NewDense(k, k, nil)
 	for i := range k {
-		for j := i; j < k; j++ {
-			t.Set(i, j, a.At(i, j))
+		for j := 0; j <= i; j++ {
+			l.Set(i, j, at.At(i, j))
 		}
 	}
-	lapack64.Orgqr(g, tau, work[:1], -1)
+	lapack64.Orglq(g, tau, work[:1], -1)
 	if int(work[0]) > len(work) {
 		work = make([]float64, int(work[0]))
 	}
-	lapack64.Orgqr(g, tau, work, len(work))
+	lapack64.Orglq(g, tau, work, len(work))
+	transpose(a.RawMatrix(), g)
 	var svd mat.SVD
-	if !svd.Factorize(t, mat.SVDNone) {
+	if !svd.Factorize(l, mat.SVDNone) {
 		return make([]float64, k)
 	}
 	return svd.Values(nil)
+}
+
+// transpose sets dst (c×r) to src (r×c) transposed, by blocks of 64 rows
+// so that each block's reads and writes stay in cache.
+func transpose(dst, src blas64.General) {
+	const b = 64
+	for i0 := 0; i0 < src.Rows; i0 += b {
+		i1 := min(i0+b, src.Rows)
+		for j := range src.Cols {
+			d := dst.Data[j*dst.Stride:]
+			for i := i0; i < i1; i++ {
+				d[i] = src.Data[i*src.Stride+j]
+			}
+		}
+	}
 }
 
 // Isometric is an Operator whose adjoint does not nearly invert it: c·A*A
