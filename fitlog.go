@@ -27,53 +27,45 @@ type Fit struct {
 	Runtime time.Duration
 }
 
-// fitLog collects the fits of one Solve, through its context: their
-// records, and for each the fit it is part of (itself, or the fit that
-// continued it, see absorb), by the index a Result keeps (Result.fit),
-// not by pointer: a pointer into a finished run would keep the whole run
-// alive, its operator's scratch and its buffers, for as long as the log
-// (ten validation fits at 10^7 entries held 2.7 GB so).
+// fitLog collects the fits of one Solve: their records, and for each the
+// fit it is part of (itself, or the fit that continued it, see absorb), by
+// the index a Result keeps (Result.fit), not by pointer: a pointer into a
+// finished run would keep the whole run alive, its operator's scratch and
+// its buffers, for as long as the log (ten validation fits at 10^7 entries
+// held 2.7 GB so).
 type fitLog struct {
 	mu   sync.Mutex
 	fits []Fit
 	part []int // the fit each record is part of, its own index for most
 }
 
-type (
-	fitLogKey     struct{}
-	validationKey struct{}
-)
-
-// withFitLog returns ctx with a log of the fits Solve makes, and the log,
-// and reports whether the log is new (ctx had none: Solve was called by
-// the user, not by itself).
-func withFitLog(ctx context.Context) (context.Context, *fitLog, bool) {
-	if log, ok := ctx.Value(fitLogKey{}).(*fitLog); ok {
-		return ctx, log, false
-	}
-	log := &fitLog{}
-	return context.WithValue(ctx, fitLogKey{}, log), log, true
+// A pipeline is one Solve as its stages run (see solve): the log of the
+// fits it makes, nil when none is kept (ChooseRank or ChooseRidge called
+// alone), and whether the fits it makes now are validation fits. Every
+// stage takes it and passes it on; none calls Solve.
+type pipeline struct {
+	log        *fitLog
+	validation bool
 }
 
-// validating marks the fits made with the returned context as validation
-// fits.
-func validating(ctx context.Context) context.Context {
-	return context.WithValue(ctx, validationKey{}, true)
+// validating returns the pipeline whose fits are validation fits.
+func (pl pipeline) validating() pipeline {
+	pl.validation = true
+	return pl
 }
 
-// logFit records the fit res of p with the settings s, which took wall
-// time d, in ctx's log.
-func logFit(ctx context.Context, res *Result, p Problem, s Settings, d time.Duration) {
-	log, ok := ctx.Value(fitLogKey{}).(*fitLog)
-	if !ok {
+// record logs the fit res of p with the settings s, which took wall time
+// d.
+func (pl pipeline) record(res *Result, p Problem, s Settings, d time.Duration) {
+	if pl.log == nil {
 		return
 	}
-	v, _ := ctx.Value(validationKey{}).(bool)
-	f := Fit{Validation: v, Rank: p.Rank, Start: s.Start, Trim: s.Trim, Ridge: s.Ridge,
+	f := Fit{Validation: pl.validation, Rank: p.Rank, Start: s.Start, Trim: s.Trim, Ridge: s.Ridge,
 		Status: res.Status, Iterations: res.Iterations, Runtime: d}
 	if s.Init != nil && s.Start == SpectralStart {
 		f.Trim = s.Trim // a start computed ahead by the caller, as it names it
 	}
+	log := pl.log
 	log.mu.Lock()
 	defer log.mu.Unlock()
 	res.fit = len(log.fits) + 1
@@ -83,9 +75,9 @@ func logFit(ctx context.Context, res *Result, p Problem, s Settings, d time.Dura
 
 // absorb counts the fit from as part of into, which continues it and
 // adds its iterations and time to its own (AutoRank's polish).
-func absorb(ctx context.Context, into, from *Result) {
-	log, ok := ctx.Value(fitLogKey{}).(*fitLog)
-	if !ok {
+func (pl pipeline) absorb(into, from *Result) {
+	log := pl.log
+	if log == nil {
 		return
 	}
 	log.mu.Lock()
@@ -111,9 +103,9 @@ func (log *fitLog) others(res *Result) []Fit {
 }
 
 // fit makes one fit of p with the settings s from its initialization and
-// records it in ctx's log. Each, when not nil, sees the run at every
-// iteration once its pass is made, before it advances.
-func fit(ctx context.Context, p Problem, s Settings, each func(*run)) (*Result, error) {
+// records it. Each, when not nil, sees the run at every iteration once its
+// pass is made, before it advances.
+func (pl pipeline) fit(ctx context.Context, p Problem, s Settings, each func(*run)) (*Result, error) {
 	t0 := time.Now()
 	u, err := start(ctx, p, s)
 	if err != nil {
@@ -132,6 +124,6 @@ func fit(ctx context.Context, p Problem, s Settings, each func(*run)) (*Result, 
 		u.advance(ctx)
 	}
 	u.finish()
-	logFit(ctx, &u.res, p, u.s, time.Since(t0))
+	pl.record(&u.res, p, u.s, time.Since(t0))
 	return &u.res, nil
 }

@@ -184,7 +184,7 @@ func (f Factors) Truncate(k int) (Factors, bool) {
 }
 
 // solveAutoRank is Solve for Problem.Rank = AutoRank.
-func solveAutoRank(ctx context.Context, p Problem, s Settings) (*Result, error) {
+func (pl pipeline) solveAutoRank(ctx context.Context, p Problem, s Settings) (*Result, error) {
 	if p.Op == nil {
 		return nil, inputError("operator", nil, "the problem has none")
 	}
@@ -192,7 +192,7 @@ func solveAutoRank(ctx context.Context, p Problem, s Settings) (*Result, error) 
 		return nil, err
 	}
 	if _, ok := p.Op.(*Entries); ok && p.Reducer == nil {
-		c, err := ChooseRank(ctx, p, s, 0)
+		c, err := pl.chooseRank(ctx, p, s, 0)
 		if err != nil {
 			return nil, err
 		}
@@ -202,9 +202,9 @@ func solveAutoRank(ctx context.Context, p Problem, s Settings) (*Result, error) 
 		if auto {
 			s.Ridge = 0
 		}
-		res, err := Solve(ctx, at, s)
+		res, err := pl.solve(ctx, at, s)
 		if err == nil && auto {
-			res, err = restart(ctx, at, s, res, true)
+			res, err = pl.restart(ctx, at, s, res, true)
 		}
 		if err != nil {
 			return nil, err
@@ -222,11 +222,11 @@ func solveAutoRank(ctx context.Context, p Problem, s Settings) (*Result, error) 
 			// fitted, with its own penalty.
 			at.Rank = top
 			s.Ridge = AutoRidge
-			if res, err = Solve(ctx, at, s); err != nil {
+			if res, err = pl.solve(ctx, at, s); err != nil {
 				return nil, err
 			}
 		case auto:
-			if res, err = penalize(ctx, at, s, res); err != nil {
+			if res, err = pl.penalize(ctx, at, s, res); err != nil {
 				return nil, err
 			}
 		}
@@ -244,7 +244,7 @@ func solveAutoRank(ctx context.Context, p Problem, s Settings) (*Result, error) 
 	}
 	first := p
 	first.Rank = k
-	res, err := Solve(ctx, first, s)
+	res, err := pl.solve(ctx, first, s)
 	if err != nil {
 		return nil, err
 	}
@@ -261,7 +261,7 @@ func solveAutoRank(ctx context.Context, p Problem, s Settings) (*Result, error) 
 	polish.Rank = r
 	ps := s
 	ps.Init, ps.MaxIter = &trunc, left
-	res2, err := Solve(ctx, polish, ps)
+	res2, err := pl.solve(ctx, polish, ps)
 	if err != nil {
 		return nil, err
 	}
@@ -277,6 +277,6 @@ func solveAutoRank(ctx context.Context, p Problem, s Settings) (*Result, error) 
 	res2.Fallbacks += res.Fallbacks
 	res2.Runtime += res.Runtime
 	res2.SingularValues, res2.EffectiveRank = res.SingularValues, r
-	absorb(ctx, res2, res)
+	pl.absorb(res2, res)
 	return res2, nil
 }

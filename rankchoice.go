@@ -61,6 +61,11 @@ const (
 // noise: the choice is the rank at which the matrix is best, not the
 // largest one asked for.
 func ChooseRank(ctx context.Context, p Problem, s Settings, maxRank int) (RankChoice, error) {
+	return pipeline{}.chooseRank(ctx, p, s, maxRank)
+}
+
+// chooseRank is ChooseRank within the pipeline pl.
+func (pl pipeline) chooseRank(ctx context.Context, p Problem, s Settings, maxRank int) (RankChoice, error) {
 	e, ok := p.Op.(*Entries)
 	if !ok {
 		return RankChoice{}, inputError("operator", nil, "ChooseRank needs entries (Entries); use AutoRank")
@@ -95,7 +100,7 @@ func ChooseRank(ctx context.Context, p Problem, s Settings, maxRank int) (RankCh
 	floor := FitTolerance * y.fitScale()
 	var c RankChoice
 	t0 := time.Now()
-	ctx = validating(ctx)
+	pl = pl.validating()
 	best := math.Inf(1)
 	since := 0
 	var fits []*Result // the fits of the ranks tried, before an exact one
@@ -103,7 +108,7 @@ func ChooseRank(ctx context.Context, p Problem, s Settings, maxRank int) (RankCh
 		if r > maxRank {
 			break
 		}
-		res, err := Solve(ctx, fitY.problem(fit, r), s)
+		res, err := pl.solve(ctx, fitY.problem(fit, r), s)
 		if err != nil {
 			return c, err
 		}
@@ -124,7 +129,7 @@ func ChooseRank(ctx context.Context, p Problem, s Settings, maxRank int) (RankCh
 			c.Rank, c.Exact = r, true
 			for k, f := range fits {
 				g := fitY.problem(fit, c.Ranks[k])
-				again, err := restart(ctx, g, s, f, false)
+				again, err := pl.restart(ctx, g, s, f, false)
 				if err != nil {
 					return c, err
 				}

@@ -34,7 +34,7 @@ const RestartTrim = 0.4
 // iteration limit too soon to judge it (see cutShort), or settings with OneStart,
 // are left as they are. Each later start has MaxIter iterations of its
 // own; Result.Fits names the fits not kept.
-func restart(ctx context.Context, p Problem, s Settings, res *Result, convex bool) (*Result, error) {
+func (pl pipeline) restart(ctx context.Context, p Problem, s Settings, res *Result, convex bool) (*Result, error) {
 	e, ok := p.Op.(*Entries)
 	if !ok || p.Reducer != nil || s.Loss != TrimmedL2 || s.OneStart ||
 		res.FitFraction >= exactFit || res.Status == Converged || res.Status == Interrupted || res.Status.Failed() ||
@@ -55,7 +55,7 @@ func restart(ctx context.Context, p Problem, s Settings, res *Result, convex boo
 	}
 	earlier := res.Runtime
 	for _, t := range starts {
-		next, err := Solve(ctx, p, t)
+		next, err := pl.solve(ctx, p, t)
 		if err != nil {
 			if ctx.Err() != nil {
 				break // stopped during the convex start

@@ -98,6 +98,11 @@ const (
 // (rankchoice_test.go's data, rank 8) plain squares chose a fit 25% worse;
 // a clip at 10σ reaches an image's edges and loses the photograph's 0.9 dB.
 func ChooseRidge(ctx context.Context, p Problem, s Settings, fit Factors) (RidgeChoice, error) {
+	return pipeline{}.chooseRidge(ctx, p, s, fit)
+}
+
+// chooseRidge is ChooseRidge within the pipeline pl.
+func (pl pipeline) chooseRidge(ctx context.Context, p Problem, s Settings, fit Factors) (RidgeChoice, error) {
 	e, ok := p.Op.(*Entries)
 	if !ok || p.Reducer != nil {
 		return RidgeChoice{}, inputError("operator", nil, "ChooseRidge needs entries (Entries) on one process")
@@ -138,13 +143,13 @@ func ChooseRidge(ctx context.Context, p Problem, s Settings, fit Factors) (Ridge
 	}
 	var c RidgeChoice
 	t0 := time.Now()
-	ctx = validating(ctx)
+	pl = pl.validating()
 	best := math.Inf(1)
 	// try fits the penalty mu with the trimming floor and reports
 	// whether it scored best so far.
 	try := func(mu, floor float64) (bool, error) {
 		s.Ridge, s.TrimFloor = mu, floor
-		v, at, err := earlyStop(ctx, trainY.problem(train, p.Rank), s, test, testY, ridgeClip*sigma)
+		v, at, err := pl.earlyStop(ctx, trainY.problem(train, p.Rank), s, test, testY, ridgeClip*sigma)
 		if err != nil {
 			return false, err
 		}
@@ -200,9 +205,9 @@ func ChooseRidge(ctx context.Context, p Problem, s Settings, fit Factors) (Ridge
 // ridgeEvery iterations, and the last, by heldOutError on the entries
 // held out: it returns the least score and its iteration (+Inf and 0 for
 // a run that failed).
-func earlyStop(ctx context.Context, p Problem, s Settings, test *Entries, testY []float64, clip float64) (float64, int, error) {
+func (pl pipeline) earlyStop(ctx context.Context, p Problem, s Settings, test *Entries, testY []float64, clip float64) (float64, int, error) {
 	best, at := math.Inf(1), 0
-	res, err := fit(ctx, p, s, func(u *run) {
+	res, err := pl.fit(ctx, p, s, func(u *run) {
 		if u.t%ridgeEvery == 0 {
 			if _, v, _ := heldOutError(test, testY, Factors{L: u.l, R: u.r}, clip, 0); v < best {
 				best, at = v, u.t
@@ -245,7 +250,7 @@ func heldOutError(test *Entries, testY []float64, f Factors, b, floor float64) (
 }
 
 // solveAutoRidge is Solve for Settings.Ridge = AutoRidge.
-func solveAutoRidge(ctx context.Context, p Problem, s Settings) (*Result, error) {
+func (pl pipeline) solveAutoRidge(ctx context.Context, p Problem, s Settings) (*Result, error) {
 	if err := s.resolve(); err != nil {
 		return nil, err
 	}
@@ -259,14 +264,14 @@ func solveAutoRidge(ctx context.Context, p Problem, s Settings) (*Result, error)
 		}
 		s.Init = &init
 	}
-	res, err := Solve(ctx, p, s)
+	res, err := pl.solve(ctx, p, s)
 	if err == nil {
-		res, err = restart(ctx, p, s, res, true)
+		res, err = pl.restart(ctx, p, s, res, true)
 	}
 	if err != nil {
 		return nil, err
 	}
-	return penalize(ctx, p, s, res)
+	return pl.penalize(ctx, p, s, res)
 }
 
 // needsPenalty reports whether AutoRidge validates a penalty for res, an
@@ -297,11 +302,11 @@ func cutShort(res *Result) bool {
 // resolved settings s: it returns res when it needs no penalty, and
 // otherwise the refit with the penalty, floor and iterations that
 // ChooseRidge chooses.
-func penalize(ctx context.Context, p Problem, s Settings, res *Result) (*Result, error) {
+func (pl pipeline) penalize(ctx context.Context, p Problem, s Settings, res *Result) (*Result, error) {
 	if !needsPenalty(p, res) {
 		return res, nil
 	}
-	c, err := ChooseRidge(ctx, p, s, res.Factors)
+	c, err := pl.chooseRidge(ctx, p, s, res.Factors)
 	if err != nil {
 		if ctx.Err() != nil {
 			res.Status = Interrupted
@@ -312,7 +317,7 @@ func penalize(ctx context.Context, p Problem, s Settings, res *Result) (*Result,
 	s.Ridge, s.TrimFloor = c.Ridge, c.TrimFloor
 	limit := s.MaxIter
 	s.MaxIter = max(c.Iteration, 1)
-	pen, err := Solve(ctx, p, s)
+	pen, err := pl.solve(ctx, p, s)
 	if err != nil {
 		return nil, err
 	}

@@ -276,21 +276,24 @@ const DivergenceThreshold = 1e3
 // AutoRidge's validation fits, AutoRidge's later starts): Result.Fits
 // lists them.
 func Solve(ctx context.Context, p Problem, s Settings) (*Result, error) {
-	ctx, log, top := withFitLog(ctx)
-	var res *Result
-	var err error
-	switch {
-	case p.Rank == AutoRank:
-		res, err = solveAutoRank(ctx, p, s)
-	case s.Ridge == AutoRidge:
-		res, err = solveAutoRidge(ctx, p, s)
-	default:
-		res, err = fit(ctx, p, s, nil)
-	}
-	if top && res != nil {
+	log := &fitLog{}
+	res, err := pipeline{log: log}.solve(ctx, p, s)
+	if res != nil {
 		res.Fits = log.others(res)
 	}
 	return res, err
+}
+
+// solve is Solve within the pipeline pl: the choice of the rank
+// (AutoRank), of the penalty (AutoRidge), or one fit.
+func (pl pipeline) solve(ctx context.Context, p Problem, s Settings) (*Result, error) {
+	switch {
+	case p.Rank == AutoRank:
+		return pl.solveAutoRank(ctx, p, s)
+	case s.Ridge == AutoRidge:
+		return pl.solveAutoRidge(ctx, p, s)
+	}
+	return pl.fit(ctx, p, s, nil)
 }
 
 // start validates a problem and its settings and readies a run from the
