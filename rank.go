@@ -183,59 +183,12 @@ func (f Factors) Truncate(k int) (Factors, bool) {
 	return out, true
 }
 
-// solveAutoRank is Solve for Problem.Rank = AutoRank.
-func (pl pipeline) solveAutoRank(ctx context.Context, p Problem, s Settings) (*Result, error) {
-	if p.Op == nil {
-		return nil, inputError("operator", nil, "the problem has none")
-	}
-	if err := s.resolve(); err != nil {
-		return nil, err
-	}
-	if _, ok := p.Op.(*Entries); ok && p.Reducer == nil {
-		c, err := pl.chooseRank(ctx, p, s, 0)
-		if err != nil {
-			return nil, err
-		}
-		at := p
-		at.Rank = c.Rank
-		auto := s.Ridge == AutoRidge
-		if auto {
-			s.Ridge = 0
-		}
-		res, err := pl.solve(ctx, at, s)
-		if err == nil && auto {
-			res, err = pl.restart(ctx, at, s, res, true)
-		}
-		if err != nil {
-			return nil, err
-		}
-		m, n1, n2 := p.Op.Dims()
-		top := min(SupportedRank(m, n1, n2, s.Trim.Fraction), n1, n2)
-		switch {
-		case auto && needsPenalty(at, res) && top > c.Rank:
-			// Data that no rank fits exactly: the ranks were compared
-			// unpenalized, and the penalty keeps a larger rank from
-			// fitting noise while it takes in the signal that the
-			// unpenalized ranks past the choice could not use (the
-			// photograph: 21.2 dB at the rank chosen, 25, 21.9 at 40,
-			// 22.2 at 50). The largest rank the entries support is
-			// fitted, with its own penalty.
-			at.Rank = top
-			s.Ridge = AutoRidge
-			if res, err = pl.solve(ctx, at, s); err != nil {
-				return nil, err
-			}
-		case auto:
-			if res, err = pl.penalize(ctx, at, s, res); err != nil {
-				return nil, err
-			}
-		}
-		if at.Rank == c.Rank {
-			res.EffectiveRank = c.Rank
-		}
-		res.RankChoice = &c
-		return res, nil
-	}
+// overspecified is the rank stage of the pipeline pl for operators other
+// than entries on one process: it fits the largest rank the measurements
+// support (or Settings.Init's), reads the rank from that fit's singular
+// values (EffectiveRank) and polishes the fit truncated to it with the
+// iterations left.
+func (pl pipeline) overspecified(ctx context.Context, p Problem, s Settings) (*Result, error) {
 	// On ranks, every rank counts the whole problem's m, to fit the same K.
 	m, n1, n2 := p.Op.Dims()
 	k := SupportedRank(dist{p.Reducer}.count(m), n1, n2, s.Trim.Fraction)

@@ -249,31 +249,6 @@ func heldOutError(test *Entries, testY []float64, f Factors, b, floor float64) (
 	return a.Value() / n, q.Value() / n, float64(within) / n
 }
 
-// solveAutoRidge is Solve for Settings.Ridge = AutoRidge.
-func (pl pipeline) solveAutoRidge(ctx context.Context, p Problem, s Settings) (*Result, error) {
-	if err := s.resolve(); err != nil {
-		return nil, err
-	}
-	s.Ridge = 0
-	if s.Init == nil && s.Start == ConvexStart {
-		// Once, for the first fit and the penalized refit (ChooseRidge
-		// starts its fits from the training entries' own).
-		init, err := Initial(ctx, p, s)
-		if err != nil {
-			return nil, err
-		}
-		s.Init = &init
-	}
-	res, err := pl.solve(ctx, p, s)
-	if err == nil {
-		res, err = pl.restart(ctx, p, s, res, true)
-	}
-	if err != nil {
-		return nil, err
-	}
-	return pl.penalize(ctx, p, s, res)
-}
-
 // needsPenalty reports whether AutoRidge validates a penalty for res, an
 // unpenalized fit of p (see AutoRidge for when it does not).
 func needsPenalty(p Problem, res *Result) bool {

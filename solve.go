@@ -284,18 +284,6 @@ func Solve(ctx context.Context, p Problem, s Settings) (*Result, error) {
 	return res, err
 }
 
-// solve is Solve within the pipeline pl: the choice of the rank
-// (AutoRank), of the penalty (AutoRidge), or one fit.
-func (pl pipeline) solve(ctx context.Context, p Problem, s Settings) (*Result, error) {
-	switch {
-	case p.Rank == AutoRank:
-		return pl.solveAutoRank(ctx, p, s)
-	case s.Ridge == AutoRidge:
-		return pl.solveAutoRidge(ctx, p, s)
-	}
-	return pl.fit(ctx, p, s, nil)
-}
-
 // start validates a problem and its settings and readies a run from the
 // given, the spectral, a random or the convex initialization.
 func start(ctx context.Context, p Problem, s Settings) (*run, error) {
@@ -358,7 +346,7 @@ func validate(p Problem, s *Settings) error {
 		return err
 	}
 	if s.Ridge == AutoRidge {
-		// Solve alone chooses a penalty (solveAutoRidge); a run of a
+		// Solve alone chooses a penalty (see solve); a run of a
 		// batch, or one it has resolved, fits without.
 		s.Ridge = 0
 	}

@@ -1,0 +1,102 @@
+package scaledsm
+
+import "context"
+
+// solve is Solve within the pipeline pl: one fit, unless the problem asks
+// for a choice (Problem.Rank = AutoRank, Settings.Ridge = AutoRidge). Then
+// the stages run in this order, each owned by its own file:
+//
+//  1. the rank: by validation on entries held out (chooseRank,
+//     rankchoice.go), or for other operators read from an over-specified
+//     fit (overspecified, rank.go);
+//  2. the first fit, unpenalized, from the settings' start (fit,
+//     fitlog.go);
+//  3. the other starts, when that fit is not exact (restart, restart.go);
+//  4. the judgement of the fit kept: exact, or stopped too soon to tell,
+//     or neither (needsPenalty, ridge.go);
+//  5. for a fit that is neither, the penalty, trimming floor and number
+//     of iterations, by validation (chooseRidge, ridge.go), and the final
+//     fit with them (penalize, ridge.go); with the rank chosen too, the
+//     largest rank the entries support is fitted instead, through stages
+//     2-5 with its own penalty.
+//
+// A new stage goes here, in its place, with its mechanism in a file of
+// its own.
+func (pl pipeline) solve(ctx context.Context, p Problem, s Settings) (*Result, error) {
+	autoRank, autoRidge := p.Rank == AutoRank, s.Ridge == AutoRidge
+	if !autoRank && !autoRidge {
+		return pl.fit(ctx, p, s, nil)
+	}
+	if autoRank && p.Op == nil {
+		return nil, inputError("operator", nil, "the problem has none")
+	}
+	if err := s.resolve(); err != nil {
+		return nil, err
+	}
+	// 1. The rank.
+	var choice *RankChoice
+	if autoRank {
+		if _, ok := p.Op.(*Entries); !ok || p.Reducer != nil {
+			return pl.overspecified(ctx, p, s)
+		}
+		c, err := pl.chooseRank(ctx, p, s, 0)
+		if err != nil {
+			return nil, err
+		}
+		p.Rank, choice = c.Rank, &c
+	}
+	if autoRidge {
+		s.Ridge = 0
+		if !autoRank && s.Init == nil && s.Start == ConvexStart {
+			// Once, for the first fit and the penalized refit
+			// (chooseRidge starts its fits from the training entries'
+			// own).
+			init, err := Initial(ctx, p, s)
+			if err != nil {
+				return nil, err
+			}
+			s.Init = &init
+		}
+	}
+	// 2. The first fit, and 3. the other starts.
+	res, err := pl.fit(ctx, p, s, nil)
+	if err == nil && autoRidge {
+		res, err = pl.restart(ctx, p, s, res, true)
+	}
+	if err != nil {
+		return nil, err
+	}
+	// 4. The judgement, and 5. the penalty.
+	if autoRidge {
+		if top := supportedTop(p, s); choice != nil && needsPenalty(p, res) && top > p.Rank {
+			// Data that no rank fits exactly: the ranks were compared
+			// unpenalized, and the penalty keeps a larger rank from
+			// fitting noise while it takes in the signal that the
+			// unpenalized ranks past the choice could not use (the
+			// photograph: 21.2 dB at the rank chosen, 25, 21.9 at 40,
+			// 22.2 at 50). The largest rank the entries support is
+			// fitted, with its own penalty.
+			p.Rank, s.Ridge = top, AutoRidge
+			res, err = pl.solve(ctx, p, s)
+		} else {
+			res, err = pl.penalize(ctx, p, s, res)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if choice != nil {
+		if p.Rank == choice.Rank {
+			res.EffectiveRank = choice.Rank
+		}
+		res.RankChoice = choice
+	}
+	return res, nil
+}
+
+// supportedTop is the largest rank that p's measurements support, with
+// the settings' start truncation (see SupportedRank).
+func supportedTop(p Problem, s Settings) int {
+	m, n1, n2 := p.Op.Dims()
+	return min(SupportedRank(m, n1, n2, s.Trim.Fraction), n1, n2)
+}
