@@ -59,107 +59,159 @@ func convexSmall(n1, n2 int) bool {
 // may be at most 2^23 and n1·n2·min(n1, n2) at most 10^9; ctx is checked
 // at each.
 func (e *Entries) Convex(ctx context.Context, y []float64, r int) (Factors, error) {
-	m, n1, n2 := e.Dims()
-	switch {
-	case r < 1 || r > min(n1, n2):
-		return Factors{}, inputError("rank", r, "must lie in [1, min(n1, n2)] = [1, %d]", min(n1, n2))
-	case len(y) != m:
-		return Factors{}, inputError("y", nil, "%d observations, want m = %d", len(y), m)
-	case e.total != 0 && e.total != m:
-		return Factors{}, inputError("init", "convex", "needs the whole problem, not a shard")
-	case float64(n1)*float64(n2) > convexEntries || float64(n1)*float64(n2)*float64(min(n1, n2)) > convexWorkMax:
-		return Factors{}, inputError("init", "convex", "takes an SVD of the dense %d×%d matrix at each iteration: at most %d entries and n1·n2·min(n1, n2) at most 1e9 (a 1000×1000 matrix)", n1, n2, convexEntries)
+	if err := e.convexFits(y, r); err != nil {
+		return Factors{}, err
 	}
-	lambda := 1 / math.Sqrt(float64(m)/(float64(n1)*float64(n2))*float64(max(n1, n2)))
-	w := mat.NewDense(n1, n2, nil) // Y on the entries, the estimate L elsewhere
-	raw := w.RawMatrix()
-	at := func(i, k int) int { return i*raw.Stride + int(e.cols[k]) }
-	for i := range n1 {
-		for k := e.start[i]; k < e.start[i+1]; k++ {
-			raw.Data[at(i, k)] = y[k]
-		}
+	a, err := e.newALM(y)
+	if err != nil {
+		return Factors{}, err
 	}
-	ynorm := floats.Norm(y, 2)
-	if !(ynorm > 0) {
-		return Factors{}, inputError("y", nil, "every observation is 0, so there is no estimate to start from")
-	}
-	var svd mat.SVD
-	if !svd.Factorize(w, mat.SVDNone) {
-		return Factors{}, errConvexSVD
-	}
-	spec := svd.Values(nil)[0]
-	mu := 1.25 / spec
-	muMax := 1e7 * mu
-	// Λ starts at y / J(y), J(y) = max(||y||_2, ||y||_∞/λ): dual feasible,
-	// as Lin, Chen and Ma start it.
-	inf := 0.0
-	for _, v := range y {
-		inf = max(inf, math.Abs(v))
-	}
-	s, dual := make([]float64, m), make([]float64, m)
-	for k, v := range y {
-		dual[k] = v / max(spec, inf/lambda)
-	}
-	l := mat.NewDense(n1, n2, nil)
-	var u, v, uk mat.Dense
-	var sv []float64
-	last := mu // the μ of the last thresholding
 	for it := 0; it < convexIters; it++ {
 		if err := ctx.Err(); err != nil {
 			return Factors{}, err
 		}
-		// L = D_{1/μ}(W), singular value thresholding, where W is
-		// y - S + Λ/μ on the entries and the last L elsewhere.
-		w.Copy(l)
-		for i := range n1 {
-			for k := e.start[i]; k < e.start[i+1]; k++ {
-				raw.Data[at(i, k)] = y[k] - s[k] + dual[k]/mu
-			}
+		if err := a.threshold(); err != nil {
+			return Factors{}, err
 		}
-		if !svd.Factorize(w, mat.SVDThin) {
-			return Factors{}, errConvexSVD
-		}
-		sv = svd.Values(sv)
-		kept := 0
-		for kept < len(sv) && sv[kept] > 1/mu {
-			kept++
-		}
-		svd.UTo(&u)
-		svd.VTo(&v)
-		l.Zero()
-		if kept > 0 {
-			uk.CloneFrom(u.Slice(0, n1, 0, kept))
-			for j := range kept {
-				col := uk.ColView(j).(*mat.VecDense)
-				col.ScaleVec(sv[j]-1/mu, col)
-			}
-			l.Mul(&uk, v.Slice(0, n2, 0, kept).T())
-		}
-		// S = shrink_{λ/μ}(y - L + Λ/μ) and Λ += μ (y - L - S), on the
-		// entries.
-		lr := l.RawMatrix()
-		var res2 float64 // ||y - L - S||² on the entries
-		for i := range n1 {
-			for k := e.start[i]; k < e.start[i+1]; k++ {
-				z := y[k] - lr.Data[i*lr.Stride+int(e.cols[k])]
-				x := z + dual[k]/mu
-				s[k] = math.Copysign(max(math.Abs(x)-lambda/mu, 0), x)
-				dual[k] += mu * (z - s[k])
-				res2 += (z - s[k]) * (z - s[k])
-			}
-		}
-		last, mu = mu, min(mu*convexGrowth, muMax)
-		if math.Sqrt(res2) <= convexTol*ynorm {
+		res2 := a.shrink()
+		a.last, a.mu = a.mu, min(a.mu*convexGrowth, a.muMax)
+		if math.Sqrt(res2) <= convexTol*a.ynorm {
 			break
 		}
 	}
-	// The top r singular pairs of the last L, balanced; a direction of W
-	// that L lacks keeps W's singular value.
-	f := Factors{L: mat.DenseCopyOf(u.Slice(0, n1, 0, r)), R: mat.DenseCopyOf(v.Slice(0, n2, 0, r))}
+	return a.factors(r)
+}
+
+// convexFits checks that Convex can start the rank-r fit of the
+// observations y.
+func (e *Entries) convexFits(y []float64, r int) error {
+	m, n1, n2 := e.Dims()
+	switch {
+	case r < 1 || r > min(n1, n2):
+		return inputError("rank", r, "must lie in [1, min(n1, n2)] = [1, %d]", min(n1, n2))
+	case len(y) != m:
+		return inputError("y", nil, "%d observations, want m = %d", len(y), m)
+	case e.total != 0 && e.total != m:
+		return inputError("init", "convex", "needs the whole problem, not a shard")
+	case float64(n1)*float64(n2) > convexEntries || float64(n1)*float64(n2)*float64(min(n1, n2)) > convexWorkMax:
+		return inputError("init", "convex", "takes an SVD of the dense %d×%d matrix at each iteration: at most %d entries and n1·n2·min(n1, n2) at most 1e9 (a 1000×1000 matrix)", n1, n2, convexEntries)
+	}
+	return nil
+}
+
+// alm is the state of Convex's inexact augmented Lagrangian iterations:
+// the estimate L, the outliers S and the multipliers Λ on the entries, the
+// penalty μ (and the last one thresholded with), and W, y - S + Λ/μ on the
+// entries and the last L elsewhere, with its SVD.
+type alm struct {
+	e               *Entries
+	y               []float64
+	lambda, ynorm   float64
+	mu, muMax, last float64
+	w, l            *mat.Dense
+	s, dual         []float64
+	svd             mat.SVD
+	u, v, uk        mat.Dense
+	sv              []float64
+}
+
+// newALM readies the iterations from y: μ from W's top singular value,
+// Λ = y / J(y), J(y) = max(||y||_2, ||y||_∞/λ): dual feasible, as Lin,
+// Chen and Ma start it.
+func (e *Entries) newALM(y []float64) (*alm, error) {
+	m, n1, n2 := e.Dims()
+	a := &alm{e: e, y: y, w: mat.NewDense(n1, n2, nil), l: mat.NewDense(n1, n2, nil)}
+	a.lambda = 1 / math.Sqrt(float64(m)/(float64(n1)*float64(n2))*float64(max(n1, n2)))
+	raw := a.w.RawMatrix() // Y on the entries, the estimate L elsewhere
+	for i := range n1 {
+		for k := e.start[i]; k < e.start[i+1]; k++ {
+			raw.Data[i*raw.Stride+int(e.cols[k])] = y[k]
+		}
+	}
+	a.ynorm = floats.Norm(y, 2)
+	if !(a.ynorm > 0) {
+		return nil, inputError("y", nil, "every observation is 0, so there is no estimate to start from")
+	}
+	if !a.svd.Factorize(a.w, mat.SVDNone) {
+		return nil, errConvexSVD
+	}
+	spec := a.svd.Values(nil)[0]
+	a.mu = 1.25 / spec
+	a.muMax = 1e7 * a.mu
+	a.last = a.mu // the μ of the last thresholding
+	inf := 0.0
+	for _, v := range y {
+		inf = max(inf, math.Abs(v))
+	}
+	a.s, a.dual = make([]float64, m), make([]float64, m)
+	for k, v := range y {
+		a.dual[k] = v / max(spec, inf/a.lambda)
+	}
+	return a, nil
+}
+
+// threshold sets L = D_{1/μ}(W), singular value thresholding, where W is
+// y - S + Λ/μ on the entries and the last L elsewhere.
+func (a *alm) threshold() error {
+	e, y, mu := a.e, a.y, a.mu
+	n1, n2 := a.l.Dims()
+	a.w.Copy(a.l)
+	raw := a.w.RawMatrix()
+	for i := range n1 {
+		for k := e.start[i]; k < e.start[i+1]; k++ {
+			raw.Data[i*raw.Stride+int(e.cols[k])] = y[k] - a.s[k] + a.dual[k]/mu
+		}
+	}
+	if !a.svd.Factorize(a.w, mat.SVDThin) {
+		return errConvexSVD
+	}
+	a.sv = a.svd.Values(a.sv)
+	kept := 0
+	for kept < len(a.sv) && a.sv[kept] > 1/mu {
+		kept++
+	}
+	a.svd.UTo(&a.u)
+	a.svd.VTo(&a.v)
+	a.l.Zero()
+	if kept > 0 {
+		a.uk.CloneFrom(a.u.Slice(0, n1, 0, kept))
+		for j := range kept {
+			col := a.uk.ColView(j).(*mat.VecDense)
+			col.ScaleVec(a.sv[j]-1/mu, col)
+		}
+		a.l.Mul(&a.uk, a.v.Slice(0, n2, 0, kept).T())
+	}
+	return nil
+}
+
+// shrink sets S = shrink_{λ/μ}(y - L + Λ/μ) and Λ += μ (y - L - S), on
+// the entries, and returns ||y - L - S||² on them.
+func (a *alm) shrink() float64 {
+	e, y, mu := a.e, a.y, a.mu
+	n1, _ := a.l.Dims()
+	lr := a.l.RawMatrix()
+	var res2 float64
+	for i := range n1 {
+		for k := e.start[i]; k < e.start[i+1]; k++ {
+			z := y[k] - lr.Data[i*lr.Stride+int(e.cols[k])]
+			x := z + a.dual[k]/mu
+			a.s[k] = math.Copysign(max(math.Abs(x)-a.lambda/mu, 0), x)
+			a.dual[k] += mu * (z - a.s[k])
+			res2 += (z - a.s[k]) * (z - a.s[k])
+		}
+	}
+	return res2
+}
+
+// factors returns the top r singular pairs of the last L, balanced; a
+// direction of W that L lacks keeps W's singular value.
+func (a *alm) factors(r int) (Factors, error) {
+	n1, n2 := a.l.Dims()
+	f := Factors{L: mat.DenseCopyOf(a.u.Slice(0, n1, 0, r)), R: mat.DenseCopyOf(a.v.Slice(0, n2, 0, r))}
 	for j := range r {
-		sigma := sv[j] - 1/last
+		sigma := a.sv[j] - 1/a.last
 		if !(sigma > 0) {
-			sigma = sv[j]
+			sigma = a.sv[j]
 		}
 		if !(sigma > 0) {
 			return Factors{}, inputError("rank", r, "the convex estimate has rank %d below it", j)

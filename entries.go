@@ -288,67 +288,11 @@ func (e *Entries) Evaluate(ev *Evaluation) {
 		}
 		ev.rowZ = make([]float64, nc*longest)
 	}
-	longest := len(ev.rowZ) / nc
-	l, rr := ev.L.RawMatrix(), ev.R.RawMatrix()
-	gl := ev.GL.RawMatrix()
 	w := teamSize(len(e.cols) * r)
-	// Row after row, each row's rows of R and of the partial GR asked
-	// for ahead (see prefetchBytes), in tiles of columns where R's and a
-	// partial GR's rows would overflow the caches (see passTileBytes).
-	prefetch := e.n2*rr.Stride*8 > prefetchBytes
-	tl := e.tiles(passTiles(e.n2, rr.Stride+s))
 	parallel(w, nc, func(c int) {
-		gr := parts[c*n2s : (c+1)*n2s]
-		clear(gr)
-		c0, c1 := e.chunks[c], e.chunks[c+1]
-		var kept []rowKept
-		if ks != nil {
-			kept = ev.rowsKept[c0:c1]
-			clear(kept)
-		}
-		for i := c0; i < c1; i++ {
-			clear(gl.Data[i*gl.Stride : i*gl.Stride+r])
-		}
-		for t := range tl.n {
-			for i := c0; i < c1; i++ {
-				lo, hi := tl.segment(e, i, t)
-				if hi == lo {
-					continue
-				}
-				if prefetch && i+1 < c1 {
-					if i+lineAhead < c1 {
-						if ev.y32 != nil {
-							prefetchStart(tl, e, i+lineAhead, t, ev.y32)
-						} else {
-							prefetchStart(tl, e, i+lineAhead, t, ev.Y)
-						}
-					}
-					nlo, nhi := tl.segment(e, i+1, t)
-					next := e.cols[nlo:nhi]
-					kernel.PrefetchRows(rr.Data, next, rr.Stride, r)
-					kernel.PrefetchRows(gr, next, s, s)
-					if ks != nil {
-						kernel.PrefetchRows(ev.Bounds.Cols, next, 1, 1)
-					}
-				}
-				var rk *rowKept
-				if ks != nil {
-					rk = &kept[i-c0]
-				}
-				var z []float64
-				if ev.Z != nil {
-					z = ev.Z[lo:hi]
-				} else {
-					z = ev.rowZ[c*longest : c*longest+hi-lo]
-				}
-				e.evaluateRow(ev, z, i, lo, hi, l.Data[i*l.Stride:i*l.Stride+r], gl.Data[i*gl.Stride:i*gl.Stride+r], rr.Data, rr.Stride, gr, s, ks, rk)
-			}
-		}
-		if ks != nil {
-			for i := c0; i < c1; i++ {
-				ks.set(i, &kept[i-c0])
-			}
-		}
+		p := chunkPass{e: e, ev: ev, ks: ks, c: c, nc: nc}
+		p.row.GR, p.row.S = parts[c*n2s:(c+1)*n2s], s
+		p.run()
 	})
 	// The partial sums added in chunk order, the columns split among the
 	// goroutines, straight into GR (and the kept sums of the columns).
@@ -371,57 +315,146 @@ func (e *Entries) Evaluate(ev *Evaluation) {
 	}
 }
 
-// evaluateRow is Evaluate's work on row i, whose factor row is li: for
-// each entry (i, j) = lo+k the residual, into z[k], and its weight, w·R_j added to g (row i
-// of GL) and w·L_i to row j of gr (a row of stride s); R's rows are
-// r[j*ld:]. Under TrimmedWeight, the residuals the bounds keep are counted
-// in ks's sums of the row and in the two values past gr's row j.
-// Each entry's r products are summed in two interleaved halves, the same
-// on every machine. (Two sweeps over the row, the residuals first and the
-// additions after, measured no faster: the cost is the cache misses of the
-// gathers and scattered additions.)
-func (e *Entries) evaluateRow(ev *Evaluation, z []float64, i, lo, hi int, li, g, rd []float64, ld int, gr []float64, s int, ks *keptSums, rk *rowKept) {
-	if ev.Fit == nil {
-		// The vector kernel, which writes no fits.
-		a := kernel.EntriesRow{Cols: e.cols[lo:hi], Z: z, L: li, G: g, RD: rd, LD: ld, GR: gr, S: s}
-		if ev.y32 != nil {
-			a.Y32 = ev.y32[lo:hi]
-		} else {
-			a.Y = ev.Y[lo:hi]
-		}
-		mode := kernel.EntriesLinear
-		switch {
-		case ks != nil:
-			mode = kernel.EntriesTrimmed
-			a.RowBound, a.ColBound = ev.Bounds.Rows[i], ev.Bounds.Cols
-			sums := [3]float64{rk.abs, rk.n, rk.sq}
-			a.Sums = &sums
-			defer func() { rk.abs, rk.n, rk.sq = sums[0], sums[1], sums[2] }()
-		case ev.Weight == SignWeight:
-			mode = kernel.EntriesSign
-		}
-		kernel.EvaluateEntries(mode, &a)
-		return
+// chunkPass is Evaluate's work on chunk c of the rows: row holds what its
+// rows share (R's rows and stride, the chunk's partial GR and its stride
+// S), and each row's segment is set in it in turn.
+type chunkPass struct {
+	e     *Entries
+	ev    *Evaluation
+	ks    *keptSums // the kept sums, under TrimmedWeight; else nil
+	c, nc int
+	kept  []rowKept // the chunk's rows' kept sums, with ks
+	row   kernel.EntriesRow
+	sums  [3]float64 // the row's kept sums, for the kernel (row.Sums)
+}
+
+// run makes the chunk's pass: row after row, each row's rows of R and of
+// the partial GR asked for ahead (see prefetchBytes), in tiles of columns
+// where R's and a partial GR's rows would overflow the caches (see
+// passTileBytes); then the rows' kept sums are stored.
+func (p *chunkPass) run() {
+	e, ev := p.e, p.ev
+	_, r := ev.L.Dims()
+	l, rr, gl := ev.L.RawMatrix(), ev.R.RawMatrix(), ev.GL.RawMatrix()
+	p.row.RD, p.row.LD = rr.Data, rr.Stride
+	clear(p.row.GR)
+	c0, c1 := e.chunks[p.c], e.chunks[p.c+1]
+	if p.ks != nil {
+		p.kept = ev.rowsKept[c0:c1]
+		clear(p.kept)
 	}
-	if ev.y32 != nil {
-		evaluateRowFits(e, ev, ev.y32[lo:hi], z, i, lo, hi, li, g, rd, ld, gr, s, ks, rk)
-	} else {
-		evaluateRowFits(e, ev, ev.Y[lo:hi], z, i, lo, hi, li, g, rd, ld, gr, s, ks, rk)
+	for i := c0; i < c1; i++ {
+		clear(gl.Data[i*gl.Stride : i*gl.Stride+r])
+	}
+	prefetch := e.n2*rr.Stride*8 > prefetchBytes
+	tl := e.tiles(passTiles(e.n2, rr.Stride+p.row.S))
+	longest := len(ev.rowZ) / p.nc
+	for t := range tl.n {
+		for i := c0; i < c1; i++ {
+			lo, hi := tl.segment(e, i, t)
+			if hi == lo {
+				continue
+			}
+			if prefetch && i+1 < c1 {
+				p.prefetch(tl, i, t)
+			}
+			if ev.Z != nil {
+				p.row.Z = ev.Z[lo:hi]
+			} else {
+				p.row.Z = ev.rowZ[p.c*longest : p.c*longest+hi-lo]
+			}
+			p.row.Cols = e.cols[lo:hi]
+			p.row.L, p.row.G = l.Data[i*l.Stride:i*l.Stride+r], gl.Data[i*gl.Stride:i*gl.Stride+r]
+			p.evaluateRow(i, lo, hi)
+		}
+	}
+	if p.ks != nil {
+		for i := c0; i < c1; i++ {
+			p.ks.set(i, &p.kept[i-c0])
+		}
 	}
 }
 
-// evaluateRowFits is evaluateRow in Go, which writes the fits, for the
-// observations y of the row segment (compiled for each kind).
-func evaluateRowFits[T float](e *Entries, ev *Evaluation, y []T, z []float64, i, lo, hi int, li, g, rd []float64, ld int, gr []float64, s int, ks *keptSums, rk *rowKept) {
-	cols := e.cols[lo:hi]
+// prefetch asks for the first lines of row i+lineAhead's entries in tile
+// t, and for the rows of R, of the partial GR and of the column bounds
+// that row i+1's entries in it touch.
+func (p *chunkPass) prefetch(tl *tiling, i, t int) {
+	e, ev := p.e, p.ev
+	if i+lineAhead < e.chunks[p.c+1] {
+		if ev.y32 != nil {
+			prefetchStart(tl, e, i+lineAhead, t, ev.y32)
+		} else {
+			prefetchStart(tl, e, i+lineAhead, t, ev.Y)
+		}
+	}
+	nlo, nhi := tl.segment(e, i+1, t)
+	next := e.cols[nlo:nhi]
+	_, r := ev.L.Dims()
+	kernel.PrefetchRows(p.row.RD, next, p.row.LD, r)
+	kernel.PrefetchRows(p.row.GR, next, p.row.S, p.row.S)
+	if p.ks != nil {
+		kernel.PrefetchRows(ev.Bounds.Cols, next, 1, 1)
+	}
+}
+
+// evaluateRow is Evaluate's work on the entries lo to hi of row i, whose
+// factor row is p.row.L: for each entry (i, j) = lo+k the residual, into
+// Z[k], and its weight, w·R_j added to G (row i of GL) and w·L_i to row j
+// of GR (a row of stride S). Under TrimmedWeight, the residuals the bounds
+// keep are counted in the row's kept sums and in the two values past GR's
+// row j. Each entry's r products are summed in two interleaved halves, the
+// same on every machine. (Two sweeps over the row, the residuals first and
+// the additions after, measured no faster: the cost is the cache misses of
+// the gathers and scattered additions.)
+func (p *chunkPass) evaluateRow(i, lo, hi int) {
+	ev := p.ev
+	var rk *rowKept
+	if p.ks != nil {
+		rk = &p.kept[i-p.e.chunks[p.c]]
+	}
+	if ev.Fit != nil {
+		if ev.y32 != nil {
+			evaluateRowFits(p, ev.y32[lo:hi], i, ev.Fit[lo:hi], rk)
+		} else {
+			evaluateRowFits(p, ev.Y[lo:hi], i, ev.Fit[lo:hi], rk)
+		}
+		return
+	}
+	// The vector kernel, which writes no fits.
+	a := &p.row
+	a.Y, a.Y32 = nil, nil
+	if ev.y32 != nil {
+		a.Y32 = ev.y32[lo:hi]
+	} else {
+		a.Y = ev.Y[lo:hi]
+	}
+	mode := kernel.EntriesLinear
+	switch {
+	case p.ks != nil:
+		mode = kernel.EntriesTrimmed
+		a.RowBound, a.ColBound = ev.Bounds.Rows[i], ev.Bounds.Cols
+		p.sums = [3]float64{rk.abs, rk.n, rk.sq}
+		a.Sums = &p.sums
+	case ev.Weight == SignWeight:
+		mode = kernel.EntriesSign
+	}
+	kernel.EvaluateEntries(mode, a)
+	if rk != nil {
+		rk.abs, rk.n, rk.sq = p.sums[0], p.sums[1], p.sums[2]
+	}
+}
+
+// evaluateRowFits is evaluateRow in Go, which writes the fits into fit,
+// for the observations y of row i's segment (compiled for each kind), its
+// kept sums rk under TrimmedWeight.
+func evaluateRowFits[T float](p *chunkPass, y []T, i int, fit []float64, rk *rowKept) {
+	a := &p.row
+	cols, z, li, g, rd, ld, gr, s := a.Cols, a.Z, a.L, a.G, a.RD, a.LD, a.GR, a.S
+	ks, ev := p.ks, p.ev
 	y = y[:len(z)]
 	r := len(li)
 	g = g[:r]
-	var fit []float64
-	if ev.Fit != nil {
-		fit = ev.Fit[lo:hi]
-		fit = fit[:len(z)]
-	}
+	fit = fit[:len(z)]
 	sign := ev.Weight == SignWeight
 	var rowBound float64
 	var colBound []float64
@@ -442,9 +475,7 @@ func evaluateRowFits[T float](e *Entries, ev *Evaluation, y []T, z []float64, i,
 			s0 += li[a] * rj[a]
 		}
 		f := s0 + s1
-		if fit != nil {
-			fit[k] = f
-		}
+		fit[k] = f
 		res := f - float64(y[k])
 		z[k] = res
 		if ks != nil {

@@ -73,34 +73,31 @@ func (pl pipeline) chooseRank(ctx context.Context, p Problem, s Settings, maxRan
 	if p.Reducer != nil {
 		return RankChoice{}, inputError("rank", "auto", "is not chosen by validation over ranks; give the rank")
 	}
-	m, n1, n2 := e.Dims()
-	if err := p.checkObservations(m); err != nil {
+	v, err := newValidation(p, e, "choosing the rank")
+	if err != nil {
 		return RankChoice{}, err
 	}
-	y := p.observations()
-	fit, fitY, test, testY := e.holdOut(y, rankHoldout, rankSeed)
-	if len(testY) == 0 {
-		return RankChoice{}, inputError("entries", nil, "%d are too few to hold any out for choosing the rank", m)
-	}
+	_, n1, n2 := e.Dims()
 	if maxRank <= 0 {
-		maxRank = SupportedRank(fitY.len(), n1, n2, s.Trim.Fraction)
+		maxRank = SupportedRank(v.fitY.len(), n1, n2, s.Trim.Fraction)
 	}
 	maxRank = min(maxRank, n1, n2)
-	s.Init = nil
 	if s.Ridge == AutoRidge {
 		// The ranks are compared unpenalized; Solve chooses the
 		// penalty of the rank chosen.
 		s.Ridge = 0
 	}
-	if s.Converger == nil {
-		// The scores need a few digits, not a fit to 1e-12: each fit
-		// stops when its loss levels off (see Plateau).
-		s.Converger = Plateau{}
-	}
-	floor := FitTolerance * y.fitScale()
-	var c RankChoice
 	t0 := time.Now()
-	pl = pl.validating()
+	c, err := pl.validating().climbRanks(ctx, v, v.settings(s), maxRank)
+	c.Runtime = time.Since(t0)
+	return c, err
+}
+
+// climbRanks fits the ranks of rankLadder up to maxRank with the settings
+// s and scores each on the entries v holds out, until one is exact, the
+// patience runs out or a fit predicts them exactly; it returns the choice.
+func (pl pipeline) climbRanks(ctx context.Context, v validation, s Settings, maxRank int) (RankChoice, error) {
+	var c RankChoice
 	best := math.Inf(1)
 	since := 0
 	var fits []*Result // the fits of the ranks tried, before an exact one
@@ -108,18 +105,18 @@ func (pl pipeline) chooseRank(ctx context.Context, p Problem, s Settings, maxRan
 		if r > maxRank {
 			break
 		}
-		res, err := pl.solve(ctx, fitY.problem(fit, r), s)
+		res, err := pl.solve(ctx, v.problem(r), s)
 		if err != nil {
 			return c, err
 		}
 		if res.Status == Interrupted {
 			return c, ctx.Err()
 		}
-		v, exact := math.Inf(1), 0.0
+		score, exact := math.Inf(1), 0.0
 		if !res.Status.Failed() {
-			v, _, exact = heldOutError(test, testY, res.Factors, math.Inf(1), floor)
+			score, _, exact = v.score(res.Factors, math.Inf(1), v.floor)
 		}
-		c.Ranks, c.Errors = append(c.Ranks, r), append(c.Errors, v)
+		c.Ranks, c.Errors = append(c.Ranks, r), append(c.Errors, score)
 		if res.FitFraction >= exactFit && exact >= exactFit {
 			// Exact, outliers or not: the entries fitted and most of
 			// those held out are predicted to the fit tolerance, which
@@ -127,44 +124,95 @@ func (pl pipeline) chooseRank(ctx context.Context, p Problem, s Settings, maxRan
 			// (see restart), as an over-specified rank needs no start
 			// near X*.
 			c.Rank, c.Exact = r, true
-			for k, f := range fits {
-				g := fitY.problem(fit, c.Ranks[k])
-				again, err := pl.restart(ctx, g, s, f, false)
-				if err != nil {
-					return c, err
-				}
-				if again.Restarted {
-					if _, _, held := heldOutError(test, testY, again.Factors, math.Inf(1), floor); held >= exactFit {
-						c.Rank = c.Ranks[k]
-						break
-					}
-				}
-			}
-			break
+			return c, pl.exactBelow(ctx, v, s, &c, fits)
 		}
 		fits = append(fits, res)
-		if v < best {
-			best, since = v, 0
+		if score < best {
+			best, since = score, 0
 		} else if since++; since >= rankPatience {
 			break
 		}
-		if best <= floor {
+		if best <= v.floor {
 			break // exact: no larger rank does better
 		}
 	}
-	if c.Exact {
-		c.Runtime = time.Since(t0)
-		return c, nil
-	}
 	c.Rank = c.Ranks[0]
 	for k, r := range c.Ranks {
-		if c.Errors[k] <= max(best+rankTolerance*(c.Errors[0]-best), floor) {
+		if c.Errors[k] <= max(best+rankTolerance*(c.Errors[0]-best), v.floor) {
 			c.Rank = r
 			break
 		}
 	}
-	c.Runtime = time.Since(t0)
 	return c, nil
+}
+
+// exactBelow sets c.Rank to the smallest rank tried before the exact one
+// whose fit (fits, in the order of c.Ranks), made again from the other
+// starts (see restart), fits its entries exactly and predicts most of
+// those held out to the fit tolerance.
+func (pl pipeline) exactBelow(ctx context.Context, v validation, s Settings, c *RankChoice, fits []*Result) error {
+	for k, f := range fits {
+		again, err := pl.restart(ctx, v.problem(c.Ranks[k]), s, f, false)
+		if err != nil {
+			return err
+		}
+		if again.Restarted {
+			if _, _, held := v.score(again.Factors, math.Inf(1), v.floor); held >= exactFit {
+				c.Rank = c.Ranks[k]
+				return nil
+			}
+		}
+	}
+	return nil
+}
+
+// validation holds out a seeded rankHoldout of a problem's entries and
+// scores fits of the others on them: what ChooseRank and ChooseRidge
+// share.
+type validation struct {
+	fit   *Entries // the entries fitted
+	fitY  obs
+	test  *Entries // the entries held out
+	testY []float64
+	floor float64 // the fit tolerance in the observations' units
+	clip  float64 // ChooseRidge's clip of the errors it squares
+}
+
+// newValidation checks p's observations, of the entries e, and holds out
+// their share; what names the use in the error when too few are left to
+// hold any out.
+func newValidation(p Problem, e *Entries, what string) (validation, error) {
+	m, _, _ := e.Dims()
+	if err := p.checkObservations(m); err != nil {
+		return validation{}, err
+	}
+	y := p.observations()
+	var v validation
+	v.fit, v.fitY, v.test, v.testY = e.holdOut(y, rankHoldout, rankSeed)
+	if len(v.testY) == 0 {
+		return validation{}, inputError("entries", nil, "%d are too few to hold any out for %s", m, what)
+	}
+	v.floor = FitTolerance * y.fitScale()
+	return v, nil
+}
+
+// problem is the problem of the entries fitted at rank r.
+func (v validation) problem(r int) Problem { return v.fitY.problem(v.fit, r) }
+
+// score is heldOutError of the factors f on the entries held out.
+func (v validation) score(f Factors, clip, floor float64) (abs, sq, exact float64) {
+	return heldOutError(v.test, v.testY, f, clip, floor)
+}
+
+// settings are the settings s of the validation fits: from their own
+// starts, stopped when the loss levels off (see Plateau) unless s has a
+// Converger, as the scores need a few digits, not a fit to 1e-12.
+func (v validation) settings(s Settings) Settings {
+	s.Init = nil
+	if s.Converger == nil {
+		s.Converger = Plateau{}
+	}
+	return s
 }
 
 // ValidationBytes is the memory, in bytes, that choosing the rank or the

@@ -107,58 +107,74 @@ func (pl pipeline) chooseRidge(ctx context.Context, p Problem, s Settings, fit F
 	if !ok || p.Reducer != nil {
 		return RidgeChoice{}, inputError("operator", nil, "ChooseRidge needs entries (Entries) on one process")
 	}
+	sigma, base, err := ridgeBase(p, e, fit)
+	if err != nil {
+		return RidgeChoice{}, err
+	}
+	v, err := newValidation(p, e, "choosing the penalty")
+	if err != nil {
+		return RidgeChoice{}, err
+	}
+	s = v.settings(s)
+	if s.Start == ConvexStart {
+		// The training entries' convex start, once for every penalty.
+		init, err := Initial(ctx, v.problem(p.Rank), s)
+		if err != nil {
+			return RidgeChoice{}, err
+		}
+		s.Init = &init
+	}
+	t0 := time.Now()
+	v.clip = ridgeClip * sigma
+	c, err := pl.validating().climbRidges(ctx, v, s, p.Rank, base)
+	c.Runtime = time.Since(t0)
+	return c, err
+}
+
+// ridgeBase returns the scale σ of the residuals of the fit of p's
+// entries e, and the base of the ladder of penalties (see ChooseRidge).
+func ridgeBase(p Problem, e *Entries, fit Factors) (sigma, base float64, err error) {
 	m, n1, n2 := e.Dims()
 	if err := p.checkObservations(m); err != nil {
-		return RidgeChoice{}, err
+		return 0, 0, err
 	}
 	y := p.observations()
 	if err := checkFactors(fit, e, p.Rank); err != nil {
-		return RidgeChoice{}, err
+		return 0, 0, err
 	}
 	z := make([]float64, m)
 	e.Apply(z, fit)
 	for k := range z {
 		z[k] -= y.at(k)
 	}
-	sigma := 1.4826 * medianAbs(z, len(z))
-	base := sigma * (math.Sqrt(float64(n1)) + math.Sqrt(float64(n2))) * math.Sqrt(float64(n1)*float64(n2)/float64(m))
+	sigma = 1.4826 * medianAbs(z, len(z))
+	base = sigma * (math.Sqrt(float64(n1)) + math.Sqrt(float64(n2))) * math.Sqrt(float64(n1)*float64(n2)/float64(m))
 	if !(base > 0) || math.IsInf(base, 0) {
-		return RidgeChoice{}, inputError("fit", nil, "fits the entries exactly: no penalty to choose")
+		return 0, 0, inputError("fit", nil, "fits the entries exactly: no penalty to choose")
 	}
-	train, trainY, test, testY := e.holdOut(y, rankHoldout, rankSeed)
-	if len(testY) == 0 {
-		return RidgeChoice{}, inputError("entries", nil, "%d are too few to hold any out for choosing the penalty", m)
-	}
-	s.Init = nil
-	if s.Start == ConvexStart {
-		// The training entries' convex start, once for every penalty.
-		init, err := Initial(ctx, trainY.problem(train, p.Rank), s)
-		if err != nil {
-			return RidgeChoice{}, err
-		}
-		s.Init = &init
-	}
-	if s.Converger == nil {
-		s.Converger = Plateau{}
-	}
+	return sigma, base, nil
+}
+
+// climbRidges fits the penalties of the ladder from base at rank r with
+// the settings s, each stopped early at its best score on the entries v
+// holds out, then the harder trimming floor, and returns the choice.
+func (pl pipeline) climbRidges(ctx context.Context, v validation, s Settings, r int, base float64) (RidgeChoice, error) {
 	var c RidgeChoice
-	t0 := time.Now()
-	pl = pl.validating()
 	best := math.Inf(1)
 	// try fits the penalty mu with the trimming floor and reports
 	// whether it scored best so far.
 	try := func(mu, floor float64) (bool, error) {
 		s.Ridge, s.TrimFloor = mu, floor
-		v, at, err := pl.earlyStop(ctx, trainY.problem(train, p.Rank), s, test, testY, ridgeClip*sigma)
+		score, at, err := pl.earlyStop(ctx, v, v.problem(r), s)
 		if err != nil {
 			return false, err
 		}
 		c.Ridges, c.TrimFloors = append(c.Ridges, mu), append(c.TrimFloors, floor)
-		c.Errors, c.Iterations = append(c.Errors, v), append(c.Iterations, at)
-		if v >= best {
+		c.Errors, c.Iterations = append(c.Errors, score), append(c.Iterations, at)
+		if score >= best {
 			return false, nil
 		}
-		best, c.Ridge, c.TrimFloor, c.Iteration = v, mu, floor, at
+		best, c.Ridge, c.TrimFloor, c.Iteration = score, mu, floor, at
 		return true, nil
 	}
 	floor := s.TrimFloor
@@ -194,7 +210,6 @@ func (pl pipeline) chooseRidge(ctx context.Context, p Problem, s Settings, fit F
 			}
 		}
 	}
-	c.Runtime = time.Since(t0)
 	if math.IsInf(best, 1) {
 		return c, inputError("ridge", nil, "no penalty gave a fit that did not fail")
 	}
@@ -202,15 +217,15 @@ func (pl pipeline) chooseRidge(ctx context.Context, p Problem, s Settings, fit F
 }
 
 // earlyStop runs the settings on the problem and scores its iterate every
-// ridgeEvery iterations, and the last, by heldOutError on the entries
-// held out: it returns the least score and its iteration (+Inf and 0 for
-// a run that failed).
-func (pl pipeline) earlyStop(ctx context.Context, p Problem, s Settings, test *Entries, testY []float64, clip float64) (float64, int, error) {
+// ridgeEvery iterations, and the last, by the clipped squares of
+// heldOutError on the entries v holds out: it returns the least score and
+// its iteration (+Inf and 0 for a run that failed).
+func (pl pipeline) earlyStop(ctx context.Context, v validation, p Problem, s Settings) (float64, int, error) {
 	best, at := math.Inf(1), 0
 	res, err := pl.fit(ctx, p, s, func(u *run) {
 		if u.t%ridgeEvery == 0 {
-			if _, v, _ := heldOutError(test, testY, Factors{L: u.l, R: u.r}, clip, 0); v < best {
-				best, at = v, u.t
+			if _, sq, _ := v.score(Factors{L: u.l, R: u.r}, v.clip, 0); sq < best {
+				best, at = sq, u.t
 			}
 		}
 	})
@@ -222,8 +237,8 @@ func (pl pipeline) earlyStop(ctx context.Context, p Problem, s Settings, test *E
 	case res.Status.Failed():
 		return math.Inf(1), 0, nil
 	}
-	if _, v, _ := heldOutError(test, testY, res.Factors, clip, 0); v < best {
-		best, at = v, res.Iterations
+	if _, sq, _ := v.score(res.Factors, v.clip, 0); sq < best {
+		best, at = sq, res.Iterations
 	}
 	return best, at, nil
 }

@@ -229,6 +229,28 @@ func (u *run) measure() {
 // advance finishes iteration t once the operator has evaluated u.eval: it
 // records the iteration and either stops or steps to X_{t+1}.
 func (u *run) advance(ctx context.Context) {
+	it, interrupted := u.lossAt(ctx)
+	if status, stop := u.stopAt(it, interrupted); stop {
+		u.record(it, status)
+		return
+	}
+	if u.refit(it) || u.lift(it) {
+		return
+	}
+	if u.s.Converger != nil {
+		// The trace with this record; record appends it in the same place.
+		if status, stop := u.s.Converger.Converged(append(u.res.Trace, it)); stop {
+			u.record(it, status)
+			return
+		}
+	}
+	u.move(it)
+}
+
+// lossAt returns the record of this iteration with its loss (for
+// TrimmedL2, over what this pass kept, the bounds of the next pass set),
+// and whether ctx was cancelled.
+func (u *run) lossAt(ctx context.Context) (Iteration, bool) {
 	it := u.cur
 	var interrupted bool
 	it.Loss, interrupted = u.loss(ctx)
@@ -240,11 +262,16 @@ func (u *run) advance(ctx context.Context) {
 		u.trim.next(sq.Value())
 		it.Loss = u.iso / 2 * sq.Value()
 	}
-
 	if mu := u.s.Ridge; mu > 0 {
 		it.Loss += mu / 2 * (inner(u.l, u.l) + inner(u.r, u.r))
 	}
+	return it, interrupted
+}
 
+// stopAt returns the status to stop with, and true, when the run whose
+// record is it diverged, converged, stopped moving, reached its iteration
+// limit or was interrupted.
+func (u *run) stopAt(it Iteration, interrupted bool) (Status, bool) {
 	finite := !math.IsNaN(it.Loss) && !math.IsInf(it.Loss, 0)
 	// Without a truth, the loss tells: grown a thousandfold from the
 	// start's, the iterate is running away (least squares with too long a
@@ -259,32 +286,23 @@ func (u *run) advance(ctx context.Context) {
 	grown := ref > 0 && it.Loss > DivergenceThreshold*ref
 	switch {
 	case !finite || grown || (u.truth && !(it.RelError <= DivergenceThreshold)):
-		u.record(it, Diverged)
-		return
+		return Diverged, true
 	case u.truth && it.RelError <= u.s.Tol:
-		u.record(it, Converged)
-		return
+		return Converged, true
 	case !u.truth && it.Change <= u.s.Tol:
-		u.record(it, Stationary)
-		return
+		return Stationary, true
 	case u.t >= u.s.MaxIter:
-		u.record(it, IterationLimit)
-		return
+		return IterationLimit, true
 	case interrupted:
-		u.record(it, Interrupted)
-		return
+		return Interrupted, true
 	}
-	if u.refit(it) || u.lift(it) {
-		return
-	}
-	if u.s.Converger != nil {
-		// The trace with this record; record appends it in the same place.
-		if status, stop := u.s.Converger.Converged(append(u.res.Trace, it)); stop {
-			u.record(it, status)
-			return
-		}
-	}
+	return 0, false
+}
 
+// move takes the step from the iterate whose record is it: the scaled
+// directions, the step rule's size, both factors updated from the old
+// pair; or it records why no step could be taken.
+func (u *run) move(it Iteration) {
 	sc := &StepContext{
 		Iter: u.t, Loss: it.Loss, Gap: u.gap(),
 		Residuals: u.eval.Z, Trace: u.res.Trace, Objective: u.s.Loss, isometry: u.iso,

@@ -38,7 +38,34 @@ func newPrior(d int) prior {
 // depend on the number of cores.
 func drawPrior(p *prior, x []float64, n, d int, rng *rand.Rand) {
 	const beta0 = 2.0
-	mean := make([]float64, d)
+	mean, winv := scatter(x, n, d, beta0)
+	if !drawWishart(p.lam, winv, d, float64(d+n), rng) {
+		return // not positive definite: keep the prior as it was
+	}
+	// mu ~ N(mu_n, (beta_n Λ)⁻¹), mu_n = n x̄ / beta_n.
+	betaN := beta0 + float64(n)
+	chol := make([]float64, d*d)
+	copy(chol, p.lam)
+	if !cholesky(chol, d) {
+		return
+	}
+	col := make([]float64, d)
+	for c := range d {
+		col[c] = rng.NormFloat64() / math.Sqrt(betaN)
+	}
+	backward(chol, d, col)
+	for c := range d {
+		p.mu[c] = float64(n)*mean[c]/betaN + col[c]
+	}
+	for a := range d {
+		p.lmu[a] = dot(p.lam[a*d:a*d+d], p.mu)
+	}
+}
+
+// scatter returns the mean x̄ of the n rows of x (d wide) and
+// W_n⁻¹ = I + Σ (x - x̄)(x - x̄)ᵀ + (beta0 n / (beta0 + n)) x̄ x̄ᵀ.
+func scatter(x []float64, n, d int, beta0 float64) (mean, winv []float64) {
+	mean = make([]float64, d)
 	for c := range d {
 		var s fsum.Sum
 		for i := range n {
@@ -46,8 +73,7 @@ func drawPrior(p *prior, x []float64, n, d int, rng *rand.Rand) {
 		}
 		mean[c] = s.Value() / float64(n)
 	}
-	// W_n⁻¹ = I + Σ (x - x̄)(x - x̄)ᵀ + (beta0 n / (beta0 + n)) x̄ x̄ᵀ.
-	winv := make([]float64, d*d)
+	winv = make([]float64, d*d)
 	diff := make([]float64, d)
 	for i := range n {
 		row := x[i*d : i*d+d]
@@ -72,13 +98,18 @@ func drawPrior(p *prior, x []float64, n, d int, rng *rand.Rand) {
 			winv[a*d+b], winv[b*d+a] = v, v
 		}
 	}
-	// Λ ~ Wishart(nu_n, W_n) by Bartlett's decomposition: with
-	// W_n⁻¹ = C Cᵀ, F = C⁻ᵀ has F Fᵀ = W_n, and Λ = (F A)(F A)ᵀ for A
-	// lower triangular with A_ii² ~ χ²(nu_n - i), A_ij ~ N(0, 1) below.
+	return mean, winv
+}
+
+// drawWishart sets lam (d×d) to a draw of Wishart(nu, W) given winv =
+// W⁻¹, by Bartlett's decomposition: with W⁻¹ = C Cᵀ, F = C⁻ᵀ has
+// F Fᵀ = W, and Λ = (F A)(F A)ᵀ for A lower triangular with
+// A_ii² ~ χ²(nu - i), A_ij ~ N(0, 1) below. It factors winv in place and
+// reports false, lam untouched, when winv is not positive definite.
+func drawWishart(lam, winv []float64, d int, nu float64, rng *rand.Rand) bool {
 	if !cholesky(winv, d) {
-		return // not positive definite: keep the prior as it was
+		return false
 	}
-	nuN := float64(d + n)
 	fa := make([]float64, d*d) // column c of F A in fa[c*d:]: Cᵀ (F A)_c = A_c
 	col := make([]float64, d)
 	for c := range d {
@@ -87,7 +118,7 @@ func drawPrior(p *prior, x []float64, n, d int, rng *rand.Rand) {
 			case i < c:
 				col[i] = 0
 			case i == c:
-				col[i] = math.Sqrt(2 * gamma.Draw(rng, (nuN-float64(i))/2))
+				col[i] = math.Sqrt(2 * gamma.Draw(rng, (nu-float64(i))/2))
 			default:
 				col[i] = rng.NormFloat64()
 			}
@@ -101,24 +132,8 @@ func drawPrior(p *prior, x []float64, n, d int, rng *rand.Rand) {
 			for c := range d {
 				s += fa[c*d+a] * fa[c*d+b]
 			}
-			p.lam[a*d+b], p.lam[b*d+a] = s, s
+			lam[a*d+b], lam[b*d+a] = s, s
 		}
 	}
-	// mu ~ N(mu_n, (beta_n Λ)⁻¹), mu_n = n x̄ / beta_n.
-	betaN := beta0 + float64(n)
-	chol := make([]float64, d*d)
-	copy(chol, p.lam)
-	if !cholesky(chol, d) {
-		return
-	}
-	for c := range d {
-		col[c] = rng.NormFloat64() / math.Sqrt(betaN)
-	}
-	backward(chol, d, col)
-	for c := range d {
-		p.mu[c] = float64(n)*mean[c]/betaN + col[c]
-	}
-	for a := range d {
-		p.lmu[a] = dot(p.lam[a*d:a*d+d], p.mu)
-	}
+	return true
 }

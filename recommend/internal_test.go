@@ -123,7 +123,7 @@ func ridgeStepExact(t *testing.T, hold bool) {
 	// One sweep's pass is not the minimizer (3 passes of coordinate
 	// descent); fifty are, to rounding.
 	for n := range 50 {
-		s.rows(n, streamUser, s.u, tb.n1, tb.uStart, tb.uItem, tb.y, s.v, &s.pu)
+		s.rows(n, s.users())
 	}
 	d, k := s.d, s.k
 	for u := range tb.n1 {
@@ -180,7 +180,7 @@ func TestRowDraws(t *testing.T) {
 	want.MulVec(&cov, g)
 	mean, second := make([]float64, d), make([]float64, d*d)
 	for n := range draws {
-		s.rows(n, streamUser, s.u, tb.n1, tb.uStart, tb.uItem, tb.y, s.v, &s.pu)
+		s.rows(n, s.users())
 		x := s.u[u*d : u*d+d]
 		for a := range d {
 			mean[a] += x[a] / draws

@@ -130,38 +130,63 @@ func (s *sampler) sweep(n int) {
 		st.seed(s.seed, n, streamHyperUser, 0)
 		drawPrior(&s.pu, s.u, t.n1, s.d, st.rng)
 	}
-	s.rows(n, streamUser, s.u, t.n1, t.uStart, t.uItem, t.y, s.v, &s.pu)
+	s.rows(n, s.users())
 	s.share(s.u, t.n1, s.d)
 	if s.noise {
 		st.seed(s.seed, n, streamHyperItem, 0)
 		drawPrior(&s.pv, s.v, t.n2, s.d, st.rng)
 	}
-	s.rows(n, streamItem, s.v, t.n2, t.iStart, t.iUser, t.iy, s.u, &s.pv)
+	s.rows(n, s.items())
 	s.share(s.v, t.n2, s.d)
 	s.share(s.wsq, t.n2, 1)
 	s.drawNoise(n)
 }
 
-// rows updates the n rows of x (users or items) from the rows of other,
-// the start offsets, the other side's index and the value of each rating
-// in this pass's order (NaN for one held out). The items' pass also
-// records each item's Σ w e² for the noise precision.
-func (s *sampler) rows(sweep, kind int, x []float64, n int, start []int, idx []int32, vals []float32, other []float64, p *prior) {
+// side is what a pass over one side's rows (users or items) reads and
+// writes: the n rows of x, each row's ratings from start[r] to
+// start[r+1] in this side's order, each rating's index on the other side
+// and its value (NaN for one held out), the other side's rows, and the
+// prior of x's rows.
+type side struct {
+	kind  int // streamUser or streamItem
+	x     []float64
+	n     int
+	start []int
+	idx   []int32
+	vals  []float32
+	other []float64
+	p     *prior
+}
+
+// users is the users' side, items the items'.
+func (s *sampler) users() side {
+	t := s.t
+	return side{streamUser, s.u, t.n1, t.uStart, t.uItem, t.y, s.v, &s.pu}
+}
+
+func (s *sampler) items() side {
+	t := s.t
+	return side{streamItem, s.v, t.n2, t.iStart, t.iUser, t.iy, s.u, &s.pv}
+}
+
+// rows updates the rows of one side from the other side's rows. The
+// items' pass also records each item's Σ w e² for the noise precision.
+func (s *sampler) rows(sweep int, sd side) {
 	d := s.d
-	first, last := s.part(s.rank(), n)
+	first, last := s.part(s.rank(), sd.n)
 	par.Do(s.workers, (last-first+blockRows-1)/blockRows, func(b int) {
 		sc := s.pool.Get().(*rowScratch)
 		defer s.pool.Put(sc)
 		for r := first + b*blockRows; r < min(last, first+(b+1)*blockRows); r++ {
-			lo, hi := start[r], start[r+1]
+			hi := sd.start[r+1]
 			// The next row's first ratings' rows are fetched while this
 			// row is made.
-			if r+1 < n {
-				kernel.PrefetchRows(other, idx[hi:min(start[r+2], hi+gatherChunk)], d, d)
+			if r+1 < sd.n {
+				kernel.PrefetchRows(sd.other, sd.idx[hi:min(sd.start[r+2], hi+gatherChunk)], d, d)
 			}
-			sc.s.seed(s.seed, sweep, kind, r)
-			wsq := s.row(x[r*d:r*d+d], idx[lo:hi], vals[lo:hi], other, p, sc)
-			if kind == streamItem {
+			sc.s.seed(s.seed, sweep, sd.kind, r)
+			wsq := s.row(&sd, r, sc)
+			if sd.kind == streamItem {
 				s.wsq[r] = wsq
 			}
 		}
@@ -172,49 +197,19 @@ func (s *sampler) rows(sweep, kind int, x []float64, n int, start []int, idx []i
 // prefetched.
 const gatherChunk = 64
 
-// row updates the row x from its ratings (the other side's indices idx
-// and the values vals) and returns Σ w e² of its fitted ratings after the
-// update, the weights without α.
-func (s *sampler) row(x []float64, idx []int32, vals []float32, other []float64, p *prior, sc *rowScratch) float64 {
-	k, d, n := s.k, s.d, len(idx)
+// row updates row r of the side sd from its ratings and returns Σ w e² of
+// its fitted ratings after the update, the weights without α.
+func (s *sampler) row(sd *side, r int, sc *rowScratch) float64 {
+	lo, hi := sd.start[r], sd.start[r+1]
+	k, d, n := s.k, s.d, hi-lo
+	x, idx, vals, other, p := sd.x[r*d:r*d+d], sd.idx[lo:hi], sd.vals[lo:hi], sd.other, sd.p
 	sc.grow(n, k)
 	zc, res, w := sc.zc[:n*k], sc.res[:n], sc.w[:n]
 	base := s.t.mean + x[k]
-	robust := !math.IsInf(s.nu, 1)
-	draw := robust && s.noise
-	var gt *gamma.Table
-	if draw {
-		gt = gamma.TableOf((s.nu + 1) / 2)
-	}
 	alpha := s.alpha
-	fitted := 0
 	// Gather: the other side's rows by dimension, and the residuals.
 	kernel.Gather(&kernel.GatherRow{Cols: zc, Res: res, X: x[:k], Idx: idx, Vals: vals, Other: other, D: d, Base: base})
-	// The weights, with α; 0 for a rating held out (NaN). A drawn one
-	// takes its random bits from a counter of the row's stream
-	// (SplitMix64's sequence from a seed the stream draws).
-	nu, two := s.nu, 2*alpha
-	h := sc.s.pcg.Uint64()
-	for e, r := range res {
-		switch {
-		case r != r:
-			res[e], w[e] = 0, 0
-			continue
-		case draw:
-			h += splitMixStep
-			bits := mix(h)
-			g, ok := gt.Body(bits)
-			if !ok {
-				g = gt.Tail(bits)
-			}
-			w[e] = two * g / (nu + alpha*r*r)
-		case robust:
-			w[e] = alpha * (nu + 1) / (nu + alpha*r*r)
-		default:
-			w[e] = alpha
-		}
-		fitted++
-	}
+	fitted := s.weigh(res, w, sc)
 	passes := 1
 	if !s.noise {
 		passes = ridgePasses
@@ -267,6 +262,46 @@ func (s *sampler) row(x []float64, idx []int32, vals []float32, other []float64,
 		sum += w[e] * r * r
 	}
 	return sum / alpha
+}
+
+// weigh sets each rating's weight w from its residual res, with α: 0 for
+// a rating held out (NaN, whose residual becomes 0); under the Student-t
+// likelihood drawn from its conditional, or its mean for a penalized fit;
+// α under the Gaussian one. A drawn weight takes its random bits from a
+// counter of the row's stream (SplitMix64's sequence from a seed the
+// stream draws). It returns the number of ratings fitted.
+func (s *sampler) weigh(res, w []float64, sc *rowScratch) int {
+	robust := !math.IsInf(s.nu, 1)
+	draw := robust && s.noise
+	var gt *gamma.Table
+	if draw {
+		gt = gamma.TableOf((s.nu + 1) / 2)
+	}
+	alpha := s.alpha
+	fitted := 0
+	nu, two := s.nu, 2*alpha
+	h := sc.s.pcg.Uint64()
+	for e, r := range res {
+		switch {
+		case r != r:
+			res[e], w[e] = 0, 0
+			continue
+		case draw:
+			h += splitMixStep
+			bits := mix(h)
+			g, ok := gt.Body(bits)
+			if !ok {
+				g = gt.Tail(bits)
+			}
+			w[e] = two * g / (nu + alpha*r*r)
+		case robust:
+			w[e] = alpha * (nu + 1) / (nu + alpha*r*r)
+		default:
+			w[e] = alpha
+		}
+		fitted++
+	}
+	return fitted
 }
 
 // drawNoise draws the noise precision from the weighted residuals of the

@@ -133,96 +133,31 @@ func IsModel(dir string) bool {
 
 // Load reads a model that Save wrote. Errors name the file at fault.
 func Load(dir string) (*Model, error) {
-	fail := func(name string, format string, args ...any) error {
-		return &InputError{Input: filepath.Join(dir, name), Reason: fmt.Sprintf(format, args...)}
+	d := modelDir{dir: dir}
+	if err := d.readJSON(); err != nil {
+		return nil, err
 	}
-	b, err := os.ReadFile(filepath.Join(dir, ModelFile))
-	if err != nil {
-		return nil, fail(ModelFile, "cannot read: %v", unwrapPath(err))
-	}
-	var js modelJSON
-	dec := json.NewDecoder(bytes.NewReader(b))
-	if err := dec.Decode(&js); err != nil {
-		return nil, fail(ModelFile, "not a model: %v", err)
-	}
-	if js.Format != Format {
-		return nil, fail(ModelFile, "format %q, want %q", js.Format, Format)
-	}
-	if js.Users < 0 || js.Items < 0 || js.Rank < 0 || !(js.Min <= js.Max) || math.IsNaN(js.Mean) || math.IsInf(js.Mean, 0) {
-		return nil, fail(ModelFile, "inconsistent: %d users, %d items, rank %d, scale [%v, %v], mean %v", js.Users, js.Items, js.Rank, js.Min, js.Max, js.Mean)
-	}
+	js := d.js
 	m := &Model{Mean: js.Mean, Min: js.Min, Max: js.Max, Info: js.Info}
-	// check reads a file's bytes against model.json's checksum.
-	check := func(name string) error {
-		want, ok := js.Files[name]
-		if !ok {
-			return fail(ModelFile, "lists no checksum for %s", name)
-		}
-		data, err := os.ReadFile(filepath.Join(dir, name))
-		if err != nil {
-			return fail(name, "cannot read: %v", unwrapPath(err))
-		}
-		h := fnv.New64a()
-		h.Write(data)
-		if got := fmt.Sprintf("%016x", h.Sum64()); got != want {
-			return fail(name, "does not belong to this model.json (its checksum is %s, model.json says %s): a later save was interrupted or two saves mixed their files", got, want)
-		}
-		return nil
-	}
-	ids := func(name string, n int) (IDs, error) {
-		if err := check(name); err != nil {
-			return nil, err
-		}
-		v, shape, err := dataio.ReadInts(filepath.Join(dir, name))
-		if err != nil {
-			return nil, fail(name, "%v", dataio.Reason(err))
-		}
-		if len(shape) != 1 || shape[0] != n {
-			return nil, fail(name, "shape %s, want (%d,)", dataio.ShapeString(shape), n)
-		}
-		for k := 1; k < n; k++ {
-			if v[k] <= v[k-1] {
-				return nil, fail(name, "not increasing at [%d]", k)
-			}
-		}
-		return IDs(v), nil
-	}
-	floats := func(name string, shape ...int) ([]float64, error) {
-		if err := check(name); err != nil {
-			return nil, err
-		}
-		v, got, err := dataio.ReadFile(filepath.Join(dir, name))
-		if err != nil {
-			return nil, fail(name, "%v", dataio.Reason(err))
-		}
-		if dataio.ShapeString(got) != dataio.ShapeString(shape) {
-			return nil, fail(name, "shape %s, want %s", dataio.ShapeString(got), dataio.ShapeString(shape))
-		}
-		for k, x := range v {
-			if math.IsNaN(x) || math.IsInf(x, 0) {
-				return nil, fail(name, "element %d is %v", k, x)
-			}
-		}
-		return v, nil
-	}
-	if m.Users, err = ids(UserIDsFile, js.Users); err != nil {
+	var err error
+	if m.Users, err = d.ids(UserIDsFile, js.Users); err != nil {
 		return nil, err
 	}
-	if m.Items, err = ids(ItemIDsFile, js.Items); err != nil {
+	if m.Items, err = d.ids(ItemIDsFile, js.Items); err != nil {
 		return nil, err
 	}
-	if m.UserBias, err = floats(UserBiasFile, js.Users); err != nil {
+	if m.UserBias, err = d.floats(UserBiasFile, js.Users); err != nil {
 		return nil, err
 	}
-	if m.ItemBias, err = floats(ItemBiasFile, js.Items); err != nil {
+	if m.ItemBias, err = d.floats(ItemBiasFile, js.Items); err != nil {
 		return nil, err
 	}
 	if js.Rank > 0 {
-		l, err := floats(LFile, js.Users, js.Rank)
+		l, err := d.floats(LFile, js.Users, js.Rank)
 		if err != nil {
 			return nil, err
 		}
-		r, err := floats(RFile, js.Items, js.Rank)
+		r, err := d.floats(RFile, js.Items, js.Rank)
 		if err != nil {
 			return nil, err
 		}
@@ -237,6 +172,96 @@ func Load(dir string) (*Model, error) {
 		}
 	}
 	return m, nil
+}
+
+// modelDir is a model's directory as Load reads it: its model.json, then
+// each file checked against the checksum model.json gives it.
+type modelDir struct {
+	dir string
+	js  modelJSON
+}
+
+// fail is the error of the file name in the directory.
+func (d *modelDir) fail(name string, format string, args ...any) error {
+	return &InputError{Input: filepath.Join(d.dir, name), Reason: fmt.Sprintf(format, args...)}
+}
+
+// readJSON reads and checks model.json.
+func (d *modelDir) readJSON() error {
+	b, err := os.ReadFile(filepath.Join(d.dir, ModelFile))
+	if err != nil {
+		return d.fail(ModelFile, "cannot read: %v", unwrapPath(err))
+	}
+	js := &d.js
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if err := dec.Decode(js); err != nil {
+		return d.fail(ModelFile, "not a model: %v", err)
+	}
+	if js.Format != Format {
+		return d.fail(ModelFile, "format %q, want %q", js.Format, Format)
+	}
+	if js.Users < 0 || js.Items < 0 || js.Rank < 0 || !(js.Min <= js.Max) || math.IsNaN(js.Mean) || math.IsInf(js.Mean, 0) {
+		return d.fail(ModelFile, "inconsistent: %d users, %d items, rank %d, scale [%v, %v], mean %v", js.Users, js.Items, js.Rank, js.Min, js.Max, js.Mean)
+	}
+	return nil
+}
+
+// check reads a file's bytes against model.json's checksum.
+func (d *modelDir) check(name string) error {
+	want, ok := d.js.Files[name]
+	if !ok {
+		return d.fail(ModelFile, "lists no checksum for %s", name)
+	}
+	data, err := os.ReadFile(filepath.Join(d.dir, name))
+	if err != nil {
+		return d.fail(name, "cannot read: %v", unwrapPath(err))
+	}
+	h := fnv.New64a()
+	h.Write(data)
+	if got := fmt.Sprintf("%016x", h.Sum64()); got != want {
+		return d.fail(name, "does not belong to this model.json (its checksum is %s, model.json says %s): a later save was interrupted or two saves mixed their files", got, want)
+	}
+	return nil
+}
+
+// ids reads the n increasing ids of the file name.
+func (d *modelDir) ids(name string, n int) (IDs, error) {
+	if err := d.check(name); err != nil {
+		return nil, err
+	}
+	v, shape, err := dataio.ReadInts(filepath.Join(d.dir, name))
+	if err != nil {
+		return nil, d.fail(name, "%v", dataio.Reason(err))
+	}
+	if len(shape) != 1 || shape[0] != n {
+		return nil, d.fail(name, "shape %s, want (%d,)", dataio.ShapeString(shape), n)
+	}
+	for k := 1; k < n; k++ {
+		if v[k] <= v[k-1] {
+			return nil, d.fail(name, "not increasing at [%d]", k)
+		}
+	}
+	return IDs(v), nil
+}
+
+// floats reads the finite numbers of the file name, of the given shape.
+func (d *modelDir) floats(name string, shape ...int) ([]float64, error) {
+	if err := d.check(name); err != nil {
+		return nil, err
+	}
+	v, got, err := dataio.ReadFile(filepath.Join(d.dir, name))
+	if err != nil {
+		return nil, d.fail(name, "%v", dataio.Reason(err))
+	}
+	if dataio.ShapeString(got) != dataio.ShapeString(shape) {
+		return nil, d.fail(name, "shape %s, want %s", dataio.ShapeString(got), dataio.ShapeString(shape))
+	}
+	for k, x := range v {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return nil, d.fail(name, "element %d is %v", k, x)
+		}
+	}
+	return v, nil
 }
 
 // unwrapPath returns the reason of a *os.PathError, whose path the caller

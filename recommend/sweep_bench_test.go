@@ -47,7 +47,8 @@ func BenchmarkRow(b *testing.B) {
 	n := 0
 	for b.Loop() {
 		sc.s.seed(1, n, streamUser, u)
-		s.row(s.u[u*s.d:u*s.d+s.d], t.uItem[lo:hi], t.y[lo:hi], s.v, &s.pu, sc)
+		users := s.users()
+		s.row(&users, u, sc)
 		n++
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n)/float64(hi-lo), "ns/rating")
