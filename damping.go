@@ -138,28 +138,33 @@ type damper struct {
 	d      Damping
 	loss   Loss
 	iso    float64
-	scale  float64 // ĝ_0, the data's scale in the loss's units (see newDamper)
+	scale  float64 // ĝ_0, the data's scale in the loss's units (see measure)
 	factor float64 // c when Damping.Factor is 0: the loss's default
 }
 
-// newDamper readies the damping of a run with observations y; scratch,
-// len(y) values it may overwrite, spares it a copy of them.
-func newDamper(d Damping, loss Loss, iso float64, y obs, scratch []float64, ranks dist) damper {
+// newDamper readies the damping d of a run of the loss with the isometry
+// iso; measure then gives it the data's scale.
+func newDamper(d Damping, loss Loss, iso float64) damper {
 	factor := DefaultDampingFactor
 	if loss == TrimmedL2 {
 		loss = L2Squared // in the units of its kept part
 		factor = TrimmedDampingFactor
 	}
-	dm := damper{d: d, loss: loss, iso: iso, factor: factor}
-	if d.None || d.Fixed > 0 {
-		return dm
+	return damper{d: d, loss: loss, iso: iso, factor: factor}
+}
+
+// measure sets the data's scale from the observations y, over the ranks
+// of ranks; scratch, len(y) values it may overwrite, spares it a copy of
+// them.
+func (dm *damper) measure(y obs, scratch []float64, ranks dist) {
+	if dm.d.None || dm.d.Fixed > 0 {
+		return
 	}
 	// The loss at X = 0 of the observations the median rule keeps (see
 	// Trim): about f(0) - f(X*), with the outliers mostly left out. Auto's
 	// estimate at X = 0 would vanish when a quarter of the observations are
 	// zero, as they can be in matrix completion, and make ρ_t enormous.
-	dm.scale = y.zeroLoss(loss, iso, ranks, scratch)
-	return dm
+	dm.scale = y.zeroLoss(dm.loss, dm.iso, ranks, scratch)
 }
 
 // zeroLoss returns the loss at X = 0 of the observations y that the median

@@ -119,7 +119,7 @@ func TestRandomStart(t *testing.T) {
 	}
 	in := instance(t, synth.Config{Kind: synth.Sensing, N1: 12, Rank: 2, Seed: 1407}, set)
 	draw := func(seed uint64) scaledsm.Factors {
-		f, err := scaledsm.Random(in.Op, in.Y, 3, scaledsm.Trim{}, 0.01, seed)
+		f, err := scaledsm.Random(scaledsm.Problem{Op: in.Op, Y: in.Y, Rank: 3}, scaledsm.Trim{}, 0.01, seed)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -554,9 +554,15 @@ type keptValues struct {
 	below float64
 }
 
-// keptAt returns value k of v, or 0 when it is not below below.
-func keptAt[T float](v []T, k int, below float64) float64 {
-	if x := float64(v[k]); math.Abs(x) < below {
+// keptOf is keptValues of one kind.
+type keptOf[T float] struct {
+	v     []T
+	below float64
+}
+
+// at returns value k, or 0 when it is not below the bound.
+func (kv keptOf[T]) at(k int) float64 {
+	if x := float64(kv.v[k]); math.Abs(x) < kv.below {
 		return x
 	}
 	return 0
@@ -641,16 +647,16 @@ func converged(a, b []float64, noise float64) bool {
 // the bits of one Axpy call an entry.
 func (e *Entries) mulSparse(dst *mat.Dense, v keptValues, x *mat.Dense, scale float64) {
 	if v.v.f32 != nil {
-		mulSparseOf(e, dst, v.v.f32, v.below, x, scale)
+		mulSparseOf(e, dst, keptOf[float32]{v.v.f32, v.below}, x, scale)
 	} else {
-		mulSparseOf(e, dst, v.v.f64, v.below, x, scale)
+		mulSparseOf(e, dst, keptOf[float64]{v.v.f64, v.below}, x, scale)
 	}
 }
 
-// mulSparseOf is mulSparse of the values v kept below below, compiled for
-// each kind of values (a test of the kind for every entry cost a sixth of
-// a spectral start at 10^7).
-func mulSparseOf[T float](e *Entries, dst *mat.Dense, v []T, below float64, x *mat.Dense, scale float64) {
+// mulSparseOf is mulSparse of the kept values v, compiled for each kind of
+// values (a test of the kind for every entry cost a sixth of a spectral
+// start at 10^7).
+func mulSparseOf[T float](e *Entries, dst *mat.Dense, v keptOf[T], x *mat.Dense, scale float64) {
 	_, k := x.Dims()
 	xr, dr := x.RawMatrix(), dst.RawMatrix()
 	// Blocks of rows, each visited tile after tile of columns when x's
@@ -679,12 +685,12 @@ func mulSparseOf[T float](e *Entries, dst *mat.Dense, v []T, below float64, x *m
 					kernel.PrefetchRows(xr.Data, e.cols[nlo:nhi], xr.Stride, k)
 				}
 				if i+lineAhead < e.n1 {
-					prefetchStart(tl, e, i+lineAhead, t, v)
+					prefetchStart(tl, e, i+lineAhead, t, v.v)
 				}
 				plo, phi := tl.segment(e, i, t)
 				buf, alpha = buf[:0], alpha[:0]
 				for p := plo; p < phi; p++ {
-					vp := keptAt(v, p, below)
+					vp := v.at(p)
 					if vp == 0 {
 						continue
 					}
@@ -704,15 +710,14 @@ func mulSparseOf[T float](e *Entries, dst *mat.Dense, v []T, below float64, x *m
 // the order of a serial pass whatever the number of cores.
 func (e *Entries) mulSparseT(dst *mat.Dense, v keptValues, x *mat.Dense, scale float64) {
 	if v.v.f32 != nil {
-		mulSparseTOf(e, dst, v.v.f32, v.below, x, scale)
+		mulSparseTOf(e, dst, keptOf[float32]{v.v.f32, v.below}, x, scale)
 	} else {
-		mulSparseTOf(e, dst, v.v.f64, v.below, x, scale)
+		mulSparseTOf(e, dst, keptOf[float64]{v.v.f64, v.below}, x, scale)
 	}
 }
 
-// mulSparseTOf is mulSparseT of the values v kept below below (see
-// mulSparseOf).
-func mulSparseTOf[T float](e *Entries, dst *mat.Dense, v []T, below float64, x *mat.Dense, scale float64) {
+// mulSparseTOf is mulSparseT of the kept values v (see mulSparseOf).
+func mulSparseTOf[T float](e *Entries, dst *mat.Dense, v keptOf[T], x *mat.Dense, scale float64) {
 	_, k := x.Dims()
 	xr, dr := x.RawMatrix(), dst.RawMatrix()
 	dst.Zero()
@@ -735,7 +740,7 @@ func mulSparseTOf[T float](e *Entries, dst *mat.Dense, v []T, below float64, x *
 				nlo, nhi := tl.segment(e, i+1, t)
 				kernel.PrefetchRows(dr.Data, e.cols[nlo:nhi], dr.Stride, k)
 				if i+lineAhead < e.n1 {
-					prefetchStart(tl, e, i+lineAhead, t, v)
+					prefetchStart(tl, e, i+lineAhead, t, v.v)
 				}
 			}
 			xi := xr.Data[i*xr.Stride : i*xr.Stride+k]
@@ -744,7 +749,7 @@ func mulSparseTOf[T float](e *Entries, dst *mat.Dense, v []T, below float64, x *
 				if j < lo || j >= hi {
 					continue
 				}
-				if vp := keptAt(v, p, below); vp != 0 {
+				if vp := v.at(p); vp != 0 {
 					kernel.Axpy(scale*vp, xi, dr.Data[int(j)*dr.Stride:int(j)*dr.Stride+k])
 				}
 			}

@@ -160,19 +160,28 @@ func (q *Quadratic) Evaluate(e *Evaluation) {
 	es := []*Evaluation{e}
 	parallel(teamSize(m*nr), nc, func(c int) {
 		lo, hi := chunkRange(c, nc, m)
-		q.chunk(lo, hi, l, r, es, bt[r*lo:r*hi], parts[c*nr:(c+1)*nr])
+		q.chunk(quadChunk{lo, hi, bt[r*lo : r*hi], parts[c*nr : (c+1)*nr]}, l, es)
 	})
 	addPartials(parts[:nr], parts, nc, nr)
 	e.GL.Copy(mat.NewDense(n, r, parts[:nr]))
 }
 
-// chunk makes the pass over measurements [lo, hi) for the runs of es,
+// quadChunk is a chunk of a pass over quadratic measurements: the
+// measurements [lo, hi), scratch bt for len(es)·r rows of hi-lo values,
+// and g (n rows, len(es)·r columns) for the runs' subgradients' sums.
+type quadChunk struct {
+	lo, hi int
+	bt, g  []float64
+}
+
+// chunk makes the pass over the measurements of ch for the runs of es,
 // whose factors are the columns of l (n rows, len(es)·r columns, run b's
-// in columns b·r to (b+1)·r): it sets the runs' residuals and g (n rows,
-// len(es)·r columns) to their subgradients' sums over the chunk. bt is
-// scratch for len(es)·r rows of hi-lo values.
-func (q *Quadratic) chunk(lo, hi int, l []float64, r int, es []*Evaluation, bt, g []float64) {
+// in columns b·r to (b+1)·r): it sets the runs' residuals and ch.g to
+// their subgradients' sums over the chunk.
+func (q *Quadratic) chunk(ch quadChunk, l []float64, es []*Evaluation) {
 	n, m := q.n, q.m
+	lo, hi, bt, g := ch.lo, ch.hi, ch.bt, ch.g
+	_, r := es[0].L.Dims()
 	k := hi - lo
 	ld := len(es) * r
 	inv := 1 / q.scale()
@@ -255,7 +264,7 @@ func (q *Quadratic) EvaluateBatch(es []*Evaluation) {
 			if c > 0 {
 				acc = p
 			}
-			q.chunk(lo, hi, l, r, es[b0:b1], bt, acc)
+			q.chunk(quadChunk{lo, hi, bt, acc}, l, es[b0:b1])
 			if c > 0 {
 				kernel.Axpy(1, p, g)
 			}

@@ -114,7 +114,8 @@ func newRun(p Problem, s Settings, init Factors) (*run, error) {
 	u.y = p.observations()
 	u.eval.Y, u.eval.y32 = u.y.f64, u.y.f32
 	u.eval.Weight = s.Loss.weight()
-	u.damp = newDamper(s.Damping, s.Loss, u.iso, u.y, u.eval.Z, u.d) // Z as its scratch, before any pass
+	u.damp = newDamper(s.Damping, s.Loss, u.iso)
+	u.damp.measure(u.y, u.eval.Z, u.d) // Z as its scratch, before any pass
 	u.l = mat.DenseCopyOf(init.L)
 	u.dl = mat.NewDense(n1, p.Rank, nil)
 	if !u.sym {
@@ -174,7 +175,6 @@ func (u *run) startBounds(init Factors) error {
 	if !ok {
 		return inputError("loss", TrimmedL2, "needs an operator that measures entries (Entries); use l2sq")
 	}
-	_, n1, n2 := u.p.Op.Dims()
 	u.bounder = b
 	u.trim = newTrimming(u.s.TrimFloor)
 	if u.damp.active() {
@@ -192,7 +192,7 @@ func (u *run) startBounds(init Factors) error {
 	for k := range z {
 		z[k] -= u.y.at(k)
 	}
-	u.eval.Bounds = startBounds(b, n1, n2, z, u.trim.factor, scale, u.d)
+	u.eval.Bounds = startBounds(b, z, u.trim.factor, scale, u.d)
 	return nil
 }
 

@@ -129,17 +129,6 @@ func (s *Sensing) axpyRows(y, alpha []float64, i0 int) {
 	}
 }
 
-// dotAxpyRows adds alpha[k] times row i0+k to y, k in increasing order, and
-// sets out[k] to the dot product of row i1+k with x, in one sweep.
-func (s *Sensing) dotAxpyRows(out []float64, i1 int, x, y, alpha []float64, i0 int) {
-	n := s.n1 * s.n2
-	if s.a32 != nil {
-		kernel.DotAxpyRows32(out, s.a32[i1*n:], y, alpha, s.a32[i0*n:], n, n, x)
-	} else {
-		kernel.DotAxpyRows(out, s.a[i1*n:], y, alpha, s.a[i0*n:], n, n, x)
-	}
-}
-
 // Spectral returns the factors of the best rank-r approximation of the
 // spectral estimate Σ_{i∈I} y_i A_i / |I| over the observations kept, in
 // the unscaled convention y_i = <A_i, X> of the paper's Section 4 (whose
@@ -210,10 +199,9 @@ func (s *Sensing) Evaluate(e *Evaluation) {
 	ws := e.workspace(n + nc*n)
 	xv, parts := ws[:n], ws[n:]
 	mat.NewDense(s.n1, s.n2, xv).Mul(e.L, e.R.T())
-	inv := 1 / s.scale()
 	parallel(teamSize(m*n), nc, func(c int) {
 		lo, hi := chunkRange(c, nc, m)
-		s.blockedChunk(e, parts[c*n:(c+1)*n], xv, lo, hi, inv)
+		s.blockedChunk(e, parts[c*n:(c+1)*n], xv, lo, hi)
 	})
 	addPartials(parts[:n], parts, nc, n)
 	S := mat.NewDense(s.n1, s.n2, parts[:n])
@@ -230,7 +218,8 @@ func (s *Sensing) Evaluate(e *Evaluation) {
 // against 1.45 times the floor; on the Zen 5-class machine of the project
 // it measures slower, 2.07 against 1.48 times the floor in
 // BenchmarkFusedVsStream/f32, and is not used.)
-func (s *Sensing) blockedChunk(e *Evaluation, p, xv []float64, lo, hi int, inv float64) {
+func (s *Sensing) blockedChunk(e *Evaluation, p, xv []float64, lo, hi int) {
+	inv := 1 / s.scale()
 	var alpha [kernel.BlockRows]float64
 	for i := lo; i < hi; i += kernel.BlockRows {
 		rows := min(kernel.BlockRows, hi-i)
@@ -254,9 +243,10 @@ func (s *Sensing) weighRows(e *Evaluation, alpha []float64, i0 int, inv float64)
 	}
 }
 
-// dotBatch sets out[k*ldo+b] to the dot product of row i0+k with run b's
+// dotBatch sets out[k*runs+b] to the dot product of row i0+k with run b's
 // vector x[b*n:], for k < rows and b < runs.
-func (s *Sensing) dotBatch(out []float64, ldo, i0, rows int, x []float64, runs int) {
+func (s *Sensing) dotBatch(out []float64, i0, rows int, x []float64, runs int) {
+	ldo := runs
 	n := s.n1 * s.n2
 	if s.a32 != nil {
 		kernel.DotBatch32(out, ldo, s.a32[i0*n:], n, rows, n, x, n, runs)
@@ -266,8 +256,9 @@ func (s *Sensing) dotBatch(out []float64, ldo, i0, rows int, x []float64, runs i
 }
 
 // axpyBatch adds to each run b's vector sv[b*n:] the rows i0+k weighted by
-// w[k*ldw+b], k < rows in increasing order.
-func (s *Sensing) axpyBatch(sv, w []float64, ldw, i0, rows, runs int) {
+// w[k*runs+b], k < rows in increasing order.
+func (s *Sensing) axpyBatch(sv, w []float64, i0, rows, runs int) {
+	ldw := runs
 	n := s.n1 * s.n2
 	if s.a32 != nil {
 		kernel.AxpyBatch32(sv, n, w, ldw, s.a32[i0*n:], n, rows, n, runs)
@@ -315,7 +306,6 @@ func (s *Sensing) batchByChunks(es []*Evaluation, w int) {
 	for b, e := range es {
 		mat.NewDense(s.n1, s.n2, xs[b*n:(b+1)*n]).Mul(e.L, e.R.T())
 	}
-	inv := 1 / s.scale()
 	parallel(w, nc, func(c int) {
 		lo, hi := chunkRange(c, nc, m)
 		p := parts[c*B*n : (c+1)*B*n]
@@ -323,9 +313,9 @@ func (s *Sensing) batchByChunks(es []*Evaluation, w int) {
 		zw := ws[c*rowsPer*B : (c+1)*rowsPer*B]
 		for i := lo; i < hi; i += rowsPer {
 			rows := min(rowsPer, hi-i)
-			s.dotBatch(zw, B, i, rows, xs, B)
-			s.weighBatch(zw, B, i, rows, es, inv)
-			s.axpyBatch(p, zw, B, i, rows, B)
+			s.dotBatch(zw, i, rows, xs, B)
+			s.weighBatch(zw, i, rows, es)
+			s.axpyBatch(p, zw, i, rows, B)
 		}
 	})
 	// Each run's partial sums, added in chunk order.
@@ -340,9 +330,10 @@ func (s *Sensing) batchByChunks(es []*Evaluation, w int) {
 	}
 }
 
-// weighBatch turns the dot products zw[k*ld+b] of rows i0+k with the runs'
-// X into the runs' residuals and weights ψ(z)/m, in place.
-func (s *Sensing) weighBatch(zw []float64, ld, i0, rows int, es []*Evaluation, inv float64) {
+// weighBatch turns the dot products zw[k*len(es)+b] of rows i0+k with the
+// runs' X into the runs' residuals and weights ψ(z)/m, in place.
+func (s *Sensing) weighBatch(zw []float64, i0, rows int, es []*Evaluation) {
+	ld, inv := len(es), 1/s.scale()
 	for k := range rows {
 		for b, e := range es {
 			fit := zw[k*ld+b] * inv
@@ -369,7 +360,6 @@ func (s *Sensing) batchByRuns(es []*Evaluation, w int) {
 	parallel(w, B, func(b int) {
 		mat.NewDense(s.n1, s.n2, xs[b*n:(b+1)*n]).Mul(es[b].L, es[b].R.T())
 	})
-	inv := 1 / s.scale()
 	nc := chunks(m)
 	parallel(w, w, func(k int) {
 		b0, b1 := k*B/w, (k+1)*B/w
@@ -388,9 +378,9 @@ func (s *Sensing) batchByRuns(es []*Evaluation, w int) {
 			lo, hi := chunkRange(c, nc, m)
 			for i := lo; i < hi; i += rowsPer {
 				rows := min(rowsPer, hi-i)
-				s.dotBatch(zw, runs, i, rows, xs[b0*n:], runs)
-				s.weighBatch(zw, runs, i, rows, es[b0:b1], inv)
-				s.axpyBatch(acc, zw, runs, i, rows, runs)
+				s.dotBatch(zw, i, rows, xs[b0*n:], runs)
+				s.weighBatch(zw, i, rows, es[b0:b1])
+				s.axpyBatch(acc, zw, i, rows, runs)
 			}
 			if c > 0 {
 				for b := range runs {

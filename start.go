@@ -56,25 +56,29 @@ func (s Start) valid() bool { return s >= SpectralStart && s <= ConvexStart }
 // Settings.InitScale is 0.
 const DefaultInitScale = 1e-3
 
-// Random returns small random factors of rank r: Gaussian entries, scaled
+// Random returns small random factors of rank p.Rank: Gaussian entries, scaled
 // so that ||L||_F = ||R||_F = sqrt(scale·σ̂) (||L||_F² = scale·σ̂ for a
 // symmetric operator), where σ̂ is the top singular value of the operator's
 // spectral estimate of X* from the observations that trim keeps: the data's
 // scale, so that ||L Rᵀ||_F <= scale·σ̂. The draw is fixed by the seed.
-func Random(op Operator, y []float64, r int, trim Trim, scale float64, seed uint64) (Factors, error) {
-	_, n1, n2 := op.Dims()
-	if r < 1 || r > min(n1, n2) {
+func Random(p Problem, trim Trim, scale float64, seed uint64) (Factors, error) {
+	if p.Op == nil {
+		return Factors{}, inputError("operator", nil, "the problem has none")
+	}
+	_, n1, n2 := p.Op.Dims()
+	if r := p.Rank; r < 1 || r > min(n1, n2) {
 		return Factors{}, inputError("rank", r, "must lie in [1, min(n1, n2)] = [1, %d]", min(n1, n2))
 	}
 	if !(scale > 0) || math.IsInf(scale, 0) {
 		return Factors{}, inputError("init scale", scale, "must be positive and finite")
 	}
-	return random(op, obs{f64: y}, r, trim, scale, seed, dist{})
+	return random(p, trim, scale, seed)
 }
 
-// random is Random for the shard of a problem on the ranks d: σ̂ is the
-// whole problem's, so that every rank draws the same factors.
-func random(op Operator, y obs, r int, trim Trim, scale float64, seed uint64, d dist) (Factors, error) {
+// random is Random, for a shard of a problem too: σ̂ is the whole
+// problem's, so that every rank draws the same factors.
+func random(p Problem, trim Trim, scale float64, seed uint64) (Factors, error) {
+	op, y, r, d := p.Op, p.observations(), p.Rank, dist{p.Reducer}
 	_, n1, n2 := op.Dims()
 	top, err := spectral(op, y, 1, trim, d)
 	if err != nil {
@@ -124,7 +128,7 @@ func Initial(ctx context.Context, p Problem, s Settings) (Factors, error) {
 		if !(scale > 0) || math.IsInf(scale, 0) {
 			return Factors{}, inputError("init scale", scale, "must be positive and finite")
 		}
-		return random(p.Op, p.observations(), p.Rank, s.Trim, scale, s.Seed, dist{p.Reducer})
+		return random(p, s.Trim, scale, s.Seed)
 	case s.Start == ConvexStart:
 		e, ok := p.Op.(*Entries)
 		if !ok || p.Reducer != nil {

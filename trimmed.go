@@ -17,6 +17,8 @@ type bounder interface {
 	// times c. It returns Σ z² over those residuals, this rank's. ks,
 	// when fresh, holds the sums of the pass that kept them.
 	rebound(b *Bounds, z []float64, c float64, d dist, ks *keptSums) fsum.Sum
+	// Dims is the operator's: m measurements of an n1×n2 matrix.
+	Dims() (m, n1, n2 int)
 }
 
 var _ bounder = (*Entries)(nil)
@@ -70,7 +72,8 @@ func (tr *trimming) next(sq float64) {
 // beyond 2^16 on one process, see medianAbs), then one
 // round of the rule (see rebound) from there. The median leaves the gross
 // outliers out of the first means, which they would inflate.
-func startBounds(b bounder, n1, n2 int, z []float64, c, scale float64, d dist) *Bounds {
+func startBounds(b bounder, z []float64, c, scale float64, d dist) *Bounds {
+	_, n1, n2 := b.Dims()
 	var floor float64
 	if !d.on() && len(z) > scaleSample {
 		floor = c * medianAbs(z, scaleSample) // of a sample: a scale
@@ -249,7 +252,7 @@ func (e *Entries) startBoundsAt(f Factors, y obs, c, scale float64) *Bounds {
 				z[k] = at(i, k)
 			}
 		}
-		return startBounds(e, e.n1, e.n2, z, c, scale, dist{})
+		return startBounds(e, z, c, scale, dist{})
 	}
 	// medianAbs's sample of the residuals, which is all it reads.
 	stride := (m + scaleSample - 1) / scaleSample
@@ -337,7 +340,7 @@ func (e *Entries) OutlierBounds(y []float64, f Factors) (*Bounds, error) {
 	for k, v := range y {
 		z[k] -= v
 	}
-	b := startBounds(e, n1, n2, z, TrimFactor, FitScale(y), dist{})
+	b := startBounds(e, z, TrimFactor, FitScale(y), dist{})
 	floor := FitTolerance * FitScale(y)
 	prev := &Bounds{Rows: make([]float64, n1), Cols: make([]float64, n2)}
 	for range outlierRounds {

@@ -220,81 +220,109 @@ func ridgeGrid(ctx context.Context, t *table, s Settings, v validation, ch *chos
 	if s.Lambda == 0 {
 		lambdas = Lambdas
 	}
+	g := &ridgeSearch{ctx: ctx, t: t, s: s, v: v, ch: ch, best: -1}
 	sel := ch.sel
-	best := -1
-	try := func(k int, lam float64) (float64, error) {
-		begin := time.Now()
-		smp := newSampler(t, k, s.Nu, s.Seed, s.Workers)
-		smp.red = s.Reducer
-		smp.m = len(t.y) - len(v.p.values)
-		smp.noise, smp.nu, smp.lambda = false, math.Inf(1), lam
-		smp.start()
-		spec := validationSpec(s, v, ch.made, nil, &k) // the last iterate
-		if s.Sweeps == 0 {
-			spec.patience, spec.minSweeps = 5, 10
-		}
-		c := newChain(smp, spec)
-		out, err := c.stage(ctx, stageSweeps(s))
-		if err != nil {
-			return 0, err
-		}
-		ch.made += out.sweeps
-		sel.Candidates = append(sel.Candidates, Candidate{Rank: k, Lambda: lam, Sweeps: c.bestSweep, Best: c.bestSweep, RMSE: out.bestRMSE, Seconds: time.Since(begin).Seconds()})
-		if best < 0 || out.bestRMSE < sel.Candidates[best].RMSE {
-			best = len(sel.Candidates) - 1
-		}
-		return out.bestRMSE, nil
-	}
 	at := len(lambdas) / 2
 	for _, k := range ranks {
 		if k > maxRank(t) {
 			break
 		}
 		before := math.Inf(1)
-		if best >= 0 {
-			before = sel.Candidates[best].RMSE
+		if g.best >= 0 {
+			before = sel.Candidates[g.best].RMSE
 		}
-		tried := map[int]float64{}
-		eval := func(j int) (float64, error) {
-			if r, ok := tried[j]; ok {
-				return r, nil
-			}
-			r, err := try(k, lambdas[j])
-			tried[j] = r
-			return r, err
-		}
-		cur, err := eval(at)
-		if err != nil {
+		var cur float64
+		var err error
+		if at, cur, err = g.descend(k, lambdas, at); err != nil {
 			return err
-		}
-		for moved := true; moved; {
-			moved = false
-			for _, j := range []int{at - 1, at + 1} {
-				if j < 0 || j >= len(lambdas) {
-					continue
-				}
-				r, err := eval(j)
-				if err != nil {
-					return err
-				}
-				if r < cur {
-					at, cur, moved = j, r, true
-					break
-				}
-			}
 		}
 		if !(cur < before) {
 			break
 		}
 	}
-	if best < 0 {
+	if g.best < 0 {
 		return &InputError{Input: "ratings", Reason: fmt.Sprintf("%d ratings are too few for a rank-%d model of %d users and %d items", len(t.y)-len(v.p.values), ranks[0], t.n1, t.n2)}
 	}
-	sel.Chosen = best
-	c := sel.Candidates[best]
+	sel.Chosen = g.best
+	c := sel.Candidates[g.best]
 	s.Rank, s.Sweeps, s.Lambda = c.Rank, c.Sweeps, c.Lambda
 	ch.s, ch.burn = s, c.Sweeps-1
 	return nil
+}
+
+// ridgeSearch is ridgeGrid's search: the candidates it fits go to
+// ch.sel, best is the index of the best so far (-1 before any).
+type ridgeSearch struct {
+	ctx  context.Context
+	t    *table
+	s    Settings
+	v    validation
+	ch   *chosen
+	best int
+}
+
+// descend searches the penalties lambdas at rank k from index at, moving
+// to a neighbour while it validates better, and returns the index where
+// it stopped and its validation RMSE.
+func (g *ridgeSearch) descend(k int, lambdas []float64, at int) (int, float64, error) {
+	tried := map[int]float64{}
+	eval := func(j int) (float64, error) {
+		if r, ok := tried[j]; ok {
+			return r, nil
+		}
+		r, err := g.try(k, lambdas[j])
+		tried[j] = r
+		return r, err
+	}
+	cur, err := eval(at)
+	if err != nil {
+		return at, cur, err
+	}
+	for moved := true; moved; {
+		moved = false
+		for _, j := range []int{at - 1, at + 1} {
+			if j < 0 || j >= len(lambdas) {
+				continue
+			}
+			r, err := eval(j)
+			if err != nil {
+				return at, cur, err
+			}
+			if r < cur {
+				at, cur, moved = j, r, true
+				break
+			}
+		}
+	}
+	return at, cur, nil
+}
+
+// try fits the penalized model of rank k and penalty lam on the ratings
+// not held out, stopped at its best validation RMSE, which it returns;
+// the fit is a candidate of the selection.
+func (g *ridgeSearch) try(k int, lam float64) (float64, error) {
+	s, v, ch, sel := g.s, g.v, g.ch, g.ch.sel
+	begin := time.Now()
+	smp := newSampler(g.t, k, s.Nu, s.Seed, s.Workers)
+	smp.red = s.Reducer
+	smp.m = len(g.t.y) - len(v.p.values)
+	smp.noise, smp.nu, smp.lambda = false, math.Inf(1), lam
+	smp.start()
+	spec := validationSpec(s, v, ch.made, nil, &k) // the last iterate
+	if s.Sweeps == 0 {
+		spec.patience, spec.minSweeps = 5, 10
+	}
+	c := newChain(smp, spec)
+	out, err := c.stage(g.ctx, stageSweeps(s))
+	if err != nil {
+		return 0, err
+	}
+	ch.made += out.sweeps
+	sel.Candidates = append(sel.Candidates, Candidate{Rank: k, Lambda: lam, Sweeps: c.bestSweep, Best: c.bestSweep, RMSE: out.bestRMSE, Seconds: time.Since(begin).Seconds()})
+	if g.best < 0 || out.bestRMSE < sel.Candidates[g.best].RMSE {
+		g.best = len(sel.Candidates) - 1
+	}
+	return out.bestRMSE, nil
 }
 
 // holdOut chooses the ratings of the table held out for validation, each
