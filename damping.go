@@ -23,7 +23,7 @@ import (
 // where ρ_t = ĝ_t/ĝ_0 is the relative misfit: the automatic gap estimate
 // at X_t (see AutoGap) over the loss at X = 0 of the observations that the
 // median rule of Trim keeps (its square root for the squared l2 loss, to
-// keep the units of X), and c = DefaultDampingFactor.
+// keep the units of X), and c = 0.1 (0.3 for TrimmedL2).
 // The estimate is Auto's whatever the step rule, so that rules compare on
 // the same damping (with Polyak's true gap instead, tests that scale
 // Polyak's step, whose wrappers borrow Auto's estimate, measured the
@@ -49,15 +49,15 @@ type Damping struct {
 	// Fixed, when positive, is a constant λ_t = Fixed, in the units of the
 	// Gram matrices (those of the singular values of X).
 	Fixed float64
-	// Factor, when positive, replaces the default c: DefaultDampingFactor,
-	// or TrimmedDampingFactor for TrimmedL2.
+	// Factor, when positive, replaces the default c: 0.1, or 0.3 for
+	// TrimmedL2.
 	Factor float64
 	// None turns damping off: the paper's preconditioner (RᵀR)^{-1}, through
 	// the pseudo-inverse when RᵀR is singular.
 	None bool
 }
 
-// DefaultDampingFactor is the factor c of the automatic damping rule.
+// defaultDampingFactor is the factor c of the automatic damping rule.
 //
 // Measured with Polyak's step to 1e-10 (docs/rank.md): with the exact
 // rank, c = 0.1 keeps the undamped method's iteration counts within 9% on
@@ -70,9 +70,9 @@ type Damping struct {
 // stalls at 1e-2 to 1e-4 after 3000. Sensing gains little from damping
 // (a fitted rank of 12 for r = 3: 90 to 100 iterations with or without
 // it, 100 to 110 with c = 0.1).
-const DefaultDampingFactor = 0.1
+const defaultDampingFactor = 0.1
 
-// TrimmedDampingFactor is the factor c of the automatic damping rule for
+// trimmedDampingFactor is the factor c of the automatic damping rule for
 // TrimmedL2, whose misfit is the square root of its kept loss over the
 // data's. Measured on matrix completion (n1 = n2 = 1000, r = 5, p = 0.1,
 // p_s = 0.1, seeds 1 to 4, ScaledGD with the constant step 0.5, to
@@ -80,7 +80,7 @@ const DefaultDampingFactor = 0.1
 // of each other for every seed (129-161, 131-165, 136-168), where c = 0.1
 // lets one κ = 10 run take 200 against 159 at κ = 1, and c = 1 slows
 // every run by about 5%.
-const TrimmedDampingFactor = 0.3
+const trimmedDampingFactor = 0.3
 
 // NoDamping is the undamped preconditioner of the paper.
 var NoDamping = Damping{None: true}
@@ -145,10 +145,10 @@ type damper struct {
 // newDamper readies the damping d of a run of the loss with the isometry
 // iso; measure then gives it the data's scale.
 func newDamper(d Damping, loss Loss, iso float64) damper {
-	factor := DefaultDampingFactor
+	factor := defaultDampingFactor
 	if loss == TrimmedL2 {
 		loss = L2Squared // in the units of its kept part
-		factor = TrimmedDampingFactor
+		factor = trimmedDampingFactor
 	}
 	return damper{d: d, loss: loss, iso: iso, factor: factor}
 }

@@ -223,7 +223,7 @@ func TestEffectiveRank(t *testing.T) {
 		{[]float64{100, 50.5, 1}, 3},     // no gap: every column used
 		{[]float64{100, 1e-2, 1e-12}, 2}, // the larger of two gaps
 		{[]float64{5, 4, 0, 0}, 2},
-		{[]float64{10, 1e-2}, 2}, // a ratio of 1e3 is not above RankGap
+		{[]float64{10, 1e-2}, 2}, // a ratio of 1e3 is not above rankGap
 	} {
 		if got := scaledsm.EffectiveRank(c.sv); got != c.want {
 			t.Errorf("EffectiveRank(%v) = %d, want %d", c.sv, got, c.want)

@@ -15,7 +15,7 @@ type Evidence struct {
 	Unfitted int
 	// UnfittedRows and UnfittedCols count, on entries, the rows and the
 	// columns more than half of whose observations are unfitted by more
-	// than MissTolerance times the observations' scale: not fitted even
+	// than 1e-6 times the observations' scale: not fitted even
 	// roughly. (A row whose few observations converge more slowly than
 	// the rest is unfitted at FitTolerance when the iterate stops moving,
 	// yet recovered to 1e-9: two rows of 18 and 19 of a 20000 × 5000
@@ -23,16 +23,16 @@ type Evidence struct {
 	UnfittedRows, UnfittedCols int
 	// GrossRows and GrossCols count, under TrimmedL2, the rows and the
 	// columns that the loss found gross and keeps nothing of at the end
-	// (see GrossFactor).
+	// (their kept residuals averaged 10 times the data's scale).
 	GrossRows, GrossCols int
 }
 
-// MissTolerance is the residual, relative to the observations' scale
+// missTolerance is the residual, relative to the observations' scale
 // (see FitScale), beyond which Evidence counts an observation of a row or
 // column as missed: a thousand times FitTolerance, far below a residual of
 // a row or column that is not recovered (issue 34's column, whose
 // residuals averaged 12 times the median |y|).
-const MissTolerance = 1e-6
+const missTolerance = 1e-6
 
 // Localized reports whether the unfitted measurements gather in whole
 // rows or columns: some are mostly unfitted, or marked gross.
@@ -62,7 +62,7 @@ func (u *run) evidence() Evidence {
 		}
 		return Evidence{Unfitted: u.d.count(n)}
 	}
-	counts := e.unfittedCounts(u.residuals(e), tol, tol/FitTolerance*MissTolerance)
+	counts := e.unfittedCounts(u.residuals(e), tol, tol/FitTolerance*missTolerance)
 	u.d.sum(counts)
 	n1, n2 := e.n1, e.n2
 	ev := Evidence{Unfitted: int(counts[len(counts)-1])}

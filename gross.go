@@ -8,13 +8,13 @@ import (
 )
 
 // The gross marks of TrimmedL2, in this file: a row or column found
-// corrupted keeps nothing by its own bound (mark, see GrossFactor), one
+// corrupted keeps nothing by its own bound (mark, see grossFactor), one
 // that keeps too few of its observations after the refit neither
 // (markFew), and the mark's second look, below, lifts the marks of honest
 // ones.
 //
 // The mark's second look. TrimmedL2 marks a row or column gross on
-// one pass's evidence (see GrossFactor), which a wholly corrupted column
+// one pass's evidence (see grossFactor), which a wholly corrupted column
 // needs at once: each pass that keeps its outliers bends the fit of every
 // row they cross. But a start far from an honest row or column leaves it
 // with residuals as large, and the mark then keeps it unfitted for good
@@ -139,7 +139,7 @@ func (b *Bounds) mark(rs, rn, cs, cn []float64) {
 		s, n, marks = cs, cn, b.marks[n1:]
 	}
 	for k := range s {
-		if n[k] > 0 && s[k] > GrossFactor*b.scale*n[k] {
+		if n[k] > 0 && s[k] > grossFactor*b.scale*n[k] {
 			marks[k] = true
 		}
 	}

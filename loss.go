@@ -41,12 +41,12 @@ const (
 	// (i, j) counts when |z_ij| is at most c times the larger of the mean
 	// |z| of row i and of column j over the residuals kept at the previous
 	// iterate (at the first, the medians), and is dropped otherwise. The
-	// factor c starts at TrimFactor and follows the fit's progress, down to
+	// factor c starts at 6 and follows the fit's progress, down to
 	// TrimFactorMin while the fit stalls. The bounds follow the fit as it
 	// improves, row by row and column by column, so that gross errors are
 	// left out at every accuracy while an error that gathers in a few rows
 	// or columns (whose medians it raises) is still fitted. A row or
-	// column whose kept residuals average GrossFactor times the data's
+	// column whose kept residuals average 10 times the data's
 	// scale is gross, a corrupted one, and keeps nothing by its own bound
 	// from then on, unless a fit of it alone to its observations shows it
 	// honest (see liftEvery). It is the
@@ -56,20 +56,20 @@ const (
 	TrimmedL2
 )
 
-// TrimFactor is the multiple of the row and column scales of |z| beyond
+// trimFactor is the multiple of the row and column scales of |z| beyond
 // which TrimmedL2 drops a residual. Measured on matrix completion
 // (n1 = n2 = 1000, r = 5, p = 0.1, κ = 10): 6 recovers exactly with up to
 // 30% outliers (174 and 218 iterations at p_s = 0.2 and 0.3), where 8
 // stalls at 2.5e-2 from p_s = 0.2, and at 10% outliers keeps the
 // iterations within 14% across κ = 1, 10, 100 on every seed; 5 slows
 // κ = 100 to 320 iterations.
-const TrimFactor = 6
+const trimFactor = 6
 
 // TrimFactorMin is the least factor TrimmedL2's bounds shrink to from
-// TrimFactor while the fit stalls: by 5% after each pass whose kept loss
+// trimFactor while the fit stalls: by 5% after each pass whose kept loss
 // fell by less than 10%, growing back by 5% after each pass whose loss
 // fell by more. A fit converging to an exactly low-rank X* falls fast and
-// keeps TrimFactor but on its plateaus, where 4.5 costs it little; the fit
+// keeps trimFactor but on its plateaus, where 4.5 costs it little; the fit
 // of a photograph, only approximately low rank, stalls at its own
 // residuals, whose mean at rank 30 lets most salt-and-pepper errors under
 // 6 times it, and is trimmed harder.
@@ -84,7 +84,7 @@ const TrimFactor = 6
 // κ = 100, seed 1) that 4.5 recovers in 919 iterations and 6 in 505.
 const TrimFactorMin = 4.5
 
-// GrossFactor is the multiple of the observations' scale (FitScale, the
+// grossFactor is the multiple of the observations' scale (FitScale, the
 // median |y_i|) beyond which the mean |z| that TrimmedL2 keeps in a row or
 // column marks it gross: from then on its bound is 0, and its entries are
 // kept by their other bound alone. A row or column whose kept residuals
@@ -99,7 +99,7 @@ const TrimFactorMin = 4.5
 // with factors 3 to 20 (15 without the mark's staying, 10), the random
 // and block outliers' cells and the recipe unchanged; 2 loses cells of
 // random and block outliers.
-const GrossFactor = 10
+const grossFactor = 10
 
 var lossNames = [...]string{DefaultLoss: "default", L1: "l1", L2: "l2", L2Squared: "l2sq", TrimmedL2: "l2trim"}
 

@@ -52,7 +52,7 @@ const (
 type Bounds struct {
 	Rows, Cols []float64
 
-	// scale is the data's (FitScale; 0 when not known): GrossFactor times
+	// scale is the data's (FitScale; 0 when not known): grossFactor times
 	// it is the mean kept |z| beyond which a row or column is gross, and
 	// marks holds those found so, rows then columns.
 	scale float64

@@ -49,13 +49,13 @@ func SupportedRank(m, n1, n2 int, ps float64) int {
 	return max(1, min(k, n1, n2))
 }
 
-// RankGap is the ratio σ_k/σ_{k+1} of consecutive singular values above
+// rankGap is the ratio σ_k/σ_{k+1} of consecutive singular values above
 // which EffectiveRank takes the spectrum to end at k.
-const RankGap = 1e3
+const rankGap = 1e3
 
 // EffectiveRank returns the effective rank of a matrix with the singular
 // values sv, largest first: the k at the largest ratio σ_k/σ_{k+1} when it
-// exceeds RankGap (σ_{k+1} = 0 counts as an infinite ratio), len(sv) when
+// exceeds 1e3 (σ_{k+1} = 0 counts as an infinite ratio), len(sv) when
 // no ratio does, 0 when sv is empty or σ_1 is not positive. A fit of
 // rank K above the truth's r converges with K - r singular values that
 // shrink with the error, so that the gap at r opens without bound, while
@@ -64,7 +64,7 @@ func EffectiveRank(sv []float64) int {
 	if len(sv) == 0 || !(sv[0] > 0) {
 		return 0
 	}
-	best, at := RankGap, len(sv)
+	best, at := rankGap, len(sv)
 	for k := 1; k < len(sv); k++ {
 		var ratio float64
 		switch {

@@ -106,7 +106,7 @@ func (u *run) refit(it Iteration) bool {
 		marks: append([]bool(nil), b.marks...), trim: u.trim,
 		l1: u.totalL1(e), left: refitLength}
 	b.fewRank, b.observed = u.l.RawMatrix().Cols, e.observedCounts()
-	b.grossShare = e.grossShare(Factors{L: u.l, R: u.r}, u.y, GrossFactor*b.scale, b.observed)
+	b.grossShare = e.grossShare(Factors{L: u.l, R: u.r}, u.y, grossFactor*b.scale, b.observed)
 	e.refitRows(u.l, u.r, u.y, b.scale)
 	e.refitCols(u.l, u.r, u.y, b.scale)
 	u.trim.last = math.Inf(1)

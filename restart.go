@@ -66,7 +66,7 @@ func (pl pipeline) restart(ctx context.Context, p Problem, s Settings, res *Resu
 			break
 		}
 		if next.FitFraction >= exactFit {
-			next.Restarted, next.RestartStart, next.FirstRuntime = true, t.Start, earlier
+			next.Restarted, next.RestartStart, next.RestartTrim, next.FirstRuntime = true, t.Start, t.Trim, earlier
 			return next, nil
 		}
 		earlier += next.Runtime

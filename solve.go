@@ -92,7 +92,7 @@ type Settings struct {
 
 	// TrimFloor is the least factor c that TrimmedL2's bounds shrink to
 	// while the fit stalls (see TrimFactorMin, its default when 0), in
-	// [1, TrimFactor]. A lower floor trims harder: it frees an exactly
+	// [1, 6] (6: the bounds' factor before any stall). A lower floor trims harder: it frees an exactly
 	// low-rank fit from small outliers it keeps, as a video's foreground
 	// blobs are, and trims honest entries of data that are only
 	// approximately low rank; AutoRidge tries TrimFloorExact by validation.
@@ -236,6 +236,7 @@ type Result struct {
 	// RestartTrim, or ConvexStart), fits them exactly (see RestartTrim).
 	Restarted    bool
 	RestartStart Start
+	RestartTrim  Trim          // the truncation of RestartStart, for SpectralStart
 	FirstRuntime time.Duration // with Restarted, the earlier fits' Runtime
 	Runtime      time.Duration // wall time of the iterations (initialization excluded)
 	InitRuntime  time.Duration // wall time of the initialization (a given Settings.Init: its checks)
@@ -419,8 +420,8 @@ func (s *Settings) resolve() error {
 	if err := s.validateRidge(); err != nil {
 		return err
 	}
-	if s.TrimFloor != 0 && !(s.TrimFloor >= 1 && s.TrimFloor <= TrimFactor) {
-		return inputError("trim floor", s.TrimFloor, "must lie in [1, %g] (0: %g)", float64(TrimFactor), TrimFactorMin)
+	if s.TrimFloor != 0 && !(s.TrimFloor >= 1 && s.TrimFloor <= trimFactor) {
+		return inputError("trim floor", s.TrimFloor, "must lie in [1, %g] (0: %g)", float64(trimFactor), TrimFactorMin)
 	}
 	if !s.Start.valid() {
 		return inputError("init", s.Start, "unknown initialization")

@@ -24,10 +24,10 @@ type bounder interface {
 var _ bounder = (*Entries)(nil)
 
 // A trimming is the factor c of TrimmedL2's bounds along a run, which
-// follows the fit's progress: it starts at TrimFactor, shrinks by
+// follows the fit's progress: it starts at trimFactor, shrinks by
 // trimStep (down to Settings.TrimFloor, TrimFactorMin by default) after a pass whose kept loss fell by
 // less than the fraction 1 - trimProgress below the previous pass's, and
-// grows back by as much (up to TrimFactor) after a pass whose loss fell by
+// grows back by as much (up to trimFactor) after a pass whose loss fell by
 // more. A fit that keeps improving keeps the lenient bound, which an error
 // gathered in a few rows or columns needs; a fit that stalls, as one of an
 // image that is only approximately low rank does once it has met its own
@@ -52,7 +52,7 @@ func newTrimming(floor float64) trimming {
 	if floor == 0 {
 		floor = TrimFactorMin
 	}
-	return trimming{factor: TrimFactor, floor: floor, last: math.Inf(1)}
+	return trimming{factor: trimFactor, floor: floor, last: math.Inf(1)}
 }
 
 // next readies the factor of the next rebound after a pass whose kept
@@ -60,7 +60,7 @@ func newTrimming(floor float64) trimming {
 // the same factor).
 func (tr *trimming) next(sq float64) {
 	if sq < trimProgress*tr.last {
-		tr.factor = min(TrimFactor, tr.factor/trimStep)
+		tr.factor = min(trimFactor, tr.factor/trimStep)
 	} else {
 		tr.factor = max(tr.floor, tr.factor*trimStep)
 	}
@@ -270,7 +270,7 @@ func (e *Entries) startBoundsAt(f Factors, y obs, c, scale float64) *Bounds {
 
 // bound returns the bound of row or column k (rows first, then columns)
 // whose n kept residuals sum to s in magnitude: c times their mean, or 0
-// once the row or column is gross (see GrossFactor), until the rest of
+// once the row or column is gross (see grossFactor), until the rest of
 // the fit explains it (see liftEvery). One
 // none of whose residuals was kept is bounded by c times the data's scale:
 // at 0, as meanTimes has it, an honest row whose fit starts far off would
@@ -320,11 +320,11 @@ func meanTimes(s, n, c float64) float64 {
 const outlierRounds = 8
 
 // OutlierBounds returns the bounds beyond which a residual of the
-// observations y at the factors f is an outlier: TrimmedL2's, TrimFactor
+// observations y at the factors f is an outlier: TrimmedL2's, trimFactor
 // times the larger of the mean |z| of the entry's row and of its column
-// over the residuals the bounds keep, from TrimFactor times the median of
+// over the residuals the bounds keep, from trimFactor times the median of
 // all the |z|, the rule applied until the bounds settle (at most
-// outlierRounds times). A residual within TrimFactor times the root mean
+// outlierRounds times). A residual within trimFactor times the root mean
 // square of those kept, or within FitTolerance of the observations' scale
 // (see FitScale), is never an outlier.
 func (e *Entries) OutlierBounds(y []float64, f Factors) (*Bounds, error) {
@@ -340,18 +340,18 @@ func (e *Entries) OutlierBounds(y []float64, f Factors) (*Bounds, error) {
 	for k, v := range y {
 		z[k] -= v
 	}
-	b := startBounds(e, z, TrimFactor, FitScale(y), dist{})
+	b := startBounds(e, z, trimFactor, FitScale(y), dist{})
 	floor := FitTolerance * FitScale(y)
 	prev := &Bounds{Rows: make([]float64, n1), Cols: make([]float64, n2)}
 	for range outlierRounds {
 		copy(prev.Rows, b.Rows)
 		copy(prev.Cols, b.Cols)
-		e.rebound(b, z, TrimFactor, dist{}, nil)
+		e.rebound(b, z, trimFactor, dist{}, nil)
 		if slices.Equal(prev.Rows, b.Rows) && slices.Equal(prev.Cols, b.Cols) {
 			break
 		}
 	}
-	// A floor under every bound, TrimFactor times the root mean square
+	// A floor under every bound, trimFactor times the root mean square
 	// of the residuals kept: where the fit is not exact (a validated fit
 	// of real data), the rows' and columns' means are those of mostly
 	// tiny residuals, and the few that the fit misses by a little lie
@@ -371,7 +371,7 @@ func (e *Entries) OutlierBounds(y []float64, f Factors) (*Bounds, error) {
 		}
 	}
 	if kept > 0 {
-		floor = max(floor, TrimFactor*math.Sqrt(sq.Value()/float64(kept)))
+		floor = max(floor, trimFactor*math.Sqrt(sq.Value()/float64(kept)))
 	}
 	for _, v := range [][]float64{b.Rows, b.Cols} {
 		for k := range v {

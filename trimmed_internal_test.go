@@ -75,20 +75,20 @@ func TestRebound(t *testing.T) {
 }
 
 // TestTrimmingFollowsProgress checks trimming's factor: held at
-// TrimFactor while the kept loss falls by more than 10% a pass, shrunk
+// trimFactor while the kept loss falls by more than 10% a pass, shrunk
 // by 5% a pass to TrimFactorMin while it stalls, and grown back by 5% a
-// pass, never beyond TrimFactor, once it falls again.
+// pass, never beyond trimFactor, once it falls again.
 func TestTrimmingFollowsProgress(t *testing.T) {
 	tr := newTrimming(0)
 	sq := 2.0 // the first pass falls from +Inf
 	for range 5 {
 		sq *= 0.5
 		tr.next(sq)
-		if tr.factor != TrimFactor {
-			t.Fatalf("falling loss %g: factor %g, want %g", sq, tr.factor, float64(TrimFactor))
+		if tr.factor != trimFactor {
+			t.Fatalf("falling loss %g: factor %g, want %g", sq, tr.factor, float64(trimFactor))
 		}
 	}
-	want := float64(TrimFactor)
+	want := float64(trimFactor)
 	for k := range 20 {
 		sq *= 0.95 // falls by less than 10%
 		tr.next(sq)
@@ -109,13 +109,13 @@ func TestTrimmingFollowsProgress(t *testing.T) {
 	for k := range 20 {
 		sq *= 0.5
 		tr.next(sq)
-		want = min(TrimFactor, TrimFactorMin/math.Pow(trimStep, float64(k+1)))
+		want = min(trimFactor, TrimFactorMin/math.Pow(trimStep, float64(k+1)))
 		if math.Abs(tr.factor-want) > 1e-12 {
 			t.Fatalf("falling pass %d: factor %g, want %g", k, tr.factor, want)
 		}
 	}
-	if tr.factor != TrimFactor {
-		t.Fatalf("after 20 falling passes the factor is %g, want %g", tr.factor, float64(TrimFactor))
+	if tr.factor != trimFactor {
+		t.Fatalf("after 20 falling passes the factor is %g, want %g", tr.factor, float64(trimFactor))
 	}
 	// A floor given: the factor shrinks down to it.
 	tr = newTrimming(TrimFloorExact)

@@ -227,7 +227,7 @@ func count(v []bool) int {
 // method, told nothing, fits the other columns to 1e-8, and the sparse
 // part's support holds every entry of the corrupted columns. A corrupted
 // column's own mean would keep its outliers and bend every row's fit; the
-// gross mark (GrossFactor) takes its bound away.
+// gross mark (grossFactor) takes its bound away.
 func TestTrimmedCorruptedColumns(t *testing.T) {
 	p, star, bad := corruptedColumns(t)
 	y := p.Y

@@ -120,7 +120,7 @@ type Run struct {
 	SetupSeconds float64  `json:"setup_seconds"` // reading or drawing, and initializing
 	// Restarted: the fit from the first start was not exact, and this
 	// one, from RestartInit ("spectral", truncated at
-	// scaledsm.RestartTrim, or "convex"), is (init_trim and
+	// Result.RestartTrim, or "convex"), is (init_trim and
 	// init_rel_error are then that start's).
 	Restarted    bool    `json:"restarted,omitempty"`
 	RestartInit  string  `json:"restart_init,omitempty"`
@@ -141,7 +141,7 @@ func NewRun(s scaledsm.Settings, res *scaledsm.Result) Run {
 	start := s.Start
 	if res.Restarted {
 		start, r.RestartInit = res.RestartStart, res.RestartStart.String()
-		r.Trim = scaledsm.TrimFraction(scaledsm.RestartTrim).String()
+		r.Trim = res.RestartTrim.String()
 	}
 	if start == scaledsm.ConvexStart {
 		r.Trim = "none" // the convex start truncates nothing
