@@ -178,12 +178,20 @@ func (l Loss) Gap(fit, fitStar, y []float64) float64 {
 
 // gap is Gap for an operator of isometry factor iso.
 func (l Loss) gap(fit, fitStar, y []float64, iso float64) float64 {
-	return gapOver(l, fit, fitStar, y, iso, dist{})
+	return gapOver(l, gapTerms[float64]{fit, fitStar, y}, iso, dist{})
+}
+
+// gapTerms are what the gap is summed over: the fits at X and at X*, and
+// the observations.
+type gapTerms[T float] struct {
+	fit, star []float64
+	y         []T
 }
 
 // gapOver is gap over the ranks of d, each holding its shard of the
 // measurements.
-func gapOver[T float](l Loss, fit, fitStar []float64, y []T, iso float64, d dist) float64 {
+func gapOver[T float](l Loss, t gapTerms[T], iso float64, d dist) float64 {
+	fit, fitStar, y := t.fit, t.star, t.y
 	var g fsum.Sum
 	switch l {
 	case L1:

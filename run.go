@@ -350,9 +350,9 @@ func (u *run) gap() float64 {
 		return math.NaN()
 	}
 	if u.y.f32 != nil {
-		return gapOver(u.s.Loss, u.eval.Fit, u.fitStar, u.y.f32, u.iso, u.d)
+		return gapOver(u.s.Loss, gapTerms[float32]{u.eval.Fit, u.fitStar, u.y.f32}, u.iso, u.d)
 	}
-	return gapOver(u.s.Loss, u.eval.Fit, u.fitStar, u.y.f64, u.iso, u.d)
+	return gapOver(u.s.Loss, gapTerms[float64]{u.eval.Fit, u.fitStar, u.y.f64}, u.iso, u.d)
 }
 
 // directions sets the search directions from the factor subgradients and

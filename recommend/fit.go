@@ -227,12 +227,12 @@ func FitIndexed(ctx context.Context, x *Indexed, s Settings) (*Model, error) {
 	}
 	switch {
 	case ch == nil:
-		err = fitTable(ctx, t, s, defaultBurn(s), m, "fit")
+		err = fitTable(ctx, t, s, defaultBurn(s), m)
 	case ch.smp != nil:
 		err = continueChain(ctx, m, ch)
 		m.Info.Selection = ch.sel
 	default:
-		err = fitTable(ctx, t, ch.s, ch.burn, m, "fit")
+		err = fitTable(ctx, t, ch.s, ch.burn, m)
 		m.Info.Selection = ch.sel
 	}
 	if err != nil {
@@ -310,7 +310,7 @@ func defaultBurn(s Settings) int {
 
 // fitTable fits the settings' model (every setting given) to the table,
 // the posterior mean from sweep burn on, into m.
-func fitTable(ctx context.Context, t *table, s Settings, burn int, m *Model, stage string) error {
+func fitTable(ctx context.Context, t *table, s Settings, burn int, m *Model) error {
 	smp := newSampler(t, s.Rank, s.Nu, s.Seed, s.Workers)
 	smp.red = s.Reducer
 	if s.Method == Ridge {
@@ -321,7 +321,7 @@ func fitTable(ctx context.Context, t *table, s Settings, burn int, m *Model, sta
 	// RMSE on MovieLens 100k does not change), the mean held at 3 times
 	// the rank.
 	spec := chainSpec{burn: burn, keep: true, thin: 2, maxRank: 3 * s.Rank}
-	return finish(ctx, newChain(smp, spec), s, m, stage)
+	return finish(ctx, newChain(smp, spec), s, m, "fit")
 }
 
 // continueChain fits the chosen chain's model to all the ratings: the
