@@ -42,7 +42,8 @@
 // nuclear norm at balanced factors), a harder trimming and the number of
 // iterations on entries held out ([ChooseRidge]), so that a larger rank
 // does not give a worse fit; before that, a fit that is not exact is
-// made again from the spectral start truncated at [RestartTrim] and, on a
+// made again from the spectral start truncated harder (the largest 40% of |y|
+// dropped) and, on a
 // small matrix, from the convex relaxation's estimate ([ConvexStart]),
 // which some draws with outliers need, and kept if it is exact.
 //

@@ -11,7 +11,7 @@ import (
 
 // TestFitsNamesEveryFit: Solve names every fit it makes besides the one
 // it returns, with its iterations and time. On issue 24's seed 1 the
-// default fits from the median rule's start and from RestartTrim's, then
+// default fits from the median rule's start and from restartTrim's, then
 // returns the convex start's fit: two fits named, neither a validation
 // fit, each to the iteration limit; with OneStart, none. With the rank
 // chosen by validation, the ranks' fits are named as validation fits.
@@ -58,7 +58,7 @@ func TestFitsNamesEveryFit(t *testing.T) {
 		ranks = append(ranks, f.Rank)
 	}
 	// The ranks in order, then those below the exact one again, from
-	// RestartTrim's start (see ChooseRank).
+	// restartTrim's start (see ChooseRank).
 	c := auto.RankChoice
 	if c == nil || len(ranks) < len(c.Ranks) || !slices.Equal(ranks[:len(c.Ranks)], c.Ranks) {
 		t.Fatalf("rank auto: the fits named are of ranks %v, the ranks tried %v", ranks, c)

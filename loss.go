@@ -42,7 +42,7 @@ const (
 	// |z| of row i and of column j over the residuals kept at the previous
 	// iterate (at the first, the medians), and is dropped otherwise. The
 	// factor c starts at 6 and follows the fit's progress, down to
-	// TrimFactorMin while the fit stalls. The bounds follow the fit as it
+	// 4.5 while the fit stalls. The bounds follow the fit as it
 	// improves, row by row and column by column, so that gross errors are
 	// left out at every accuracy while an error that gathers in a few rows
 	// or columns (whose medians it raises) is still fitted. A row or
@@ -65,7 +65,7 @@ const (
 // κ = 100 to 320 iterations.
 const trimFactor = 6
 
-// TrimFactorMin is the least factor TrimmedL2's bounds shrink to from
+// trimFactorMin is the least factor TrimmedL2's bounds shrink to from
 // trimFactor while the fit stalls: by 5% after each pass whose kept loss
 // fell by less than 10%, growing back by 5% after each pass whose loss
 // fell by more. A fit converging to an exactly low-rank X* falls fast and
@@ -82,7 +82,7 @@ const trimFactor = 6
 // n = 500, p_s = 0.2, κ = 100: 87 against 83), and to 5 only 20.0 dB; 4
 // also gives 21.1 dB but stalls a small run (n = 100, r = 2, p = 0.5,
 // κ = 100, seed 1) that 4.5 recovers in 919 iterations and 6 in 505.
-const TrimFactorMin = 4.5
+const trimFactorMin = 4.5
 
 // grossFactor is the multiple of the observations' scale (FitScale, the
 // median |y_i|) beyond which the mean |z| that TrimmedL2 keeps in a row or

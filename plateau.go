@@ -1,6 +1,9 @@
 package scaledsm
 
-import "math"
+import (
+	"fmt"
+	"math"
+)
 
 // Plateau is a Converger for data without a truth: it stops a run with
 // status Plateaued once the loss has stopped falling, the least loss of
@@ -13,26 +16,40 @@ import "math"
 // stopped; with a truth (RelError not NaN) it never stops a run, whose
 // tolerance on the error says when it is done.
 type Plateau struct {
-	Window   int     // 0 means DefaultPlateauWindow
-	Progress float64 // 0 means DefaultPlateauProgress
+	Window   int     // 0 means 50
+	Progress float64 // 0 means 1e-3 (0.1%)
 }
 
 // The default window and progress of Plateau: a run stops when 50
 // iterations have lowered its loss by less than 0.1%.
 const (
-	DefaultPlateauWindow   = 50
-	DefaultPlateauProgress = 1e-3
+	defaultPlateauWindow   = 50
+	defaultPlateauProgress = 1e-3
 )
+
+// resolved returns p's window and progress, the defaults for those not
+// positive.
+func (p Plateau) resolved() (w int, progress float64) {
+	w, progress = p.Window, p.Progress
+	if w <= 0 {
+		w = defaultPlateauWindow
+	}
+	if progress <= 0 {
+		progress = defaultPlateauProgress
+	}
+	return w, progress
+}
+
+// String says when p stops a run, as "50 iterations lowered the loss by
+// less than 0.1%" for the zero Plateau.
+func (p Plateau) String() string {
+	w, progress := p.resolved()
+	return fmt.Sprintf("%d iterations lowered the loss by less than %g%%", w, 100*progress)
+}
 
 // Converged reports whether the loss has levelled off (see Plateau).
 func (p Plateau) Converged(trace []Iteration) (Status, bool) {
-	w, progress := p.Window, p.Progress
-	if w <= 0 {
-		w = DefaultPlateauWindow
-	}
-	if progress <= 0 {
-		progress = DefaultPlateauProgress
-	}
+	w, progress := p.resolved()
 	t := len(trace) - 1
 	if t < w || !math.IsNaN(trace[t].RelError) {
 		return 0, false

@@ -2,6 +2,7 @@ package scaledsm
 
 import (
 	"context"
+	"fmt"
 	"math"
 
 	"gonum.org/v1/gonum/blas/blas64"
@@ -24,7 +25,7 @@ import (
 // is the rank chosen without a penalty).
 const AutoRank = -1
 
-// MeasurementsPerUnknown is how many uncorrupted measurements per unknown
+// measurementsPerUnknown is how many uncorrupted measurements per unknown
 // of the factors, (n1 + n2)·r, the fit needs (see SupportedRank).
 //
 // The paper's m = 4(n1 + n2)r gives 4 per unknown; measured on matrix
@@ -32,11 +33,11 @@ const AutoRank = -1
 // with m = 1200 (1.1 uncorrupted measurements per unknown) lowers the l1
 // loss below f(X*) by fitting the outliers and stops at relative error
 // 0.34, while m = 3600 (3.6 per unknown) recovers X*.
-const MeasurementsPerUnknown = 2.5
+const measurementsPerUnknown = 2.5
 
 // SupportedRank returns the largest rank whose factors' unknowns,
 // (n1 + n2)·r, m measurements of an n1×n2 matrix support when a fraction
-// ps of them is corrupted: floor(m (1 - ps) / (MeasurementsPerUnknown (n1 + n2))),
+// ps of them is corrupted: floor(m (1 - ps) / (2.5 (n1 + n2))),
 // at least 1 and at most min(n1, n2). (For a symmetric operator the
 // unknowns are n·r, but quadratic sampling's measurements carry less each;
 // the paper asks the same m = 8nr of both.) For a problem on ranks
@@ -45,8 +46,23 @@ func SupportedRank(m, n1, n2 int, ps float64) int {
 	if !(ps >= 0 && ps < 1) {
 		ps = 0
 	}
-	k := int(math.Floor(float64(m) * (1 - ps) / (MeasurementsPerUnknown * float64(n1+n2))))
+	k := int(math.Floor(float64(m) * (1 - ps) / (measurementsPerUnknown * float64(n1+n2))))
 	return max(1, min(k, n1, n2))
+}
+
+// RankExcess returns, when rank k has more unknowns than m measurements
+// of an n1×n2 matrix with a fraction ps of outliers support (k above
+// SupportedRank), the sentence that says so; "" otherwise.
+func RankExcess(k, m, n1, n2 int, ps float64) string {
+	if k <= SupportedRank(m, n1, n2, ps) {
+		return ""
+	}
+	if !(ps >= 0 && ps < 1) {
+		ps = 0
+	}
+	return fmt.Sprintf("rank %d has (n1+n2)·r = %d unknowns, more than the m(1-p_s)/%g = %.0f that %d measurements"+
+		" with a fraction %g of outliers support: the fit can absorb outliers and stop short of X*",
+		k, (n1+n2)*k, measurementsPerUnknown, float64(m)*(1-ps)/measurementsPerUnknown, m, ps)
 }
 
 // rankGap is the ratio σ_k/σ_{k+1} of consecutive singular values above

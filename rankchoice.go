@@ -52,7 +52,8 @@ const (
 // entries fitted and predicts most of those held out to FitTolerance is
 // exact whatever the outliers among them add to the mean: the first such
 // rank ends the search (RankChoice.Exact), and a smaller rank whose fit
-// from the spectral start truncated at RestartTrim is exact is taken
+// from the spectral start truncated harder (the largest 40% of |y|
+// dropped) is exact is taken
 // instead, as an over-specified rank is exact from starts where the true
 // one is not (the convex start, an SVD an iteration, is left to the fit
 // of the rank chosen).

@@ -36,8 +36,7 @@ import (
 // then drops once and stalls, `--seed 6` of the case above at 1.5e-3);
 // otherwise the run returns to where it was, factors, bounds and
 // trimming, and goes on as if the refit had not been made. A run
-// refits once at most, and only when it has a truth or no Converger (a
-// plateau stops it before). Measured on a probe of the phase study's cells
+// refits once at most, and only as Settings.Refit lets it. Measured on a probe of the phase study's cells
 // (random, whole-column and block outliers on four shapes, κ 1 and 100,
 // p_s 0.05 to 0.2, seeds 1 and 2: 144 runs) and 21 runs of the recipe
 // and issue 24's cases: the two cases above and two column cells converge
@@ -67,13 +66,39 @@ type refitTrial struct {
 	left       int     // iterations of the trial to go
 }
 
+// Refit is when TrimmedL2's robust refit at a stall may run
+// (Settings.Refit): on entries, on one process.
+type Refit int
+
+const (
+	// RefitAuto refits when the run has a truth or no Converger: without
+	// a truth, a Converger such as Plateau (DefaultSettings') stops the
+	// run at the stall where the refit would start, and the refit's
+	// trial would outlast the plateau it breaks.
+	RefitAuto Refit = iota
+	// RefitAlways refits at a stall, whatever the Converger.
+	RefitAlways
+	// RefitNever makes no refit.
+	RefitNever
+)
+
+// refits reports whether a run with a truth (or without) may refit.
+func (s Settings) refits(truth bool) bool {
+	switch s.Refit {
+	case RefitAlways:
+		return true
+	case RefitNever:
+		return false
+	}
+	return s.Converger == nil || truth
+}
+
 // refit makes, judges or undoes the run's robust refit at iteration t,
 // whose record it is; it reports whether it took the iteration's step (and
-// recorded it). A run without a truth but with a Converger (Plateau, the
-// default) has none: it stops where the refit would start, at a stall.
+// recorded it), when the settings let it refit (Settings.Refit).
 func (u *run) refit(it Iteration) bool {
 	e, ok := u.p.Op.(*Entries)
-	if !ok || u.bounder == nil || u.d.on() || (u.s.Converger != nil && !u.truth) {
+	if !ok || u.bounder == nil || u.d.on() || !u.s.refits(u.truth) {
 		return false
 	}
 	b := u.eval.Bounds

@@ -2,7 +2,7 @@ package scaledsm
 
 import "context"
 
-// RestartTrim is the truncation of the spectral start from which
+// restartTrim is the truncation of the spectral start from which
 // AutoRidge fits again when the fit from its start (by default the median
 // rule's) fits the entries inexactly: the paper's, dropping the 40% of the
 // observations largest in magnitude. A start is what some draws with
@@ -19,9 +19,9 @@ import "context"
 // it fits the entries exactly (see exactFit), which a fit of data that are
 // only approximately low rank never does: there it costs a fit or two and
 // changes nothing.
-const RestartTrim = 0.4
+const restartTrim = 0.4
 
-// restart fits p again from the spectral start truncated at RestartTrim,
+// restart fits p again from the spectral start truncated at restartTrim,
 // then, for a small matrix and with convex, from the convex start, when
 // res, the fit of p
 // with the resolved unpenalized settings s, fits the entries inexactly,
@@ -41,7 +41,7 @@ func (pl pipeline) restart(ctx context.Context, p Problem, s Settings, res *Resu
 		cutShort(res) {
 		return res, nil
 	}
-	again := TrimFraction(RestartTrim)
+	again := TrimFraction(restartTrim)
 	var starts []Settings
 	if s.Start != SpectralStart || s.Trim != again {
 		t := s

@@ -11,7 +11,7 @@ import (
 // TestAutoRidgeRestart: issue 24's small matrix (n = 100, r = 2, p = 0.3,
 // κ = 100, 10% outliers, seed 2) stops at 0.13 from the median rule's
 // spectral start; the default settings fit it again from the start
-// truncated at RestartTrim, which recovers it, and say so. Without
+// truncated at restartTrim, which recovers it, and say so. Without
 // AutoRidge (Ridge 0) nothing is retried. The outliers' support, read
 // from the sparse part, is the one drawn.
 func TestAutoRidgeRestart(t *testing.T) {
@@ -47,7 +47,7 @@ func TestAutoRidgeRestart(t *testing.T) {
 
 // TestConvexRestart: the same matrix's seed 1 stops short from both
 // spectral starts, the median rule's and the one truncated at
-// RestartTrim; the default settings fit it again from the convex start,
+// restartTrim; the default settings fit it again from the convex start,
 // which recovers it, and say so.
 func TestConvexRestart(t *testing.T) {
 	in := instance(t, synth.Config{Kind: synth.Completion, N1: 100, Rank: 2, P: 0.3, Seed: 1},

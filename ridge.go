@@ -11,7 +11,7 @@ import (
 // AutoRidge, as Settings.Ridge, asks Solve to choose the penalty: it fits
 // without one first (on entries with TrimmedL2, from a second start and,
 // on a small matrix, the convex start too when the first fit is not
-// exact: see RestartTrim), and keeps that fit
+// exact: see Result.Restarted), and keeps that fit
 // when it is exact (fitting at least half the entries to FitTolerance, as
 // an exactly low-rank matrix with outliers is fitted), when the problem
 // has a truth (a synthetic problem, exactly low rank, whose run measures
@@ -37,7 +37,7 @@ const exactFit = 0.5
 // iterations chosen.
 type RidgeChoice struct {
 	Ridges     []float64
-	TrimFloors []float64 // the trimming floor of each (Settings.TrimFloor; 0: the default)
+	TrimFloors []float64 // the trimming floor of each (Settings.TrimFloor, 4.5 for its 0)
 	Errors     []float64
 	Iterations []int
 	Ridge      float64
@@ -46,7 +46,7 @@ type RidgeChoice struct {
 	Runtime    time.Duration // wall time of the validation fits
 }
 
-// TrimFloorExact is the trimming floor (Settings.TrimFloor) that
+// trimFloorExact is the trimming floor (Settings.TrimFloor) that
 // ChooseRidge tries beside the default: on a real video made exactly rank
 // 2 with its own pedestrians as the sparse part (experiment's
 // TestVideoRPCA), the default floor 4.5 stops at a relative error of
@@ -54,7 +54,7 @@ type RidgeChoice struct {
 // still falling after 1000 iterations, 2 levels off at 0.0041 after 333
 // and 1.5 at 0.0039 after 177. It trims the photograph's edges: 20.1 dB
 // at rank 30 against 21.6.
-const TrimFloorExact = 2
+const trimFloorExact = 2
 
 // The ridge ladder of ChooseRidge: penalties base·2^(k/2) for k from
 // ridgeTop down to ridgeBottom, and on up to ridgeCeiling while the best
@@ -169,12 +169,12 @@ func (pl pipeline) climbRidges(ctx context.Context, v validation, s Settings, r 
 		if err != nil {
 			return false, err
 		}
-		c.Ridges, c.TrimFloors = append(c.Ridges, mu), append(c.TrimFloors, floor)
+		c.Ridges, c.TrimFloors = append(c.Ridges, mu), append(c.TrimFloors, trimFloor(floor))
 		c.Errors, c.Iterations = append(c.Errors, score), append(c.Iterations, at)
 		if score >= best {
 			return false, nil
 		}
-		best, c.Ridge, c.TrimFloor, c.Iteration = score, mu, floor, at
+		best, c.Ridge, c.TrimFloor, c.Iteration = score, mu, trimFloor(floor), at
 		return true, nil
 	}
 	floor := s.TrimFloor
@@ -201,11 +201,11 @@ func (pl pipeline) climbRidges(ctx context.Context, v validation, s Settings, r 
 	}
 	// An exactly low-rank matrix whose fit keeps small outliers (a
 	// video's foreground) is not fitted exactly either: the harder
-	// trimming of TrimFloorExact, with the penalty chosen and without
+	// trimming of trimFloorExact, with the penalty chosen and without
 	// one, frees it, where it would trim an image's edges.
 	if s.Loss == TrimmedL2 && floor == 0 {
 		for _, mu := range []float64{c.Ridge, 0} {
-			if _, err := try(mu, TrimFloorExact); err != nil {
+			if _, err := try(mu, trimFloorExact); err != nil {
 				return c, err
 			}
 		}
@@ -273,8 +273,8 @@ func needsPenalty(p Problem, res *Result) bool {
 }
 
 // cutShort reports whether res stopped at the iteration limit before its
-// fit could be judged: within DefaultPlateauWindow iterations, or while
-// its loss still fell tenfold over the last DefaultPlateauWindow, as a fit
+// fit could be judged: within defaultPlateauWindow iterations, or while
+// its loss still fell tenfold over the last defaultPlateauWindow, as a fit
 // of exact data converging linearly does (issue 36: `solve --iters 80` of
 // a clean 10^7-entry completion, at 8.6e-6 and falling, was judged
 // approximately low rank and validated ten penalties for 294 s). Neither
@@ -284,8 +284,8 @@ func cutShort(res *Result) bool {
 		return false
 	}
 	n := len(res.Trace)
-	return res.Iterations < DefaultPlateauWindow || n > DefaultPlateauWindow &&
-		res.Trace[n-1].Loss < 0.1*res.Trace[n-1-DefaultPlateauWindow].Loss
+	return res.Iterations < defaultPlateauWindow || n > defaultPlateauWindow &&
+		res.Trace[n-1].Loss < 0.1*res.Trace[n-1-defaultPlateauWindow].Loss
 }
 
 // penalize finishes AutoRidge from res, the unpenalized fit of p with the

@@ -314,9 +314,9 @@ func blobEntries(t *testing.T, seed uint64) (scaledsm.Problem, *mat.Dense) {
 // outliers, many of them small, as a video's foreground is (blobEntries):
 // the default trimming keeps small blob entries and levels off at a
 // relative error above 1e-3. Validation of that fit prefers the harder
-// trimming floor TrimFloorExact, whose fit is exact, as a video's larger
+// trimming floor trimFloorExact, whose fit is exact, as a video's larger
 // matrix needs; at this size AutoRidge's first try is the convex start
-// (see RestartTrim), and its fit is exact too.
+// (see restartTrim), and its fit is exact too.
 func TestAutoRidgeFreesBlobs(t *testing.T) {
 	for _, seed := range []uint64{1, 2} {
 		p, x := blobEntries(t, seed)

@@ -283,9 +283,9 @@ func (u *run) stopAt(it Iteration, interrupted bool) (Status, bool) {
 	if len(u.res.Trace) > 0 {
 		ref = max(u.res.Trace[0].Loss, u.zeroLoss)
 	}
-	grown := ref > 0 && it.Loss > DivergenceThreshold*ref
+	grown := ref > 0 && it.Loss > divergenceThreshold*ref
 	switch {
-	case !finite || grown || (u.truth && !(it.RelError <= DivergenceThreshold)):
+	case !finite || grown || (u.truth && !(it.RelError <= divergenceThreshold)):
 		return Diverged, true
 	case u.truth && it.RelError <= u.s.Tol:
 		return Converged, true
@@ -436,6 +436,9 @@ func (u *run) finish() {
 	if n := len(r.Trace); n > 0 {
 		r.RelError = r.Trace[n-1].RelError
 		r.Loss = r.Trace[n-1].Loss
+	}
+	if u.s.Loss == TrimmedL2 {
+		r.TrimFloor = u.trim.floor
 	}
 	r.Evidence = u.evidence()
 	r.FitFraction = float64(u.m-r.Unfitted) / float64(u.m)

@@ -61,14 +61,14 @@ type Settings struct {
 
 	// OneStart keeps AutoRidge to the fit from the first start: without
 	// it, a fit of entries that is not exact is made again from other
-	// starts (see RestartTrim), each with its own MaxIter, and
+	// starts (see Result.Restarted), each with its own MaxIter, and
 	// Result.Fits names every one.
 	OneStart bool
 
 	// Init, when not nil, is the starting point; otherwise the
 	// initialization Start names: the spectral one (Spectral, the zero
 	// value) with the truncation Trim, small random factors (Random) of
-	// relative size InitScale (0 means DefaultInitScale) drawn from Seed,
+	// relative size InitScale (0 means 1e-3) drawn from Seed,
 	// or, for entries, the convex relaxation's estimate (ConvexStart).
 	Init      *Factors
 	Trim      Trim
@@ -91,11 +91,11 @@ type Settings struct {
 	Ridge float64
 
 	// TrimFloor is the least factor c that TrimmedL2's bounds shrink to
-	// while the fit stalls (see TrimFactorMin, its default when 0), in
+	// while the fit stalls (0 means 4.5), in
 	// [1, 6] (6: the bounds' factor before any stall). A lower floor trims harder: it frees an exactly
 	// low-rank fit from small outliers it keeps, as a video's foreground
 	// blobs are, and trims honest entries of data that are only
-	// approximately low rank; AutoRidge tries TrimFloorExact by validation.
+	// approximately low rank; AutoRidge tries 2 by validation.
 	TrimFloor float64
 
 	// Damping of the scaled methods' preconditioner (see Damping); the
@@ -105,6 +105,11 @@ type Settings struct {
 
 	// Converger, when not nil, may end a run early (see Converger).
 	Converger Converger
+
+	// Refit says whether TrimmedL2's robust refit at a stall may run; the
+	// zero value, RefitAuto, lets it run unless the Converger may stop
+	// the run at that stall first (see Refit).
+	Refit Refit
 
 	// Recorder, when not nil, is called after every iteration with its
 	// record, for progress reports.
@@ -233,11 +238,13 @@ type Result struct {
 	// Restarted, with Settings.Ridge = AutoRidge, reports that the fit
 	// from the default start fitted the entries inexactly and that this
 	// one, from the start RestartStart (the spectral start truncated at
-	// RestartTrim, or ConvexStart), fits them exactly (see RestartTrim).
+	// the largest 40% of |y| dropped, or ConvexStart), fits them
+	// exactly.
 	Restarted    bool
 	RestartStart Start
 	RestartTrim  Trim          // the truncation of RestartStart, for SpectralStart
 	FirstRuntime time.Duration // with Restarted, the earlier fits' Runtime
+	TrimFloor    float64       // with TrimmedL2, the floor of its factor (Settings.TrimFloor, 4.5 for its 0)
 	Runtime      time.Duration // wall time of the iterations (initialization excluded)
 	InitRuntime  time.Duration // wall time of the initialization (a given Settings.Init: its checks)
 
@@ -262,10 +269,10 @@ type Result struct {
 // residual of an iterate that has not recovered X*.
 const FitTolerance = 1e-9
 
-// DivergenceThreshold is the relative error beyond which a run is declared
+// divergenceThreshold is the relative error beyond which a run is declared
 // diverged, as in the paper's experiments, and the factor by which the
 // loss may grow from its value at the start before it is.
-const DivergenceThreshold = 1e3
+const divergenceThreshold = 1e3
 
 // Solve runs settings.Method on the problem. It returns an error, an
 // *InputError naming the input at fault, when the problem or the settings
@@ -370,6 +377,14 @@ func validate(p Problem, s *Settings) error {
 // refuse bad settings before it loads a problem.
 func (s Settings) Validate() error { return s.resolve() }
 
+// Resolved returns the settings as Solve reads them, with each zero field
+// that stands for a default (Loss, Step, MaxIter, Tol, InitScale) set to
+// it, and Validate's error.
+func (s Settings) Resolved() (Settings, error) {
+	err := s.resolve()
+	return s, err
+}
+
 // resolve checks the settings and fills in their defaults.
 func (s *Settings) resolve() error {
 	if !s.Method.valid() {
@@ -421,13 +436,17 @@ func (s *Settings) resolve() error {
 		return err
 	}
 	if s.TrimFloor != 0 && !(s.TrimFloor >= 1 && s.TrimFloor <= trimFactor) {
-		return inputError("trim floor", s.TrimFloor, "must lie in [1, %g] (0: %g)", float64(trimFactor), TrimFactorMin)
+		return inputError("trim floor", s.TrimFloor, "must lie in [1, %g] (0: %g)", float64(trimFactor), trimFactorMin)
 	}
 	if !s.Start.valid() {
 		return inputError("init", s.Start, "unknown initialization")
 	}
 	if math.IsNaN(s.InitScale) || math.IsInf(s.InitScale, 0) || s.InitScale < 0 {
-		return inputError("init scale", s.InitScale, "must be positive and finite (0 means %g)", DefaultInitScale)
+		return inputError("init scale", s.InitScale, "must be positive and finite (0 means %g)", defaultInitScale)
+	}
+	s.InitScale = s.initScale()
+	if s.Refit < RefitAuto || s.Refit > RefitNever {
+		return inputError("refit", s.Refit, "unknown")
 	}
 	return s.Damping.validate()
 }

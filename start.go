@@ -1,6 +1,7 @@
 package scaledsm
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -25,7 +26,7 @@ const (
 	// Entries.Convex): for the entry models' small matrices, where no
 	// spectral start reaches the basin of X*. Solve tries it on its own
 	// when the fits from the spectral starts are not exact (see
-	// RestartTrim).
+	// Result.Restarted).
 	ConvexStart
 )
 
@@ -52,9 +53,12 @@ func ParseStart(s string) (Start, error) {
 
 func (s Start) valid() bool { return s >= SpectralStart && s <= ConvexStart }
 
-// DefaultInitScale is the relative size of a random start when
+// defaultInitScale is the relative size of a random start when
 // Settings.InitScale is 0.
-const DefaultInitScale = 1e-3
+const defaultInitScale = 1e-3
+
+// initScale is the relative size of the settings' random start.
+func (s Settings) initScale() float64 { return cmp.Or(s.InitScale, defaultInitScale) }
 
 // Random returns small random factors of rank p.Rank: Gaussian entries, scaled
 // so that ||L||_F = ||R||_F = sqrt(scale·σ̂) (||L||_F² = scale·σ̂ for a
@@ -118,10 +122,7 @@ func Initial(ctx context.Context, p Problem, s Settings) (Factors, error) {
 	case s.Init != nil:
 		return *s.Init, nil
 	case s.Start == RandomStart:
-		scale := s.InitScale
-		if scale == 0 {
-			scale = DefaultInitScale
-		}
+		scale := s.initScale()
 		if _, n1, n2 := p.Op.Dims(); p.Rank < 1 || p.Rank > min(n1, n2) {
 			return Factors{}, inputError("rank", p.Rank, "must lie in [1, min(n1, n2)] = [1, %d]", min(n1, n2))
 		}

@@ -1,6 +1,7 @@
 package scaledsm
 
 import (
+	"cmp"
 	"math"
 	"slices"
 
@@ -25,14 +26,14 @@ var _ bounder = (*Entries)(nil)
 
 // A trimming is the factor c of TrimmedL2's bounds along a run, which
 // follows the fit's progress: it starts at trimFactor, shrinks by
-// trimStep (down to Settings.TrimFloor, TrimFactorMin by default) after a pass whose kept loss fell by
+// trimStep (down to Settings.TrimFloor, trimFactorMin by default) after a pass whose kept loss fell by
 // less than the fraction 1 - trimProgress below the previous pass's, and
 // grows back by as much (up to trimFactor) after a pass whose loss fell by
 // more. A fit that keeps improving keeps the lenient bound, which an error
 // gathered in a few rows or columns needs; a fit that stalls, as one of an
 // image that is only approximately low rank does once it has met its own
 // residuals, has nothing to gain from the lenient bound but outliers to
-// absorb, and is trimmed harder (see TrimFactorMin for the measurements).
+// absorb, and is trimmed harder (see trimFactorMin for the measurements).
 type trimming struct {
 	factor float64 // c of the next rebound
 	floor  float64 // the least factor (Settings.TrimFloor)
@@ -40,20 +41,20 @@ type trimming struct {
 }
 
 // The progress and the step of trimming's factor: a kept loss falling by
-// 10% a pass, and 5% of the factor a pass, measured with TrimFactorMin.
+// 10% a pass, and 5% of the factor a pass, measured with trimFactorMin.
 const (
 	trimProgress = 0.9
 	trimStep     = 0.95
 )
 
 // newTrimming returns the trimming at the start of a run whose factor
-// shrinks down to floor (0: TrimFactorMin).
+// shrinks down to floor (0: trimFactorMin).
 func newTrimming(floor float64) trimming {
-	if floor == 0 {
-		floor = TrimFactorMin
-	}
-	return trimming{factor: trimFactor, floor: floor, last: math.Inf(1)}
+	return trimming{factor: trimFactor, floor: trimFloor(floor), last: math.Inf(1)}
 }
+
+// trimFloor is the trimming floor that Settings.TrimFloor = floor sets.
+func trimFloor(floor float64) float64 { return cmp.Or(floor, trimFactorMin) }
 
 // next readies the factor of the next rebound after a pass whose kept
 // residuals' squares sum to sq (over all ranks, so that every rank takes

@@ -76,7 +76,7 @@ func TestRebound(t *testing.T) {
 
 // TestTrimmingFollowsProgress checks trimming's factor: held at
 // trimFactor while the kept loss falls by more than 10% a pass, shrunk
-// by 5% a pass to TrimFactorMin while it stalls, and grown back by 5% a
+// by 5% a pass to trimFactorMin while it stalls, and grown back by 5% a
 // pass, never beyond trimFactor, once it falls again.
 func TestTrimmingFollowsProgress(t *testing.T) {
 	tr := newTrimming(0)
@@ -92,24 +92,24 @@ func TestTrimmingFollowsProgress(t *testing.T) {
 	for k := range 20 {
 		sq *= 0.95 // falls by less than 10%
 		tr.next(sq)
-		want = max(TrimFactorMin, want*trimStep)
+		want = max(trimFactorMin, want*trimStep)
 		if math.Abs(tr.factor-want) > 1e-12 {
 			t.Fatalf("stalled pass %d: factor %g, want %g", k, tr.factor, want)
 		}
 	}
-	if tr.factor != TrimFactorMin {
-		t.Fatalf("after 20 stalled passes the factor is %g, want %g", tr.factor, TrimFactorMin)
+	if tr.factor != trimFactorMin {
+		t.Fatalf("after 20 stalled passes the factor is %g, want %g", tr.factor, trimFactorMin)
 	}
 	tr.next(math.NaN()) // no progress
-	if tr.factor != TrimFactorMin {
-		t.Fatalf("NaN loss: factor %g, want %g", tr.factor, TrimFactorMin)
+	if tr.factor != trimFactorMin {
+		t.Fatalf("NaN loss: factor %g, want %g", tr.factor, trimFactorMin)
 	}
 	sq = 1
 	tr.next(sq)
 	for k := range 20 {
 		sq *= 0.5
 		tr.next(sq)
-		want = min(trimFactor, TrimFactorMin/math.Pow(trimStep, float64(k+1)))
+		want = min(trimFactor, trimFactorMin/math.Pow(trimStep, float64(k+1)))
 		if math.Abs(tr.factor-want) > 1e-12 {
 			t.Fatalf("falling pass %d: factor %g, want %g", k, tr.factor, want)
 		}
@@ -118,12 +118,12 @@ func TestTrimmingFollowsProgress(t *testing.T) {
 		t.Fatalf("after 20 falling passes the factor is %g, want %g", tr.factor, float64(trimFactor))
 	}
 	// A floor given: the factor shrinks down to it.
-	tr = newTrimming(TrimFloorExact)
+	tr = newTrimming(trimFloorExact)
 	for range 60 {
 		tr.next(1)
 	}
-	if tr.factor != TrimFloorExact {
-		t.Fatalf("floor %g: after 60 stalled passes the factor is %g", float64(TrimFloorExact), tr.factor)
+	if tr.factor != trimFloorExact {
+		t.Fatalf("floor %g: after 60 stalled passes the factor is %g", float64(trimFloorExact), tr.factor)
 	}
 }
 

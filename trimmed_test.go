@@ -255,20 +255,40 @@ func TestTrimmedCorruptedColumns(t *testing.T) {
 // TestRefitFreesAbsorbedOutlier solves issue 24's case whose fit absorbs a
 // small outlier (entry (302, 553): y = -0.153 where X* is 0.027) and
 // stalls at 8.5e-3 without the robust refit (refit.go): with it, it
-// converges.
+// converges. Settings.Refit turns it off, and on where the default,
+// RefitAuto, leaves it off: without a truth, with DefaultSettings'
+// Plateau.
 func TestRefitFreesAbsorbedOutlier(t *testing.T) {
 	if testing.Short() {
-		t.Skip("10^5 entries, a few seconds")
+		t.Skip("10^5 entries, a few seconds each")
 	}
 	p := completion(t, 1000, 5, 0.1, 0.2, 100, 3)
-	s := scaledsm.DefaultSettings(p.Op)
-	s.Tol, s.MaxIter = 1e-10, 1500
-	res, err := scaledsm.Solve(context.Background(), p, s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Status != scaledsm.Converged {
-		t.Fatalf("%v after %d iterations at %.3g", res.Status, res.Iterations, res.RelError)
+	star := p.Truth.(scaledsm.Factors).Product()
+	for _, c := range []struct {
+		refit scaledsm.Refit
+		truth bool
+		exact bool
+	}{{scaledsm.RefitAuto, true, true}, {scaledsm.RefitNever, true, false}, {scaledsm.RefitAlways, false, true}, {scaledsm.RefitAuto, false, false}} {
+		q := p
+		if !c.truth {
+			q.Truth = nil
+		}
+		s := scaledsm.DefaultSettings(q.Op)
+		s.Tol, s.MaxIter, s.Ridge, s.Refit = 1e-10, 1500, 0, c.refit
+		res, err := scaledsm.Solve(context.Background(), q, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var d mat.Dense
+		d.Sub(res.Factors.Product(), star)
+		e := mat.Norm(&d, 2) / mat.Norm(star, 2)
+		t.Logf("refit %d, truth %v: %v after %d iterations at %.3g", c.refit, c.truth, res.Status, res.Iterations, e)
+		if exact := e <= 1e-8; exact != c.exact {
+			t.Errorf("refit %d, truth %v: %v after %d iterations at %.3g, want exact %v", c.refit, c.truth, res.Status, res.Iterations, e, c.exact)
+		}
+		if !c.exact && !(e > 1e-3) {
+			t.Errorf("refit %d, truth %v: %v at %.3g, want the stall above 1e-3", c.refit, c.truth, res.Status, e)
+		}
 	}
 }
 

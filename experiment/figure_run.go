@@ -38,8 +38,9 @@ type Progress struct {
 // Run is one curve of a figure as solved: its specification and its trace,
 // one record per iterate from the initialization on.
 type Run struct {
-	Curve Curve
-	Trace []scaledsm.Iteration
+	Curve  Curve
+	Trace  []scaledsm.Iteration
+	Status scaledsm.Status // how the run stopped
 }
 
 // Result is a solved figure.
@@ -187,7 +188,7 @@ func RunFigure(ctx context.Context, f *Figure, o Options) (*Result, error) {
 	for i, p := range f.Panels {
 		res.Panels[i] = make([]Run, len(p.Curves))
 		for j, c := range p.Curves {
-			res.Panels[i][j] = Run{Curve: c, Trace: results[index[c]].Trace}
+			res.Panels[i][j] = Run{Curve: c, Trace: results[index[c]].Trace, Status: results[index[c]].Status}
 		}
 	}
 	res.Elapsed = time.Since(start)

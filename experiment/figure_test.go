@@ -279,7 +279,7 @@ func checkTrace(t *testing.T, run Run) {
 	last := tr[len(tr)-1]
 	stalled := last.StepLength == 0
 	switch {
-	case last.RelError <= Tol, last.Iter == run.Curve.MaxIter, !(last.RelError <= scaledsm.DivergenceThreshold), stalled:
+	case last.RelError <= Tol, last.Iter == run.Curve.MaxIter, run.Status == scaledsm.Diverged, stalled:
 	default:
 		t.Errorf("%+v: stopped at iteration %d with error %v, step length %v, for no reason", run.Curve, last.Iter, last.RelError, last.StepLength)
 	}

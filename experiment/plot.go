@@ -328,6 +328,11 @@ func curveLabel(p *Panel, c Curve, withMethod bool) string {
 	return label
 }
 
+// divergedMark is where a FinalPanel puts a run that diverged to a
+// non-finite error: above every finite one (a run is declared diverged
+// past a relative error of 1e3).
+const divergedMark = 1e4
+
 // finalSeries is the lines of a FinalPanel: the final relative error of
 // each geometric run, at least 1e-12, against q, one line per λ.
 func finalSeries(runs []Run) []series {
@@ -343,7 +348,7 @@ func finalSeries(runs []Run) []series {
 		}
 		final := r.Final()
 		if math.IsNaN(final) || math.IsInf(final, 0) {
-			final = 10 * scaledsm.DivergenceThreshold // diverged to a non-finite error
+			final = divergedMark
 		}
 		ss[k].xys = append(ss[k].xys, plotter.XY{X: r.Curve.Step.Q, Y: max(final, Tol)})
 	}

@@ -7,7 +7,6 @@
 package report
 
 import (
-	"cmp"
 	"fmt"
 	"io"
 	"math"
@@ -229,8 +228,7 @@ func (s *Summary) Print(w io.Writer, dir string) {
 	case scaledsm.Stationary.String():
 		note = " (X stopped changing; without a truth, the fit below is the evidence of recovery)"
 	case scaledsm.Plateaued.String():
-		note = fmt.Sprintf(" (the loss levelled off: %d iterations lowered it by less than %g%%; the data are not exactly low rank, or the method got no closer)",
-			scaledsm.DefaultPlateauWindow, 100*scaledsm.DefaultPlateauProgress)
+		note = fmt.Sprintf(" (the loss levelled off: %s; the data are not exactly low rank, or the method got no closer)", scaledsm.Plateau{})
 	case scaledsm.Partial.String():
 		note = fmt.Sprintf(" (X stopped changing, but on data declared free of outliers it leaves %s: X* is not recovered there)", s.Localized())
 	case scaledsm.Validated.String():
@@ -379,18 +377,12 @@ func (s *Summary) SetRank(fitted int, settings scaledsm.Settings, res *scaledsm.
 		s.RankTried, s.RankValidation, s.RankSeconds, s.RankExact = c.Ranks, c.Errors, c.Runtime.Seconds(), c.Exact
 	}
 	s.Ridge = max(settings.Ridge, 0)
-	floor := settings.TrimFloor
 	if c := res.RidgeChoice; c != nil {
-		s.Ridge, floor = c.Ridge, c.TrimFloor
+		s.Ridge = c.Ridge
 		s.RidgeTried, s.RidgeValidation, s.RidgeIterations, s.RidgeSeconds = c.Ridges, c.Errors, c.Iterations, c.Runtime.Seconds()
-		s.RidgeFloors = make([]float64, len(c.TrimFloors))
-		for k, f := range c.TrimFloors {
-			s.RidgeFloors[k] = cmp.Or(f, scaledsm.TrimFactorMin)
-		}
+		s.RidgeFloors = c.TrimFloors
 	}
-	if settings.Loss == scaledsm.TrimmedL2 {
-		s.TrimFloor = cmp.Or(floor, scaledsm.TrimFactorMin)
-	}
+	s.TrimFloor = res.TrimFloor
 	s.SingularValues = res.SingularValues
 	if s.SingularValues == nil {
 		s.SingularValues = []float64{}
@@ -440,13 +432,13 @@ func (s *Summary) printRank(w io.Writer) {
 		tried := ""
 		for k, mu := range s.RidgeTried {
 			tried += fmt.Sprintf(" %.3g", mu)
-			if s.RidgeFloors[k] != scaledsm.TrimFactorMin {
+			if s.RidgeFloors[k] != s.RidgeFloors[0] { // the ladder's own floor
 				tried += fmt.Sprintf(" trimmed to %g", s.RidgeFloors[k])
 			}
 			tried += fmt.Sprintf(": %.3g (%d)", s.RidgeValidation[k], s.RidgeIterations[k])
 		}
 		floor := ""
-		if s.TrimFloor != scaledsm.TrimFactorMin {
+		if s.TrimFloor != s.RidgeFloors[0] {
 			floor = fmt.Sprintf(" with l2trim's bounds down to %g times the kept means", s.TrimFloor)
 		}
 		fmt.Fprintf(w, "ridge      %.3g%s, chosen by validation (least clipped mean (y - x)² on 5%% of the entries held out, at the iteration in parentheses, %.3g s):%s\n",

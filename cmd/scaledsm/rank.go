@@ -59,8 +59,9 @@ var startInputs = map[string]string{"init": "init", "init scale": "init-scale", 
 
 func (s *startFlags) register(fs *flag.FlagSet) {
 	s.fs = fs
+	defaults, _ := scaledsm.Settings{}.Resolved()
 	fs.StringVar(&s.init, "init", "spectral", "initialization: spectral (truncated, see --trim), random (small Gaussian factors) or convex (robust completion's\nconvex relaxation, solved roughly: entries of a small matrix, every iteration an SVD of it)")
-	fs.Float64Var(&s.scale, "init-scale", scaledsm.DefaultInitScale, "random initialization: the size of L Rᵀ relative to the top singular value of the spectral\nestimate")
+	fs.Float64Var(&s.scale, "init-scale", defaults.InitScale, "random initialization: the size of L Rᵀ relative to the top singular value of the spectral\nestimate")
 	fs.Uint64Var(&s.seed, "init-seed", 0, "random initialization: seed of the draw (default --seed of a synthetic problem, 1 with files)")
 	fs.StringVar(&s.damping, "damping", "auto", "damping λ of the scaled methods' preconditioner (RᵀR + λI)^-1: auto (λ_t = 0.1·ρ_t·tr(RᵀR), ρ_t the\nrelative misfit, fading as the fit becomes exact), none (the paper's), or a fixed λ > 0")
 }
@@ -118,20 +119,13 @@ func warnRank(w io.Writer, ld *loaded) {
 	if k == scaledsm.AutoRank {
 		return
 	}
-	ps := ld.ps
-	if math.IsNaN(ps) {
-		ps = 0
-	}
+	ps := ld.ps // NaN, not known, counts as 0
 	// The whole problem's m (on ranks, a shard's operator holds its rank's).
 	m, n1, n2 := ld.shape.M, ld.shape.N1, ld.shape.N2
-	if k <= scaledsm.SupportedRank(m, n1, n2, ps) {
-		return
+	if excess := scaledsm.RankExcess(k, m, n1, n2, ps); excess != "" {
+		fmt.Fprintf(w, "scaledsm solve: warning: %s; give more measurements or a smaller --rank (rank %d is supported)\n",
+			excess, scaledsm.SupportedRank(m, n1, n2, ps))
 	}
-	fmt.Fprintf(w, "scaledsm solve: warning: rank %d has (n1+n2)·r = %d unknowns, more than the m(1-p_s)/%g = %.0f that %d measurements"+
-		" with a fraction %g of outliers support: the fit can absorb outliers and stop short of X*; give more measurements"+
-		" or a smaller --rank (rank %d is supported)\n",
-		k, (n1+n2)*k, scaledsm.MeasurementsPerUnknown, float64(m)*(1-ps)/scaledsm.MeasurementsPerUnknown, m, ps,
-		scaledsm.SupportedRank(m, n1, n2, ps))
 }
 
 // seedOf returns the seed of a synthetic problem, 0 for files.
