@@ -76,9 +76,9 @@ func (u *run) evidence() Evidence {
 			ev.UnfittedCols++
 		}
 	}
-	if b := u.eval.Bounds; b != nil {
+	if u.tr != nil {
 		for k := range n1 + n2 {
-			if b.marks != nil && b.marks[k] || b.few != nil && b.few[k] {
+			if u.tr.b.zeroed(k) {
 				if k < n1 {
 					ev.GrossRows++
 				} else {

@@ -35,17 +35,41 @@ import (
 // over the ranks, the marks stay.
 const liftEvery = 10
 
+// trimBounds are TrimmedL2's bounds with the marks that set some of them
+// to 0: a pass reads the Bounds alone, rebound sets both.
+type trimBounds struct {
+	Bounds
+
+	// scale is the data's (FitScale; 0 when not known): grossFactor times
+	// it is the mean kept |z| beyond which a row or column is gross, and
+	// marks holds those found so, rows then columns.
+	scale float64
+	marks []bool
+
+	// With fewRank > 0 (set by the refit), few marks the rows and
+	// columns that keep too few of their observations (see markFew).
+	fewRank    int
+	few        []bool
+	observed   []float64 // observations of each row, then column
+	grossShare []bool    // rows, then columns, most of whose residuals were gross at the refit
+}
+
+// zeroed reports whether row or column k (rows first) is marked, its
+// bound 0.
+func (b *trimBounds) zeroed(k int) bool {
+	return b.marks != nil && b.marks[k] || b.few != nil && b.few[k]
+}
+
 // lift gives the marked rows and columns of the run's bounds their second
 // look (see liftEvery) at an iteration that makes it, and reports whether
 // it lifted any: the iteration's update is then that refit of theirs, which
 // it records, and no step.
 func (u *run) lift(it Iteration) bool {
-	b := u.eval.Bounds
 	e, ok := u.p.Op.(*Entries)
-	if (u.t+1)%liftEvery != 0 || !ok || b == nil || u.d.on() || !slices.Contains(b.marks, true) {
+	if (u.t+1)%liftEvery != 0 || !ok || u.tr == nil || u.d.on() || !slices.Contains(u.tr.b.marks, true) {
 		return false
 	}
-	if !e.lift(b, u.l, u.r, u.y) {
+	if !e.lift(u.tr.b, u.l, u.r, u.y) {
 		return false
 	}
 	u.record(it, -1)
@@ -58,7 +82,7 @@ func (u *run) lift(it Iteration) bool {
 // those whose fit brings more than half of their observations within the
 // bounds of the other side, keeping the fit; the others keep their mark
 // and their factor row. It reports whether it lifted any.
-func (e *Entries) lift(b *Bounds, l, r *mat.Dense, y obs) bool {
+func (e *Entries) lift(b *trimBounds, l, r *mat.Dense, y obs) bool {
 	n1 := e.n1
 	k := l.RawMatrix().Cols
 	eps := 1e-9 * b.scale
@@ -120,7 +144,7 @@ func (e *Entries) lift(b *Bounds, l, r *mat.Dense, y obs) bool {
 // row they cross (a tenth of each row at a tenth of the columns
 // corrupted), and would mark honest rows beside them; once the column is
 // marked the rows' next means are their own.
-func (b *Bounds) mark(rs, rn, cs, cn []float64) {
+func (b *trimBounds) mark(rs, rn, cs, cn []float64) {
 	n1 := len(rs)
 	if len(b.marks) != n1+len(cs) {
 		b.marks = make([]bool, n1+len(cs))
@@ -149,7 +173,7 @@ func (b *Bounds) mark(rs, rn, cs, cn []float64) {
 // cn, those most of whose residuals were gross at the refit (grossShare)
 // that keep at most fewRank of their observations and fewer than
 // grossKept of them: whose bound is 0 for as long as they keep so few.
-func (b *Bounds) markFew(rn, cn []float64) {
+func (b *trimBounds) markFew(rn, cn []float64) {
 	n1 := len(rn)
 	if len(b.few) != n1+len(cn) {
 		b.few = make([]bool, n1+len(cn))
@@ -167,7 +191,7 @@ func (b *Bounds) markFew(rn, cn []float64) {
 
 // clearFew sets to zero the rows of l and r (of X's rows, then its
 // columns) that markFew marked.
-func (b *Bounds) clearFew(l, r *mat.Dense) {
+func (b *trimBounds) clearFew(l, r *mat.Dense) {
 	n1 := len(b.Rows)
 	for k, few := range b.few {
 		if !few {

@@ -51,19 +51,6 @@ const (
 // (i, j) is kept when |z_ij| <= max(Rows[i], Cols[j]).
 type Bounds struct {
 	Rows, Cols []float64
-
-	// scale is the data's (FitScale; 0 when not known): grossFactor times
-	// it is the mean kept |z| beyond which a row or column is gross, and
-	// marks holds those found so, rows then columns.
-	scale float64
-	marks []bool
-
-	// With fewRank > 0 (set by the refit), few marks the rows and
-	// columns that keep too few of their observations (see markFew).
-	fewRank    int
-	few        []bool
-	observed   []float64 // observations of each row, then column
-	grossShare []bool    // rows, then columns, most of whose residuals were gross at the refit
 }
 
 // keeps reports whether the bounds keep residual z at entry (i, j).

@@ -98,15 +98,16 @@ func (s Settings) refits(truth bool) bool {
 // recorded it), when the settings let it refit (Settings.Refit).
 func (u *run) refit(it Iteration) bool {
 	e, ok := u.p.Op.(*Entries)
-	if !ok || u.bounder == nil || u.d.on() || !u.s.refits(u.truth) {
+	if !ok || u.tr == nil || u.d.on() || !u.s.refits(u.truth) {
 		return false
 	}
-	b := u.eval.Bounds
-	if tr := u.trial; tr != nil {
+	t := u.tr
+	b := t.b
+	if tr := t.trial; tr != nil {
 		if tr.left--; tr.left > 0 {
 			return false
 		}
-		u.trial = nil
+		t.trial = nil
 		if n := len(u.res.Trace); it.Loss < 0.1*u.res.Trace[n-refitLength/2].Loss && u.totalL1(e) < tr.l1 {
 			return false
 		}
@@ -116,25 +117,25 @@ func (u *run) refit(it Iteration) bool {
 		copy(b.Cols, tr.cols)
 		copy(b.marks, tr.marks)
 		b.few = nil
-		u.trim = tr.trim
+		t.trim = tr.trim
 		u.record(it, -1)
 		u.t++
 		return true
 	}
 	n := len(u.res.Trace)
-	if u.refitted || n < refitWindow || !(it.Loss > refitFall*u.res.Trace[n-refitWindow].Loss) {
+	if t.refitted || n < refitWindow || !(it.Loss > refitFall*u.res.Trace[n-refitWindow].Loss) {
 		return false
 	}
-	u.refitted = true
-	u.trial = &refitTrial{l: mat.DenseCopyOf(u.l), r: mat.DenseCopyOf(u.r),
+	t.refitted = true
+	t.trial = &refitTrial{l: mat.DenseCopyOf(u.l), r: mat.DenseCopyOf(u.r),
 		rows: append([]float64(nil), b.Rows...), cols: append([]float64(nil), b.Cols...),
-		marks: append([]bool(nil), b.marks...), trim: u.trim,
+		marks: append([]bool(nil), b.marks...), trim: t.trim,
 		l1: u.totalL1(e), left: refitLength}
 	b.fewRank, b.observed = u.l.RawMatrix().Cols, e.observedCounts()
 	b.grossShare = e.grossShare(Factors{L: u.l, R: u.r}, u.y, grossFactor*b.scale, b.observed)
 	e.refitRows(u.l, u.r, u.y, b.scale)
 	e.refitCols(u.l, u.r, u.y, b.scale)
-	u.trim.last = math.Inf(1)
+	t.trim.last = math.Inf(1)
 	u.record(it, -1)
 	u.t++
 	return true

@@ -39,13 +39,7 @@ type run struct {
 	tnorm   float64
 	fitStar []float64
 
-	// The bounds of TrimmedL2: the operator that sets them and their
-	// factor.
-	bounder  bounder
-	trim     trimming
-	zeroLoss float64     // TrimmedL2's at X = 0 (see advance)
-	trial    *refitTrial // the robust refit on trial (see refit.go)
-	refitted bool        // the run has made its refit
+	tr *trimmer // TrimmedL2's state, nil under other losses
 
 	l, r   *mat.Dense // current factors
 	dl, dr *mat.Dense // directions
@@ -73,7 +67,7 @@ type run struct {
 // it. A run with TrimmedL2's bounds (which advance moves between passes)
 // or on several ranks (whose pass is a collective) always makes its pass.
 func (u *run) needsPass() bool {
-	return !u.still || !skipStillPasses || u.bounder != nil || u.d.on()
+	return !u.still || !skipStillPasses || u.tr != nil || u.d.on()
 }
 
 // skipStillPasses turns the skipping of needsPass on; tests turn it off to
@@ -175,24 +169,25 @@ func (u *run) startBounds(init Factors) error {
 	if !ok {
 		return inputError("loss", TrimmedL2, "needs an operator that measures entries (Entries); use l2sq")
 	}
-	u.bounder = b
-	u.trim = newTrimming(u.s.TrimFloor)
+	t := &trimmer{op: b, trim: newTrimming(u.s.TrimFloor)}
+	u.tr = t
 	if u.damp.active() {
-		u.zeroLoss = u.damp.scale // the same, in L2Squared's units
+		t.zeroLoss = u.damp.scale // the same, in L2Squared's units
 	} else {
-		u.zeroLoss = u.y.zeroLoss(L2Squared, u.iso, u.d, u.eval.Z)
+		t.zeroLoss = u.y.zeroLoss(L2Squared, u.iso, u.d, u.eval.Z)
 	}
 	z := u.eval.Z
 	scale := u.fitScale()
 	if z == nil {
-		u.eval.Bounds = u.p.Op.(*Entries).startBoundsAt(init, u.y, u.trim.factor, scale)
-		return nil
+		t.b = u.p.Op.(*Entries).startBoundsAt(init, u.y, t.trim.factor, scale)
+	} else {
+		u.p.Op.Apply(z, init)
+		for k := range z {
+			z[k] -= u.y.at(k)
+		}
+		t.b = startBounds(b, z, t.trim.factor, scale, u.d)
 	}
-	u.p.Op.Apply(z, init)
-	for k := range z {
-		z[k] -= u.y.at(k)
-	}
-	u.eval.Bounds = startBounds(b, z, u.trim.factor, scale, u.d)
+	u.eval.Bounds = &t.b.Bounds
 	return nil
 }
 
@@ -254,13 +249,10 @@ func (u *run) lossAt(ctx context.Context) (Iteration, bool) {
 	it := u.cur
 	var interrupted bool
 	it.Loss, interrupted = u.loss(ctx)
-	if u.bounder != nil {
+	if u.tr != nil {
 		// The loss over what this pass kept; the next pass keeps what
 		// the kept residuals' means bound.
-		sq := u.bounder.rebound(u.eval.Bounds, u.eval.Z, u.trim.factor, u.d, &u.eval.kept)
-		u.d.sums(&sq)
-		u.trim.next(sq.Value())
-		it.Loss = u.iso / 2 * sq.Value()
+		it.Loss = u.iso / 2 * u.tr.afterPass(u.eval.Z, u.d, &u.eval.kept)
 	}
 	if mu := u.s.Ridge; mu > 0 {
 		it.Loss += mu / 2 * (inner(u.l, u.l) + inner(u.r, u.r))
@@ -281,7 +273,10 @@ func (u *run) stopAt(it Iteration, interrupted bool) (Status, bool) {
 	// loss of X = 0 over the observations the median rule keeps.
 	ref := 0.0
 	if len(u.res.Trace) > 0 {
-		ref = max(u.res.Trace[0].Loss, u.zeroLoss)
+		ref = u.res.Trace[0].Loss
+		if u.tr != nil {
+			ref = max(ref, u.tr.zeroLoss)
+		}
 	}
 	grown := ref > 0 && it.Loss > divergenceThreshold*ref
 	switch {
@@ -336,8 +331,8 @@ func (u *run) move(it Iteration) {
 		scaleInPlace(u.dr, eta)
 		moved = subtract(u.r, u.dr) || moved
 	}
-	if b := u.eval.Bounds; b != nil && b.few != nil {
-		b.clearFew(u.l, u.r)
+	if u.tr != nil {
+		u.tr.afterStep(u.l, u.r)
 	}
 	u.still = !moved && !u.scaled
 	u.record(it, -1)
@@ -437,8 +432,8 @@ func (u *run) finish() {
 		r.RelError = r.Trace[n-1].RelError
 		r.Loss = r.Trace[n-1].Loss
 	}
-	if u.s.Loss == TrimmedL2 {
-		r.TrimFloor = u.trim.floor
+	if u.tr != nil {
+		r.TrimFloor = u.tr.trim.floor
 	}
 	r.Evidence = u.evidence()
 	r.FitFraction = float64(u.m-r.Unfitted) / float64(u.m)

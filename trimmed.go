@@ -17,7 +17,7 @@ type bounder interface {
 	// each row's and each column's mean |z| over the residuals b kept,
 	// times c. It returns Σ z² over those residuals, this rank's. ks,
 	// when fresh, holds the sums of the pass that kept them.
-	rebound(b *Bounds, z []float64, c float64, d dist, ks *keptSums) fsum.Sum
+	rebound(b *trimBounds, z []float64, c float64, d dist, ks *keptSums) fsum.Sum
 	// Dims is the operator's: m measurements of an n1×n2 matrix.
 	Dims() (m, n1, n2 int)
 }
@@ -73,7 +73,7 @@ func (tr *trimming) next(sq float64) {
 // beyond 2^16 on one process, see medianAbs), then one
 // round of the rule (see rebound) from there. The median leaves the gross
 // outliers out of the first means, which they would inflate.
-func startBounds(b bounder, z []float64, c, scale float64, d dist) *Bounds {
+func startBounds(b bounder, z []float64, c, scale float64, d dist) *trimBounds {
 	_, n1, n2 := b.Dims()
 	var floor float64
 	if !d.on() && len(z) > scaleSample {
@@ -88,8 +88,8 @@ func startBounds(b bounder, z []float64, c, scale float64, d dist) *Bounds {
 
 // newBounds returns the bounds of n1 rows and n2 columns, each at floor,
 // for data of the scale given (see Bounds).
-func newBounds(n1, n2 int, floor, scale float64) *Bounds {
-	b := &Bounds{Rows: make([]float64, n1), Cols: make([]float64, n2), scale: scale}
+func newBounds(n1, n2 int, floor, scale float64) *trimBounds {
+	b := &trimBounds{Bounds: Bounds{Rows: make([]float64, n1), Cols: make([]float64, n2)}, scale: scale}
 	for _, v := range [][]float64{b.Rows, b.Cols} {
 		for k := range v {
 			v[k] = floor
@@ -112,10 +112,10 @@ func newBounds(n1, n2 int, floor, scale float64) *Bounds {
 // The sums come from the pass that kept the residuals (ks, which Evaluate
 // fills under TrimmedWeight) when it has not been used yet, or else from
 // one pass over z here.
-func (e *Entries) rebound(b *Bounds, z []float64, c float64, d dist, ks *keptSums) fsum.Sum {
+func (e *Entries) rebound(b *trimBounds, z []float64, c float64, d dist, ks *keptSums) fsum.Sum {
 	if ks == nil || !ks.fresh {
 		ks = &keptSums{}
-		e.keptBy(ks, b, z)
+		e.keptBy(ks, &b.Bounds, z)
 	}
 	ks.fresh = false
 	// Sums and counts of rows then of columns, in one buffer for the
@@ -243,7 +243,7 @@ func (e *Entries) residualAt(f Factors, y obs) func(i, k int) float64 {
 // startBoundsAt is startBounds on one process of the residuals of y at
 // the factors f, formed as they are needed rather than held: the bits of
 // startBounds of Apply's residuals, without their m values.
-func (e *Entries) startBoundsAt(f Factors, y obs, c, scale float64) *Bounds {
+func (e *Entries) startBoundsAt(f Factors, y obs, c, scale float64) *trimBounds {
 	m := y.len()
 	at := e.residualAt(f, y)
 	if m <= scaleSample {
@@ -264,7 +264,7 @@ func (e *Entries) startBoundsAt(f Factors, y obs, c, scale float64) *Bounds {
 	floor := c * medianAbs(sample, scaleSample)
 	b := newBounds(e.n1, e.n2, floor, scale)
 	ks := &keptSums{}
-	e.keptByAt(ks, b, at)
+	e.keptByAt(ks, &b.Bounds, at)
 	e.rebound(b, nil, c, dist{}, ks)
 	return b
 }
@@ -279,8 +279,8 @@ func (e *Entries) startBoundsAt(f Factors, y obs, c, scale float64) *Bounds {
 // and never be fitted (5 rows of a 200 × 200 matrix with whole corrupted
 // columns stopped so at 1.5e-4); the data's scale lets its honest entries
 // in and leaves gross outliers out.
-func (b *Bounds) bound(k int, s, n, c float64) float64 {
-	if b.marks != nil && b.marks[k] || b.few != nil && b.few[k] {
+func (b *trimBounds) bound(k int, s, n, c float64) float64 {
+	if b.zeroed(k) {
 		return 0
 	}
 	if n == 0 && b.scale > 0 {
@@ -379,7 +379,7 @@ func (e *Entries) OutlierBounds(y []float64, f Factors) (*Bounds, error) {
 			v[k] = max(v[k], floor)
 		}
 	}
-	return b, nil
+	return &b.Bounds, nil
 }
 
 // Keeps reports whether the bounds keep the residual z of entry (i, j):

@@ -33,7 +33,7 @@ func TestRebound(t *testing.T) {
 			z[k] *= 100
 		}
 	}
-	b := &Bounds{Rows: make([]float64, n1), Cols: make([]float64, n2)}
+	b := newBounds(n1, n2, 0, 0)
 	for i := range b.Rows {
 		b.Rows[i] = 2 * rng.Float64()
 	}
@@ -149,7 +149,8 @@ func TestKeptSumsFromPass(t *testing.T) {
 	}
 	ev := NewEvaluation(e, r)
 	ev.L, ev.R, ev.Y, ev.Weight = randomFactor(rng, n1, r), randomFactor(rng, n2, r), y, TrimmedWeight
-	ev.Bounds = &Bounds{Rows: make([]float64, n1), Cols: make([]float64, n2)}
+	tb := newBounds(n1, n2, 0, 0)
+	ev.Bounds = &tb.Bounds
 	for i := range ev.Bounds.Rows {
 		ev.Bounds.Rows[i] = 3 * rng.Float64()
 	}
@@ -165,8 +166,8 @@ func TestKeptSumsFromPass(t *testing.T) {
 	if !ev.kept.fresh || !slices.Equal(ev.kept.rows, want.rows) || !slices.Equal(ev.kept.cols, want.cols) {
 		t.Fatal("the pass's kept sums differ from a separate pass's")
 	}
-	b2 := &Bounds{Rows: slices.Clone(ev.Bounds.Rows), Cols: slices.Clone(ev.Bounds.Cols)}
-	sq := e.rebound(ev.Bounds, ev.Z, 3, dist{}, &ev.kept)
+	b2 := &trimBounds{Bounds: Bounds{Rows: slices.Clone(ev.Bounds.Rows), Cols: slices.Clone(ev.Bounds.Cols)}}
+	sq := e.rebound(tb, ev.Z, 3, dist{}, &ev.kept)
 	sq2 := e.rebound(b2, ev.Z, 3, dist{}, nil)
 	if sq.Value() != sq2.Value() || !slices.Equal(ev.Bounds.Rows, b2.Rows) || !slices.Equal(ev.Bounds.Cols, b2.Cols) {
 		t.Error("rebound from the pass's sums differs from rebound from the residuals")
