@@ -35,7 +35,7 @@ func TestAutoGapBracketsTheGap(t *testing.T) {
 			in := instanceOf(t, d, synth.Setting{Kappa: 5, PS: ps, SNR: noNoise})
 			// A point at relative error 1e-3, along the spectral
 			// initialization's error.
-			spec, err := scaledsm.Spectral(in.Op, in.Y, c.Rank, scaledsm.TrimFraction(ps))
+			spec, err := scaledsm.Spectral(in.Op, in.Y, c.Rank, scaledsm.TruncateFraction(ps))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -87,8 +87,8 @@ func TestAutoMatchesPolyak(t *testing.T) {
 		d := newDraw(t, c)
 		for _, s := range settings {
 			in := instanceOf(t, d, synth.Setting{Kappa: s.kappa, PS: s.ps, SNR: noNoise})
-			polyak := solve(t, in.Problem(), scaledsm.Settings{Step: scaledsm.Polyak{FStar: in.FStar}, Trim: scaledsm.TrimFraction(s.ps), Tol: 1e-10, MaxIter: 2000})
-			auto := solve(t, in.Problem(), scaledsm.Settings{Step: scaledsm.Auto{}, Trim: scaledsm.Trim{}, Tol: 1e-10, MaxIter: 2000})
+			polyak := solve(t, in.Problem(), scaledsm.Settings{Step: scaledsm.Polyak{FStar: in.FStar}, Truncation: scaledsm.TruncateFraction(s.ps), Tol: 1e-10, MaxIter: 2000})
+			auto := solve(t, in.Problem(), scaledsm.Settings{Step: scaledsm.Auto{}, Truncation: scaledsm.Truncation{}, Tol: 1e-10, MaxIter: 2000})
 			if polyak.Status != scaledsm.Converged {
 				t.Fatalf("%v κ=%g p_s=%g: Polyak %v at %.3g", c.Kind, s.kappa, s.ps, polyak.Status, polyak.RelError)
 			}
@@ -114,8 +114,8 @@ func TestAutoNoiseFloor(t *testing.T) {
 		d := newDraw(t, c)
 		for _, snr := range []float64{40, 60, 80} {
 			in := instanceOf(t, d, synth.Setting{Kappa: 10, PS: 0.1, SNR: snr})
-			polyak := solve(t, in.Problem(), scaledsm.Settings{Step: scaledsm.Polyak{FStar: in.FStar}, Trim: scaledsm.TrimFraction(0.1), Tol: -1, MaxIter: 300})
-			auto := solve(t, in.Problem(), scaledsm.Settings{Step: scaledsm.Auto{}, Trim: scaledsm.Trim{}, Tol: -1, MaxIter: 300})
+			polyak := solve(t, in.Problem(), scaledsm.Settings{Step: scaledsm.Polyak{FStar: in.FStar}, Truncation: scaledsm.TruncateFraction(0.1), Tol: -1, MaxIter: 300})
+			auto := solve(t, in.Problem(), scaledsm.Settings{Step: scaledsm.Auto{}, Truncation: scaledsm.Truncation{}, Tol: -1, MaxIter: 300})
 			if polyak.Status != scaledsm.Stalled {
 				t.Fatalf("%v %g dB: Polyak %v, expected it to stop at the floor", c.Kind, snr, polyak.Status)
 			}
@@ -148,7 +148,7 @@ func TestAutoWithoutTruth(t *testing.T) {
 	in := instance(t, synth.Config{Kind: synth.Quadratic, N1: 25, Rank: 2, Seed: 331}, synth.Setting{Kappa: 3, PS: 0.2, SNR: noNoise})
 	p := in.Problem()
 	p.Truth = nil
-	res := solve(t, p, scaledsm.Settings{Trim: scaledsm.Trim{}, Tol: 1e-13})
+	res := solve(t, p, scaledsm.Settings{Truncation: scaledsm.Truncation{}, Tol: 1e-13})
 	if res.Status != scaledsm.Stationary {
 		t.Fatalf("status %v after %d iterations, want stationary", res.Status, res.Iterations)
 	}
@@ -168,10 +168,10 @@ func TestMedianTrim(t *testing.T) {
 	// |y| sorted: 0.5 1 2 2.5 3 100; median (2+2.5)/2 = 2.25, so 6.75 and
 	// above goes.
 	y := []float64{1, -2, 3, 100, -0.5, 2.5}
-	if got := scaledsm.Trimmed(y, scaledsm.Trim{}); !equalInts(got, []int{0, 1, 2, 4, 5}) {
-		t.Errorf("Trimmed(Trim{}) = %v, want all but index 3", got)
+	if got := scaledsm.Truncated(y, scaledsm.Truncation{}); !equalInts(got, []int{0, 1, 2, 4, 5}) {
+		t.Errorf("Truncated(Truncation{}) = %v, want all but index 3", got)
 	}
-	if got := scaledsm.Trimmed([]float64{0, 0, 0, 5}, scaledsm.Trim{}); len(got) != 4 {
+	if got := scaledsm.Truncated([]float64{0, 0, 0, 5}, scaledsm.Truncation{}); len(got) != 4 {
 		t.Errorf("median 0: kept %v, want all", got)
 	}
 	for _, c := range []synth.Config{
@@ -181,7 +181,7 @@ func TestMedianTrim(t *testing.T) {
 		d := newDraw(t, c)
 		for _, ps := range []float64{0, 0.1, 0.2, 0.3} {
 			in := instanceOf(t, d, synth.Setting{Kappa: 5, PS: ps, SNR: noNoise})
-			kept := scaledsm.Trimmed(in.Y, scaledsm.Trim{})
+			kept := scaledsm.Truncated(in.Y, scaledsm.Truncation{})
 			keep := map[int]bool{}
 			for _, i := range kept {
 				keep[i] = true
@@ -202,7 +202,7 @@ func TestMedianTrim(t *testing.T) {
 			if float64(droppedClean) > 0.12*float64(m) || float64(dropped-droppedClean) < 0.8*float64(outliers) {
 				t.Errorf("%v p_s=%g: dropped %d (%d clean) of %d with %d outliers", c.Kind, ps, dropped, droppedClean, m, outliers)
 			}
-			relErr := func(trim scaledsm.Trim) float64 {
+			relErr := func(trim scaledsm.Truncation) float64 {
 				spec, err := scaledsm.Spectral(in.Op, in.Y, c.Rank, trim)
 				if err != nil {
 					t.Fatal(err)
@@ -211,7 +211,7 @@ func TestMedianTrim(t *testing.T) {
 				diff.Sub(spec.Product(), in.Truth)
 				return mat.Norm(&diff, 2) / mat.Norm(in.Truth, 2)
 			}
-			known, median, plain := relErr(scaledsm.TrimFraction(ps)), relErr(scaledsm.Trim{}), relErr(scaledsm.Trim{None: true})
+			known, median, plain := relErr(scaledsm.TruncateFraction(ps)), relErr(scaledsm.Truncation{}), relErr(scaledsm.Truncation{None: true})
 			t.Logf("%v p_s=%g: initialization error %.3f knowing p_s, %.3f with the median rule, %.3f untrimmed", c.Kind, ps, known, median, plain)
 			if slack := map[synth.Kind]float64{synth.Sensing: 0.1, synth.Quadratic: 0.25}[c.Kind]; median > known+slack {
 				t.Errorf("%v p_s=%g: the median rule initialization at %.3f, the one knowing p_s at %.3f", c.Kind, ps, median, known)
@@ -257,7 +257,7 @@ func TestPolyakShortenedAndLengthened(t *testing.T) {
 		iters := map[float64]int{}
 		line := ""
 		for _, c := range factors {
-			res := solve(t, in.Problem(), scaledsm.Settings{Step: scaledStep{scaledsm.Polyak{FStar: in.FStar}, c}, Trim: scaledsm.TrimFraction(ps), Tol: 1e-10, MaxIter: 2000, Damping: scaledsm.NoDamping})
+			res := solve(t, in.Problem(), scaledsm.Settings{Step: scaledStep{scaledsm.Polyak{FStar: in.FStar}, c}, Truncation: scaledsm.TruncateFraction(ps), Tol: 1e-10, MaxIter: 2000, Damping: scaledsm.NoDamping})
 			iters[c] = res.Iterations
 			if res.Status != scaledsm.Converged {
 				iters[c] = math.MaxInt32

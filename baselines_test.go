@@ -72,7 +72,7 @@ func TestLossGradients(t *testing.T) {
 		{Kind: synth.Quadratic, N1: 7, Rank: 2, Seed: 212},
 	} {
 		in := instance(t, c, synth.Setting{Kappa: 3, PS: 0.1, SNR: noNoise})
-		spec, err := scaledsm.Spectral(in.Op, in.Y, c.Rank, scaledsm.TrimFraction(0.1))
+		spec, err := scaledsm.Spectral(in.Op, in.Y, c.Rank, scaledsm.TruncateFraction(0.1))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -151,11 +151,11 @@ func TestScaledGDFlatInKappa(t *testing.T) {
 	}
 
 	in := instanceOf(t, d, synth.Setting{Kappa: 1, PS: 0.2, SNR: noNoise})
-	res := solve(t, in.Problem(), scaledsm.Settings{Method: scaledsm.ScaledGD, Step: scaledsm.Constant{Eta: 0.5}, Trim: scaledsm.TrimFraction(0.2), Tol: 1e-10, MaxIter: 500})
+	res := solve(t, in.Problem(), scaledsm.Settings{Method: scaledsm.ScaledGD, Step: scaledsm.Constant{Eta: 0.5}, Truncation: scaledsm.TruncateFraction(0.2), Tol: 1e-10, MaxIter: 500})
 	if res.RelError < 0.1 {
 		t.Errorf("ScaledGD with 20%% outliers reached error %.3g: least squares should not recover X*", res.RelError)
 	}
-	l1 := solve(t, in.Problem(), scaledsm.Settings{Method: scaledsm.ScaledSM, Step: scaledsm.Polyak{FStar: in.FStar}, Trim: scaledsm.TrimFraction(0.2), Tol: 1e-10, MaxIter: 500})
+	l1 := solve(t, in.Problem(), scaledsm.Settings{Method: scaledsm.ScaledSM, Step: scaledsm.Polyak{FStar: in.FStar}, Truncation: scaledsm.TruncateFraction(0.2), Tol: 1e-10, MaxIter: 500})
 	if l1.Status != scaledsm.Converged {
 		t.Errorf("ScaledSM on the same data: %v at %.3g", l1.Status, l1.RelError)
 	}
@@ -231,7 +231,7 @@ func TestLossValues(t *testing.T) {
 // without failing.
 func TestPseudoInverseFallbackRepeats(t *testing.T) {
 	in := instance(t, synth.Config{Kind: synth.Sensing, N1: 10, N2: 8, Rank: 2, Seed: 241}, synth.Setting{Kappa: 2, SNR: noNoise})
-	spec, err := scaledsm.Spectral(in.Op, in.Y, 2, scaledsm.TrimFraction(0))
+	spec, err := scaledsm.Spectral(in.Op, in.Y, 2, scaledsm.TruncateFraction(0))
 	if err != nil {
 		t.Fatal(err)
 	}

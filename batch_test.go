@@ -19,11 +19,11 @@ func TestSolveBatchMatchesSolve(t *testing.T) {
 		in := instanceOf(t, d, synth.Setting{Kappa: kappa, PS: 0.1, SNR: noNoise})
 		for _, m := range []scaledsm.Method{scaledsm.ScaledSM, scaledsm.VanillaSM} {
 			jobs = append(jobs, scaledsm.Job{Problem: in.Problem(), Settings: scaledsm.Settings{
-				Method: m, Step: scaledsm.Polyak{FStar: in.FStar}, Trim: scaledsm.TrimFraction(0.1), MaxIter: 400, Tol: 1e-10,
+				Method: m, Step: scaledsm.Polyak{FStar: in.FStar}, Truncation: scaledsm.TruncateFraction(0.1), MaxIter: 400, Tol: 1e-10,
 			}})
 		}
 		jobs = append(jobs, scaledsm.Job{Problem: in.Problem(), Settings: scaledsm.Settings{
-			Step: scaledsm.Geometric{Lambda: 50, Q: 0.95}, Trim: scaledsm.TrimFraction(0.1), MaxIter: 400, // diverges
+			Step: scaledsm.Geometric{Lambda: 50, Q: 0.95}, Truncation: scaledsm.TruncateFraction(0.1), MaxIter: 400, // diverges
 		}})
 	}
 	got, err := scaledsm.SolveBatch(context.Background(), jobs)
@@ -57,7 +57,7 @@ func TestSolveBatchRejects(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "job 1") {
 		t.Errorf("two operators: error %v, want one naming job 1", err)
 	}
-	_, err = scaledsm.SolveBatch(context.Background(), []scaledsm.Job{{a.Problem(), good}, {a.Problem(), scaledsm.Settings{Trim: scaledsm.TrimFraction(0.7)}}})
+	_, err = scaledsm.SolveBatch(context.Background(), []scaledsm.Job{{a.Problem(), good}, {a.Problem(), scaledsm.Settings{Truncation: scaledsm.TruncateFraction(0.7)}}})
 	if err == nil || !strings.Contains(err.Error(), "job 1") {
 		t.Errorf("bad trim: error %v, want one naming job 1", err)
 	}

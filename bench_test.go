@@ -121,7 +121,7 @@ func BenchmarkIteration(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			spec, err := scaledsm.Spectral(in.Op, in.Y, d.Rank, scaledsm.TrimFraction(0.2))
+			spec, err := scaledsm.Spectral(in.Op, in.Y, d.Rank, scaledsm.TruncateFraction(0.2))
 			if err != nil {
 				b.Fatal(err)
 			}

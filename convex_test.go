@@ -34,7 +34,7 @@ func TestConvexStart(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		spec, err := in.Problem().Spectral(scaledsm.Trim{})
+		spec, err := in.Problem().Spectral(scaledsm.Truncation{})
 		if err != nil {
 			t.Fatal(err)
 		}

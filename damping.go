@@ -22,7 +22,7 @@ import (
 //
 // where ρ_t = ĝ_t/ĝ_0 is the relative misfit: the automatic gap estimate
 // at X_t (see AutoGap) over the loss at X = 0 of the observations that the
-// median rule of Trim keeps (its square root for the squared l2 loss, to
+// median rule of Truncation keeps (its square root for the squared l2 loss, to
 // keep the units of X), and c = 0.1 (0.3 for TrimmedL2).
 // The estimate is Auto's whatever the step rule, so that rules compare on
 // the same damping (with Polyak's true gap instead, tests that scale
@@ -161,20 +161,20 @@ func (dm *damper) measure(y obs, scratch []float64, ranks dist) {
 		return
 	}
 	// The loss at X = 0 of the observations the median rule keeps (see
-	// Trim): about f(0) - f(X*), with the outliers mostly left out. Auto's
+	// Truncation): about f(0) - f(X*), with the outliers mostly left out. Auto's
 	// estimate at X = 0 would vanish when a quarter of the observations are
 	// zero, as they can be in matrix completion, and make ρ_t enormous.
 	dm.scale = y.zeroLoss(dm.loss, dm.iso, ranks, scratch)
 }
 
 // zeroLoss returns the loss at X = 0 of the observations y that the median
-// rule keeps (see Trim), over the ranks of d: from y itself on one
+// rule keeps (see Truncation), over the ranks of d: from y itself on one
 // process, else through scratch (len(y) values, or nil for a new slice).
 func zeroLoss[T float](loss Loss, y []T, iso float64, d dist, scratch []float64) float64 {
 	if !d.on() {
-		return keptValue(loss, y, Trim{}, iso)
+		return keptValue(loss, y, Truncation{}, iso)
 	}
-	v, _ := trimmed(scratch, y, Trim{}, d)
+	v, _ := trimmed(scratch, y, Truncation{}, d)
 	f, _ := loss.valueOver(v, iso, d, false)
 	return f
 }
@@ -182,7 +182,7 @@ func zeroLoss[T float](loss Loss, y []T, iso float64, d dist, scratch []float64)
 // keptValue returns the loss of the observations that trim keeps, the
 // others counted as 0: loss.value of trimmed's copy, with its bits (a
 // zero term leaves a compensated sum as it was), from y itself.
-func keptValue[T float](loss Loss, y []T, trim Trim, iso float64) float64 {
+func keptValue[T float](loss Loss, y []T, trim Truncation, iso float64) float64 {
 	below, allow, every := keepRule(y, trim, dist{}, nil)
 	each := func(keep func(i int)) { keepBy(y, below, allow, every, keep) }
 	var a fsum.Sum

@@ -23,7 +23,7 @@ func overSpecified(t *testing.T, c synth.Config, set synth.Setting, k int, d sca
 	}
 	return solve(t, p, scaledsm.Settings{
 		Step: scaledsm.Polyak{FStar: in.FStar}, Tol: 1e-10, MaxIter: 3000,
-		Trim: scaledsm.TrimFraction(set.PS), Damping: d, Start: start, Seed: c.Seed,
+		Truncation: scaledsm.TruncateFraction(set.PS), Damping: d, Start: start, Seed: c.Seed,
 	})
 }
 
@@ -119,7 +119,7 @@ func TestRandomStart(t *testing.T) {
 	}
 	in := instance(t, synth.Config{Kind: synth.Sensing, N1: 12, Rank: 2, Seed: 1407}, set)
 	draw := func(seed uint64) scaledsm.Factors {
-		f, err := scaledsm.Random(scaledsm.Problem{Op: in.Op, Y: in.Y, Rank: 3}, scaledsm.Trim{}, 0.01, seed)
+		f, err := scaledsm.Random(scaledsm.Problem{Op: in.Op, Y: in.Y, Rank: 3}, scaledsm.Truncation{}, 0.01, seed)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -132,7 +132,7 @@ func TestRandomStart(t *testing.T) {
 	if mat.Equal(a.L, other.L) {
 		t.Error("another seed drew the same factors")
 	}
-	spec, err := scaledsm.Spectral(in.Op, in.Y, 1, scaledsm.Trim{})
+	spec, err := scaledsm.Spectral(in.Op, in.Y, 1, scaledsm.Truncation{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,7 +249,7 @@ func TestSupportedRank(t *testing.T) {
 // invertible Q.
 func TestDampedInvariance(t *testing.T) {
 	in := instance(t, synth.Config{Kind: synth.Sensing, N1: 15, N2: 12, Rank: 3, Seed: 1410}, synth.Setting{Kappa: 4, PS: 0.1, SNR: noNoise})
-	spec, err := scaledsm.Spectral(in.Op, in.Y, 3, scaledsm.TrimFraction(0.1))
+	spec, err := scaledsm.Spectral(in.Op, in.Y, 3, scaledsm.TruncateFraction(0.1))
 	if err != nil {
 		t.Fatal(err)
 	}

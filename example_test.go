@@ -24,9 +24,9 @@ func ExampleSolve() {
 		panic(err)
 	}
 	res, err := scaledsm.Solve(context.Background(), in.Problem(), scaledsm.Settings{
-		Method: scaledsm.ScaledSM,
-		Step:   scaledsm.Polyak{FStar: in.FStar}, // f(X*) = ||w + s||_1 is known for synthetic data
-		Trim:   scaledsm.TrimFraction(0.2),       // drop the 20% largest |y_i| before the spectral initialization
+		Method:     scaledsm.ScaledSM,
+		Step:       scaledsm.Polyak{FStar: in.FStar}, // f(X*) = ||w + s||_1 is known for synthetic data
+		Truncation: scaledsm.TruncateFraction(0.2),   // drop the 20% largest |y_i| before the spectral initialization
 	})
 	if err != nil {
 		panic(err)
@@ -70,7 +70,7 @@ func ExampleSolveBatch() {
 
 // Recover a matrix without knowing f(X*) or the fraction of outliers: the
 // automatic step (the default when Settings.Step is nil) estimates Polyak's
-// numerator from the residuals, and the zero Trim truncates the spectral
+// numerator from the residuals, and the zero Truncation truncates the spectral
 // initialization without p_s.
 func ExampleAuto() {
 	draw, err := synth.New(synth.Config{Kind: synth.Quadratic, N1: 40, Rank: 3, Seed: 1})
@@ -109,7 +109,7 @@ func ExampleConstant() {
 		{Method: scaledsm.ScaledGD, Step: scaledsm.Constant{Eta: 0.5}},
 		{Method: scaledsm.GD, Step: scaledsm.Constant{Eta: 0.5 / kappa}},
 	} {
-		s.Trim = scaledsm.Trim{None: true} // no outliers: the plain spectral initialization
+		s.Truncation = scaledsm.Truncation{None: true} // no outliers: the plain spectral initialization
 		s.Tol, s.MaxIter = 1e-8, 5000
 		res, err := scaledsm.Solve(context.Background(), in.Problem(), s)
 		if err != nil {
@@ -140,9 +140,9 @@ func ExampleSolve_overSpecifiedRank() {
 	m, n1, n2 := p.Op.Dims()
 	fmt.Println("supported rank:", scaledsm.SupportedRank(m, n1, n2, 0.1))
 	res, err := scaledsm.Solve(context.Background(), p, scaledsm.Settings{
-		Step: scaledsm.Polyak{FStar: in.FStar},
-		Trim: scaledsm.TrimFraction(0.1),
-		Tol:  1e-10,
+		Step:       scaledsm.Polyak{FStar: in.FStar},
+		Truncation: scaledsm.TruncateFraction(0.1),
+		Tol:        1e-10,
 	})
 	if err != nil {
 		panic(err)

@@ -2,7 +2,7 @@ package scaledsm
 
 // The unexported constants that the external tests name.
 const (
-	RestartTrim          = restartTrim
+	RestartTruncation    = restartTruncation
 	TrimFloorExact       = trimFloorExact
 	DefaultPlateauWindow = defaultPlateauWindow
 )

@@ -24,7 +24,7 @@ func TestErrorsFromFactors(t *testing.T) {
 		{Kind: synth.Quadratic, N1: 60, Rank: 2, M: 1200, Seed: 3},
 	} {
 		in := instance(t, c, synth.Setting{Kappa: 20, PS: 0.1, SNR: noNoise})
-		s := scaledsm.Settings{Step: scaledsm.Polyak{FStar: in.FStar}, Trim: scaledsm.TrimFraction(0.1), Tol: 1e-13}
+		s := scaledsm.Settings{Step: scaledsm.Polyak{FStar: in.FStar}, Truncation: scaledsm.TruncateFraction(0.1), Tol: 1e-13}
 		p := in.Problem()
 		p.Truth = in.Star // factored
 		factored := solve(t, p, s)

@@ -14,11 +14,11 @@ import (
 // validated one replaced). Result.Fits lists them in the order made, so
 // that a run's every iteration and second is accounted for.
 type Fit struct {
-	Validation bool    // a fit of most of the entries, scored on the others
-	Rank       int     // the rank fitted
-	Start      Start   // the initialization
-	Trim       Trim    // its truncation, for SpectralStart
-	Ridge      float64 // the penalty (Settings.Ridge)
+	Validation bool       // a fit of most of the entries, scored on the others
+	Rank       int        // the rank fitted
+	Start      Start      // the initialization
+	Truncation Truncation // its truncation, for SpectralStart
+	Ridge      float64    // the penalty (Settings.Ridge)
 	Status     Status
 	Iterations int
 	// Runtime is the fit's wall time, its initialization included (that
@@ -60,10 +60,10 @@ func (pl pipeline) record(res *Result, p Problem, s Settings, d time.Duration) {
 	if pl.log == nil {
 		return
 	}
-	f := Fit{Validation: pl.validation, Rank: p.Rank, Start: s.Start, Trim: s.Trim, Ridge: s.Ridge,
+	f := Fit{Validation: pl.validation, Rank: p.Rank, Start: s.Start, Truncation: s.Truncation, Ridge: s.Ridge,
 		Status: res.Status, Iterations: res.Iterations, Runtime: d}
 	if s.Init != nil && s.Start == SpectralStart {
-		f.Trim = s.Trim // a start computed ahead by the caller, as it names it
+		f.Truncation = s.Truncation // a start computed ahead by the caller, as it names it
 	}
 	log := pl.log
 	log.mu.Lock()

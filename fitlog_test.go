@@ -11,7 +11,7 @@ import (
 
 // TestFitsNamesEveryFit: Solve names every fit it makes besides the one
 // it returns, with its iterations and time. On issue 24's seed 1 the
-// default fits from the median rule's start and from restartTrim's, then
+// default fits from the median rule's start and from restartTruncation's, then
 // returns the convex start's fit: two fits named, neither a validation
 // fit, each to the iteration limit; with OneStart, none. With the rank
 // chosen by validation, the ranks' fits are named as validation fits.
@@ -32,8 +32,8 @@ func TestFitsNamesEveryFit(t *testing.T) {
 		}
 		earlier += f.Runtime.Seconds()
 	}
-	if want := []scaledsm.Trim{{}, scaledsm.TrimFraction(scaledsm.RestartTrim)}; res.Fits[0].Trim != want[0] || res.Fits[1].Trim != want[1] {
-		t.Errorf("the fits' starts: %v and %v, want %v", res.Fits[0].Trim, res.Fits[1].Trim, want)
+	if want := []scaledsm.Truncation{{}, scaledsm.TruncateFraction(scaledsm.RestartTruncation)}; res.Fits[0].Truncation != want[0] || res.Fits[1].Truncation != want[1] {
+		t.Errorf("the fits' starts: %v and %v, want %v", res.Fits[0].Truncation, res.Fits[1].Truncation, want)
 	}
 	if d := earlier - res.FirstRuntime.Seconds(); d < 0 {
 		t.Errorf("the fits named took %.3g s, less than the %v before the one returned", earlier, res.FirstRuntime)
@@ -58,7 +58,7 @@ func TestFitsNamesEveryFit(t *testing.T) {
 		ranks = append(ranks, f.Rank)
 	}
 	// The ranks in order, then those below the exact one again, from
-	// restartTrim's start (see ChooseRank).
+	// restartTruncation's start (see ChooseRank).
 	c := auto.RankChoice
 	if c == nil || len(ranks) < len(c.Ranks) || !slices.Equal(ranks[:len(c.Ranks)], c.Ranks) {
 		t.Fatalf("rank auto: the fits named are of ranks %v, the ranks tried %v", ranks, c)

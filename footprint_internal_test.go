@@ -108,11 +108,11 @@ func TestSpectralKeepsNoCopy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := Spectral(op, y, r, Trim{})
+	got, err := Spectral(op, y, r, Truncation{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, kept := trimmed(nil, y, Trim{}, dist{})
+	v, kept := trimmed(nil, y, Truncation{}, dist{})
 	if kept == len(y) {
 		t.Fatal("the median rule dropped nothing: the test needs outliers")
 	}

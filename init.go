@@ -11,7 +11,7 @@ import (
 	"github.com/scaledsm/scaledsm/internal/fsum"
 )
 
-// Trim says which observations the spectral initialization leaves out, so
+// Truncation says which observations the spectral initialization leaves out, so
 // that gross outliers do not steer it. The zero value drops those above
 // three times the median magnitude, a rule that needs no outlier fraction
 // (beyond 2^20 observations on one process, the median of an evenly
@@ -27,7 +27,7 @@ import (
 // error of the one that knows p_s for sensing, and within 0.25 for
 // quadratic sampling, whose spectral initializations sit near relative
 // error 1 either way; the iterations that follow differ by about 10%.
-type Trim struct {
+type Truncation struct {
 	// Fraction, when positive, drops instead the ceil(Fraction·m)
 	// observations of largest magnitude, the paper's truncation for a known
 	// outlier fraction p_s; it must be below 0.5.
@@ -36,34 +36,34 @@ type Trim struct {
 	None bool
 }
 
-// TrimFraction returns the truncation that drops the ceil(p·m) observations
+// TruncateFraction returns the truncation that drops the ceil(p·m) observations
 // of largest magnitude, or none for p = 0.
-func TrimFraction(p float64) Trim {
+func TruncateFraction(p float64) Truncation {
 	if p == 0 {
-		return Trim{None: true}
+		return Truncation{None: true}
 	}
-	return Trim{Fraction: p}
+	return Truncation{Fraction: p}
 }
 
-// ParseTrim returns the truncation named s: "median", "none", or a fraction
-// in [0, 0.5) (as TrimFraction).
-func ParseTrim(s string) (Trim, error) {
+// ParseTruncation returns the truncation named s: "median", "none", or a fraction
+// in [0, 0.5) (as TruncateFraction).
+func ParseTruncation(s string) (Truncation, error) {
 	switch s {
 	case "median":
-		return Trim{}, nil
+		return Truncation{}, nil
 	case "none":
-		return Trim{None: true}, nil
+		return Truncation{None: true}, nil
 	}
 	p, err := strconv.ParseFloat(s, 64)
 	if err != nil {
-		return Trim{}, inputError("trim", s, "want median, none, or a fraction in [0, 0.5)")
+		return Truncation{}, inputError("trim", s, "want median, none, or a fraction in [0, 0.5)")
 	}
-	t := TrimFraction(p)
+	t := TruncateFraction(p)
 	return t, t.validate()
 }
 
-// String returns the truncation as ParseTrim reads it.
-func (t Trim) String() string {
+// String returns the truncation as ParseTruncation reads it.
+func (t Truncation) String() string {
 	switch {
 	case t.None:
 		return "none"
@@ -74,7 +74,7 @@ func (t Trim) String() string {
 }
 
 // Describe returns what the truncation does, in words.
-func (t Trim) Describe() string {
+func (t Truncation) Describe() string {
 	switch {
 	case t.None:
 		return "untruncated"
@@ -84,7 +84,7 @@ func (t Trim) Describe() string {
 	return fmt.Sprintf("dropping |y_i| > %d·median|y|", medianMultiple)
 }
 
-func (t Trim) validate() error {
+func (t Truncation) validate() error {
 	switch {
 	case math.IsNaN(t.Fraction) || t.Fraction < 0 || t.Fraction >= 0.5:
 		return inputError("trim", t.Fraction, "the fraction of observations dropped must lie in [0, 0.5)")
@@ -111,17 +111,17 @@ type SpectralOperator interface {
 }
 
 // Spectral returns the truncated spectral initialization of Section 4 for
-// rank r: it leaves out the observations that trim drops (see Trimmed) and
+// rank r: it leaves out the observations that trim drops (see Truncated) and
 // asks the operator for its spectral estimate from the rest. The operator
 // must be a SpectralOperator; the models of this package are.
-func Spectral(op Operator, y []float64, r int, trim Trim) (Factors, error) {
+func Spectral(op Operator, y []float64, r int, trim Truncation) (Factors, error) {
 	return spectral(op, obs{f64: y}, r, trim, dist{})
 }
 
 // spectral is Spectral over the ranks of d, each holding its shard of the
 // observations y: the truncation's thresholds and counts and the
 // operator's products are combined over them.
-func spectral(op Operator, y obs, r int, trim Trim, d dist) (Factors, error) {
+func spectral(op Operator, y obs, r int, trim Truncation, d dist) (Factors, error) {
 	m, n1, n2 := op.Dims()
 	if y.len() != m {
 		return Factors{}, inputError("y", nil, "%d observations, want m = %d", y.len(), m)
@@ -174,12 +174,12 @@ func spectral(op Operator, y obs, r int, trim Trim, d dist) (Factors, error) {
 
 var errNothingKept = errors.New("scaledsm: spectral initialization: no observation left after trimming")
 
-// Trimmed returns the indices of y that remain after the truncation, in
+// Truncated returns the indices of y that remain after the truncation, in
 // increasing order. The fraction rule drops the ceil(Fraction·m)
 // observations of largest magnitude, ties broken by index (the later
 // ones go first), so the set is always the same; the median rule drops
 // those above 3·median|y| (none when the median is 0).
-func Trimmed(y []float64, trim Trim) []int {
+func Truncated(y []float64, trim Truncation) []int {
 	var idx []int
 	keepEach(y, trim, dist{}, nil, func(i int) { idx = append(idx, i) })
 	return idx
@@ -188,7 +188,7 @@ func Trimmed(y []float64, trim Trim) []int {
 // trimmed returns y with the observations the truncation drops set to
 // zero, and the number kept, in v when it has len(y) values (a new
 // slice otherwise); v serves first as keepEach's scratch.
-func trimmed[T float](v []float64, y []T, trim Trim, d dist) ([]float64, int) {
+func trimmed[T float](v []float64, y []T, trim Truncation, d dist) ([]float64, int) {
 	if len(v) != len(y) {
 		v = make([]float64, len(y))
 	}
@@ -207,7 +207,7 @@ func trimmed[T float](v []float64, y []T, trim Trim, d dist) ([]float64, int) {
 // after those of the lower ranks: the thresholds and counts are those of
 // all of them. A scratch of len(y) values holds the copy of |y| (else a
 // new slice does), and is all zeros when keep is first called.
-func keepEach[T float](y []T, trim Trim, d dist, scratch []float64, keep func(i int)) {
+func keepEach[T float](y []T, trim Truncation, d dist, scratch []float64, keep func(i int)) {
 	if len(scratch) != len(y) {
 		scratch = nil
 	}
@@ -238,7 +238,7 @@ func keepBy[T float](y []T, below float64, allow int, every bool, keep func(i in
 
 // keepRule returns the thresholds of keepEach: keep |y_i| < below and the
 // first allow of magnitude exactly below, or every observation.
-func keepRule[T float](y []T, trim Trim, d dist, scratch []float64) (below float64, allow int, every bool) {
+func keepRule[T float](y []T, trim Truncation, d dist, scratch []float64) (below float64, allow int, every bool) {
 	total := d.count(len(y))
 	if trim.None || total == 0 {
 		return 0, 0, true

@@ -21,7 +21,7 @@ func figure1b(t *testing.T, precision synth.Precision) []*scaledsm.Result {
 		in := instanceOf(t, d, synth.Setting{Kappa: kappa, PS: 0.2, SNR: math.Inf(1)})
 		for _, m := range []scaledsm.Method{scaledsm.ScaledSM, scaledsm.VanillaSM} {
 			jobs = append(jobs, scaledsm.Job{Problem: in.Problem(), Settings: scaledsm.Settings{
-				Method: m, Step: scaledsm.Polyak{FStar: in.FStar}, Trim: scaledsm.TrimFraction(0.2),
+				Method: m, Step: scaledsm.Polyak{FStar: in.FStar}, Truncation: scaledsm.TruncateFraction(0.2),
 			}})
 		}
 	}

@@ -22,7 +22,7 @@ func TestPolyakReachesTolWithManyOutliers(t *testing.T) {
 	}
 	for seed := uint64(1); seed <= 3; seed++ {
 		in := instance(t, synth.Config{Kind: synth.Quadratic, N1: 100, Rank: 5, M: 8000, Seed: seed}, synth.Setting{Kappa: 10, PS: 0.4, SNR: noNoise})
-		res := solve(t, in.Problem(), scaledsm.Settings{Step: scaledsm.Polyak{FStar: in.FStar}, Trim: scaledsm.TrimFraction(0.4), Tol: 1e-12})
+		res := solve(t, in.Problem(), scaledsm.Settings{Step: scaledsm.Polyak{FStar: in.FStar}, Truncation: scaledsm.TruncateFraction(0.4), Tol: 1e-12})
 		if res.Status != scaledsm.Converged {
 			t.Errorf("seed %d: %v after %d iterations at relative error %.3g", seed, res.Status, res.Iterations, res.RelError)
 		}
@@ -45,7 +45,7 @@ func TestOneHugeOutlier(t *testing.T) {
 		fStar += math.Abs(y - in.Clean[i])
 	}
 	for _, step := range []scaledsm.Step{scaledsm.Polyak{FStar: fStar}, scaledsm.Auto{}, scaledsm.Geometric{Lambda: 2, Q: 0.9}} {
-		res := solve(t, p, scaledsm.Settings{Step: step, Trim: scaledsm.TrimFraction(0.1), Tol: 1e-12})
+		res := solve(t, p, scaledsm.Settings{Step: step, Truncation: scaledsm.TruncateFraction(0.1), Tol: 1e-12})
 		if res.Status != scaledsm.Converged {
 			t.Errorf("%v: %v after %d iterations at relative error %.3g", step, res.Status, res.Iterations, res.RelError)
 		}
@@ -61,10 +61,10 @@ func TestScaledData(t *testing.T) {
 	in := instance(t, synth.Config{Kind: synth.Sensing, N1: 20, N2: 15, Rank: 2, Seed: 5}, synth.Setting{Kappa: 5, PS: 0.1, SNR: noNoise})
 	settings := func(c float64) map[string]scaledsm.Settings {
 		return map[string]scaledsm.Settings{
-			"scaledsm auto":      {Trim: scaledsm.TrimFraction(0.1), Tol: 1e-10},
-			"scaledsm polyak":    {Step: scaledsm.Polyak{FStar: c * in.FStar}, Trim: scaledsm.TrimFraction(0.1), Tol: 1e-10},
-			"scaledsm geometric": {Step: scaledsm.Geometric{Lambda: 2 * c, Q: 0.9}, Trim: scaledsm.TrimFraction(0.1), Tol: 1e-10},
-			"vanillasm auto":     {Method: scaledsm.VanillaSM, Trim: scaledsm.TrimFraction(0.1), Tol: 1e-10, MaxIter: 3000},
+			"scaledsm auto":      {Truncation: scaledsm.TruncateFraction(0.1), Tol: 1e-10},
+			"scaledsm polyak":    {Step: scaledsm.Polyak{FStar: c * in.FStar}, Truncation: scaledsm.TruncateFraction(0.1), Tol: 1e-10},
+			"scaledsm geometric": {Step: scaledsm.Geometric{Lambda: 2 * c, Q: 0.9}, Truncation: scaledsm.TruncateFraction(0.1), Tol: 1e-10},
+			"vanillasm auto":     {Method: scaledsm.VanillaSM, Truncation: scaledsm.TruncateFraction(0.1), Tol: 1e-10, MaxIter: 3000},
 			"scaledgd":           {Method: scaledsm.ScaledGD, Step: scaledsm.Constant{Eta: 0.5}, Tol: 1e-10},
 		}
 	}

@@ -75,7 +75,7 @@ func (o obs) zeroLoss(loss Loss, iso float64, d dist, scratch []float64) float64
 }
 
 // keepRule is keepRule of the observations.
-func (o obs) keepRule(trim Trim, d dist, scratch []float64) (below float64, allow int, every bool) {
+func (o obs) keepRule(trim Truncation, d dist, scratch []float64) (below float64, allow int, every bool) {
 	if o.f32 != nil {
 		return keepRule(o.f32, trim, d, scratch)
 	}
@@ -83,7 +83,7 @@ func (o obs) keepRule(trim Trim, d dist, scratch []float64) (below float64, allo
 }
 
 // trimmed is trimmed of the observations.
-func (o obs) trimmed(v []float64, trim Trim, d dist) ([]float64, int) {
+func (o obs) trimmed(v []float64, trim Truncation, d dist) ([]float64, int) {
 	if o.f32 != nil {
 		return trimmed(v, o.f32, trim, d)
 	}

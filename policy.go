@@ -98,5 +98,5 @@ func (pl pipeline) solve(ctx context.Context, p Problem, s Settings) (*Result, e
 // the settings' start truncation (see SupportedRank).
 func supportedTop(p Problem, s Settings) int {
 	m, n1, n2 := p.Op.Dims()
-	return min(SupportedRank(m, n1, n2, s.Trim.Fraction), n1, n2)
+	return min(SupportedRank(m, n1, n2, s.Truncation.Fraction), n1, n2)
 }

@@ -16,7 +16,7 @@ import (
 // panic at the second fallback.
 func TestRepeatedFallback(t *testing.T) {
 	in := instance(t, synth.Config{Kind: synth.Sensing, N1: 12, Rank: 2, Seed: 52}, synth.Setting{Kappa: 2, SNR: noNoise})
-	spec, err := scaledsm.Spectral(in.Op, in.Y, 2, scaledsm.TrimFraction(0))
+	spec, err := scaledsm.Spectral(in.Op, in.Y, 2, scaledsm.TruncateFraction(0))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -207,7 +207,7 @@ func (f Factors) Truncate(k int) (Factors, bool) {
 func (pl pipeline) overspecified(ctx context.Context, p Problem, s Settings) (*Result, error) {
 	// On ranks, every rank counts the whole problem's m, to fit the same K.
 	m, n1, n2 := p.Op.Dims()
-	k := SupportedRank(dist{p.Reducer}.count(m), n1, n2, s.Trim.Fraction)
+	k := SupportedRank(dist{p.Reducer}.count(m), n1, n2, s.Truncation.Fraction)
 	if s.Init != nil && s.Init.L != nil {
 		k = s.Init.Rank()
 	}

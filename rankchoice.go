@@ -80,7 +80,7 @@ func (pl pipeline) chooseRank(ctx context.Context, p Problem, s Settings, maxRan
 	}
 	_, n1, n2 := e.Dims()
 	if maxRank <= 0 {
-		maxRank = SupportedRank(v.fitY.len(), n1, n2, s.Trim.Fraction)
+		maxRank = SupportedRank(v.fitY.len(), n1, n2, s.Truncation.Fraction)
 	}
 	maxRank = min(maxRank, n1, n2)
 	if s.Ridge == AutoRidge {

@@ -62,7 +62,7 @@ func TestShardedSolves(t *testing.T) {
 		set  scaledsm.Settings
 	}{
 		{"ms", synth.Config{Kind: synth.Sensing, N1: 20, Rank: 3, Seed: 7}, synth.Setting{Kappa: 10, PS: 0.1, SNR: math.Inf(1)}, scaledsm.Settings{Tol: 1e-11}},
-		{"ms-fraction", synth.Config{Kind: synth.Sensing, N1: 20, N2: 15, Rank: 2, Seed: 8}, synth.Setting{Kappa: 5, PS: 0.2, SNR: math.Inf(1)}, scaledsm.Settings{Tol: 1e-11, Trim: scaledsm.TrimFraction(0.2)}},
+		{"ms-fraction", synth.Config{Kind: synth.Sensing, N1: 20, N2: 15, Rank: 2, Seed: 8}, synth.Setting{Kappa: 5, PS: 0.2, SNR: math.Inf(1)}, scaledsm.Settings{Tol: 1e-11, Truncation: scaledsm.TruncateFraction(0.2)}},
 		{"qs", synth.Config{Kind: synth.Quadratic, N1: 20, Rank: 2, Seed: 9}, synth.Setting{Kappa: 3, PS: 0.1, SNR: math.Inf(1)}, scaledsm.Settings{Tol: 1e-11}},
 		// ScaledSM does not yet recover completion problems (the robust
 		// completion method is under way); ScaledGD does without outliers.
@@ -116,9 +116,9 @@ func equalBits(a, b *scaledsm.Result) bool {
 func TestShardedSpectralMatches(t *testing.T) {
 	c := synth.Config{Kind: synth.Sensing, N1: 12, N2: 10, Rank: 2, Seed: 3}
 	s := synth.Setting{Kappa: 4, PS: 0.25, SNR: math.Inf(1)}
-	for _, trim := range []scaledsm.Trim{{}, scaledsm.TrimFraction(0.25), {None: true}} {
+	for _, trim := range []scaledsm.Truncation{{}, scaledsm.TruncateFraction(0.25), {None: true}} {
 		// A tolerance that X_0 meets: the run stops at its initialization.
-		set := scaledsm.Settings{Trim: trim, Tol: 1e300}
+		set := scaledsm.Settings{Truncation: trim, Tol: 1e300}
 		single := solve(t, instance(t, c, s).Problem(), set).Trace[0].RelError
 		for p := 2; p <= 3; p++ {
 			got := solveShards(t, c, s, set, p)[0].Trace[0].RelError
@@ -149,7 +149,7 @@ func TestShardedTrimTies(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, trim := range []scaledsm.Trim{scaledsm.TrimFraction(0.3), scaledsm.TrimFraction(0.05), {}} {
+	for _, trim := range []scaledsm.Truncation{scaledsm.TruncateFraction(0.3), scaledsm.TruncateFraction(0.05), {}} {
 		want, err := scaledsm.Spectral(op, y, 2, trim)
 		if err != nil {
 			t.Fatal(err)

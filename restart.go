@@ -2,7 +2,7 @@ package scaledsm
 
 import "context"
 
-// restartTrim is the truncation of the spectral start from which
+// restartTruncation is the truncation of the spectral start from which
 // AutoRidge fits again when the fit from its start (by default the median
 // rule's) fits the entries inexactly: the paper's, dropping the 40% of the
 // observations largest in magnitude. A start is what some draws with
@@ -19,16 +19,16 @@ import "context"
 // it fits the entries exactly (see exactFit), which a fit of data that are
 // only approximately low rank never does: there it costs a fit or two and
 // changes nothing.
-const restartTrim = 0.4
+const restartTruncation = 0.4
 
-// restart fits p again from the spectral start truncated at restartTrim,
+// restart fits p again from the spectral start truncated at restartTruncation,
 // then, for a small matrix and with convex, from the convex start, when
 // res, the fit of p
 // with the resolved unpenalized settings s, fits the entries inexactly,
 // and returns the first of those fits that fits them exactly
 // (Result.Restarted), res otherwise: whatever the first start was, a fit
 // that is not exact can only be replaced by one that is. The start that
-// Start and Trim name is not tried again (an Init is taken for it: the
+// Start and Truncation name is not tried again (an Init is taken for it: the
 // command line and AutoRidge compute that start ahead). A loss other than
 // TrimmedL2, several processes, a run stopped by the caller or at an
 // iteration limit too soon to judge it (see cutShort), or settings with OneStart,
@@ -41,11 +41,11 @@ func (pl pipeline) restart(ctx context.Context, p Problem, s Settings, res *Resu
 		cutShort(res) {
 		return res, nil
 	}
-	again := TrimFraction(restartTrim)
+	again := TruncateFraction(restartTruncation)
 	var starts []Settings
-	if s.Start != SpectralStart || s.Trim != again {
+	if s.Start != SpectralStart || s.Truncation != again {
 		t := s
-		t.Init, t.Start, t.Trim = nil, SpectralStart, again
+		t.Init, t.Start, t.Truncation = nil, SpectralStart, again
 		starts = append(starts, t)
 	}
 	if _, n1, n2 := e.Dims(); convex && convexSmall(n1, n2) && s.Start != ConvexStart {
@@ -66,7 +66,7 @@ func (pl pipeline) restart(ctx context.Context, p Problem, s Settings, res *Resu
 			break
 		}
 		if next.FitFraction >= exactFit {
-			next.Restarted, next.RestartStart, next.RestartTrim, next.FirstRuntime = true, t.Start, t.Trim, earlier
+			next.Restarted, next.RestartStart, next.RestartTruncation, next.FirstRuntime = true, t.Start, t.Truncation, earlier
 			return next, nil
 		}
 		earlier += next.Runtime

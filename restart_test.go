@@ -11,7 +11,7 @@ import (
 // TestAutoRidgeRestart: issue 24's small matrix (n = 100, r = 2, p = 0.3,
 // κ = 100, 10% outliers, seed 2) stops at 0.13 from the median rule's
 // spectral start; the default settings fit it again from the start
-// truncated at restartTrim, which recovers it, and say so. Without
+// truncated at restartTruncation, which recovers it, and say so. Without
 // AutoRidge (Ridge 0) nothing is retried. The outliers' support, read
 // from the sparse part, is the one drawn.
 func TestAutoRidgeRestart(t *testing.T) {
@@ -47,7 +47,7 @@ func TestAutoRidgeRestart(t *testing.T) {
 
 // TestConvexRestart: the same matrix's seed 1 stops short from both
 // spectral starts, the median rule's and the one truncated at
-// restartTrim; the default settings fit it again from the convex start,
+// restartTruncation; the default settings fit it again from the convex start,
 // which recovers it, and say so.
 func TestConvexRestart(t *testing.T) {
 	in := instance(t, synth.Config{Kind: synth.Completion, N1: 100, Rank: 2, P: 0.3, Seed: 1},
@@ -55,9 +55,9 @@ func TestConvexRestart(t *testing.T) {
 	p := scaledsm.Problem{Op: in.Op, Y: in.Y, Rank: 2, Truth: in.Star}
 	s := scaledsm.DefaultSettings(in.Op)
 	s.Converger, s.Tol, s.MaxIter = nil, 1e-10, 3000
-	for _, trim := range []scaledsm.Trim{{}, scaledsm.TrimFraction(scaledsm.RestartTrim)} {
+	for _, trim := range []scaledsm.Truncation{{}, scaledsm.TruncateFraction(scaledsm.RestartTruncation)} {
 		u := s
-		u.Ridge, u.Trim = 0, trim
+		u.Ridge, u.Truncation = 0, trim
 		if res := solve(t, p, u); res.Status == scaledsm.Converged || res.FitFraction >= 0.5 {
 			t.Errorf("trim %v: %v at %.3g, fit %.3f; the case needs no convex start", trim, res.Status, res.RelError, res.FitFraction)
 		}

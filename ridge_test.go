@@ -316,7 +316,7 @@ func blobEntries(t *testing.T, seed uint64) (scaledsm.Problem, *mat.Dense) {
 // relative error above 1e-3. Validation of that fit prefers the harder
 // trimming floor trimFloorExact, whose fit is exact, as a video's larger
 // matrix needs; at this size AutoRidge's first try is the convex start
-// (see restartTrim), and its fit is exact too.
+// (see restartTruncation), and its fit is exact too.
 func TestAutoRidgeFreesBlobs(t *testing.T) {
 	for _, seed := range []uint64{1, 2} {
 		p, x := blobEntries(t, seed)

@@ -463,7 +463,7 @@ func fitScale[T float](y []T) float64 {
 }
 
 // medianSample is the largest number of observations the median rule of
-// Trim selects from exactly: beyond it, an evenly strided sample of that
+// Truncation selects from exactly: beyond it, an evenly strided sample of that
 // many (see medianAbs).
 const medianSample = 1 << 20
 

@@ -67,14 +67,14 @@ type Settings struct {
 
 	// Init, when not nil, is the starting point; otherwise the
 	// initialization Start names: the spectral one (Spectral, the zero
-	// value) with the truncation Trim, small random factors (Random) of
+	// value) with the truncation Truncation, small random factors (Random) of
 	// relative size InitScale (0 means 1e-3) drawn from Seed,
 	// or, for entries, the convex relaxation's estimate (ConvexStart).
-	Init      *Factors
-	Trim      Trim
-	Start     Start
-	InitScale float64
-	Seed      uint64
+	Init       *Factors
+	Truncation Truncation
+	Start      Start
+	InitScale  float64
+	Seed       uint64
 
 	// Ridge is the penalty μ >= 0 of μ/2 (||L||²_F + ||R||²_F) added to the
 	// loss. At balanced factors it is μ ||L Rᵀ||_*, the nuclear norm, whose
@@ -240,13 +240,13 @@ type Result struct {
 	// one, from the start RestartStart (the spectral start truncated at
 	// the largest 40% of |y| dropped, or ConvexStart), fits them
 	// exactly.
-	Restarted    bool
-	RestartStart Start
-	RestartTrim  Trim          // the truncation of RestartStart, for SpectralStart
-	FirstRuntime time.Duration // with Restarted, the earlier fits' Runtime
-	TrimFloor    float64       // with TrimmedL2, the floor of its factor (Settings.TrimFloor, 4.5 for its 0)
-	Runtime      time.Duration // wall time of the iterations (initialization excluded)
-	InitRuntime  time.Duration // wall time of the initialization (a given Settings.Init: its checks)
+	Restarted         bool
+	RestartStart      Start
+	RestartTruncation Truncation    // the truncation of RestartStart, for SpectralStart
+	FirstRuntime      time.Duration // with Restarted, the earlier fits' Runtime
+	TrimFloor         float64       // with TrimmedL2, the floor of its factor (Settings.TrimFloor, 4.5 for its 0)
+	Runtime           time.Duration // wall time of the iterations (initialization excluded)
+	InitRuntime       time.Duration // wall time of the initialization (a given Settings.Init: its checks)
 
 	// FitFraction is the fraction of the measurements that the last
 	// iterate fits exactly, to FitTolerance times the median |y_i|:
@@ -429,7 +429,7 @@ func (s *Settings) resolve() error {
 	case s.Tol == 0:
 		s.Tol = 1e-12
 	}
-	if err := s.Trim.validate(); err != nil {
+	if err := s.Truncation.validate(); err != nil {
 		return err
 	}
 	if err := s.validateRidge(); err != nil {
@@ -512,7 +512,7 @@ func (p Problem) TruthLoss(l Loss) float64 {
 // Spectral returns the problem's spectral initialization of rank p.Rank
 // with the truncation trim (see the function Spectral), computed over the
 // ranks of a sharded problem.
-func (p Problem) Spectral(trim Trim) (Factors, error) {
+func (p Problem) Spectral(trim Truncation) (Factors, error) {
 	if p.Op == nil {
 		return Factors{}, inputError("operator", nil, "the problem has none")
 	}

@@ -70,7 +70,7 @@ func TestExactRecoveryWithOutliers(t *testing.T) {
 		if corrupted < len(in.Y)/8 {
 			t.Fatalf("%v: only %d of %d measurements corrupted", c.Kind, corrupted, len(in.Y))
 		}
-		res := solve(t, in.Problem(), scaledsm.Settings{Step: scaledsm.Polyak{FStar: in.FStar}, Trim: scaledsm.TrimFraction(0.2)})
+		res := solve(t, in.Problem(), scaledsm.Settings{Step: scaledsm.Polyak{FStar: in.FStar}, Truncation: scaledsm.TruncateFraction(0.2)})
 		if res.Status != scaledsm.Converged || res.RelError > 1e-12 {
 			t.Errorf("%v: %v with relative error %.3g after %d iterations", c.Kind, res.Status, res.RelError, res.Iterations)
 		}
@@ -96,7 +96,7 @@ func TestKappaIndependence(t *testing.T) {
 		for _, kappa := range []float64{1, 10} {
 			in := instanceOf(t, d, synth.Setting{Kappa: kappa, PS: 0.1, SNR: noNoise})
 			for _, m := range []scaledsm.Method{scaledsm.ScaledSM, scaledsm.VanillaSM} {
-				res := solve(t, in.Problem(), scaledsm.Settings{Method: m, Step: scaledsm.Polyak{FStar: in.FStar}, Trim: scaledsm.TrimFraction(0.1), Tol: 1e-10, MaxIter: 3000})
+				res := solve(t, in.Problem(), scaledsm.Settings{Method: m, Step: scaledsm.Polyak{FStar: in.FStar}, Truncation: scaledsm.TruncateFraction(0.1), Tol: 1e-10, MaxIter: 3000})
 				if res.Status != scaledsm.Converged {
 					t.Fatalf("%v κ=%g %v: %v at error %.3g", c.Kind, kappa, m, res.Status, res.RelError)
 				}
@@ -119,7 +119,7 @@ func TestKappaIndependence(t *testing.T) {
 // tell the two apart).
 func TestScaledSMInvariance(t *testing.T) {
 	in := instance(t, synth.Config{Kind: synth.Sensing, N1: 15, N2: 12, Rank: 3, Seed: 31}, synth.Setting{Kappa: 4, PS: 0.1, SNR: noNoise})
-	spec, err := scaledsm.Spectral(in.Op, in.Y, 3, scaledsm.TrimFraction(0.1))
+	spec, err := scaledsm.Spectral(in.Op, in.Y, 3, scaledsm.TruncateFraction(0.1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +162,7 @@ func TestScaledSMInvariance(t *testing.T) {
 // for orthogonal Q.
 func TestPSDInvariance(t *testing.T) {
 	in := instance(t, synth.Config{Kind: synth.Quadratic, N1: 20, Rank: 2, Seed: 32}, synth.Setting{Kappa: 3, SNR: noNoise})
-	spec, err := scaledsm.Spectral(in.Op, in.Y, 2, scaledsm.TrimFraction(0))
+	spec, err := scaledsm.Spectral(in.Op, in.Y, 2, scaledsm.TruncateFraction(0))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,7 +201,7 @@ func TestPSDMatchesAsymmetricFromSymmetricStart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec, err := scaledsm.Spectral(q, in.Y, 2, scaledsm.TrimFraction(0.1))
+	spec, err := scaledsm.Spectral(q, in.Y, 2, scaledsm.TruncateFraction(0.1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,7 +237,7 @@ func TestPSDMatchesAsymmetricFromSymmetricStart(t *testing.T) {
 // kernels; TestPolyakAtNoiseFloor checks what holds there on every path.)
 func TestPolyakNegativeNumeratorKeepsIterate(t *testing.T) {
 	in := instance(t, synth.Config{Kind: synth.Quadratic, N1: 30, Rank: 3, Seed: 41}, synth.Setting{Kappa: 5, PS: 0.1, SNR: 40})
-	start, err := scaledsm.Spectral(in.Op, in.Y, 3, scaledsm.TrimFraction(0.1))
+	start, err := scaledsm.Spectral(in.Op, in.Y, 3, scaledsm.TruncateFraction(0.1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -272,7 +272,7 @@ func TestPolyakNegativeNumeratorKeepsIterate(t *testing.T) {
 // away: the final error is the best on the way and a plausible floor.
 func TestPolyakAtNoiseFloor(t *testing.T) {
 	in := instance(t, synth.Config{Kind: synth.Quadratic, N1: 30, Rank: 3, Seed: 41}, synth.Setting{Kappa: 5, PS: 0.1, SNR: 40})
-	res := solve(t, in.Problem(), scaledsm.Settings{Step: scaledsm.Polyak{FStar: in.FStar}, Trim: scaledsm.TrimFraction(0.1), MaxIter: 200, Damping: scaledsm.NoDamping})
+	res := solve(t, in.Problem(), scaledsm.Settings{Step: scaledsm.Polyak{FStar: in.FStar}, Truncation: scaledsm.TruncateFraction(0.1), MaxIter: 200, Damping: scaledsm.NoDamping})
 	if res.Status != scaledsm.Stalled && res.Status != scaledsm.IterationLimit {
 		t.Fatalf("status %v at error %.3g: want stalled or the iteration limit at the floor", res.Status, res.RelError)
 	}
@@ -300,7 +300,7 @@ func TestPolyakAtNoiseFloor(t *testing.T) {
 // undamped: the damping makes the matrix definite).
 func TestSingularPreconditioner(t *testing.T) {
 	in := instance(t, synth.Config{Kind: synth.Sensing, N1: 15, Rank: 2, Seed: 51}, synth.Setting{Kappa: 2, SNR: noNoise})
-	spec, err := scaledsm.Spectral(in.Op, in.Y, 2, scaledsm.TrimFraction(0))
+	spec, err := scaledsm.Spectral(in.Op, in.Y, 2, scaledsm.TruncateFraction(0))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -338,7 +338,7 @@ func TestTraceAndResultAgree(t *testing.T) {
 	in := instance(t, synth.Config{Kind: synth.Quadratic, N1: 20, Rank: 2, Seed: 71}, synth.Setting{Kappa: 2, PS: 0.1, SNR: noNoise})
 	var seen []scaledsm.Iteration
 	res := solve(t, in.Problem(), scaledsm.Settings{
-		Step: scaledsm.Geometric{Lambda: 0.5, Q: 0.9}, MaxIter: 7, Trim: scaledsm.TrimFraction(0.1),
+		Step: scaledsm.Geometric{Lambda: 0.5, Q: 0.9}, MaxIter: 7, Truncation: scaledsm.TruncateFraction(0.1),
 		Recorder: func(it scaledsm.Iteration) { seen = append(seen, it) },
 	})
 	if res.Status != scaledsm.IterationLimit || res.Iterations != 7 || len(res.Trace) != 8 || len(seen) != 8 {
@@ -397,7 +397,7 @@ func TestNoTruthStopsOnChange(t *testing.T) {
 	in := instance(t, synth.Config{Kind: synth.Quadratic, N1: 25, Rank: 2, Seed: 81}, synth.Setting{Kappa: 3, PS: 0.1, SNR: noNoise})
 	p := in.Problem()
 	p.Truth = nil
-	res := solve(t, p, scaledsm.Settings{Step: scaledsm.Polyak{FStar: in.FStar}, Trim: scaledsm.TrimFraction(0.1), Tol: 1e-13})
+	res := solve(t, p, scaledsm.Settings{Step: scaledsm.Polyak{FStar: in.FStar}, Truncation: scaledsm.TruncateFraction(0.1), Tol: 1e-13})
 	if res.Status != scaledsm.Stationary || !math.IsNaN(res.RelError) {
 		t.Fatalf("status %v, error %v, want stationary without an error", res.Status, res.RelError)
 	}
@@ -439,9 +439,11 @@ func TestSolveRejectsBadInput(t *testing.T) {
 		{"gd on l2", "loss", "needs the smooth loss", func(p *scaledsm.Problem, s *scaledsm.Settings) { s.Method, s.Loss = scaledsm.GD, scaledsm.L2 }},
 		{"eta 0", "eta", "eta 0", func(p *scaledsm.Problem, s *scaledsm.Settings) { s.Step = scaledsm.Constant{Eta: 0} }},
 		{"eta NaN", "eta", "eta NaN", func(p *scaledsm.Problem, s *scaledsm.Settings) { s.Step = scaledsm.Constant{Eta: math.NaN()} }},
-		{"trim -0.5", "trim", "[0, 0.5)", func(p *scaledsm.Problem, s *scaledsm.Settings) { s.Trim = scaledsm.Trim{Fraction: -0.5} }},
-		{"trim 0.5", "trim", "[0, 0.5)", func(p *scaledsm.Problem, s *scaledsm.Settings) { s.Trim = scaledsm.Trim{Fraction: 0.5} }},
-		{"trim none and fraction", "trim", "None", func(p *scaledsm.Problem, s *scaledsm.Settings) { s.Trim = scaledsm.Trim{Fraction: 0.1, None: true} }},
+		{"trim -0.5", "trim", "[0, 0.5)", func(p *scaledsm.Problem, s *scaledsm.Settings) { s.Truncation = scaledsm.Truncation{Fraction: -0.5} }},
+		{"trim 0.5", "trim", "[0, 0.5)", func(p *scaledsm.Problem, s *scaledsm.Settings) { s.Truncation = scaledsm.Truncation{Fraction: 0.5} }},
+		{"trim none and fraction", "trim", "None", func(p *scaledsm.Problem, s *scaledsm.Settings) {
+			s.Truncation = scaledsm.Truncation{Fraction: 0.1, None: true}
+		}},
 		{"lambda 0", "lambda", "lambda 0", func(p *scaledsm.Problem, s *scaledsm.Settings) { s.Step = scaledsm.Geometric{Lambda: 0, Q: 0.9} }},
 		{"q 1", "q", "q 1", func(p *scaledsm.Problem, s *scaledsm.Settings) { s.Step = scaledsm.Geometric{Lambda: 1, Q: 1} }},
 		{"q 0", "q", "q 0", func(p *scaledsm.Problem, s *scaledsm.Settings) { s.Step = scaledsm.Geometric{Lambda: 1, Q: 0} }},
@@ -484,18 +486,18 @@ func TestTrimmed(t *testing.T) {
 	y := []float64{0.5, -3, 2, 0.1, -2, 7, 0}
 	// Drops ceil(0.3·7) = 3: 7 and -3, then of the tie 2, -2 the one of
 	// higher index (4) sorts last and goes.
-	got := scaledsm.Trimmed(y, scaledsm.TrimFraction(0.3))
+	got := scaledsm.Truncated(y, scaledsm.TruncateFraction(0.3))
 	want := []int{0, 2, 3, 6}
 	if len(got) != len(want) {
-		t.Fatalf("Trimmed = %v, want %v", got, want)
+		t.Fatalf("Truncated = %v, want %v", got, want)
 	}
 	for i := range want {
 		if got[i] != want[i] {
-			t.Fatalf("Trimmed = %v, want %v", got, want)
+			t.Fatalf("Truncated = %v, want %v", got, want)
 		}
 	}
-	if n := len(scaledsm.Trimmed(make([]float64, 8000), scaledsm.TrimFraction(0.2))); n != 6400 {
-		t.Errorf("Trimmed(8000, 0.2) keeps %d, want 6400", n)
+	if n := len(scaledsm.Truncated(make([]float64, 8000), scaledsm.TruncateFraction(0.2))); n != 6400 {
+		t.Errorf("Truncated(8000, 0.2) keeps %d, want 6400", n)
 	}
 }
 
@@ -507,7 +509,7 @@ func TestSpectralCloseWithoutCorruption(t *testing.T) {
 		{Kind: synth.Quadratic, N1: 10, Rank: 2, M: 8000, Seed: 102},
 	} {
 		in := instance(t, c, synth.Setting{Kappa: 2, SNR: noNoise})
-		spec, err := scaledsm.Spectral(in.Op, in.Y, c.Rank, scaledsm.TrimFraction(0))
+		spec, err := scaledsm.Spectral(in.Op, in.Y, c.Rank, scaledsm.TruncateFraction(0))
 		if err != nil {
 			t.Fatal(err)
 		}

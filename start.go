@@ -15,7 +15,7 @@ type Start int
 
 const (
 	// SpectralStart, the zero value, is the truncated spectral
-	// initialization of Section 4 (see Spectral and Trim).
+	// initialization of Section 4 (see Spectral and Truncation).
 	SpectralStart Start = iota
 	// RandomStart draws small Gaussian factors (see Random): the start the
 	// paper names as its next step, which needs no spectral estimate at
@@ -65,7 +65,7 @@ func (s Settings) initScale() float64 { return cmp.Or(s.InitScale, defaultInitSc
 // symmetric operator), where σ̂ is the top singular value of the operator's
 // spectral estimate of X* from the observations that trim keeps: the data's
 // scale, so that ||L Rᵀ||_F <= scale·σ̂. The draw is fixed by the seed.
-func Random(p Problem, trim Trim, scale float64, seed uint64) (Factors, error) {
+func Random(p Problem, trim Truncation, scale float64, seed uint64) (Factors, error) {
 	if p.Op == nil {
 		return Factors{}, inputError("operator", nil, "the problem has none")
 	}
@@ -81,7 +81,7 @@ func Random(p Problem, trim Trim, scale float64, seed uint64) (Factors, error) {
 
 // random is Random, for a shard of a problem too: σ̂ is the whole
 // problem's, so that every rank draws the same factors.
-func random(p Problem, trim Trim, scale float64, seed uint64) (Factors, error) {
+func random(p Problem, trim Truncation, scale float64, seed uint64) (Factors, error) {
 	op, y, r, d := p.Op, p.observations(), p.Rank, dist{p.Reducer}
 	_, n1, n2 := op.Dims()
 	top, err := spectral(op, y, 1, trim, d)
@@ -115,7 +115,7 @@ func gaussian(rng *rand.Rand, n, r int, norm float64) *mat.Dense {
 
 // Initial returns the starting point Solve uses for a problem of known rank:
 // Settings.Init, or the initialization Settings.Start names (spectral with
-// Settings.Trim, Random with Settings.InitScale and Settings.Seed, or the
+// Settings.Truncation, Random with Settings.InitScale and Settings.Seed, or the
 // convex start of Entries.Convex, which ctx stops).
 func Initial(ctx context.Context, p Problem, s Settings) (Factors, error) {
 	switch {
@@ -129,7 +129,7 @@ func Initial(ctx context.Context, p Problem, s Settings) (Factors, error) {
 		if !(scale > 0) || math.IsInf(scale, 0) {
 			return Factors{}, inputError("init scale", scale, "must be positive and finite")
 		}
-		return random(p, s.Trim, scale, s.Seed)
+		return random(p, s.Truncation, scale, s.Seed)
 	case s.Start == ConvexStart:
 		e, ok := p.Op.(*Entries)
 		if !ok || p.Reducer != nil {
@@ -137,5 +137,5 @@ func Initial(ctx context.Context, p Problem, s Settings) (Factors, error) {
 		}
 		return e.Convex(ctx, p.observations().float64s(), p.Rank)
 	}
-	return p.Spectral(s.Trim)
+	return p.Spectral(s.Truncation)
 }

@@ -205,7 +205,7 @@ func TestTrimSampledMedian(t *testing.T) {
 		t.Errorf("sampled median %v, exact %v", s, exact)
 	}
 	kept, clean := 0, 0
-	for _, i := range Trimmed(y, Trim{}) {
+	for _, i := range Truncated(y, Truncation{}) {
 		if outlier[i] {
 			t.Fatalf("observation %d, an outlier of %v, kept", i, y[i])
 		}

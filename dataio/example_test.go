@@ -25,8 +25,8 @@ func ExampleLoad() {
 		return
 	}
 	res, err := scaledsm.Solve(context.Background(), p, scaledsm.Settings{
-		Step: scaledsm.Geometric{Lambda: 2, Q: 0.9}, // f(X*) is not known: no Polyak steps
-		Trim: scaledsm.TrimFraction(0.1),            // about 10% of the measurements are outliers
+		Step:       scaledsm.Geometric{Lambda: 2, Q: 0.9}, // f(X*) is not known: no Polyak steps
+		Truncation: scaledsm.TruncateFraction(0.1),        // about 10% of the measurements are outliers
 	})
 	if err != nil {
 		fmt.Println(err)

@@ -154,7 +154,7 @@ func TestLoadSolve(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := scaledsm.Solve(context.Background(), p, scaledsm.Settings{Step: scaledsm.Geometric{Lambda: 2, Q: 0.9}, Trim: scaledsm.TrimFraction(0.1)})
+	res, err := scaledsm.Solve(context.Background(), p, scaledsm.Settings{Step: scaledsm.Geometric{Lambda: 2, Q: 0.9}, Truncation: scaledsm.TruncateFraction(0.1)})
 	if err != nil {
 		t.Fatal(err)
 	}

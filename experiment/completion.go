@@ -115,13 +115,13 @@ const L2Eta = 0.4
 // trimmed loss are told nothing.
 func (s Solver) settings(in *synth.Instance, tol float64, maxIter int) (scaledsm.Settings, error) {
 	p := in.Problem()
-	set := scaledsm.Settings{Tol: tol, MaxIter: maxIter, Trim: scaledsm.TrimFraction(in.PS)}
+	set := scaledsm.Settings{Tol: tol, MaxIter: maxIter, Truncation: scaledsm.TruncateFraction(in.PS)}
 	switch s {
 	case Default:
 		d := scaledsm.DefaultSettings(p.Op)
-		set.Method, set.Loss, set.Step, set.Trim = d.Method, d.Loss, d.Step, scaledsm.Trim{}
+		set.Method, set.Loss, set.Step, set.Truncation = d.Method, d.Loss, d.Step, scaledsm.Truncation{}
 	case GDTrimmed:
-		set.Method, set.Loss, set.Trim = scaledsm.GD, scaledsm.TrimmedL2, scaledsm.Trim{}
+		set.Method, set.Loss, set.Truncation = scaledsm.GD, scaledsm.TrimmedL2, scaledsm.Truncation{}
 		init, err := scaledsm.Initial(context.Background(), p, set)
 		if err != nil {
 			return set, err
@@ -133,7 +133,7 @@ func (s Solver) settings(in *synth.Instance, tol float64, maxIter int) (scaledsm
 	case ScaledGDL2:
 		set.Method, set.Loss, set.Step = scaledsm.ScaledGD, scaledsm.L2Squared, scaledsm.Constant{Eta: L2Eta}
 	case ScaledL1Auto:
-		set.Method, set.Loss, set.Step, set.Trim = scaledsm.ScaledSM, scaledsm.L1, scaledsm.Auto{}, scaledsm.Trim{}
+		set.Method, set.Loss, set.Step, set.Truncation = scaledsm.ScaledSM, scaledsm.L1, scaledsm.Auto{}, scaledsm.Truncation{}
 	case ScaledL1Polyak:
 		set.Method, set.Loss, set.Step = scaledsm.ScaledSM, scaledsm.L1, scaledsm.Polyak{FStar: p.TruthLoss(scaledsm.L1)}
 	default:

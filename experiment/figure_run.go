@@ -105,7 +105,7 @@ func RunFigure(ctx context.Context, f *Figure, o Options) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		spec, err := scaledsm.Spectral(in.Op, in.Y, cfg.Rank, scaledsm.TrimFraction(s.PS))
+		spec, err := scaledsm.Spectral(in.Op, in.Y, cfg.Rank, scaledsm.TruncateFraction(s.PS))
 		if err != nil {
 			return nil, fmt.Errorf("experiment: figure %d, initialization at %+v: %w", f.Number, s, err)
 		}
@@ -168,7 +168,7 @@ func RunFigure(ctx context.Context, f *Figure, o Options) (*Result, error) {
 		init := p.init
 		jobs[i] = scaledsm.Job{Problem: p.in.Problem(), Settings: scaledsm.Settings{
 			Method: c.Method, Step: step, MaxIter: c.MaxIter, Tol: Tol,
-			Init: &init, Trim: scaledsm.TrimFraction(c.Setting.PS), Recorder: recorder(c.MaxIter),
+			Init: &init, Truncation: scaledsm.TruncateFraction(c.Setting.PS), Recorder: recorder(c.MaxIter),
 			Damping: scaledsm.NoDamping, // the paper's preconditioner
 		}}
 	}

@@ -108,7 +108,7 @@ func RunOverSpec(ctx context.Context, c OverSpecConfig) (*OverSpecResult, error)
 				for v := range variantNames {
 					s := scaledsm.Settings{
 						Step: scaledsm.Polyak{FStar: in.FStar}, Tol: c.Tol, MaxIter: c.MaxIter,
-						Trim: scaledsm.TrimFraction(c.PS), Seed: c.Seed,
+						Truncation: scaledsm.TruncateFraction(c.PS), Seed: c.Seed,
 					}
 					switch OverSpecVariant(v) {
 					case Undamped:

@@ -254,7 +254,7 @@ func (r Table1Run) outcome() string {
 // gradient methods, returning the best run and the trials.
 func (c Table1Config) measure(ctx context.Context, in *synth.Instance, m scaledsm.Method) (Table1Run, []Table1Trial, error) {
 	run := Table1Run{Problem: kindOf(in), PS: in.PS, Kappa: in.Kappa, Method: m, Step: math.NaN()}
-	init, err := scaledsm.Spectral(in.Op, in.Y, len(in.Sigma), scaledsm.TrimFraction(in.PS))
+	init, err := scaledsm.Spectral(in.Op, in.Y, len(in.Sigma), scaledsm.TruncateFraction(in.PS))
 	if err != nil {
 		return run, nil, err
 	}

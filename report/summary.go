@@ -96,7 +96,7 @@ type Run struct {
 	Q            *float64 `json:"q"`      // geometric steps only
 	Eta          *float64 `json:"eta"`    // constant steps only
 	Loss         string   `json:"loss"`
-	Trim         string   `json:"init_trim"` // "median", "none" or the fraction dropped
+	Truncation   string   `json:"init_trim"` // "median", "none" or the fraction dropped
 	MaxIter      int      `json:"max_iter"`
 	Tol          float64  `json:"tol"` // 0: no early stop
 	Kernel       string   `json:"kernel"`
@@ -119,7 +119,7 @@ type Run struct {
 	SetupSeconds float64  `json:"setup_seconds"` // reading or drawing, and initializing
 	// Restarted: the fit from the first start was not exact, and this
 	// one, from RestartInit ("spectral", truncated at
-	// Result.RestartTrim, or "convex"), is (init_trim and
+	// Result.RestartTruncation, or "convex"), is (init_trim and
 	// init_rel_error are then that start's).
 	Restarted    bool    `json:"restarted,omitempty"`
 	RestartInit  string  `json:"restart_init,omitempty"`
@@ -129,7 +129,7 @@ type Run struct {
 func NewRun(s scaledsm.Settings, res *scaledsm.Result) Run {
 	r := Run{
 		Method: s.Method.String(), Step: fmt.Sprint(s.Step), Loss: s.Loss.String(),
-		Trim: s.Trim.String(), MaxIter: s.MaxIter, Tol: max(s.Tol, 0), Kernel: kernel.Active(),
+		Truncation: s.Truncation.String(), MaxIter: s.MaxIter, Tol: max(s.Tol, 0), Kernel: kernel.Active(),
 		Status: res.Status.String(), Iterations: res.Iterations,
 		FinalLoss: Finite(res.Loss), RelError: Finite(res.RelError),
 		FitFraction: res.FitFraction, Fallbacks: res.Fallbacks,
@@ -140,10 +140,10 @@ func NewRun(s scaledsm.Settings, res *scaledsm.Result) Run {
 	start := s.Start
 	if res.Restarted {
 		start, r.RestartInit = res.RestartStart, res.RestartStart.String()
-		r.Trim = res.RestartTrim.String()
+		r.Truncation = res.RestartTruncation.String()
 	}
 	if start == scaledsm.ConvexStart {
-		r.Trim = "none" // the convex start truncates nothing
+		r.Truncation = "none" // the convex start truncates nothing
 	}
 	switch step := s.Step.(type) {
 	case scaledsm.Geometric:
@@ -214,7 +214,7 @@ func (s *Summary) Print(w io.Writer, dir string) {
 	if s.Eta != nil {
 		step += fmt.Sprintf(" (eta=%.3g)", *s.Eta)
 	}
-	trim, _ := scaledsm.ParseTrim(s.Trim)
+	trim, _ := scaledsm.ParseTruncation(s.Truncation)
 	init := "spectral initialization " + trim.Describe()
 	switch {
 	case s.InitScale != nil:
@@ -454,7 +454,7 @@ type Fit struct {
 	Kind       string   `json:"kind"` // "validation" (on most of the entries) or "not kept"
 	Rank       int      `json:"rank"`
 	Init       string   `json:"init"` // "spectral", "random" or "convex"
-	Trim       string   `json:"init_trim"`
+	Truncation string   `json:"init_trim"`
 	Ridge      float64  `json:"ridge"`
 	Status     string   `json:"status"`
 	Iterations int      `json:"iterations"`
@@ -482,13 +482,13 @@ type Timing struct {
 func NewTiming(res *scaledsm.Result, solve time.Duration) Timing {
 	t := Timing{SolveSeconds: solve.Seconds(), InitSeconds: res.InitRuntime.Seconds()}
 	for _, f := range res.Fits {
-		j := Fit{Kind: "not kept", Rank: f.Rank, Init: f.Start.String(), Trim: f.Trim.String(), Ridge: f.Ridge,
+		j := Fit{Kind: "not kept", Rank: f.Rank, Init: f.Start.String(), Truncation: f.Truncation.String(), Ridge: f.Ridge,
 			Status: f.Status.String(), Iterations: f.Iterations, Seconds: f.Runtime.Seconds()}
 		if f.Validation {
 			j.Kind = "validation"
 		}
 		if f.Start != scaledsm.SpectralStart {
-			j.Trim = "none"
+			j.Truncation = "none"
 		}
 		if f.Iterations > 0 {
 			j.MsPerIter = Finite(1000 * f.Runtime.Seconds() / float64(f.Iterations))
@@ -557,7 +557,7 @@ func (s *Summary) printFits(w io.Writer) {
 		}
 		start := f.Init + " start"
 		if f.Init == "spectral" {
-			trim, _ := scaledsm.ParseTrim(f.Trim)
+			trim, _ := scaledsm.ParseTruncation(f.Truncation)
 			start += " " + trim.Describe()
 		}
 		if f.Ridge > 0 {

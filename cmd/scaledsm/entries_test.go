@@ -805,7 +805,7 @@ func TestSolveMaskedRidge(t *testing.T) {
 }
 
 // TestSolveRestarted: issue 24's small matrix with outliers (n = 100)
-// is recovered from the spectral start truncated at RestartTrim (seed 2)
+// is recovered from the spectral start truncated at RestartTruncation (seed 2)
 // or, where that fit is not exact either, from the convex start (seed 1),
 // and the summary and the status line say so, with the earlier fits'
 // time.
@@ -838,9 +838,9 @@ func TestTimeLineNamesEveryEarlierFit(t *testing.T) {
 	s.Status, s.Seconds, s.SetupSeconds = "converged", 1, 0.25
 	s.Restarted, s.RestartInit = true, "convex"
 	s.Fits = []report.Fit{
-		{Kind: "validation", Rank: 3, Init: "spectral", Trim: "median", Iterations: 40, Seconds: 1.5},
-		{Kind: "validation", Rank: 5, Init: "spectral", Trim: "median", Iterations: 60, Seconds: 1},
-		{Kind: "not kept", Rank: 5, Init: "spectral", Trim: "0.4", Status: "iteration-limit", Iterations: 1000, Seconds: 3},
+		{Kind: "validation", Rank: 3, Init: "spectral", Truncation: "median", Iterations: 40, Seconds: 1.5},
+		{Kind: "validation", Rank: 5, Init: "spectral", Truncation: "median", Iterations: 60, Seconds: 1},
+		{Kind: "not kept", Rank: 5, Init: "spectral", Truncation: "0.4", Status: "iteration-limit", Iterations: 1000, Seconds: 3},
 	}
 	s.FitsSeconds, s.SolveSeconds, s.FinishSeconds, s.WallSeconds = 5.5, 6.75, 0.5, 7.5
 	var b strings.Builder

@@ -110,7 +110,7 @@ func (s *solverFlags) settings(oracle, truth, entries bool) (scaledsm.Settings, 
 		settings.Ridge = mu
 	}
 	if set["trim"] {
-		if settings.Trim, err = scaledsm.ParseTrim(s.trim); err != nil {
+		if settings.Truncation, err = scaledsm.ParseTruncation(s.trim); err != nil {
 			return scaledsm.Settings{}, inputFlag(err, solverInputs)
 		}
 	}
@@ -226,9 +226,9 @@ func (s *solverFlags) complete(ctx context.Context, settings *scaledsm.Settings,
 		// l2trim, as auto, is told nothing of the outliers.
 		_, auto := settings.Step.(scaledsm.Auto)
 		blind := auto || settings.Loss == scaledsm.TrimmedL2
-		settings.Trim = scaledsm.Trim{}
+		settings.Truncation = scaledsm.Truncation{}
 		if !math.IsNaN(ld.ps) && (ld.files != nil || !blind) {
-			settings.Trim = scaledsm.TrimFraction(ld.ps)
+			settings.Truncation = scaledsm.TruncateFraction(ld.ps)
 		}
 	}
 	ld.problem.Clean = ld.ps == 0 // --ps 0: no outliers, as the user knows
