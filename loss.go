@@ -84,23 +84,6 @@ const trimFactor = 6
 // κ = 100, seed 1) that 4.5 recovers in 919 iterations and 6 in 505.
 const trimFactorMin = 4.5
 
-// grossFactor is the multiple of the observations' scale (FitScale, the
-// median |y_i|) beyond which the mean |z| that TrimmedL2 keeps in a row or
-// column marks it gross: from then on its bound is 0, and its entries are
-// kept by their other bound alone. A row or column whose kept residuals
-// average ten times the data's median is not being fitted: it is a
-// corrupted column (or row), whose own mean, taken over the outliers it
-// keeps, would otherwise keep them all and bend the fit of every row; or
-// an honest one far from the start, which the mark's second look (see
-// liftEvery) frees.
-// Measured on the phase study's cells (experiment.DefaultPhase, seed 1,
-// 100 to 200 rows and columns, κ 1 and 100, p_s 0.05 to 0.2): whole
-// corrupted columns recovered in 0 of 24 cells before, 15 to 17 of 24
-// with factors 3 to 20 (15 without the mark's staying, 10), the random
-// and block outliers' cells and the recipe unchanged; 2 loses cells of
-// random and block outliers.
-const grossFactor = 10
-
 var lossNames = [...]string{DefaultLoss: "default", L1: "l1", L2: "l2", L2Squared: "l2sq", TrimmedL2: "l2trim"}
 
 // String returns the loss's name as the command line spells it.

@@ -111,91 +111,21 @@ func EvaluateEntries(mode int, a *EntriesRow) {
 // evaluateEntriesGo is EvaluateEntries in Go, the fits from the
 // implementation's dotRows (so with its bits).
 func evaluateEntriesGo(impl, mode int, a *EntriesRow) {
-	switch {
-	case impl == implGeneric && a.Y32 != nil:
-		entriesGeneric(mode, a, a.Y32)
-	case impl == implGeneric:
-		entriesGeneric(mode, a, a.Y)
-	case a.Y32 != nil:
+	if a.Y32 != nil {
 		entriesGo(impl, mode, a, a.Y32)
-	default:
+	} else {
 		entriesGo(impl, mode, a, a.Y)
 	}
 }
 
-// entriesGeneric is entriesGo for the portable implementation, with
-// dotGeneric's sums and addScaledPair's additions written out in its loop:
-// the same operations in the same order, so the same bits, without two
-// calls an entry (at 10^7 entries of rank 10 on an AVX2 EPYC, where Go
-// inlines neither, the calls cost about a tenth of the portable pass).
-func entriesGeneric[T float32 | float64](mode int, a *EntriesRow, y []T) {
-	r := len(a.L)
-	li, g := a.L, a.G[:r]
-	y, z := y[:len(a.Cols)], a.Z[:len(a.Cols)]
-	for k, c := range a.Cols {
-		j := int(c)
-		rj := a.RD[j*a.LD : j*a.LD+r]
-		rj = rj[:len(li)]
-		// dotGeneric(rj, li)
-		var s0, s1, s2, s3 float64
-		i := 0
-		for ; i+4 <= len(li); i += 4 {
-			aa, xx := rj[i:i+4:i+4], li[i:i+4:i+4]
-			s0 += float64(aa[0] * xx[0])
-			s1 += float64(aa[1] * xx[1])
-			s2 += float64(aa[2] * xx[2])
-			s3 += float64(aa[3] * xx[3])
-		}
-		for ; i < len(li); i++ {
-			s0 += float64(rj[i] * li[i])
-		}
-		res := (s0 + s1) + (s2 + s3) - float64(y[k])
-		z[k] = res
-		w := res
-		switch mode {
-		case EntriesTrimmed:
-			abs := math.Abs(res)
-			if !(abs <= max(a.RowBound, a.ColBound[j])) {
-				continue
-			}
-			a.Sums[0] += abs
-			a.Sums[1]++
-			a.Sums[2] = math.FMA(res, res, a.Sums[2]) // as the assembly adds it
-			a.GR[j*a.S+r] += abs
-			a.GR[j*a.S+r+1]++
-		case EntriesSign:
-			if res == 0 || res != res {
-				continue
-			}
-			w = math.Copysign(1, res)
-		}
-		if w == 0 {
-			continue
-		}
-		// addScaledPair(w, rj, li, g, GR's row j)
-		h := a.GR[j*a.S : j*a.S+r]
-		h, gg := h[:len(li)], g[:len(li)]
-		i = 0
-		for ; i+4 <= len(li); i += 4 {
-			xx, ll, g4, h4 := rj[i:i+4:i+4], li[i:i+4:i+4], gg[i:i+4:i+4], h[i:i+4:i+4]
-			g4[0] += float64(w * xx[0])
-			h4[0] += float64(w * ll[0])
-			g4[1] += float64(w * xx[1])
-			h4[1] += float64(w * ll[1])
-			g4[2] += float64(w * xx[2])
-			h4[2] += float64(w * ll[2])
-			g4[3] += float64(w * xx[3])
-			h4[3] += float64(w * ll[3])
-		}
-		for ; i < len(li); i++ {
-			gg[i] += float64(w * rj[i])
-			h[i] += float64(w * li[i])
-		}
-	}
-}
-
 // entriesGo is evaluateEntriesGo of the observations y, compiled for each
-// kind, with the slices' bounds checked once an entry.
+// kind, with the slices' bounds checked once an entry. The portable
+// implementation's dot product (dotGeneric's sums) and every
+// implementation's additions to G and GR (a product, then a sum, each
+// rounded, as the assembly's are not) are written out in the loop: Go
+// inlines neither as a function, and at 10^7 entries of rank 10 on an
+// AVX2 EPYC the two calls an entry cost about a tenth of the portable
+// pass.
 func entriesGo[T float32 | float64](impl, mode int, a *EntriesRow, y []T) {
 	r := len(a.L)
 	li, g := a.L, a.G[:r]
@@ -205,8 +135,22 @@ func entriesGo[T float32 | float64](impl, mode int, a *EntriesRow, y []T) {
 	for k, c := range a.Cols {
 		j := int(c)
 		rj := a.RD[j*a.LD : j*a.LD+r]
+		rj = rj[:len(li)]
 		if generic {
-			fit[0] = dotGeneric(rj, li)
+			// dotGeneric(rj, li)
+			var s0, s1, s2, s3 float64
+			i := 0
+			for ; i+4 <= len(li); i += 4 {
+				aa, xx := rj[i:i+4:i+4], li[i:i+4:i+4]
+				s0 += float64(aa[0] * xx[0])
+				s1 += float64(aa[1] * xx[1])
+				s2 += float64(aa[2] * xx[2])
+				s3 += float64(aa[3] * xx[3])
+			}
+			for ; i < len(li); i++ {
+				s0 += float64(rj[i] * li[i])
+			}
+			fit[0] = (s0 + s1) + (s2 + s3)
 		} else {
 			dotRows(impl, fit[:], rj, r, r, li)
 		}
@@ -233,31 +177,25 @@ func entriesGo[T float32 | float64](impl, mode int, a *EntriesRow, y []T) {
 		if w == 0 {
 			continue
 		}
-		addScaledPair(w, rj, li, g, a.GR[j*a.S:j*a.S+r])
-	}
-}
-
-// addScaledPair adds w·x to g and w·l to h, element by element (each sum
-// rounded as the assembly's is not: a product, then a sum), unrolled by
-// four.
-func addScaledPair(w float64, x, l, g, h []float64) {
-	n := len(l)
-	x, g, h = x[:n], g[:n], h[:n]
-	i := 0
-	for ; i+4 <= n; i += 4 {
-		xx, ll, gg, hh := x[i:i+4:i+4], l[i:i+4:i+4], g[i:i+4:i+4], h[i:i+4:i+4]
-		gg[0] += float64(w * xx[0])
-		hh[0] += float64(w * ll[0])
-		gg[1] += float64(w * xx[1])
-		hh[1] += float64(w * ll[1])
-		gg[2] += float64(w * xx[2])
-		hh[2] += float64(w * ll[2])
-		gg[3] += float64(w * xx[3])
-		hh[3] += float64(w * ll[3])
-	}
-	for ; i < n; i++ {
-		g[i] += float64(w * x[i])
-		h[i] += float64(w * l[i])
+		// g += w·rj, GR's row j += w·li
+		h := a.GR[j*a.S : j*a.S+r]
+		h, gg := h[:len(li)], g[:len(li)]
+		i := 0
+		for ; i+4 <= len(li); i += 4 {
+			xx, ll, g4, h4 := rj[i:i+4:i+4], li[i:i+4:i+4], gg[i:i+4:i+4], h[i:i+4:i+4]
+			g4[0] += float64(w * xx[0])
+			h4[0] += float64(w * ll[0])
+			g4[1] += float64(w * xx[1])
+			h4[1] += float64(w * ll[1])
+			g4[2] += float64(w * xx[2])
+			h4[2] += float64(w * ll[2])
+			g4[3] += float64(w * xx[3])
+			h4[3] += float64(w * ll[3])
+		}
+		for ; i < len(li); i++ {
+			gg[i] += float64(w * rj[i])
+			h[i] += float64(w * li[i])
+		}
 	}
 }
 
