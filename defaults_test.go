@@ -3,6 +3,7 @@ package scaledsm_test
 import (
 	"context"
 	"math"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -39,5 +40,73 @@ func TestDefaultSteps(t *testing.T) {
 	}
 	if want := res.Trace[0].StepLength; !(lambda > 0) || math.Abs(lambda-want) > 1e-15*want {
 		t.Errorf("λ = %v, want the first automatic step's length %v", lambda, want)
+	}
+}
+
+// TestResolvedDefaults: the zero Settings resolve to the defaults their
+// docs give, a value set is kept, and an invalid one is refused; Plateau
+// says its own rule.
+func TestResolvedDefaults(t *testing.T) {
+	s, err := scaledsm.Settings{}.Resolved()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Loss != scaledsm.L1 || s.MaxIter != 1000 || s.Tol != 1e-12 || s.InitScale != 1e-3 || s.Step != (scaledsm.Auto{}) || s.Refit != scaledsm.RefitAuto {
+		t.Errorf("the zero Settings resolve to %+v", s)
+	}
+	if s, err := (scaledsm.Settings{InitScale: 0.01, MaxIter: 7}).Resolved(); err != nil || s.InitScale != 0.01 || s.MaxIter != 7 {
+		t.Errorf("set values resolve to %+v, %v", s, err)
+	}
+	for _, bad := range []scaledsm.Settings{{InitScale: -1}, {Refit: scaledsm.RefitNever + 1}, {TrimFloor: 0.5}} {
+		if _, err := bad.Resolved(); err == nil {
+			t.Errorf("%+v: no error", bad)
+		}
+	}
+	for p, want := range map[scaledsm.Plateau]string{
+		{}:                           "50 iterations lowered the loss by less than 0.1%",
+		{Window: 20, Progress: 0.01}: "20 iterations lowered the loss by less than 1%",
+	} {
+		if got := p.String(); got != want {
+			t.Errorf("%+v: %q, want %q", p, got, want)
+		}
+	}
+}
+
+// TestRankExcess: 1000 measurements of a 50×50 matrix support rank
+// floor(1000 / (2.5·100)) = 4, and RankExcess words rank 5's excess.
+func TestRankExcess(t *testing.T) {
+	if got := scaledsm.SupportedRank(1000, 50, 50, 0); got != 4 {
+		t.Fatalf("SupportedRank = %d, want 4", got)
+	}
+	if got := scaledsm.RankExcess(4, 1000, 50, 50, 0); got != "" {
+		t.Errorf("rank 4: %q, want nothing", got)
+	}
+	want := "rank 5 has (n1+n2)·r = 500 unknowns, more than the m(1-p_s)/2.5 = 400 that 1000 measurements with a fraction 0 of outliers support"
+	if got := scaledsm.RankExcess(5, 1000, 50, 50, math.NaN()); !strings.HasPrefix(got, want) {
+		t.Errorf("rank 5: %q, want it to begin %q", got, want)
+	}
+}
+
+// TestResultTrimFloor: Result.TrimFloor is the floor of TrimmedL2's
+// factor that the fit used, the default 4.5 for a zero Settings.TrimFloor,
+// and 0 under another loss.
+func TestResultTrimFloor(t *testing.T) {
+	p := completion(t, 60, 2, 0.5, 0, 1, 1)
+	for _, c := range []struct {
+		loss        scaledsm.Loss
+		floor, want float64
+	}{{scaledsm.TrimmedL2, 0, 4.5}, {scaledsm.TrimmedL2, 2, 2}, {scaledsm.L1, 0, 0}} {
+		s := scaledsm.DefaultSettings(p.Op)
+		s.Loss, s.TrimFloor, s.Ridge, s.MaxIter = c.loss, c.floor, 0, 3
+		if c.loss != scaledsm.TrimmedL2 {
+			s.Method, s.Step = scaledsm.ScaledSM, scaledsm.Auto{}
+		}
+		res, err := scaledsm.Solve(context.Background(), p, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.TrimFloor != c.want {
+			t.Errorf("%v, floor %g: Result.TrimFloor %g, want %g", c.loss, c.floor, res.TrimFloor, c.want)
+		}
 	}
 }
