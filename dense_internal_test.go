@@ -9,19 +9,23 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
+// gaussianDense returns an r×c matrix of independent normal draws of
+// standard deviation scale.
+func gaussianDense(rng *rand.Rand, r, c int, scale float64) *mat.Dense {
+	m := mat.NewDense(r, c, nil)
+	for i := range r {
+		for j := range c {
+			m.Set(i, j, scale*rng.NormFloat64())
+		}
+	}
+	return m
+}
+
 // TestDenseHelpers checks product, distance and frobenius against gonum,
 // at ordinary scales and at scales where the squares overflow or underflow.
 func TestDenseHelpers(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	rnd := func(r, c int, scale float64) *mat.Dense {
-		m := mat.NewDense(r, c, nil)
-		for i := range r {
-			for j := range c {
-				m.Set(i, j, scale*rng.NormFloat64())
-			}
-		}
-		return m
-	}
+	rnd := func(r, c int, scale float64) *mat.Dense { return gaussianDense(rng, r, c, scale) }
 	l, r := rnd(7, 3, 1), rnd(5, 3, 1)
 	x := mat.NewDense(7, 5, nil)
 	product(x, l, r, make([]float64, 15))

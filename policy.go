@@ -18,7 +18,10 @@ import "context"
 //     of iterations, by validation (chooseRidge, ridge.go), and the final
 //     fit with them (penalize, ridge.go); with the rank chosen too, the
 //     largest rank the entries support is fitted instead, through stages
-//     2-5 with its own penalty.
+//     2-5 with its own penalty;
+//  6. on robust PCA, the polish: the entries the fit does not mark as
+//     outliers, with the marks grown by one entry, completed (polish,
+//     polish.go).
 //
 // A new stage goes here, in its place, with its mechanism in a file of
 // its own.
@@ -80,6 +83,10 @@ func (pl pipeline) solve(ctx context.Context, p Problem, s Settings) (*Result, e
 			res, err = pl.solve(ctx, p, s)
 		} else {
 			res, err = pl.penalize(ctx, p, s, res)
+			// 6. The polish of robust PCA.
+			if err == nil && s.polishes(p) {
+				res, err = pl.polish(ctx, p, s, res)
+			}
 		}
 		if err != nil {
 			return nil, err

@@ -111,6 +111,11 @@ type Settings struct {
 	// the run at that stall first (see Refit).
 	Refit Refit
 
+	// Polish says whether the default's last stage on robust PCA may
+	// complete the entries its fit does not mark as outliers (see Polish
+	// and Result.Polished); the zero value, PolishAuto, lets it.
+	Polish Polish
+
 	// Recorder, when not nil, is called after every iteration with its
 	// record, for progress reports.
 	Recorder func(Iteration)
@@ -240,7 +245,14 @@ type Result struct {
 	// one, from the start RestartStart (the spectral start truncated at
 	// the largest 40% of |y| dropped, or ConvexStart), fits them
 	// exactly.
-	Restarted         bool
+	Restarted bool
+	// Polished, with Settings.Ridge = AutoRidge on robust PCA, is the
+	// number of the polish's rounds kept (see Polish): the factors are
+	// then those of the completion of the entries the fit did not mark,
+	// and RelError, Loss, the evidence and the singular values are
+	// theirs, while Status, Iterations and Trace are the fit's.
+	Polished          int
+	PolishRuntime     time.Duration // wall time of the polish, kept or not
 	RestartStart      Start
 	RestartTruncation Truncation    // the truncation of RestartStart, for SpectralStart
 	FirstRuntime      time.Duration // with Restarted, the earlier fits' Runtime

@@ -329,6 +329,12 @@ const outlierRounds = 8
 // square of those kept, or within FitTolerance of the observations' scale
 // (see FitScale), is never an outlier.
 func (e *Entries) OutlierBounds(y []float64, f Factors) (*Bounds, error) {
+	return e.outlierBounds(y, f, true)
+}
+
+// outlierBounds is OutlierBounds, with the floor of trimFactor times the
+// root mean square of the residuals kept when floored.
+func (e *Entries) outlierBounds(y []float64, f Factors, floored bool) (*Bounds, error) {
 	m, n1, n2 := e.Dims()
 	if len(y) != m {
 		return nil, inputError("y", nil, "%d observations, want %d", len(y), m)
@@ -371,7 +377,7 @@ func (e *Entries) OutlierBounds(y []float64, f Factors) (*Bounds, error) {
 			}
 		}
 	}
-	if kept > 0 {
+	if kept > 0 && floored {
 		floor = max(floor, trimFactor*math.Sqrt(sq.Value()/float64(kept)))
 	}
 	for _, v := range [][]float64{b.Rows, b.Cols} {

@@ -124,6 +124,10 @@ type Run struct {
 	Restarted    bool    `json:"restarted,omitempty"`
 	RestartInit  string  `json:"restart_init,omitempty"`
 	FirstSeconds float64 `json:"first_seconds,omitempty"` // with restarted, the earlier fits' iterations
+	// Polished: the rounds of the polish of robust PCA kept (see
+	// scaledsm.Result.Polished), and its time.
+	Polished      int     `json:"polished,omitempty"`
+	PolishSeconds float64 `json:"polish_seconds,omitempty"`
 }
 
 func NewRun(s scaledsm.Settings, res *scaledsm.Result) Run {
@@ -136,6 +140,7 @@ func NewRun(s scaledsm.Settings, res *scaledsm.Result) Run {
 		Unfitted: res.Unfitted, UnfittedRows: res.UnfittedRows, UnfittedCols: res.UnfittedCols,
 		GrossRows: res.GrossRows, GrossCols: res.GrossCols,
 		Seconds: res.Runtime.Seconds(), Restarted: res.Restarted, FirstSeconds: res.FirstRuntime.Seconds(),
+		Polished: res.Polished, PolishSeconds: res.PolishRuntime.Seconds(),
 	}
 	start := s.Start
 	if res.Restarted {
@@ -238,6 +243,10 @@ func (s *Summary) Print(w io.Writer, dir string) {
 		note += fmt.Sprintf(" from another start (%s): the fit from the first was not exact", s.RestartInit)
 	}
 	fmt.Fprintf(w, "status     %s after %s%s\n", s.Status, Iterations(s.Iterations), note)
+	if s.Polished > 0 {
+		fmt.Fprintf(w, "polished   %d %s of completing the entries not marked as outliers (the marks grown by one entry) lowered Σ|y - x|: X below is the completion's\n",
+			s.Polished, plural(s.Polished, "round", "rounds"))
+	}
 	switch {
 	case s.RelError != nil && s.InitRelError != nil:
 		fmt.Fprintf(w, "error      %.3g relative (from %.3g at the initialization)\n", *s.RelError, *s.InitRelError)
@@ -519,7 +528,10 @@ func (s *Summary) printTime(w io.Writer) {
 	if n := len(s.Fits); n > 0 {
 		line += fmt.Sprintf(" (the fit returned), %.3g s in %d other %s", s.FitsSeconds, n, plural(n, "fit", "fits"))
 	}
-	if rest := s.SolveSeconds - s.Seconds - s.InitSeconds - s.FitsSeconds; rest >= 0.005 {
+	if s.PolishSeconds >= 0.005 {
+		line += fmt.Sprintf(", %.3g s polishing", s.PolishSeconds)
+	}
+	if rest := s.SolveSeconds - s.Seconds - s.InitSeconds - s.FitsSeconds - s.PolishSeconds; rest >= 0.005 {
 		line += fmt.Sprintf(", %.3g s choosing between fits", rest)
 	}
 	line += fmt.Sprintf("; %.3g s reading or drawing and initializing", s.SetupSeconds)

@@ -32,6 +32,7 @@ func TestGrid(t *testing.T) {
 	t.Run("clean-1e6", gridClean)
 	t.Run("beyond-recipe", gridBeyondRecipe)
 	t.Run("phase", gridPhase)
+	t.Run("blobs", gridBlobs)
 	t.Run("rank", gridRank)
 	t.Run("ratings", gridRatings)
 }

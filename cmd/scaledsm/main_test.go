@@ -32,7 +32,7 @@ func cli(t *testing.T, args ...string) (int, string, string) {
 
 // checkAccounted checks a solve's report, as JSON or as text, against its
 // wall time d measured here: the whole it reports is d's within a second,
-// the fit returned and the other fits it names are within the library
+// the fit returned (with its polish) and the other fits it names are within the library
 // call's time, and no more than a second of that call is in no fit (an
 // unnamed fit would be).
 func checkAccounted(t *testing.T, out string, d time.Duration) {
@@ -43,7 +43,7 @@ func checkAccounted(t *testing.T, out string, d time.Duration) {
 		if err := json.Unmarshal([]byte(out), &s); err != nil || s.Problem == "ratings" || s.Problem == "" {
 			return // the recommender, or not a solve's summary
 		}
-		fit, fits, solve, wall = s.Seconds+s.InitSeconds, s.FitsSeconds, s.SolveSeconds, s.WallSeconds
+		fit, fits, solve, wall = s.Seconds+s.InitSeconds+s.PolishSeconds, s.FitsSeconds, s.SolveSeconds, s.WallSeconds
 		if math.Abs(s.SetupSeconds+s.SolveSeconds+s.FinishSeconds-wall) > 1e-6 || s.FinishSeconds < 0 {
 			t.Errorf("setup %v + solve %v + finish %v s, but %v s in all", s.SetupSeconds, s.SolveSeconds, s.FinishSeconds, wall)
 		}
@@ -65,7 +65,7 @@ func checkAccounted(t *testing.T, out string, d time.Duration) {
 			v, _ := strconv.ParseFloat(m[1], 64)
 			return v
 		}
-		fit, fits, wall = num(`([0-9.e+-]+) s solving`)+num(`([0-9.e+-]+) s initializing it`), num(`([0-9.e+-]+) s in [0-9]+ other fits?`), num(`([0-9.e+-]+) s in all`)
+		fit, fits, wall = num(`([0-9.e+-]+) s solving`)+num(`([0-9.e+-]+) s initializing it`)+num(`([0-9.e+-]+) s polishing`), num(`([0-9.e+-]+) s in [0-9]+ other fits?`), num(`([0-9.e+-]+) s in all`)
 		parts := fit + fits + num(`([0-9.e+-]+) s choosing`) + num(`([0-9.e+-]+) s reading`) + num(`([0-9.e+-]+) s evaluating`)
 		if math.Abs(parts-wall) > 0.01*wall+0.01 {
 			t.Errorf("the time line's parts add up to %.3g s, its whole is %.3g s: %s", parts, wall, line)

@@ -32,6 +32,7 @@ type solverFlags struct {
 	lambda, q, eta           float64
 	iters                    int
 	restart                  bool
+	polish                   bool
 	tol                      float64
 	fs                       *flag.FlagSet
 }
@@ -54,6 +55,7 @@ func (s *solverFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&s.trim, "trim", "", "truncation of the spectral initialization: a fraction in [0, 0.5) of largest |y_i| to drop, none, or median\n(drop |y_i| > 3·median|y|, needs no p_s) (default: with files, --ps if given; with a synthetic problem,\nits p_s, except with --step auto; median otherwise)")
 	fs.StringVar(&s.ridge, "ridge", "", "penalty μ/2(||L||² + ||R||²), μ times the nuclear norm: none, a μ > 0 in the units of the whole matrix,\nor auto, which keeps an exact fit and otherwise chooses μ and the iterations on 5% of the entries held out\n(default auto for matrix completion and robust PCA with their default method, none otherwise)")
 	fs.IntVar(&s.iters, "iters", 1000, "iteration limit of a fit (each start's, see --restart; the recommender: its number of sweeps,\nchosen by validation unless given)")
+	fs.BoolVar(&s.polish, "polish", true, "robust PCA (every entry observed) with --ridge auto: complete the entries the fit does not mark\nas outliers, the marks grown by one entry, and keep that while it lowers Σ|y - x| (blobs' borders)")
 	fs.BoolVar(&s.restart, "restart", true, "entries with --ridge auto: when the fit from the first start is not exact, fit again from the\nspectral start dropping the largest 40% of |y_i|, then on small matrices from the convex start, each\nwith its own --iters; the summary names every fit (fits)")
 	fs.Float64Var(&s.tol, "tol", 1e-12, "stop when the relative error (without a truth: the relative change of X) reaches this; 0 never stops early")
 }
@@ -89,6 +91,9 @@ func (s *solverFlags) settings(oracle, truth, entries bool) (scaledsm.Settings, 
 		settings.Tol = -1 // never stop early
 	}
 	settings.OneStart = !s.restart
+	if !s.polish {
+		settings.Polish = scaledsm.PolishNever
+	}
 	if entries && !set["tol"] {
 		// Without a truth, the model's stop at a levelled loss (see
 		// scaledsm.Plateau); a --tol given is honoured alone.

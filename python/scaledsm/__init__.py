@@ -13,7 +13,7 @@ Chi), from NumPy: the Go library of the scaledsm command, called in process.
 Every function takes the settings of `scaledsm solve` as keyword arguments
 with the flags' names and meanings (method, loss, step, eta, lam for
 --lambda, q, trim, ps, iters, tol, damping, ridge, init, init_scale, init_seed,
-restart; holdout for complete and rpca, whose summary then has test_rmse,
+restart, polish; holdout for complete and rpca, whose summary then has test_rmse,
 test_mae and test_fit_fraction on the entries held out);
 rank an integer or "auto"; precision="f32" for solve_sensing) and the same
 defaults, those of a problem read from files (auto steps, the
@@ -161,7 +161,7 @@ def _shape(v, name):
 _FLAGS = {"method": "method", "loss": "loss", "step": "step", "eta": "eta", "lam": "lambda",
           "q": "q", "trim": "trim", "ps": "ps", "iters": "iters", "tol": "tol",
           "damping": "damping", "ridge": "ridge", "init": "init", "init_scale": "init-scale", "init_seed": "init-seed",
-          "restart": "restart", "holdout": "holdout"}
+          "restart": "restart", "polish": "polish", "holdout": "holdout"}
 _PARAM = {flag: name for name, flag in _FLAGS.items()}
 _PARAM.update({"rank": "rank", "y": "y", "truth": "truth", "sensing": "A", "quadratic": "a"})
 
