@@ -113,6 +113,15 @@ func (pl pipeline) fit(ctx context.Context, p Problem, s Settings, each func(*ru
 	}
 	u.start = time.Now() // the iterations' time, apart from the start's
 	u.res.InitRuntime = u.start.Sub(t0)
+	u.runOut(ctx, each)
+	pl.record(&u.res, p, u.s, time.Since(t0))
+	return &u.res, nil
+}
+
+// runOut iterates u until it stops and fills in its result. Each, when not
+// nil, sees the run at every iteration once its pass is made, before it
+// advances.
+func (u *run) runOut(ctx context.Context, each func(*run)) {
 	for !u.done {
 		u.measure()
 		if u.needsPass() {
@@ -124,6 +133,4 @@ func (pl pipeline) fit(ctx context.Context, p Problem, s Settings, each func(*ru
 		u.advance(ctx)
 	}
 	u.finish()
-	pl.record(&u.res, p, u.s, time.Since(t0))
-	return &u.res, nil
 }

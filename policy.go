@@ -19,9 +19,10 @@ import "context"
 //     fit with them (penalize, ridge.go); with the rank chosen too, the
 //     largest rank the entries support is fitted instead, through stages
 //     2-5 with its own penalty;
-//  6. on robust PCA, the polish: the entries the fit does not mark as
-//     outliers, with the marks grown by one entry, completed (polish,
-//     polish.go).
+//  6. on robust PCA whose fit is not exact, the polish: least absolute
+//     deviations, or a completion of the entries the fit does not mark as
+//     outliers with the marks grown by one entry, kept while it lowers
+//     Σ|y - x| (polish, polish.go).
 //
 // A new stage goes here, in its place, with its mechanism in a file of
 // its own.

@@ -88,12 +88,13 @@ func (pl pipeline) polish(ctx context.Context, p Problem, s Settings, res *Resul
 	e := p.Op.(*Entries)
 	y := p.observations().float64s()
 	f, best := res.Factors, e.absResidual(y, res.Factors)
+	scale := FitScale(y) // of the refit's weights
 	rounds := 0
 	for range polishRounds {
 		if ctx.Err() != nil {
 			break
 		}
-		g, l1, err := e.polishRound(y, f)
+		g, l1, err := e.polishRound(y, scale, f)
 		if err != nil {
 			return nil, err
 		}
@@ -114,24 +115,23 @@ func (pl pipeline) polish(ctx context.Context, p Problem, s Settings, res *Resul
 	if err != nil {
 		return nil, err
 	}
-	out := res // the caller's result, whose fit this was
-	out.Factors = f
-	out.RelError, out.Loss = at.RelError, at.Loss
-	out.Evidence, out.FitFraction = at.Evidence, at.FitFraction
-	out.SingularValues, out.EffectiveRank = at.SingularValues, at.EffectiveRank
-	return out, nil
+	res.Factors = f
+	res.RelError, res.Loss = at.RelError, at.Loss
+	res.Evidence, res.FitFraction = at.Evidence, at.FitFraction
+	res.SingularValues, res.EffectiveRank = at.SingularValues, at.EffectiveRank
+	return res, nil
 }
 
 // polishRound returns the best of the round's candidates from f by
 // Σ|y - x|, and that sum: least absolute deviations (polishLAD sweeps of
-// refitRows and refitCols), and the completions of the entries kept by
+// refitRows and refitCols, their weights floored at 1e-9 of scale), and the completions of the entries kept by
 // the outlier bounds at f, with and without their floor (see
 // outlierBounds), each with its marks grown by dilate.
-func (e *Entries) polishRound(y []float64, f Factors) (Factors, float64, error) {
+func (e *Entries) polishRound(y []float64, scale float64, f Factors) (Factors, float64, error) {
 	g := Factors{L: mat.DenseCopyOf(f.L), R: mat.DenseCopyOf(f.R)}
 	for range polishLAD {
-		e.refitRows(g.L, g.R, obs{f64: y}, FitScale(y))
-		e.refitCols(g.L, g.R, obs{f64: y}, FitScale(y))
+		e.refitRows(g.L, g.R, obs{f64: y}, scale)
+		e.refitCols(g.L, g.R, obs{f64: y}, scale)
 	}
 	best, l1 := g, e.absResidual(y, g)
 	for _, floored := range []bool{true, false} {
@@ -155,14 +155,7 @@ func (pl pipeline) evaluate(ctx context.Context, p Problem, s Settings, f Factor
 	if err != nil {
 		return nil, err
 	}
-	for !u.done {
-		u.measure()
-		if u.needsPass() {
-			u.evaluate()
-		}
-		u.advance(ctx)
-	}
-	u.finish()
+	u.runOut(ctx, nil)
 	return &u.res, nil
 }
 
