@@ -299,16 +299,22 @@ func orthonormalize(a *mat.Dense) []float64 {
 	return svd.Values(nil)
 }
 
-// transpose sets dst (c×r) to src (r×c) transposed, by blocks of 64 rows
-// so that each block's reads and writes stay in cache.
+// transpose sets dst (c×r) to src (r×c) transposed (see transposeTo).
 func transpose(dst, src blas64.General) {
+	transposeTo(dst.Data, dst.Stride, src.Data, src.Rows, src.Cols, src.Stride)
+}
+
+// transposeTo sets dst (cols × rows, rows dstStride apart) to src (rows
+// × cols, rows srcStride apart) transposed, by blocks of 64 rows so that
+// each block's reads and writes stay in cache.
+func transposeTo[T any](dst []T, dstStride int, src []T, rows, cols, srcStride int) {
 	const b = 64
-	for i0 := 0; i0 < src.Rows; i0 += b {
-		i1 := min(i0+b, src.Rows)
-		for j := range src.Cols {
-			d := dst.Data[j*dst.Stride:]
+	for i0 := 0; i0 < rows; i0 += b {
+		i1 := min(i0+b, rows)
+		for j := range cols {
+			d := dst[j*dstStride:]
 			for i := i0; i < i1; i++ {
-				d[i] = src.Data[i*src.Stride+j]
+				d[i] = src[i*srcStride+j]
 			}
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/scaledsm/scaledsm/internal/fsum"
@@ -87,6 +88,7 @@ func (pl pipeline) polish(ctx context.Context, p Problem, s Settings, res *Resul
 	defer func() { res.PolishRuntime = time.Since(t0) }()
 	e := p.Op.(*Entries)
 	y := p.observations().float64s()
+	m := newFull(e.n1, e.n2, y)
 	f, best := res.Factors, e.absResidual(y, res.Factors)
 	scale := FitScale(y) // of the refit's weights
 	rounds := 0
@@ -94,7 +96,7 @@ func (pl pipeline) polish(ctx context.Context, p Problem, s Settings, res *Resul
 		if ctx.Err() != nil {
 			break
 		}
-		g, l1, err := e.polishRound(y, scale, f)
+		g, l1, err := e.polishRound(m, scale, f)
 		if err != nil {
 			return nil, err
 		}
@@ -124,27 +126,75 @@ func (pl pipeline) polish(ctx context.Context, p Problem, s Settings, res *Resul
 
 // polishRound returns the best of the round's candidates from f by
 // Σ|y - x|, and that sum: least absolute deviations (polishLAD sweeps of
-// refitRows and refitCols, their weights floored at 1e-9 of scale), and the completions of the entries kept by
-// the outlier bounds at f, with and without their floor (see
-// outlierBounds), each with its marks grown by dilate.
-func (e *Entries) polishRound(y []float64, scale float64, f Factors) (Factors, float64, error) {
+// ladRows over the rows of L and of R, as refitRows and refitCols fit
+// them), and the completions of the entries kept by the outlier bounds at
+// f, with and without their floor (see outlierBounds), each with its
+// marks grown by dilate.
+func (e *Entries) polishRound(m full, scale float64, f Factors) (Factors, float64, error) {
 	g := Factors{L: mat.DenseCopyOf(f.L), R: mat.DenseCopyOf(f.R)}
 	for range polishLAD {
-		e.refitRows(g.L, g.R, obs{f64: y}, scale)
-		e.refitCols(g.L, g.R, obs{f64: y}, scale)
+		ladRows(g.L, g.R, m.y, scale)
+		ladRows(g.R, g.L, m.yt, scale)
 	}
-	best, l1 := g, e.absResidual(y, g)
+	best, l1 := g, e.absResidual(m.y, g)
 	for _, floored := range []bool{true, false} {
-		b, err := e.outlierBounds(y, f, floored)
+		b, err := e.outlierBounds(m.y, f, floored)
 		if err != nil {
 			return Factors{}, 0, err
 		}
-		c := e.complete(y, e.dilate(e.marks(y, f, b)), f)
-		if v := e.absResidual(y, c); v < l1 {
+		c := m.complete(e.dilate(e.marks(m.y, f, b)), f)
+		if v := e.absResidual(m.y, c); v < l1 {
 			best, l1 = c, v
 		}
 	}
 	return best, l1, nil
+}
+
+// full is a fully observed n1 × n2 matrix's entries in both orders: row
+// by row (y, the order of its Entries) and column by column (yt), so that
+// the polish's fits of the rows of L and of R both read their entries in
+// order.
+type full struct {
+	n1, n2 int
+	y, yt  []float64
+}
+
+// newFull returns the full matrix of the entries y, row by row.
+func newFull(n1, n2 int, y []float64) full {
+	return full{n1: n1, n2: n2, y: y, yt: transposed(y, n1, n2)}
+}
+
+// transposed returns the n2 × n1 transpose of the n1 × n2 matrix v, row
+// by row.
+func transposed[T any](v []T, n1, n2 int) []T {
+	t := make([]T, len(v))
+	transposeTo(t, n1, v, n1, n2, n2)
+	return t
+}
+
+// ladRows fits each row of x to the least absolute deviations of its row
+// of y (row i is y[i·no : (i+1)·no], no the rows of other) by the rows of
+// other, as the robust refit fits a row (lad, irls): the rows in
+// parallel, each on its own and its entries in order, so that the bits are
+// refitRows' (x = L) and refitCols' (x = R, y transposed) whatever the
+// number of cores.
+func ladRows(x, other *mat.Dense, y []float64, scale float64) {
+	xr, or := x.RawMatrix(), other.RawMatrix()
+	k, no := xr.Cols, or.Rows
+	if no < k {
+		return
+	}
+	eps := 1e-9 * scale
+	parallel(teamSize(len(y)*k*refitSteps), xr.Rows, func(i int) {
+		xi, yi := xr.Data[i*xr.Stride:i*xr.Stride+k], y[i*no:(i+1)*no]
+		lad(xi, func(a, b []float64) { ladNormal(a, b, xi, yi, or, eps) }, func() float64 {
+			var t float64
+			for j, v := range yi {
+				t += math.Abs(v - dot(xi, or.Data[j*or.Stride:j*or.Stride+k]))
+			}
+			return t
+		})
+	})
 }
 
 // evaluate returns the result of a run of no iterations from f: its
@@ -204,17 +254,17 @@ func (e *Entries) dilate(m []bool) []bool {
 }
 
 // complete returns the factors that alternating least squares reaches from
-// f on the entries not dropped, every entry of the matrix held: at most
+// f on the entries of m not dropped (drop is row by row): at most
 // polishSweeps sweeps, fewer once a sweep moves L by less than
 // polishStill of its norm.
-func (e *Entries) complete(y []float64, drop []bool, f Factors) Factors {
-	n1, n2 := e.n1, e.n2
+func (m full) complete(drop []bool, f Factors) Factors {
 	l, r := mat.DenseCopyOf(f.L), mat.DenseCopyOf(f.R)
-	drop = underdetermined(drop, n1, n2, f.Rank())
+	drop = underdetermined(drop, m.n1, m.n2, f.Rank())
+	dropT := transposed(drop, m.n1, m.n2)
 	prev := mat.DenseCopyOf(l)
 	for range polishSweeps {
-		solveRows(l, r, n1, n2, n2, 1, y, drop)
-		solveRows(r, l, n2, n1, 1, n2, y, drop)
+		solveRows(l, r, m.y, drop)
+		solveRows(r, l, m.yt, dropT)
 		moved := distance(l, prev)
 		if moved <= polishStill*frobenius(l) {
 			break
@@ -250,35 +300,26 @@ func underdetermined(drop []bool, n1, n2, k int) []bool {
 	return out
 }
 
-// solveRows sets each of the n rows of dst to the least-squares fit of its
-// kept entries (y[i·si + j·sj] for j < no, not dropped) by the rows of
-// other; a row with fewer kept entries than the rank, or a singular
-// system, keeps its value.
-func solveRows(dst, other *mat.Dense, n, no, si, sj int, y []float64, drop []bool) {
-	_, k := dst.Dims()
+// solveRows sets each row of dst to the least-squares fit of its kept
+// entries (row i of y is y[i·no : (i+1)·no], no the rows of other; the
+// entries drop marks are not kept) by the rows of other; a row with fewer
+// kept entries than the rank, or a singular system, keeps its value.
+func solveRows(dst, other *mat.Dense, y []float64, drop []bool) {
+	n, k := dst.Dims()
+	or := other.RawMatrix()
+	no := or.Rows
 	type buf struct {
 		a, b []float64
 		sol  *mat.VecDense
 	}
 	bufs := newPool[*buf]()
-	parallel(teamSize(n*no*k), n, func(i int) {
+	parallel(teamSize(len(y)*k), n, func(i int) {
 		w := bufs.get()
 		if w == nil {
 			w = &buf{a: make([]float64, k*k), b: make([]float64, k), sol: mat.NewVecDense(k, nil)}
 		}
 		defer bufs.put(w)
-		clear(w.a)
-		clear(w.b)
-		kept := 0
-		for j := range no {
-			p := i*si + j*sj
-			if drop[p] {
-				continue
-			}
-			addNormal(w.a, w.b, 1, y[p], other.RawRowView(j))
-			kept++
-		}
-		if kept < k {
+		if keptNormal(w.a, w.b, y[i*no:(i+1)*no], drop[i*no:(i+1)*no], or) < k {
 			return
 		}
 		var ch mat.Cholesky
@@ -287,4 +328,74 @@ func solveRows(dst, other *mat.Dense, n, no, si, sj int, y []float64, drop []boo
 		}
 		copy(dst.RawRowView(i), w.sol.RawVector().Data)
 	})
+}
+
+// ladNormal sets a (k×k, upper triangle) and b to the normal equations of
+// the entries y ≈ o_j·x (o_j row j of o), each weighted by
+// 1/max(|y_j - o_j·x|, eps): a step of irls. The sums are addNormal's,
+// in order, to the bit; rank 2 has a loop of its own.
+func ladNormal(a, b, x, y []float64, o blas64.General, eps float64) {
+	k := len(x)
+	clear(a)
+	clear(b)
+	if k != 2 {
+		for j, v := range y {
+			oj := o.Data[j*o.Stride : j*o.Stride+k]
+			addNormal(a, b, 1/max(math.Abs(v-dot(x, oj)), eps), v, oj)
+		}
+		return
+	}
+	x0, x1 := x[0], x[1]
+	var a00, a01, a11, b0, b1 float64
+	for j, v := range y {
+		oj := o.Data[j*o.Stride : j*o.Stride+2 : j*o.Stride+2]
+		o0, o1 := oj[0], oj[1]
+		s := 0.0 // dot's sum, from +0
+		s += x0 * o0
+		s += x1 * o1
+		w := 1 / max(math.Abs(v-s), eps)
+		wy, w0, w1 := w*v, w*o0, w*o1
+		b0 += wy * o0
+		b1 += wy * o1
+		a00 += w0 * o0
+		a01 += w0 * o1
+		a11 += w1 * o1
+	}
+	a[0], a[1], a[3], b[0], b[1] = a00, a01, a11, b0, b1
+}
+
+// keptNormal sets a (k×k, upper triangle) and b to the normal equations of
+// the entries y ≈ o_j·x that drop does not mark (o_j row j of o), as
+// addNormal sums them with weight 1, and returns how many it kept.
+func keptNormal(a, b, y []float64, drop []bool, o blas64.General) int {
+	k := o.Cols
+	clear(a)
+	clear(b)
+	kept := 0
+	if k != 2 {
+		for j, v := range y {
+			if !drop[j] {
+				addNormal(a, b, 1, v, o.Data[j*o.Stride:j*o.Stride+k])
+				kept++
+			}
+		}
+		return kept
+	}
+	var a00, a01, a11, b0, b1 float64
+	drop = drop[:len(y)]
+	for j, v := range y {
+		if drop[j] {
+			continue
+		}
+		oj := o.Data[j*o.Stride : j*o.Stride+2 : j*o.Stride+2]
+		o0, o1 := oj[0], oj[1]
+		b0 += v * o0
+		b1 += v * o1
+		a00 += o0 * o0
+		a01 += o0 * o1
+		a11 += o1 * o1
+		kept++
+	}
+	a[0], a[1], a[3], b[0], b[1] = a00, a01, a11, b0, b1
+	return kept
 }

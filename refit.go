@@ -273,13 +273,15 @@ func (e *Entries) refitCols(l, r *mat.Dense, y obs, scale float64) {
 }
 
 // addNormal adds the weighted observation y ≈ v·x to the normal equations
-// a (k×k, upper triangle) and b.
+// a (k×k, upper triangle) and b: b[c] += (w·y)·v[c], a[c,d] += (w·v[c])·v[d].
 func addNormal(a, b []float64, w, y float64, v []float64) {
 	k := len(v)
+	wy := w * y
 	for c, vc := range v {
-		b[c] += w * y * vc
-		for d := c; d < k; d++ {
-			a[c*k+d] += w * vc * v[d]
+		b[c] += wy * vc
+		wc, row := w*vc, a[c*k+c:c*k+k]
+		for d, vd := range v[c:] {
+			row[d] += wc * vd
 		}
 	}
 }
