@@ -22,7 +22,9 @@ import "context"
 //  6. on robust PCA whose fit is not exact, the polish: least absolute
 //     deviations, or a completion of the entries the fit does not mark as
 //     outliers with the marks grown by one entry, kept while it lowers
-//     Σ|y - x| (polish, polish.go).
+//     Σ|y - x| (polish, polish.go). It runs before stage 5, on the
+//     unpenalized fit, and stage 5 and another polish only when its fit
+//     is not exact (polishFirst).
 //
 // A new stage goes here, in its place, with its mechanism in a file of
 // its own.
@@ -82,6 +84,10 @@ func (pl pipeline) solve(ctx context.Context, p Problem, s Settings) (*Result, e
 			// fitted, with its own penalty.
 			p.Rank, s.Ridge = top, AutoRidge
 			res, err = pl.solve(ctx, p, s)
+		} else if s.polishes(p) && needsPenalty(p, res) {
+			// 6 before 5 on robust PCA: the polish of the fit, and
+			// only when that is not exact, the penalty and its polish.
+			res, err = pl.polishFirst(ctx, p, s, res)
 		} else {
 			res, err = pl.penalize(ctx, p, s, res)
 			// 6. The polish of robust PCA.

@@ -12,9 +12,9 @@ import (
 	"github.com/scaledsm/scaledsm/internal/fsum"
 )
 
-// The polish: the default's last stage on robust PCA (every entry of the
-// matrix observed, TrimmedL2, AutoRidge, one process) when the fit it
-// returns is not exact (it fits fewer than exactFit of the entries to
+// The polish: a stage of the default on robust PCA (every entry of the
+// matrix observed, TrimmedL2, AutoRidge, one process) when its fit is
+// not exact (it fits fewer than exactFit of the entries to
 // FitTolerance; an exact fit is returned as it is). Outliers that come in
 // blobs (a pedestrian in a video, a block of a matrix) have faint borders
 // that no bound on residuals sees while the fit bends toward them, and
@@ -22,10 +22,10 @@ import (
 // its kept residuals, open around them. A round of the polish makes three
 // candidates from the factors it has:
 //
-//   - least absolute deviations: polishLAD sweeps of refitRows and
-//     refitCols (each row of L, then of R, fitted by iteratively
-//     reweighted least squares to all of its entries, which sees a blob
-//     at its full size);
+//   - least absolute deviations: polishLAD sweeps of ladRows (each row
+//     of L, then of R, fitted by iteratively reweighted least squares to
+//     all of its entries, which sees a blob at its full size: the robust
+//     refit's refitRows and refitCols, to the bit);
 //   - the completions of the entries the outlier bounds at the factors
 //     keep, with their floor and without it (see outlierBounds; an entry
 //     is marked beyond the smaller of its row's and its column's bound),
@@ -37,18 +37,21 @@ import (
 // The candidate with the smallest Σ|y - x| over every entry is kept if it
 // lowers that sum: an outlier adds about its own size to the sum whatever
 // the estimate, so the estimate nearer a low-rank matrix that agrees with
-// most entries has the smaller sum. That is the polish's only decision,
-// and it is made on the data's own statistic. Up to polishRounds rounds,
+// most entries has the smaller sum. That is the polish's choice among
+// its candidates, made on the data's own statistic. Up to polishRounds rounds,
 // until one lowers nothing. (At outlier fractions near 0.3 the sum is
 // lowest away from X*: six exact fits of the phase study, at 8e-10, were
 // polished to 0.04 before exact fits were left alone.)
 //
+// It runs on the unpenalized fit, and the penalty is validated only when
+// the polished fit is not a recovery (polishFirst).
+//
 // Measured (issue 44, docs/completion.md): the phase study's clustered
-// blocks from 29 cells (76 runs) to 37 (85), every other default run's
-// error unchanged; synth.BlobVideo's seeds 1 and 3 from 2.4e-2 and 1.1e-1
-// to 1e-15; the real video of docs/video_npy.py from 3.3e-3 to 6.8e-4
-// (PCP 4.2e-3), the same to three digits from fits that validation
-// stopped at 80, 220 and 250 iterations on data perturbed by 1e-7.
+// blocks from 29 cells (76 runs) to 37 (84), every other default run's
+// outcome unchanged; synth.BlobVideo's seeds 1 and 3 from 2.4e-2 and
+// 1.1e-1 to 1e-15; the real video of docs/video_npy.py from 3.3e-3 to
+// 6.9e-4 (PCP 4.2e-3) in 36 s (PCP 454 s), 6.85e-4 on data perturbed by
+// 1e-7 of its rms.
 const (
 	polishRounds = 3
 	polishLAD    = 3
@@ -85,7 +88,7 @@ func (pl pipeline) polish(ctx context.Context, p Problem, s Settings, res *Resul
 		return res, nil // exact (see exactFit), or no fit to polish
 	}
 	t0 := time.Now()
-	defer func() { res.PolishRuntime = time.Since(t0) }()
+	defer func() { res.PolishRuntime += time.Since(t0) }()
 	e := p.Op.(*Entries)
 	y := p.observations().float64s()
 	m := newFull(e.n1, e.n2, y)
@@ -121,6 +124,38 @@ func (pl pipeline) polish(ctx context.Context, p Problem, s Settings, res *Resul
 	res.RelError, res.Loss = at.RelError, at.Loss
 	res.Evidence, res.FitFraction = at.Evidence, at.FitFraction
 	res.SingularValues, res.EffectiveRank = at.SingularValues, at.EffectiveRank
+	return res, nil
+}
+
+// polishFirst finishes AutoRidge on robust PCA from res, an unpenalized
+// fit that needs a penalty (see needsPenalty): it polishes res, and
+// returns that when the polished fit fits at least exactFit of the
+// entries to missTolerance (roughFit); otherwise it returns the penalized
+// fit (penalize), polished, as if the first polish had not been made but
+// for its time. The validation of the penalty was most of the default's
+// time on the real video (64 of 139 s) and bought nothing there:
+// polished, the unpenalized fit lands where the penalized one does (6.9e-4
+// against 6.8e-4). The phase study's clustered blocks keep 37 cells (84
+// runs against 85: two 50×200 runs at p_s 0.2 whose polished unpenalized
+// fits fit 80% of the entries yet are 2e-3 from X*, lost; one gained).
+func (pl pipeline) polishFirst(ctx context.Context, p Problem, s Settings, res *Result) (*Result, error) {
+	first := *res
+	pol, err := pl.polish(ctx, p, s, &first)
+	if err != nil {
+		return nil, err
+	}
+	if pol.Polished > 0 && p.Op.(*Entries).roughFit(p.observations().float64s(), pol.Factors) >= exactFit || ctx.Err() != nil {
+		return pol, nil
+	}
+	res, err = pl.penalize(ctx, p, s, res)
+	if err != nil {
+		return nil, err
+	}
+	res, err = pl.polish(ctx, p, s, res)
+	if err != nil {
+		return nil, err
+	}
+	res.PolishRuntime += pol.PolishRuntime
 	return res, nil
 }
 
@@ -223,6 +258,22 @@ func (e *Entries) absResidual(y []float64, f Factors) float64 {
 		s.Add(math.Abs(v - z[k]))
 	}
 	return s.Value()
+}
+
+// roughFit is the fraction of the entries y that f fits to missTolerance
+// of their scale (see FitScale): polishFirst's test of a recovery, which
+// noise far below that (the video plus 1e-7 of its rms) does not fail,
+// as FitTolerance's would.
+func (e *Entries) roughFit(y []float64, f Factors) float64 {
+	z := make([]float64, len(y))
+	e.Apply(z, f)
+	tol, n := missTolerance*FitScale(y), 0
+	for k, v := range y {
+		if math.Abs(v-z[k]) <= tol {
+			n++
+		}
+	}
+	return float64(n) / float64(len(y))
 }
 
 // marks returns where the residual of y at f is beyond the bounds b.

@@ -2,6 +2,7 @@ package scaledsm
 
 import (
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -172,7 +173,7 @@ func lad(x []float64, normal func(a, b []float64), l1 func() float64) {
 // by iteratively reweighted least squares from x: refitSteps times,
 // normal sums the normal equations of the current x, weighted by
 // 1/max(|residual|, eps), into a (r×r, upper) and b, and x becomes their
-// solution (until they are singular).
+// solution (until they are singular, or x is a fixed point).
 func irls(x []float64, normal func(a, b []float64)) {
 	r := len(x)
 	a, b := make([]float64, r*r), make([]float64, r)
@@ -184,6 +185,9 @@ func irls(x []float64, normal func(a, b []float64)) {
 		normal(a, b)
 		if !ch.Factorize(mat.NewSymDense(r, a)) || ch.SolveVecTo(sol, mat.NewVecDense(r, b)) != nil {
 			break
+		}
+		if slices.Equal(x, sol.RawVector().Data) {
+			break // a fixed point: every later step would give x again
 		}
 		copy(x, sol.RawVector().Data)
 	}

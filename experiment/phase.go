@@ -333,13 +333,20 @@ func (c PhaseConfig) solvePhase(ctx context.Context, m PhaseMethod, pc phaseCase
 	if err != nil {
 		return nil, 0, err
 	}
-	s := scaledsm.DefaultSettings(op)
-	s.Converger, s.Tol, s.MaxIter = nil, c.Success/100, c.MaxIter
-	res, err := scaledsm.Solve(ctx, scaledsm.Problem{Op: op, Y: obs, Rank: c.Rank}, s)
+	res, err := scaledsm.Solve(ctx, scaledsm.Problem{Op: op, Y: obs, Rank: c.Rank}, c.defaultSettings(op))
 	if err != nil {
 		return nil, 0, err
 	}
 	return res.Factors.Product(), res.Iterations, nil
+}
+
+// defaultSettings are the default method's settings in the study: the
+// entries' defaults run to the study's tolerance (a hundredth of its
+// success threshold) or iteration limit, with no Converger.
+func (c PhaseConfig) defaultSettings(op *scaledsm.Entries) scaledsm.Settings {
+	s := scaledsm.DefaultSettings(op)
+	s.Converger, s.Tol, s.MaxIter = nil, c.Success/100, c.MaxIter
+	return s
 }
 
 // denseEntries returns the entry operator of every entry of y (robust

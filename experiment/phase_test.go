@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/scaledsm/scaledsm"
 )
 
 // TestPhaseReferences: principal component pursuit and ScaledGD with T_α,
@@ -118,6 +120,45 @@ func TestPhaseAbsorbedColumn(t *testing.T) {
 		}
 		if e := judgedError(x, star, judge); !(e <= c.Success) {
 			t.Errorf("κ = %g: error %.3g after %d iterations, want <= %g", kappa, e, its, c.Success)
+		}
+	}
+}
+
+// TestPhaseBlocksPolishFirst: robust PCA with clustered blocks polishes
+// its unpenalized fit first (issue 44), and validates a penalty only
+// when that polish is not exact. 200×50, κ = 100, p_s = 0.2, seed 2: the
+// polish of the unpenalized fit is exact (3e-15 when measured; 0.16 when
+// the penalized fit was polished instead), and nothing is validated.
+// 50×200, κ = 10, p_s = 0.05, seed 2: that polish ends at 0.55 from X*
+// (when measured), not exact, and the penalty is validated, its fit
+// polished to 1e-15.
+func TestPhaseBlocksPolishFirst(t *testing.T) {
+	c := DefaultPhase()
+	for _, tc := range []struct {
+		pc        phaseCase
+		validated bool
+	}{
+		{phaseCase{model: BlockOutliers, n1: 200, n2: 50, kappa: 100, ps: 0.2, seed: 2}, false},
+		{phaseCase{model: BlockOutliers, n1: 50, n2: 200, kappa: 10, ps: 0.05, seed: 2}, true},
+	} {
+		star, y, judge, err := phaseInstance(tc.pc, c.Rank)
+		if err != nil {
+			t.Fatal(err)
+		}
+		op, obs, err := denseEntries(y)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := scaledsm.Solve(context.Background(), scaledsm.Problem{Op: op, Y: obs, Rank: c.Rank}, c.defaultSettings(op))
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := judgedError(res.Factors.Product(), star, judge)
+		t.Logf("%v: %v after %d, polished %d in %v, validated %v: %.3g", tc.pc, res.Status, res.Iterations,
+			res.Polished, res.PolishRuntime, res.RidgeChoice != nil, e)
+		if !(e <= c.Success) || (res.RidgeChoice != nil) != tc.validated || res.PolishRuntime == 0 {
+			t.Errorf("%v: error %.3g, validated %v, polish time %v; want <= %g, validated %v, a polish tried",
+				tc.pc, e, res.RidgeChoice != nil, res.PolishRuntime, c.Success, tc.validated)
 		}
 	}
 }

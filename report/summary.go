@@ -244,7 +244,7 @@ func (s *Summary) Print(w io.Writer, dir string) {
 	}
 	fmt.Fprintf(w, "status     %s after %s%s\n", s.Status, Iterations(s.Iterations), note)
 	if s.Polished > 0 {
-		fmt.Fprintf(w, "polished   %d %s of the polish (least absolute deviations, or a completion of the entries not marked as outliers) lowered Σ|y - x|: X below is the polish's\n",
+		fmt.Fprintf(w, "polished   %d %s of the polish (least absolute deviations, or a completion of the entries not marked as outliers) lowered Σ|y - x|: X below is the polish's, the status above the fit's it started from\n",
 			s.Polished, plural(s.Polished, "round", "rounds"))
 	}
 	switch {

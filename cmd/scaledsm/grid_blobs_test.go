@@ -41,13 +41,15 @@ func blobVideo(t *testing.T, seed uint64) string {
 }
 
 // gridBlobs: robust PCA of a video whose outliers are moving blobs (issue
-// 44), told nothing: the default's polish recovers the background exactly
-// (without it, `--polish=false`, seed 1 ends at 2.4e-2 and seed 3 at
-// 1.1e-1 when last measured).
+// 44), told nothing: the default's polish of its unpenalized fit recovers
+// the background exactly (without it, `--polish=false`, seed 1 ends at
+// 2.4e-2 and seed 3 at 1.1e-1 when last measured, after a validated
+// penalty). The fit's own status is where its iterations stopped, which
+// the last bits can move between the two.
 func gridBlobs(t *testing.T) {
 	for _, seed := range []uint64{1, 3} {
 		dir := blobVideo(t, seed)
 		gridRun{name: fmt.Sprintf("blobs seed %d", seed), args: []string{"--masked", filepath.Join(dir, "Y.npy"), "--rank", "2"},
-			status: "validated", maxError: 1e-9, truth: dir}.solve(t)
+			status: "stationary|plateau", polished: true, maxError: 1e-9, truth: dir}.solve(t)
 	}
 }
