@@ -249,10 +249,16 @@ type stopAtOnce struct{}
 
 func (stopAtOnce) Converged([]Iteration) (Status, bool) { return Stationary, true }
 
+// fitted returns f's value at each of the entries, in their order.
+func (e *Entries) fitted(f Factors) []float64 {
+	z := make([]float64, len(e.cols))
+	e.Apply(z, f)
+	return z
+}
+
 // absResidual is Σ|y - x| over the entries, compensated.
 func (e *Entries) absResidual(y []float64, f Factors) float64 {
-	z := make([]float64, len(y))
-	e.Apply(z, f)
+	z := e.fitted(f)
 	var s fsum.Sum
 	for k, v := range y {
 		s.Add(math.Abs(v - z[k]))
@@ -265,8 +271,7 @@ func (e *Entries) absResidual(y []float64, f Factors) float64 {
 // noise far below that (the video plus 1e-7 of its rms) does not fail,
 // as FitTolerance's would.
 func (e *Entries) roughFit(y []float64, f Factors) float64 {
-	z := make([]float64, len(y))
-	e.Apply(z, f)
+	z := e.fitted(f)
 	tol, n := missTolerance*FitScale(y), 0
 	for k, v := range y {
 		if math.Abs(v-z[k]) <= tol {
@@ -278,8 +283,7 @@ func (e *Entries) roughFit(y []float64, f Factors) float64 {
 
 // marks returns where the residual of y at f is beyond the bounds b.
 func (e *Entries) marks(y []float64, f Factors, b *Bounds) []bool {
-	z := make([]float64, len(y))
-	e.Apply(z, f)
+	z := e.fitted(f)
 	m := make([]bool, len(y))
 	for i := range e.n1 {
 		for k := e.start[i]; k < e.start[i+1]; k++ {

@@ -1,6 +1,7 @@
 package scaledsm
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -146,5 +147,37 @@ func BenchmarkPolishLAD(b *testing.B) {
 		f := Factors{L: mat.DenseCopyOf(start.L), R: mat.DenseCopyOf(start.R)}
 		ladRows(f.L, f.R, m.y, scale)
 		ladRows(f.R, f.L, m.yt, scale)
+	}
+}
+
+// TestPolishNormalsRankTwo: the rank-2 loops of ladNormal and keptNormal
+// sum what addNormal sums, to the bit.
+func TestPolishNormalsRankTwo(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	const n = 200
+	o := gaussianDense(rng, n, 2, 1).RawMatrix()
+	x := []float64{rng.NormFloat64(), rng.NormFloat64()}
+	y, drop := make([]float64, n), make([]bool, n)
+	for j := range y {
+		y[j], drop[j] = rng.NormFloat64(), rng.Float64() < 0.3
+	}
+	const eps = 1e-9
+	wantA, wantB, keptA, keptB := make([]float64, 4), make([]float64, 2), make([]float64, 4), make([]float64, 2)
+	kept := 0
+	for j, v := range y {
+		oj := o.Data[j*o.Stride : j*o.Stride+2]
+		addNormal(wantA, wantB, 1/max(math.Abs(v-dot(x, oj)), eps), v, oj)
+		if !drop[j] {
+			addNormal(keptA, keptB, 1, v, oj)
+			kept++
+		}
+	}
+	a, b := make([]float64, 4), make([]float64, 2)
+	ladNormal(a, b, x, y, o, eps)
+	if !slices.Equal(a, wantA) || !slices.Equal(b, wantB) {
+		t.Errorf("ladNormal: %v %v, addNormal's %v %v", a, b, wantA, wantB)
+	}
+	if got := keptNormal(a, b, y, drop, o); got != kept || !slices.Equal(a, keptA) || !slices.Equal(b, keptB) {
+		t.Errorf("keptNormal: %d kept, %v %v; addNormal's %d, %v %v", got, a, b, kept, keptA, keptB)
 	}
 }
