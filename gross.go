@@ -137,7 +137,7 @@ func (e *Entries) lift(b *trimBounds, l, r *mat.Dense, y obs) bool {
 				w := 1 / max(math.Abs(y.at(o.p)-dot(xr, v)), eps)
 				addNormal(a, bb, w, y.at(o.p), v)
 			}
-		})
+		}, 0)
 		within := 0
 		for _, o := range list {
 			if math.Abs(y.at(o.p)-dot(xr, other.RawRowView(o.other))) <= bounds[o.other] {

@@ -221,15 +221,22 @@ func ladRows(x, other *mat.Dense, y []float64, scale float64) {
 	}
 	eps := 1e-9 * scale
 	parallel(teamSize(len(y)*k*refitSteps), xr.Rows, func(i int) {
-		xi, yi := xr.Data[i*xr.Stride:i*xr.Stride+k], y[i*no:(i+1)*no]
-		lad(xi, func(a, b []float64) { ladNormal(a, b, xi, yi, or, eps) }, func() float64 {
-			var t float64
-			for j, v := range yi {
-				t += math.Abs(v - dot(xi, or.Data[j*or.Stride:j*or.Stride+k]))
-			}
-			return t
-		})
+		ladRow(xr.Data[i*xr.Stride:i*xr.Stride+k], y[i*no:(i+1)*no], or, eps, 0)
 	})
+}
+
+// ladRow fits x to the least absolute deviations of the entries
+// y ≈ o_j·x (o_j row j of o) from x, as the robust refit fits a row (lad,
+// irls, ladNormal; still as irls has it).
+func ladRow(x, y []float64, o blas64.General, eps, still float64) {
+	k := len(x)
+	lad(x, func(a, b []float64) { ladNormal(a, b, x, y, o, eps) }, func() float64 {
+		var t float64
+		for j, v := range y {
+			t += math.Abs(v - dot(x, o.Data[j*o.Stride:j*o.Stride+k]))
+		}
+		return t
+	}, still)
 }
 
 // evaluate returns the result of a run of no iterations from f: its

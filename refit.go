@@ -2,7 +2,6 @@ package scaledsm
 
 import (
 	"math"
-	"slices"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -158,12 +157,13 @@ func (u *run) totalL1(e *Entries) float64 {
 }
 
 // lad fits x to the least absolute deviations of its rows' observations
-// (see irls), and keeps the fit if it lowers l1 (Σ|y - x| of those
+// (see irls, whose steps stop once one moves x by at most still of its
+// largest value), and keeps the fit if it lowers l1 (Σ|y - x| of those
 // observations) without doubling x's norm.
-func lad(x []float64, normal func(a, b []float64), l1 func() float64) {
+func lad(x []float64, normal func(a, b []float64), l1 func() float64, still float64) {
 	old := append([]float64(nil), x...)
 	before := l1()
-	irls(x, normal)
+	irls(x, normal, still)
 	if !(l1() < before) || norm(x) > 2*norm(old) {
 		copy(x, old)
 	}
@@ -173,8 +173,10 @@ func lad(x []float64, normal func(a, b []float64), l1 func() float64) {
 // by iteratively reweighted least squares from x: refitSteps times,
 // normal sums the normal equations of the current x, weighted by
 // 1/max(|residual|, eps), into a (r×r, upper) and b, and x becomes their
-// solution (until they are singular, or x is a fixed point).
-func irls(x []float64, normal func(a, b []float64)) {
+// solution (until they are singular, or a step moves no value of x by
+// more than still times x's largest magnitude: with still 0, until x is a
+// fixed point, when every later step would give x again).
+func irls(x []float64, normal func(a, b []float64), still float64) {
 	r := len(x)
 	a, b := make([]float64, r*r), make([]float64, r)
 	var ch mat.Cholesky
@@ -186,10 +188,14 @@ func irls(x []float64, normal func(a, b []float64)) {
 		if !ch.Factorize(mat.NewSymDense(r, a)) || ch.SolveVecTo(sol, mat.NewVecDense(r, b)) != nil {
 			break
 		}
-		if slices.Equal(x, sol.RawVector().Data) {
-			break // a fixed point: every later step would give x again
+		moved, size := 0.0, 0.0
+		for c, v := range sol.RawVector().Data {
+			moved, size = max(moved, math.Abs(v-x[c])), max(size, math.Abs(v))
 		}
 		copy(x, sol.RawVector().Data)
+		if moved <= still*size {
+			break
+		}
 	}
 }
 
@@ -219,7 +225,7 @@ func (e *Entries) refitRows(l, r *mat.Dense, y obs, scale float64) {
 				w := 1 / max(math.Abs(y.at(p)-dot(li, rj)), eps)
 				addNormal(a, b, w, y.at(p), rj)
 			}
-		}, l1)
+		}, l1, 0)
 	})
 }
 

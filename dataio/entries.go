@@ -330,13 +330,9 @@ func MaskedBytes(path string) (bytes int64, n1, n2 int, err error) {
 }
 
 func openMaskedHeader(path string) (*array, error) {
-	a, err := openArray("masked", path)
+	a, err := openFullHeader("masked", path)
 	if err != nil {
 		return nil, err
-	}
-	if s := a.h.Shape; len(s) != 2 || s[0] == 0 || s[1] == 0 {
-		a.close()
-		return nil, a.fail("shape %s: want a non-empty matrix (n1, n2)", ShapeString(s))
 	}
 	if a.h.Shape[1] > math.MaxInt32 {
 		a.close()

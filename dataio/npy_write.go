@@ -191,3 +191,23 @@ func WriteDense(w io.Writer, x *mat.Dense) error {
 	}
 	return WriteFloat64(w, []int{r, c}, data)
 }
+
+// WriteRows32 writes an n1 × n2 C-ordered float32 ('<f4') array a row
+// at a time: row(i, dst) fills row i into dst (n2 values), so that the
+// array is never held whole.
+func WriteRows32(w io.Writer, n1, n2 int, row func(i int, dst []float32)) error {
+	if err := WriteHeader(w, Header{Dtype: "<f4", Shape: []int{n1, n2}}); err != nil {
+		return err
+	}
+	dst, buf := make([]float32, n2), make([]byte, 4*n2)
+	for i := range n1 {
+		row(i, dst)
+		for j, v := range dst {
+			binary.LittleEndian.PutUint32(buf[4*j:], math.Float32bits(v))
+		}
+		if _, err := w.Write(buf); err != nil {
+			return err
+		}
+	}
+	return nil
+}

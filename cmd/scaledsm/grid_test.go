@@ -34,6 +34,7 @@ func TestGrid(t *testing.T) {
 	t.Run("beyond-recipe", gridBeyondRecipe)
 	t.Run("phase", gridPhase)
 	t.Run("blobs", gridBlobs)
+	t.Run("video", gridVideo)
 	t.Run("rank", gridRank)
 	t.Run("ratings", gridRatings)
 }

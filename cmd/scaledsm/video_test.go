@@ -1,0 +1,68 @@
+package main
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/scaledsm/scaledsm/dataio"
+)
+
+// TestVideoFailures: video's bad inputs exit 2 with one line that names
+// the input and the reason, before any work; nothing is written.
+func TestVideoFailures(t *testing.T) {
+	dir := blobVideo(t, 1)
+	in := filepath.Join(dir, "Y.npy")
+	nan := filepath.Join(t.TempDir(), "nan.npy")
+	f, err := os.Create(nan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := dataio.WriteFloat64(f, []int{2, 3}, []float64{1, 2, 3, 4, math.NaN(), 6}); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{nil, "--in is required"},
+		{[]string{"--in", filepath.Join(dir, "missing.npy")}, "missing.npy: cannot open"},
+		{[]string{"--in", in, "--rank", "81"}, "--rank 81: must lie in [1, min(n1, n2)] = [1, 80]"},
+		{[]string{"--in", in, "--rank", "0"}, "--rank 0"},
+		{[]string{"--in", in, "--budget", "0"}, "--budget 0"},
+		{[]string{"--in", in, "--sweeps", "-1"}, "--sweeps -1"},
+		{[]string{"--in", nan}, "entry (1, 1) is NaN"},
+		{[]string{"--in", filepath.Join(dir, "L_star.npy"), "--out", dir, "--rank", "3"}, "--rank 3"},
+	}
+	for _, c := range cases {
+		code, stdout, stderr := cli(t, append([]string{"video", "--quiet"}, c.args...)...)
+		if code != exitBadInput || stdout != "" || !strings.Contains(stderr, c.want) || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("video %v: exit %d, stdout %q, stderr %q; want exit 2 and one line with %q", c.args, code, stdout, stderr, c.want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "background.npy")); err == nil {
+		t.Error("a failed video wrote background.npy")
+	}
+}
+
+// TestVideoText: video's report as text, with its progress on stderr.
+func TestVideoText(t *testing.T) {
+	dir := blobVideo(t, 3)
+	code, stdout, stderr := cli(t, "video", "--in", filepath.Join(dir, "Y.npy"), "--budget", "12000", "--sweeps", "2")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"1200×80, rank 2", "one row in 8 (150 rows)", "polished", "88.83% of the entries"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("the report lacks %q:\n%s", want, stdout)
+		}
+	}
+	for _, want := range []string{"read ", "fitted the sample", "fitted every row", "sweep 2:"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("the progress lacks %q:\n%s", want, stderr)
+		}
+	}
+}
