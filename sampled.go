@@ -57,6 +57,11 @@ const (
 	DefaultSampledSweeps = 6
 )
 
+// minSampleRows is the fewest rows a sample (of fewer rows than the
+// matrix) may hold: a sample of a few rows sees each column's entries in a
+// few rows only, too few to tell its outliers.
+const minSampleRows = 100
+
 // sampledStill is where the least absolute deviations of a row stop (see
 // irls): once a step moves its factor row by at most 1e-8 of its largest
 // value, below float32's resolution of the data (6e-8). The polish's
@@ -121,6 +126,10 @@ func SolveSampled(ctx context.Context, m Full32, rank int, s SampledSettings) (*
 	}
 	n1, n2 := m.N1, m.N2
 	stride := max(1, (n1*n2+budget-1)/max(1, budget))
+	if rows := (n1 + stride - 1) / stride; stride > 1 && rows < minSampleRows {
+		return nil, inputError("budget", budget, "a sample of %d entries holds %d of the %d rows (one in %d), fewer than %d: "+
+			"the rows should be the longer side (a video's pixels, its frames the columns), or the budget larger", budget, rows, n1, stride, minSampleRows)
+	}
 	sample, err := m.sample(stride, rank)
 	if err != nil {
 		return nil, err

@@ -146,4 +146,21 @@ func videoRPCA(t *testing.T, video, star *mat.Dense, threshold float64) {
 	t.Logf("PCP: %d iterations", its)
 	ePCP := report("PCP", l, mask, secs)
 	t.Logf("default / PCP: error %.2f, time %.3f (%.1f thin SVDs)", eDef/ePCP, defSecs/secs, defSecs/svdSecs)
+	// scaledsm video's method (SolveSampled), at its default budget.
+	m := scaledsm.Full32{N1: n1, N2: n2, Y: make([]float32, n1*n2)}
+	for k, v := range y.RawMatrix().Data {
+		m.Y[k] = float32(v)
+	}
+	t0 = time.Now()
+	sr, err := scaledsm.SolveSampled(context.Background(), m, r, scaledsm.SampledSettings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sampSecs := time.Since(t0).Seconds()
+	for k := range mask {
+		mask[k] = math.Abs(float64(m.Y[k])-(sr.L.At(k/n2, 0)*sr.R.At(k%n2, 0)+sr.L.At(k/n2, 1)*sr.R.At(k%n2, 1))) > 1e-4
+	}
+	t.Logf("sampled: one row in %d, sample %v, %d sweeps", sr.Stride, sr.Sample.Status, sr.Sweeps)
+	eS := report("sampled", sr.Product(), mask, sampSecs)
+	t.Logf("sampled / PCP: error %.2f, time %.3f (%.1f thin SVDs)", eS/ePCP, sampSecs/secs, sampSecs/svdSecs)
 }

@@ -66,3 +66,22 @@ func TestVideoText(t *testing.T) {
 		}
 	}
 }
+
+// TestVideoFramesAsRows: a matrix whose rows are the shorter side is
+// refused when the sample would hold too few of them, in one line.
+func TestVideoFramesAsRows(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "Yt.npy")
+	f, err := os.Create(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := dataio.WriteFloat64(f, []int{80, 1200}, make([]float64, 80*1200)); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	code, _, stderr := cli(t, "video", "--quiet", "--in", in, "--budget", "12000")
+	if code != exitBadInput || !strings.Contains(stderr, "holds 10 of the 80 rows (one in 8), fewer than 100") || strings.Count(stderr, "\n") != 1 {
+		t.Errorf("exit %d, stderr %q; want exit 2 and why", code, stderr)
+	}
+}
