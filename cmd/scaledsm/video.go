@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -27,11 +28,59 @@ type videoSummary struct {
 	SampleRows  int      `json:"sample_rows"`
 	Sample      string   `json:"sample"`
 	Sweeps      int      `json:"sweeps"`
+	Status      string   `json:"status"`     // stationary, or iteration-limit (see scaledsm.SampledResult)
+	Iterations  int      `json:"iterations"` // the sweeps kept, as Sweeps
 	AbsResidual float64  `json:"abs_residual"`
 	FitFraction float64  `json:"fit_fraction"`
 	Seconds     float64  `json:"seconds"` // reading and fitting, not writing
 	PeakBytes   int64    `json:"peak_bytes,omitempty"`
 	Files       []string `json:"files,omitempty"`
+}
+
+// videoFlags are the settings of video's fit, shared with the Python
+// package's separate().
+type videoFlags struct {
+	rank, budget, sweeps int
+}
+
+func (v *videoFlags) register(fs *flag.FlagSet) {
+	fs.IntVar(&v.rank, "rank", 2, "the rank of the background")
+	fs.IntVar(&v.budget, "budget", scaledsm.DefaultSampleBudget, "the most entries of the sample of rows (one row in a stride) fitted by the default method;\nthe stride is the fewest rows that keep the sample within it")
+	fs.IntVar(&v.sweeps, "sweeps", scaledsm.DefaultSampledSweeps, "the most sweeps of least absolute deviations over every entry (fewer once one lowers Σ|y - x| by 1e-7 of it or less)")
+}
+
+// check refuses settings out of their ranges.
+func (v *videoFlags) check() error {
+	switch {
+	case v.rank < 1:
+		return badFlag("rank", v.rank, "must be at least 1")
+	case v.budget < 1:
+		return badFlag("budget", v.budget, "must be at least 1")
+	case v.sweeps < 0:
+		return badFlag("sweeps", v.sweeps, "must not be negative")
+	}
+	return nil
+}
+
+// checkShape refuses a rank beyond an n1 × n2 matrix's.
+func (v *videoFlags) checkShape(n1, n2 int) error {
+	if v.rank > min(n1, n2) {
+		return badFlag("rank", v.rank, fmt.Sprintf("must lie in [1, min(n1, n2)] = [1, %d]", min(n1, n2)))
+	}
+	return nil
+}
+
+// settings returns the library's settings of the flags.
+func (v *videoFlags) settings() scaledsm.SampledSettings {
+	return scaledsm.SampledSettings{Budget: v.budget, Sweeps: v.sweeps}
+}
+
+// newVideoSummary returns the summary of SolveSampled's result on the
+// n1 × n2 matrix read from in.
+func newVideoSummary(in string, n1, n2, rank int, res *scaledsm.SampledResult) videoSummary {
+	return videoSummary{Input: in, Rows: n1, Cols: n2, Rank: rank, Stride: res.Stride, SampleRows: (n1 + res.Stride - 1) / res.Stride,
+		Sample: fmt.Sprintf("%v after %d iterations, polished %d", res.Sample.Status, res.Sample.Iterations, res.Sample.Polished),
+		Sweeps: res.Sweeps, Status: res.Status.String(), Iterations: res.Sweeps, AbsResidual: res.AbsResidual, FitFraction: res.FitFraction}
 }
 
 // runVideo separates a large fully observed matrix (a video, pixels ×
@@ -48,25 +97,20 @@ entries): about 2 minutes and 1.8 GB on 2 cores (docs/completion.md).
 
   scaledsm video --in Y.npy [--rank K] [--out DIR]`, stdout)
 	in := fs.String("in", "", "the matrix, pixels × frames (a frame a column), float32 or float64 .npy (required);\nheld as float32, 4 bytes an entry")
-	rank := fs.Int("rank", 2, "the rank of the background")
+	var vf videoFlags
+	vf.register(fs)
 	var of outputFlags
 	fs.StringVar(&of.out, "out", "", "directory for the results: background.npy (L Rᵀ) and foreground.npy (Y - L Rᵀ), float32 as Y,\nL.npy, R.npy and summary.json (created with its parents if needed; without it, nothing is written)")
 	fs.BoolVar(&of.json, "json", false, "print the summary as one JSON object")
-	budget := fs.Int("budget", scaledsm.DefaultSampleBudget, "the most entries of the sample of rows (one row in a stride) fitted by the default method;\nthe stride is the fewest rows that keep the sample within it")
-	sweeps := fs.Int("sweeps", scaledsm.DefaultSampledSweeps, "the most sweeps of least absolute deviations over every entry")
 	quiet := fs.Bool("quiet", false, "print no progress on stderr")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	switch {
-	case *in == "":
+	if *in == "" {
 		return usageError{"--in is required"}
-	case *rank < 1:
-		return badFlag("rank", *rank, "must be at least 1")
-	case *budget < 1:
-		return badFlag("budget", *budget, "must be at least 1")
-	case *sweeps < 0:
-		return badFlag("sweeps", *sweeps, "must not be negative")
+	}
+	if err := vf.check(); err != nil {
+		return err
 	}
 	if err := of.check(); err != nil {
 		return err
@@ -80,13 +124,13 @@ entries): about 2 minutes and 1.8 GB on 2 cores (docs/completion.md).
 	if err != nil {
 		return err
 	}
-	if *rank > min(n1, n2) {
-		return badFlag("rank", *rank, fmt.Sprintf("must lie in [1, min(n1, n2)] = [1, %d]", min(n1, n2)))
+	if err := vf.checkShape(n1, n2); err != nil {
+		return err
 	}
 	data := 4 * int64(n1) * int64(n2)
 	// The data, the sample's fit (about 100 bytes an entry of it), the
 	// column blocks' buffers and the factors.
-	need := data + 100*min(int64(*budget), int64(n1)*int64(n2)) + 256<<20 + 64*int64(n1)*int64(*rank)
+	need := data + 100*min(int64(vf.budget), int64(n1)*int64(n2)) + 256<<20 + 64*int64(n1)*int64(vf.rank)
 	if err := fitsMemory(need, fmt.Sprintf("--in %s (%d×%d)", *in, n1, n2)); err != nil {
 		return err
 	}
@@ -106,7 +150,7 @@ entries): about 2 minutes and 1.8 GB on 2 cores (docs/completion.md).
 	ctx, stop := interruptContext()
 	defer stop()
 	setPhase("fitting")
-	s := scaledsm.SampledSettings{Budget: *budget, Sweeps: *sweeps}
+	s := vf.settings()
 	s.Progress = func(st scaledsm.SampledStage) {
 		switch st.Stage {
 		case "sample":
@@ -121,16 +165,14 @@ entries): about 2 minutes and 1.8 GB on 2 cores (docs/completion.md).
 			progress("sweep %d: Σ|y - x| %.8g, %.2f%% fitted (%s)", st.Sweep, st.AbsResidual, 100*st.FitFraction, kept)
 		}
 	}
-	res, err := scaledsm.SolveSampled(ctx, m, *rank, s)
+	res, err := scaledsm.SolveSampled(ctx, m, vf.rank, s)
 	if err != nil {
 		if ctx.Err() != nil {
 			return exitError{errors.New("interrupted while fitting; nothing written"), exitInterrupted}
 		}
 		return err
 	}
-	sum := videoSummary{Input: *in, Rows: n1, Cols: n2, Rank: *rank, Stride: res.Stride, SampleRows: (n1 + res.Stride - 1) / res.Stride,
-		Sample: fmt.Sprintf("%v after %d iterations, polished %d", res.Sample.Status, res.Sample.Iterations, res.Sample.Polished),
-		Sweeps: res.Sweeps, AbsResidual: res.AbsResidual, FitFraction: res.FitFraction}
+	sum := newVideoSummary(*in, n1, n2, vf.rank, res)
 	sum.Seconds = time.Since(started).Seconds()
 	if b, ok := mem.PeakRSS(); ok {
 		sum.PeakBytes = b
@@ -147,7 +189,7 @@ entries): about 2 minutes and 1.8 GB on 2 cores (docs/completion.md).
 	}
 	fmt.Fprintf(stdout, "%s: %d×%d, rank %d\n", sum.Input, n1, n2, sum.Rank)
 	fmt.Fprintf(stdout, "sample     one row in %d (%d rows): %s\n", sum.Stride, sum.SampleRows, sum.Sample)
-	fmt.Fprintf(stdout, "sweeps     %d kept of least absolute deviations over every entry\n", sum.Sweeps)
+	fmt.Fprintf(stdout, "sweeps     %s after %d of least absolute deviations over every entry\n", sum.Status, sum.Sweeps)
 	fmt.Fprintf(stdout, "fit        %.2f%% of the entries to 1e-6 of their scale (the rest: the foreground); Σ|y - x| %.8g\n",
 		100*sum.FitFraction, sum.AbsResidual)
 	fmt.Fprintf(stdout, "time       %.1f s to read and fit", sum.Seconds)

@@ -89,8 +89,12 @@ func Check(need int64) error {
 	return &TooBig{need, avail}
 }
 
-// Format returns a size in bytes as people read it: "512 MB", "24.0 GB".
+// Format returns a size in bytes as people read it: "384 kB", "512 MB",
+// "24.0 GB".
 func Format(b int64) string {
+	if b < 1e6 {
+		return fmt.Sprintf("%.0f kB", float64(b)/1e3)
+	}
 	if b < 1e9 {
 		return fmt.Sprintf("%.0f MB", float64(b)/1e6)
 	}

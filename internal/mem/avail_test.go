@@ -36,7 +36,7 @@ func TestAvailable(t *testing.T) {
 }
 
 func TestCheckAndFormat(t *testing.T) {
-	if got := Format(512e6) + ", " + Format(24e9); got != "512 MB, 24.0 GB" {
+	if got := Format(384e3) + ", " + Format(512e6) + ", " + Format(24e9); got != "384 kB, 512 MB, 24.0 GB" {
 		t.Errorf("Format: %s", got)
 	}
 	if err := Check(1); err != nil {

@@ -23,7 +23,7 @@ package main
 
 // What a solve is given and, after it, the sizes of what it made.
 typedef struct {
-	int32_t kind;              // 0 matrix sensing, 1 quadratic sampling, 2 entries
+	int32_t kind;              // 0 matrix sensing, 1 quadratic sampling, 2 entries, 3 sampled (every entry, a float32)
 	int64_t m, n1, n2;         // measurements and the shape of X
 	const void *a;             // sensing: m×n1×n2 row-major; quadratic: m×n; float64 or float32
 	int32_t a_f32;             // a holds float32 values
@@ -48,6 +48,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -82,6 +83,7 @@ const (
 	capiSensing = iota
 	capiQuadratic
 	capiEntries
+	capiSampled
 )
 
 // capiPoll is how often the cancel flag is read.
@@ -139,6 +141,9 @@ func capiSolve(c *C.scaledsm_call, warn io.Writer) (*capiResult, error) {
 	var args []string
 	if c.args_len > 0 {
 		args = strings.Split(strings.TrimSuffix(C.GoStringN(c.args, C.int(c.args_len)), "\x00"), "\x00")
+	}
+	if int(c.kind) == capiSampled {
+		return capiSeparate(c, args)
 	}
 	fs := newFlagSet("solve", "", io.Discard)
 	var (
@@ -252,26 +257,8 @@ func capiSolve(c *C.scaledsm_call, warn io.Writer) (*capiResult, error) {
 	}
 	ld := &loaded{problem: p, ps: src.ps, files: files, shape: shape}
 
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := capiContext(c)
 	defer cancel()
-	if c.cancel != nil {
-		flag := (*int32)(unsafe.Pointer(c.cancel))
-		go func() {
-			tick := time.NewTicker(capiPoll)
-			defer tick.Stop()
-			for {
-				select {
-				case <-ctx.Done():
-					return
-				case <-tick.C:
-					if atomic.LoadInt32(flag) != 0 {
-						cancel()
-						return
-					}
-				}
-			}
-		}()
-	}
 	warnRank(warn, ld)
 	if err := sf.complete(ctx, &settings, ld); err != nil {
 		return nil, inputFlag(inputFlag(inputFlag(err, solverInputs), startInputs), fileInputs)
@@ -303,6 +290,74 @@ func capiSolve(c *C.scaledsm_call, warn io.Writer) (*capiResult, error) {
 		return nil, err
 	}
 	return &capiResult{res: res, summary: js}, outcome(res, warn, "")
+}
+
+// capiContext returns a context that ends when the caller sets c's cancel
+// flag (read every capiPoll) or when cancel is called.
+func capiContext(c *C.scaledsm_call) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(context.Background())
+	if c.cancel != nil {
+		flag := (*int32)(unsafe.Pointer(c.cancel))
+		go func() {
+			tick := time.NewTicker(capiPoll)
+			defer tick.Stop()
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case <-tick.C:
+					if atomic.LoadInt32(flag) != 0 {
+						cancel()
+						return
+					}
+				}
+			}
+		}()
+	}
+	return ctx, cancel
+}
+
+// capiSeparate is Python's separate(): video's fit (SolveSampled) of the
+// n1 × n2 float32 matrix at c.a, read in place, with video's flags.
+func capiSeparate(c *C.scaledsm_call, args []string) (*capiResult, error) {
+	fs := newFlagSet("video", "", io.Discard)
+	var vf videoFlags
+	vf.register(fs)
+	if err := parseFlags(fs, args); err != nil {
+		return nil, err
+	}
+	n1, n2 := int(c.n1), int(c.n2)
+	if err := vf.check(); err != nil {
+		return nil, err
+	}
+	if err := vf.checkShape(n1, n2); err != nil {
+		return nil, err
+	}
+	// Beside the data, in the caller's memory: the sample's fit, the
+	// column blocks' buffers and the factors (see runVideo).
+	if err := mem.Check(100*int64(min(vf.budget, n1*n2)) + 256<<20 + 64*int64(n1)*int64(vf.rank)); err != nil {
+		return nil, exitError{fmt.Errorf("the problem %v", err), exitBadInput}
+	}
+	m := scaledsm.Full32{N1: n1, N2: n2, Y: unsafe.Slice((*float32)(c.a), n1*n2)}
+	c.seen_a = C.uintptr_t(uintptr(c.a))
+	ctx, cancel := capiContext(c)
+	defer cancel()
+	res, err := scaledsm.SolveSampled(ctx, m, vf.rank, vf.settings())
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return nil, exitError{errors.New("interrupted; nothing returned"), exitInterrupted}
+	case errors.As(err, new(*scaledsm.InputError)):
+		return nil, capiInput("Y", err)
+	case err != nil:
+		return nil, err
+	}
+	sum := newVideoSummary("python", n1, n2, vf.rank, res)
+	sum.Seconds = res.Runtime.Seconds()
+	js, err := json.Marshal(sum)
+	if err != nil {
+		return nil, err
+	}
+	return &capiResult{res: &scaledsm.Result{Factors: res.Factors}, summary: js}, nil
 }
 
 // capiAddr returns the address of an operator's data, or 0 without one.

@@ -7,6 +7,8 @@ Chi), from NumPy: the Go library of the scaledsm command, called in process.
                                           matrix completion from entries (or a scipy.sparse S)
     predict(directory, rows, cols)        predictions from the fit a solve saved
     rpca(Y, rank, ...)                    robust PCA of a dense Y, NaN = missing
+    separate(Y, rank=2, ...)              robust PCA of a large dense Y (a video, pixels × frames),
+                                          float32, as `scaledsm video`
     Recommender(...).fit(users, items, ratings).predict(users, items)
                                           ratings: mean + biases + factors
 
@@ -44,7 +46,7 @@ from . import _native
 from ._call import interruptible
 from .recommender import Recommender
 
-__all__ = ["solve_sensing", "solve_quadratic", "complete", "rpca", "predict", "Result", "Interrupted", "Recommender"]
+__all__ = ["solve_sensing", "solve_quadratic", "complete", "rpca", "separate", "predict", "Result", "Interrupted", "Recommender"]
 
 TRACE_FIELDS = ("iteration", "rel_error", "change", "loss", "gap", "step", "step_length")
 
@@ -226,9 +228,10 @@ def _ptr(a):
 
 # --- the call --------------------------------------------------------------
 
-def _solve(kind, m, n1, n2, rank, settings, a=None, y=None, rows=None, cols=None, truth=None):
+def _solve(kind, m, n1, n2, rank, settings, a=None, y=None, rows=None, cols=None, truth=None, args=None):
     lib = _native.library()
-    args = _args(rank, settings)
+    if args is None:
+        args = _args(rank, settings)
     cancel = ctypes.c_int32(0)
     call = _native.Call(kind=kind, m=m, n1=n1, n2=n2, a=_ptr(a),
                         a_f32=int(a is not None and a.dtype == np.float32),
@@ -388,6 +391,34 @@ def rpca(Y, rank, *, truth=None, **settings):
         rows = np.repeat(np.arange(n1, dtype=np.int32), n2)
         cols = np.tile(np.arange(n2, dtype=np.int32), n1)
     return _entries(rows, cols, values, n1, n2, rank, settings, truth, problem="rpca")
+
+
+def separate(Y, rank=2, *, budget=None, sweeps=None):
+    """Robust PCA of a fully observed matrix too large for rpca(): a video at
+    full resolution, one row a pixel and one column a frame, Y = L Rᵀ + a
+    sparse foreground. `scaledsm video`'s method (the Go library's
+    SolveSampled): rpca()'s default on a sample of the rows (one in a
+    stride, the fewest that keep the sample within `budget` entries), then
+    least absolute deviations of every row and column over every entry
+    (at most `sweeps` sweeps). Y is read as float32 in C order, in place
+    (another dtype or layout is converted first, one copy); the rows should
+    be the longer side. Returns a Result with L and R (the background is
+    L @ R.T, the foreground Y - L @ R.T) and the summary of `scaledsm video
+    --json` (stride, sample_rows, sample, sweeps, abs_residual,
+    fit_fraction: the entries fitted to 1e-6 of their scale, seconds)."""
+    Y = np.ascontiguousarray(Y, dtype=np.float32)
+    if Y.ndim != 2:
+        raise ValueError("Y: shape %s, want a matrix (n1, n2)" % (Y.shape,))
+    n1, n2 = Y.shape
+    args = ["--rank", str(operator.index(rank))]
+    if budget is not None:
+        args += ["--budget", str(operator.index(budget))]
+    if sweeps is not None:
+        args += ["--sweeps", str(operator.index(sweeps))]
+    res = _solve(_native.SAMPLED, n1 * n2, n1, n2, rank, {}, a=Y,
+                 args="\0".join(args).encode() + b"\0")
+    res.summary["problem"] = "sampled"
+    return res
 
 
 def predict(directory, rows, cols):

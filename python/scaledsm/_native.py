@@ -43,7 +43,7 @@ class Call(ctypes.Structure):
     ]
 
 
-SENSING, QUADRATIC, ENTRIES = 0, 1, 2
+SENSING, QUADRATIC, ENTRIES, SAMPLED = 0, 1, 2, 3
 
 _lock = threading.Lock()
 _lib = None

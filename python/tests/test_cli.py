@@ -135,3 +135,59 @@ def test_errors_read_as_the_command_line(cli, generate, bad):
     cli_line = line.removeprefix("scaledsm solve: ").removesuffix(' (run "scaledsm solve --help")')
     assert str(e.value) == scaledsm.python_terms(cli_line)
     assert "--" not in str(e.value)
+
+
+def blob_video(seed=5, h=24, w=50, frames=60):
+    """An exactly rank-2 background (pixels x frames) and moving squares."""
+    g = np.random.default_rng(seed)
+    L = np.column_stack([0.3 + 0.4 * g.random(h * w), 0.1 * g.standard_normal(h * w)])
+    R = np.column_stack([1 + 0.05 * g.standard_normal(frames), g.standard_normal(frames)])
+    X = L @ R.T
+    Y = X.copy()
+    for _ in range(3):
+        i0, j0, d = g.integers(0, h - 5), g.integers(0, w - 5), g.uniform(0.1, 0.5)
+        for f in range(frames):
+            j = (j0 + f) % (w - 5)
+            for i in range(i0, i0 + 5):
+                Y[i * w + j:i * w + j + 5, f] += d
+    return X, Y
+
+
+def test_separate_is_the_video_command(cli, tmp_path):
+    X, Y = blob_video()
+    Y32 = Y.astype(np.float32)
+    np.save(tmp_path / "Y.npy", Y32)
+    out = tmp_path / "out"
+    p = run(cli, "video", "--in", tmp_path / "Y.npy", "--budget", "10000", "--out", out, "--quiet")
+    assert p.returncode == 0, p.stderr
+    res = scaledsm.separate(Y32, 2, budget=10000)
+    assert same_bits(res.L, np.load(out / "L.npy")) and same_bits(res.R, np.load(out / "R.npy"))
+    summary = json.load(open(out / "summary.json"))
+    for key in ("stride", "sample", "sweeps", "status", "iterations", "fit_fraction", "abs_residual"):
+        assert res.summary[key] == summary[key], key
+    assert res.stride == 8 and res.success and res.status == "stationary"
+    assert res._seen["a"] == Y32.ctypes.data  # read in place
+    B = res.L @ res.R.T
+    assert np.linalg.norm(B - X) <= 1e-6 * np.linalg.norm(X)
+    np.testing.assert_array_equal(np.load(out / "background.npy"), B.astype(np.float32))
+    # float64 data: rounded to float32 first, the same fit.
+    assert same_bits(scaledsm.separate(Y, 2, budget=10000).L, res.L)
+
+
+@pytest.mark.parametrize("args,text", [
+    (dict(rank=0), "rank=0: must be at least 1"),
+    (dict(budget=0), "budget=0: must be at least 1"),
+    (dict(sweeps=-1), "sweeps=-1: must not be negative"),
+    (dict(rank=61), "rank=61: must lie in [1, min(n1, n2)] = [1, 60]"),
+])
+def test_separate_errors(args, text):
+    _, Y = blob_video()
+    with pytest.raises(ValueError, match=re_escape(text)):
+        scaledsm.separate(Y, **args)
+    with pytest.raises(ValueError, match="fewer than 100"):
+        scaledsm.separate(Y.T, budget=10000)
+
+
+def re_escape(s):
+    import re
+    return re.escape(s)
