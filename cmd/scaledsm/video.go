@@ -190,8 +190,14 @@ entries): about 2 minutes and 1.8 GB on 2 cores (docs/completion.md).
 	fmt.Fprintf(stdout, "%s: %d×%d, rank %d\n", sum.Input, n1, n2, sum.Rank)
 	fmt.Fprintf(stdout, "sample     one row in %d (%d rows): %s\n", sum.Stride, sum.SampleRows, sum.Sample)
 	fmt.Fprintf(stdout, "sweeps     %s after %d of least absolute deviations over every entry\n", sum.Status, sum.Sweeps)
-	fmt.Fprintf(stdout, "fit        %.2f%% of the entries to 1e-6 of their scale (the rest: the foreground); Σ|y - x| %.8g\n",
-		100*sum.FitFraction, sum.AbsResidual)
+	rest := "the rest: the foreground"
+	if sum.FitFraction < 0.5 {
+		// As the library's exactFit: no recovery of an exactly low-rank
+		// matrix fits fewer than half the entries.
+		rest = fmt.Sprintf("not a matrix of rank %d plus outliers: the foreground holds the background's misfit too", sum.Rank)
+	}
+	fmt.Fprintf(stdout, "fit        %.2f%% of the entries to 1e-6 of their scale (%s); Σ|y - x| %.8g\n",
+		100*sum.FitFraction, rest, sum.AbsResidual)
 	fmt.Fprintf(stdout, "time       %.1f s to read and fit", sum.Seconds)
 	if sum.PeakBytes > 0 {
 		fmt.Fprintf(stdout, ", peak memory %s", mem.Format(sum.PeakBytes))

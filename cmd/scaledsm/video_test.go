@@ -85,3 +85,26 @@ func TestVideoFramesAsRows(t *testing.T) {
 		t.Errorf("exit %d, stderr %q; want exit 2 and why", code, stderr)
 	}
 }
+
+// TestVideoNotLowRank: on a matrix that is not low rank plus outliers
+// the report says so instead of calling the misfit the foreground.
+func TestVideoNotLowRank(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "noise.npy")
+	f, err := os.Create(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := make([]float64, 300*40)
+	for k := range v {
+		v[k] = math.Sin(float64(k*k) * 0.37)
+	}
+	if err := dataio.WriteFloat64(f, []int{300, 40}, v); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	code, stdout, stderr := cli(t, "video", "--quiet", "--in", in, "--sweeps", "1")
+	if code != 0 || !strings.Contains(stdout, "not a matrix of rank 2 plus outliers") {
+		t.Errorf("exit %d: %s%s", code, stdout, stderr)
+	}
+}
