@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/scaledsm/scaledsm/dataio"
 )
 
 // TestVideoFailures: video's bad inputs exit 2 with one line that names
@@ -16,14 +15,7 @@ func TestVideoFailures(t *testing.T) {
 	dir := blobVideo(t, 1)
 	in := filepath.Join(dir, "Y.npy")
 	nan := filepath.Join(t.TempDir(), "nan.npy")
-	f, err := os.Create(nan)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := dataio.WriteFloat64(f, []int{2, 3}, []float64{1, 2, 3, 4, math.NaN(), 6}); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+	writeNpy(t, nan, []int{2, 3}, []float64{1, 2, 3, 4, math.NaN(), 6})
 	cases := []struct {
 		args []string
 		want string
@@ -72,14 +64,7 @@ func TestVideoText(t *testing.T) {
 func TestVideoFramesAsRows(t *testing.T) {
 	dir := t.TempDir()
 	in := filepath.Join(dir, "Yt.npy")
-	f, err := os.Create(in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := dataio.WriteFloat64(f, []int{80, 1200}, make([]float64, 80*1200)); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+	writeNpy(t, in, []int{80, 1200}, make([]float64, 80*1200))
 	code, _, stderr := cli(t, "video", "--quiet", "--in", in, "--budget", "12000")
 	if code != exitBadInput || !strings.Contains(stderr, "holds 10 of the 80 rows (one in 8), fewer than 100") || strings.Count(stderr, "\n") != 1 {
 		t.Errorf("exit %d, stderr %q; want exit 2 and why", code, stderr)
@@ -91,18 +76,11 @@ func TestVideoFramesAsRows(t *testing.T) {
 func TestVideoNotLowRank(t *testing.T) {
 	dir := t.TempDir()
 	in := filepath.Join(dir, "noise.npy")
-	f, err := os.Create(in)
-	if err != nil {
-		t.Fatal(err)
-	}
 	v := make([]float64, 300*40)
 	for k := range v {
 		v[k] = math.Sin(float64(k*k) * 0.37)
 	}
-	if err := dataio.WriteFloat64(f, []int{300, 40}, v); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+	writeNpy(t, in, []int{300, 40}, v)
 	code, stdout, stderr := cli(t, "video", "--quiet", "--in", in, "--sweeps", "1")
 	if code != 0 || !strings.Contains(stdout, "not a matrix of rank 2 plus outliers") {
 		t.Errorf("exit %d: %s%s", code, stdout, stderr)

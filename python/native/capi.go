@@ -295,9 +295,14 @@ func capiSolve(c *C.scaledsm_call, warn io.Writer) (*capiResult, error) {
 // capiContext returns a context that ends when the caller sets c's cancel
 // flag (read every capiPoll) or when cancel is called.
 func capiContext(c *C.scaledsm_call) (context.Context, context.CancelFunc) {
+	return capiCancel((*int32)(unsafe.Pointer(c.cancel)))
+}
+
+// capiCancel returns a context that ends when *flag becomes nonzero (read
+// every capiPoll; never when flag is nil) or when cancel is called.
+func capiCancel(flag *int32) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancel(context.Background())
-	if c.cancel != nil {
-		flag := (*int32)(unsafe.Pointer(c.cancel))
+	if flag != nil {
 		go func() {
 			tick := time.NewTicker(capiPoll)
 			defer tick.Stop()

@@ -19,8 +19,6 @@ import (
 	"fmt"
 	"math"
 	"sync"
-	"sync/atomic"
-	"time"
 	"unsafe"
 
 	"github.com/scaledsm/scaledsm/recommend"
@@ -120,26 +118,8 @@ func scaledsm_rec_fit(m C.int64_t, users, items *C.int64_t, ratings *C.double, s
 		Items:  unsafe.Slice((*int64)(unsafe.Pointer(items)), n),
 		Values: unsafe.Slice((*float64)(unsafe.Pointer(ratings)), n),
 	}
-	ctx, stop := context.WithCancel(context.Background())
+	ctx, stop := capiCancel((*int32)(unsafe.Pointer(cancel)))
 	defer stop()
-	if cancel != nil {
-		flag := (*int32)(unsafe.Pointer(cancel))
-		go func() {
-			tick := time.NewTicker(capiPoll)
-			defer tick.Stop()
-			for {
-				select {
-				case <-ctx.Done():
-					return
-				case <-tick.C:
-					if atomic.LoadInt32(flag) != 0 {
-						stop()
-						return
-					}
-				}
-			}
-		}()
-	}
 	// Fit keeps no reference to the arrays: Python's memory is read
 	// during the call only.
 	model, err := recommend.Fit(ctx, r, s)
