@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
 )
 
 // TestVideoFailures: video's bad inputs exit 2 with one line that names
