@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/scaledsm/scaledsm/internal/fsum"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -304,5 +305,84 @@ func TestCholeskySolve(t *testing.T) {
 	}
 	if cholesky([]float64{1, 2, 2, 1}, 2) {
 		t.Error("an indefinite matrix factored")
+	}
+}
+
+// TestBiasSumsChunked: the bias sums of more ratings than a chunk have the
+// same bits on one worker and on several, and are the plain compensated
+// sums to rounding; a chunk's worth are summed in the ratings' order.
+// Then the biases' last update is exact: each user's bias minimizes the
+// objective given the items'.
+func TestBiasSumsChunked(t *testing.T) {
+	const n1, n2 = 300, 40
+	m := biasChunk(0)*2 + 12345 // three chunks, the last short
+	rng := rand.New(rand.NewPCG(5, 6))
+	y, rows, cols := make([]float32, m), make([]int32, m), make([]int32, m)
+	for k := range y {
+		rows[k], cols[k] = int32(rng.IntN(n1)), int32(rng.IntN(n2))
+		y[k] = float32(1 + rng.IntN(5))
+	}
+	other := make([]float64, n1)
+	for u := range other {
+		other[u] = rng.NormFloat64()
+	}
+	var want []fsum.Sum
+	for w := 1; w <= 3; w++ {
+		parts := make([][]fsum.Sum, w)
+		for p := range parts {
+			parts[p] = make([]fsum.Sum, n2)
+		}
+		acc := make([]fsum.Sum, n2)
+		biasSums(acc, y, cols, rows, other, 3.1, parts)
+		if want == nil {
+			want = acc
+		}
+		for i := range acc {
+			if acc[i].Value() != want[i].Value() {
+				t.Fatalf("%d workers: item %d's sum %v, one worker's %v", w, i, acc[i].Value(), want[i].Value())
+			}
+		}
+	}
+	plain := make([]fsum.Sum, n2)
+	for k := range y {
+		plain[cols[k]].Add(float64(y[k]) - 3.1 - other[rows[k]])
+	}
+	for i := range plain {
+		if d := math.Abs(plain[i].Value() - want[i].Value()); d > 1e-12*math.Abs(plain[i].Value()) {
+			t.Errorf("item %d: chunked %v, plain %v", i, want[i].Value(), plain[i].Value())
+		}
+	}
+	small := make([]fsum.Sum, n2)
+	biasSums(small, y[:1000], cols, rows, other, 3.1, nil)
+	plain = make([]fsum.Sum, n2)
+	for k := range 1000 {
+		plain[cols[k]].Add(float64(y[k]) - 3.1 - other[rows[k]])
+	}
+	for i := range plain {
+		if small[i] != plain[i] {
+			t.Fatalf("one chunk: item %d's sum %v, in order %v", i, small[i], plain[i])
+		}
+	}
+
+	x := &Indexed{Users: make(IDs, n1), Items: make(IDs, n2), Rows: rows, Cols: cols, Values: y}
+	for u := range x.Users {
+		x.Users[u] = int64(u)
+	}
+	for i := range x.Items {
+		x.Items[i] = int64(i)
+	}
+	b, err := BiasesIndexed(x, DefaultBiasUser, DefaultBiasItem)
+	if err != nil {
+		t.Fatal(err)
+	}
+	num, cnt := make([]float64, n1), make([]float64, n1)
+	for k, v := range y {
+		num[rows[k]] += float64(v) - b.Mean - b.ItemBias[cols[k]]
+		cnt[rows[k]]++
+	}
+	for u := range num {
+		if want := num[u] / (cnt[u] + DefaultBiasUser); math.Abs(b.UserBias[u]-want) > 1e-9 {
+			t.Fatalf("user %d's bias %v, its minimizer given the items' %v", u, b.UserBias[u], want)
+		}
 	}
 }
