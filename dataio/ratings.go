@@ -99,36 +99,48 @@ func newRatingsReader(path string, f io.Reader) *ratingsReader {
 func (r *ratingsReader) next() ([]string, error) {
 	for r.sc.Scan() {
 		r.line++
-		text := r.sc.Text()
-		if r.line == 1 {
-			text = strings.TrimPrefix(text, "\ufeff") // Excel's UTF-8 byte order mark
+		if rec, ok := r.fields(r.sc.Text()); ok {
+			return rec, nil
 		}
-		text = strings.TrimRight(text, "\r")
-		if strings.TrimSpace(text) == "" {
-			continue
-		}
-		if r.rec == nil {
-			switch {
-			case strings.Contains(text, "::"):
-				r.delim = "::"
-			case strings.Contains(text, "\t"):
-				r.delim = "\t"
-			case strings.Contains(text, ","):
-				r.delim = ","
-			case strings.Contains(text, ";"):
-				r.delim = ";"
-			}
-		}
-		r.rec = splitFields(r.rec[:0], text, r.delim)
-		return r.rec, nil
 	}
+	return nil, r.end()
+}
+
+// fields returns the fields of the line text, and false for a blank line.
+func (r *ratingsReader) fields(text string) ([]string, bool) {
+	if r.line == 1 {
+		text = strings.TrimPrefix(text, "\ufeff") // Excel's UTF-8 byte order mark
+	}
+	text = strings.TrimRight(text, "\r")
+	if strings.TrimSpace(text) == "" {
+		return nil, false
+	}
+	if r.rec == nil {
+		switch {
+		case strings.Contains(text, "::"):
+			r.delim = "::"
+		case strings.Contains(text, "\t"):
+			r.delim = "\t"
+		case strings.Contains(text, ","):
+			r.delim = ","
+		case strings.Contains(text, ";"):
+			r.delim = ";"
+		}
+	}
+	r.rec = splitFields(r.rec[:0], text, r.delim)
+	return r.rec, true
+}
+
+// end returns the error that ended the lines: io.EOF at the end of the
+// file.
+func (r *ratingsReader) end() error {
 	if err := r.sc.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {
-			return nil, fmt.Errorf("line %d: longer than 16 MB", r.line+1)
+			return fmt.Errorf("line %d: longer than 16 MB", r.line+1)
 		}
-		return nil, readError(err)
+		return readError(err)
 	}
-	return nil, io.EOF
+	return io.EOF
 }
 
 // splitFields splits a line at delim (runs of blanks when delim is ""),
@@ -262,34 +274,55 @@ func ReadRatingsLayout(path string, layout Layout) (*Ratings, error) {
 	// of the ids.
 	rows, cols, values := make([]int32, 0, lines), make([]int32, 0, lines), make([]float64, 0, lines)
 	users, items := newIDMap(lines), newIDMap(lines)
-	rec := first
-	if header {
-		rec, err = r.next()
-	}
-	for ; err == nil; rec, err = r.next() {
+	add := func(rec []string) error {
 		if len(rec) < need {
-			return nil, fail("line %d: %d fields, want %d (the %s in column %d)", r.line, len(rec), need, roles[slices.Index(at[:], need-1)], need)
+			return fail("line %d: %d fields, want %d (the %s in column %d)", r.line, len(rec), need, roles[slices.Index(at[:], need-1)], need)
 		}
 		var ids [2]int64
 		for c := range 2 {
 			s := rec[at[c]]
-			if ids[c], err = strconv.ParseInt(s, 10, 64); err != nil {
-				return nil, fail("line %d: %s id %q is not an integer", r.line, roles[c], s)
+			id, err := strconv.ParseInt(s, 10, 64)
+			if err != nil {
+				return fail("line %d: %s id %q is not an integer", r.line, roles[c], s)
 			}
+			ids[c] = id
 		}
 		s := rec[at[2]]
 		v, err := strconv.ParseFloat(s, 64)
 		if err != nil {
-			return nil, fail("line %d: rating %q is not a number", r.line, s)
+			return fail("line %d: rating %q is not a number", r.line, s)
 		}
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fail("line %d: rating %q is not finite", r.line, s)
+			return fail("line %d: rating %q is not finite", r.line, s)
 		}
 		rows = append(rows, users.index(ids[0]))
 		cols = append(cols, items.index(ids[1]))
 		values = append(values, v)
+		return nil
 	}
-	if err != io.EOF {
+	if !header {
+		if err := add(first); err != nil {
+			return nil, err
+		}
+	}
+	// Lines of plain numbers are parsed from the scanner's bytes (quick);
+	// any other line, as the first was, with the same result.
+	for r.sc.Scan() {
+		r.line++
+		line := r.sc.Bytes()
+		if q, ok := quick(line, r.delim, at, need); ok {
+			rows = append(rows, users.index(q.user))
+			cols = append(cols, items.index(q.item))
+			values = append(values, q.value)
+			continue
+		}
+		if rec, ok := r.fields(string(line)); ok {
+			if err := add(rec); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if err := r.end(); err != io.EOF {
 		return nil, fail("%v", err)
 	}
 	if len(values) == 0 {
@@ -303,6 +336,108 @@ func ReadRatingsLayout(path string, layout Layout) (*Ratings, error) {
 	rt.ColIDs = items.sorted(cols)
 	return rt, nil
 }
+
+// quickRating is a line's rating parsed by quick.
+type quickRating struct {
+	user, item int64
+	value      float64
+}
+
+// quick parses a line of plain numbers: the fields at split by delim
+// (not blanks), no quote in the line, each of the three fields an optional
+// minus and digits, the rating with at most one point, no exponent and at
+// most 2^53 as an integer of its digits, blanks around them. For those it
+// returns what strconv returns for the fields splitFields gives; for any
+// other line false, and the line is parsed as the first was.
+func quick(line []byte, delim string, at [3]int, need int) (quickRating, bool) {
+	var q quickRating
+	if delim == "" || bytes.IndexByte(line, '"') >= 0 {
+		return q, false
+	}
+	line = bytes.TrimSuffix(line, []byte{'\r'})
+	var field [3][]byte
+	rest := line
+	for f := range need {
+		cut := bytes.Index(rest, []byte(delim))
+		this := rest
+		if cut >= 0 {
+			this, rest = rest[:cut], rest[cut+len(delim):]
+		} else if f < need-1 {
+			return q, false
+		}
+		for c := range 3 {
+			if at[c] == f {
+				field[c] = bytes.Trim(this, " ")
+			}
+		}
+	}
+	var ok [3]bool
+	q.user, ok[0] = quickInt(field[0])
+	q.item, ok[1] = quickInt(field[1])
+	q.value, ok[2] = quickFloat(field[2])
+	return q, ok[0] && ok[1] && ok[2]
+}
+
+// quickInt parses an optional minus and 1 to 18 digits.
+func quickInt(b []byte) (int64, bool) {
+	neg := len(b) > 0 && b[0] == '-'
+	if neg {
+		b = b[1:]
+	}
+	if len(b) == 0 || len(b) > 18 {
+		return 0, false
+	}
+	var n int64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = 10*n + int64(c-'0')
+	}
+	if neg {
+		n = -n
+	}
+	return n, true
+}
+
+// quickFloat parses an optional minus, digits and at most one point, of at
+// most 19 digits making an integer m <= 2^53 with f of them after the
+// point, f <= 22: m and 10^f are exact as float64, so m / 10^f is the
+// correctly rounded value, strconv.ParseFloat's.
+func quickFloat(b []byte) (float64, bool) {
+	neg := len(b) > 0 && b[0] == '-'
+	if neg {
+		b = b[1:]
+	}
+	var m uint64
+	digits, frac, point := 0, 0, false
+	for _, c := range b {
+		switch {
+		case c >= '0' && c <= '9':
+			m = 10*m + uint64(c-'0')
+			digits++
+			if point {
+				frac++
+			}
+		case c == '.' && !point:
+			point = true
+		default:
+			return 0, false
+		}
+	}
+	if digits == 0 || digits > 19 || m > 1<<53 || frac >= len(exactPow10) {
+		return 0, false
+	}
+	v := float64(m) / exactPow10[frac]
+	if neg {
+		v = -v
+	}
+	return v, true
+}
+
+// exactPow10 are the powers of ten that float64 holds exactly.
+var exactPow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
 
 // openCSV opens a CSV file for reading record by record.
 func openCSV(input, path string) (*os.File, *csv.Reader, error) {
