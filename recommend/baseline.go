@@ -62,8 +62,7 @@ func BiasesIndexed(x *Indexed, lambdaUser, lambdaItem float64) (*Model, error) {
 		}
 	}
 	m := &Model{Min: float64(slices.Min(x.Values)), Max: float64(slices.Max(x.Values)), Users: x.Users, Items: x.Items}
-	// Over the ratings in their order, each row's sum compensated: no
-	// table of the ratings, a few numbers a user and an item.
+	// The mean over the ratings in their order, every sum compensated.
 	var total fsum.Sum
 	for _, v := range x.Values {
 		total.Add(float64(v))
@@ -77,76 +76,38 @@ func BiasesIndexed(x *Indexed, lambdaUser, lambdaItem float64) (*Model, error) {
 		m.Info = Info{Method: "mean", Ratings: x.Len()}
 		return m, nil
 	}
-	cu, ci := make([]float64, n1), make([]float64, n2)
-	for k := range x.Values {
-		cu[x.Rows[k]]++
-		ci[x.Cols[k]]++
+	// The ratings in user order (stable: a file listed by user keeps its
+	// order): the items' sums scatter in that order on one core, each
+	// user's sum runs along its row, the users shared among the cores.
+	t := userOrder(n1, n2, x.Rows, x.Cols, x.Values)
+	ci := make([]float64, n2)
+	for _, i := range t.uItem {
+		ci[i]++
 	}
-	su, si := make([]fsum.Sum, n1), make([]fsum.Sum, n2)
-	pu, pi := waveSums(x.Len(), n1), waveSums(x.Len(), n2)
+	si := make([]fsum.Sum, n2)
+	const block = 1024
 	for range 20 {
-		biasSums(si, x.Values, x.Cols, x.Rows, b, m.Mean, pi)
+		clear(si)
+		for u := range n1 {
+			bu := b[u]
+			for p := t.uStart[u]; p < t.uStart[u+1]; p++ {
+				si[t.uItem[p]].Add(float64(t.y[p]) - m.Mean - bu)
+			}
+		}
 		for i := range c {
 			c[i] = si[i].Value() / (ci[i] + lambdaItem)
 		}
-		biasSums(su, x.Values, x.Rows, x.Cols, c, m.Mean, pu)
-		for u := range b {
-			b[u] = su[u].Value() / (cu[u] + lambdaUser)
-		}
+		par.Do(runtime.GOMAXPROCS(0), (n1+block-1)/block, func(k int) {
+			for u := k * block; u < min(n1, (k+1)*block); u++ {
+				var su fsum.Sum
+				for p := t.uStart[u]; p < t.uStart[u+1]; p++ {
+					su = su.Plus(float64(t.y[p]) - m.Mean - c[t.uItem[p]])
+				}
+				b[u] = su.Value() / (float64(t.uStart[u+1]-t.uStart[u]) + lambdaUser)
+			}
+		})
 	}
 	m.UserBias, m.ItemBias = b, c
 	m.Info = Info{Method: "biases", Lambda: lambdaItem, Ratings: x.Len()}
 	return m, nil
 }
-
-// biasSums sets acc[j] to the sum of y_k - mean - other[by[k]] over the
-// ratings k with side[k] = j. The ratings are summed in chunks of a size
-// set by their number alone (biasChunk), on the workers a wave of chunks
-// at a time, each chunk's sums then added to acc in the chunks' order: the
-// same bits whatever the number of workers, and, in one chunk (up to 2^20
-// ratings), the sums in the ratings' order.
-func biasSums(acc []fsum.Sum, y []float32, side, by []int32, other []float64, mean float64, parts [][]fsum.Sum) {
-	clear(acc)
-	m := len(y)
-	size := biasChunk(m)
-	sum := func(a []fsum.Sum, lo, hi int) {
-		for k := lo; k < hi; k++ {
-			a[side[k]].Add(float64(y[k]) - mean - other[by[k]])
-		}
-	}
-	if m <= size {
-		sum(acc, 0, m)
-		return
-	}
-	chunks := (m + size - 1) / size
-	for first := 0; first < chunks; first += len(parts) {
-		wave := min(len(parts), chunks-first)
-		par.Do(wave, wave, func(p int) {
-			clear(parts[p])
-			sum(parts[p], (first+p)*size, min(m, (first+p+1)*size))
-		})
-		for _, part := range parts[:wave] {
-			for j, v := range part {
-				acc[j].Add(v.Value())
-			}
-		}
-	}
-}
-
-// waveSums returns the buffers of biasSums's waves for m ratings and n
-// sums: one a core, none for a single chunk.
-func waveSums(m, n int) [][]fsum.Sum {
-	size := biasChunk(m)
-	if m <= size {
-		return nil
-	}
-	parts := make([][]fsum.Sum, min(runtime.GOMAXPROCS(0), (m+size-1)/size))
-	for p := range parts {
-		parts[p] = make([]fsum.Sum, n)
-	}
-	return parts
-}
-
-// biasChunk is the number of ratings in a chunk of biasSums: 2^20, or a
-// sixteenth of the m ratings when that is more.
-func biasChunk(m int) int { return max(1<<20, (m+15)/16) }

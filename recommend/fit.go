@@ -215,10 +215,10 @@ func FitIndexed(ctx context.Context, x *Indexed, s Settings) (*Model, error) {
 		return nil, err
 	}
 	m := &Model{Min: float64(slices.Min(x.Values)), Max: float64(slices.Max(x.Values)), Users: x.Users, Items: x.Items}
-	if err := duplicates(x, s.Workers); err != nil {
-		return nil, err
-	}
 	t := newTable(len(m.Users), len(m.Items), x.Rows, x.Cols, x.Values)
+	if t.rerated(s.Workers) {
+		return nil, duplicates(x, s.Workers) // which pair, and where
+	}
 	var ch *chosen
 	if s.choosing() {
 		if ch, err = choose(ctx, t, s); err != nil {
@@ -253,6 +253,24 @@ type DuplicateError struct {
 
 func (e *DuplicateError) Error() string {
 	return fmt.Sprintf("recommend: ratings: user %d rated item %d twice (ratings %d and %d)", e.User, e.Item, e.First, e.Second)
+}
+
+// rerated reports whether a pair is rated twice: an item's row lists its
+// ratings in user order, so a pair rated twice is a user next to itself.
+func (t *table) rerated(workers int) bool {
+	const block = 256
+	found := make([]bool, (t.n2+block-1)/block)
+	par.Do(workers, len(found), func(b int) {
+		for i := b * block; i < min(t.n2, (b+1)*block); i++ {
+			for q := t.iStart[i] + 1; q < t.iStart[i+1]; q++ {
+				if t.iUser[q] == t.iUser[q-1] {
+					found[b] = true
+					return
+				}
+			}
+		}
+	})
+	return slices.Contains(found, true)
 }
 
 // duplicates returns a *DuplicateError for the first pair rated twice,

@@ -1,8 +1,11 @@
 package recommend
 
 import (
+	"cmp"
 	"math"
 	"math/rand/v2"
+	"runtime"
+	"slices"
 	"testing"
 
 	"github.com/scaledsm/scaledsm/internal/fsum"
@@ -308,81 +311,117 @@ func TestCholeskySolve(t *testing.T) {
 	}
 }
 
-// TestBiasSumsChunked: the bias sums of more ratings than a chunk have the
-// same bits on one worker and on several, and are the plain compensated
-// sums to rounding; a chunk's worth are summed in the ratings' order.
-// Then the biases' last update is exact: each user's bias minimizes the
-// objective given the items'.
-func TestBiasSumsChunked(t *testing.T) {
-	const n1, n2 = 300, 40
-	m := biasChunk(0)*2 + 12345 // three chunks, the last short
-	rng := rand.New(rand.NewPCG(5, 6))
-	y, rows, cols := make([]float32, m), make([]int32, m), make([]int32, m)
-	for k := range y {
-		rows[k], cols[k] = int32(rng.IntN(n1)), int32(rng.IntN(n2))
-		y[k] = float32(1 + rng.IntN(5))
+// plainBiases is BiasesIndexed written plainly: 20 rounds over the ratings
+// in their order, one core.
+func plainBiases(x *Indexed, mean, lu, li float64) (b, c []float64) {
+	b, c = make([]float64, len(x.Users)), make([]float64, len(x.Items))
+	cu, ci := make([]float64, len(b)), make([]float64, len(c))
+	for k := range x.Values {
+		cu[x.Rows[k]]++
+		ci[x.Cols[k]]++
 	}
-	other := make([]float64, n1)
-	for u := range other {
-		other[u] = rng.NormFloat64()
-	}
-	var want []fsum.Sum
-	for w := 1; w <= 3; w++ {
-		parts := make([][]fsum.Sum, w)
-		for p := range parts {
-			parts[p] = make([]fsum.Sum, n2)
+	for range 20 {
+		si := make([]fsum.Sum, len(c))
+		for k, v := range x.Values {
+			si[x.Cols[k]].Add(float64(v) - mean - b[x.Rows[k]])
 		}
-		acc := make([]fsum.Sum, n2)
-		biasSums(acc, y, cols, rows, other, 3.1, parts)
-		if want == nil {
-			want = acc
+		for i := range c {
+			c[i] = si[i].Value() / (ci[i] + li)
 		}
-		for i := range acc {
-			if acc[i].Value() != want[i].Value() {
-				t.Fatalf("%d workers: item %d's sum %v, one worker's %v", w, i, acc[i].Value(), want[i].Value())
-			}
+		su := make([]fsum.Sum, len(b))
+		for k, v := range x.Values {
+			su[x.Rows[k]].Add(float64(v) - mean - c[x.Cols[k]])
+		}
+		for u := range b {
+			b[u] = su[u].Value() / (cu[u] + lu)
 		}
 	}
-	plain := make([]fsum.Sum, n2)
-	for k := range y {
-		plain[cols[k]].Add(float64(y[k]) - 3.1 - other[rows[k]])
-	}
-	for i := range plain {
-		if d := math.Abs(plain[i].Value() - want[i].Value()); d > 1e-12*math.Abs(plain[i].Value()) {
-			t.Errorf("item %d: chunked %v, plain %v", i, want[i].Value(), plain[i].Value())
-		}
-	}
-	small := make([]fsum.Sum, n2)
-	biasSums(small, y[:1000], cols, rows, other, 3.1, nil)
-	plain = make([]fsum.Sum, n2)
-	for k := range 1000 {
-		plain[cols[k]].Add(float64(y[k]) - 3.1 - other[rows[k]])
-	}
-	for i := range plain {
-		if small[i] != plain[i] {
-			t.Fatalf("one chunk: item %d's sum %v, in order %v", i, small[i], plain[i])
-		}
-	}
+	return b, c
+}
 
-	x := &Indexed{Users: make(IDs, n1), Items: make(IDs, n2), Rows: rows, Cols: cols, Values: y}
+// TestBiasesInUserOrder: the biases of ratings listed by user are those of
+// the plain rounds over them bit for bit, on one core and on several; in
+// another order they are the same to rounding; and the last update is
+// exact: each user's bias minimizes the objective given the items'. It
+// fails when a user's sum skips a rating: checked.
+func TestBiasesInUserOrder(t *testing.T) {
+	const n1, n2, m = 3000, 40, 50000
+	rng := rand.New(rand.NewPCG(5, 6))
+	x := &Indexed{Users: make(IDs, n1), Items: make(IDs, n2), Rows: make([]int32, m), Cols: make([]int32, m), Values: make([]float32, m)}
 	for u := range x.Users {
 		x.Users[u] = int64(u)
 	}
 	for i := range x.Items {
 		x.Items[i] = int64(i)
 	}
-	b, err := BiasesIndexed(x, DefaultBiasUser, DefaultBiasItem)
-	if err != nil {
-		t.Fatal(err)
+	for k := range m {
+		x.Rows[k], x.Cols[k] = int32(rng.IntN(n1)), int32(rng.IntN(n2))
+		x.Values[k] = float32(1+rng.IntN(9)) / 2
 	}
-	num, cnt := make([]float64, n1), make([]float64, n1)
-	for k, v := range y {
-		num[rows[k]] += float64(v) - b.Mean - b.ItemBias[cols[k]]
-		cnt[rows[k]]++
+	byUser := &Indexed{Users: x.Users, Items: x.Items, Rows: slices.Clone(x.Rows), Cols: slices.Clone(x.Cols), Values: slices.Clone(x.Values)}
+	order := make([]int, m)
+	for k := range order {
+		order[k] = k
 	}
-	for u := range num {
-		if want := num[u] / (cnt[u] + DefaultBiasUser); math.Abs(b.UserBias[u]-want) > 1e-9 {
-			t.Fatalf("user %d's bias %v, its minimizer given the items' %v", u, b.UserBias[u], want)
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(x.Rows[a], x.Rows[b]) })
+	for n, k := range order {
+		byUser.Rows[n], byUser.Cols[n], byUser.Values[n] = x.Rows[k], x.Cols[k], x.Values[k]
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	for _, cores := range []int{1, 3} {
+		runtime.GOMAXPROCS(cores)
+		got, err := BiasesIndexed(byUser, DefaultBiasUser, DefaultBiasItem)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, c := plainBiases(byUser, got.Mean, DefaultBiasUser, DefaultBiasItem)
+		if !slices.Equal(got.UserBias, b) || !slices.Equal(got.ItemBias, c) {
+			t.Fatalf("%d cores: the biases of ratings listed by user are not the plain rounds' bit for bit", cores)
+		}
+		shuffled, _ := BiasesIndexed(x, DefaultBiasUser, DefaultBiasItem)
+		for u := range b {
+			if d := math.Abs(shuffled.UserBias[u] - b[u]); d > 1e-12 {
+				t.Fatalf("%d cores: user %d's bias %v in another order, %v by user", cores, u, shuffled.UserBias[u], b[u])
+			}
+		}
+		num, cnt := make([]float64, n1), make([]float64, n1)
+		for k, v := range x.Values {
+			num[x.Rows[k]] += float64(v) - shuffled.Mean - shuffled.ItemBias[x.Cols[k]]
+			cnt[x.Rows[k]]++
+		}
+		for u := range num {
+			if want := num[u] / (cnt[u] + DefaultBiasUser); math.Abs(shuffled.UserBias[u]-want) > 1e-12 {
+				t.Fatalf("user %d's bias %v, its minimizer given the items' %v", u, shuffled.UserBias[u], want)
+			}
+		}
+	}
+}
+
+// TestRerated: the table finds a pair rated twice wherever it lies (items
+// in several blocks), on one worker and on several, and finds none in
+// distinct pairs.
+func TestRerated(t *testing.T) {
+	const n1, n2 = 50, 700
+	rng := rand.New(rand.NewPCG(7, 8))
+	var rows, cols []int32
+	for u := range n1 {
+		for i := range n2 {
+			if rng.IntN(4) == 0 {
+				rows, cols = append(rows, int32(u)), append(cols, int32(i))
+			}
+		}
+	}
+	values := make([]float32, len(rows))
+	for _, workers := range []int{1, 3} {
+		if newTable(n1, n2, rows, cols, values).rerated(workers) {
+			t.Fatalf("%d workers: distinct pairs found rated twice", workers)
+		}
+		for range 20 {
+			k := rng.IntN(len(rows))
+			r, c := append(slices.Clone(rows), rows[k]), append(slices.Clone(cols), cols[k])
+			if !newTable(n1, n2, r, c, append(values, 0)).rerated(workers) {
+				t.Fatalf("%d workers: user %d's second rating of item %d not found", workers, rows[k], cols[k])
+			}
 		}
 	}
 }

@@ -24,11 +24,15 @@ type Sum struct {
 // one Neumaier's branch on |s| >= |x| forms (the same bits), without the
 // branch's mispredictions, which cost a sum of terms of random signs
 // about half its time.
-func (a *Sum) Add(x float64) {
+func (a *Sum) Add(x float64) { *a = a.Plus(x) }
+
+// Plus returns the sum with x added, the same bits as Add: a loop that
+// keeps its sum in a variable (s = s.Plus(x)) keeps it in registers,
+// where Add's pointer holds it in memory.
+func (a Sum) Plus(x float64) Sum {
 	t := a.s + x
 	z := t - a.s
-	a.c += (a.s - (t - z)) + (x - z)
-	a.s = t
+	return Sum{t, a.c + ((a.s - (t - z)) + (x - z))}
 }
 
 // Value returns the sum.
