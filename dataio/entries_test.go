@@ -297,6 +297,15 @@ func TestReadRatingsLayouts(t *testing.T) {
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: %+v, want %+v", c.name, got, want)
 		}
+		got32, err := ReadRatings32(writeFile(t, dir, c.name, []byte(c.body)), layout)
+		if err != nil || !reflect.DeepEqual(got32, &Ratings32{Rows: want.Rows, Cols: want.Cols, Values: []float32{4, 3.5, 1}, RowIDs: want.RowIDs, ColIDs: want.ColIDs}) {
+			t.Errorf("%s as float32: %+v, %v", c.name, got32, err)
+		}
+	}
+	// float32 of the float64 read: 0.1 and Jester's 16 digits round once.
+	got32, err := ReadRatings32(writeFile(t, dir, "tenths.csv", []byte("user,item,rating\n1,2,0.1\n1,3,-2.871870264272588\n")), Layout{})
+	if err != nil || !slices.Equal(got32.Values, []float32{float32(0.1), float32(-2.871870264272588)}) {
+		t.Errorf("tenths as float32: %+v, %v", got32, err)
 	}
 	for columns, msg := range map[string]string{"1,2": "want three columns", "0,1,2": "count from 1", "a,,b": "column 2 is empty"} {
 		if _, err := ParseLayout(columns); err == nil || !strings.Contains(err.Error(), msg) {

@@ -277,15 +277,12 @@ func (c *solveCmd) recommendChecks() (dataio.Layout, error) {
 // of them, or --test's) into fit.test, and returns those to fit.
 func (c *solveCmd) readRatings(layout dataio.Layout, fit *recommenderFit) (*recommend.Indexed, error) {
 	setPhase("reading the ratings")
-	rt, err := readRatingsFile("ratings", c.ef.ratings, layout)
+	rt, err := readRatingsAs("ratings", c.ef.ratings, layout, dataio.ReadRatings32)
 	if err != nil {
 		return nil, err
 	}
-	// The compact form the fit works on, 12 bytes a rating.
-	train := &recommend.Indexed{Users: rt.RowIDs, Items: rt.ColIDs, Rows: rt.Rows, Cols: rt.Cols, Values: make([]float32, len(rt.Values))}
-	for k, v := range rt.Values {
-		train.Values[k] = float32(v)
-	}
+	// The compact form the fit works on, 12 bytes a rating, as read.
+	train := &recommend.Indexed{Users: rt.RowIDs, Items: rt.ColIDs, Rows: rt.Rows, Cols: rt.Cols, Values: rt.Values}
 	if c.ef.holdout > 0 {
 		if train, fit.test, err = train.Split(c.ef.holdout, c.sp.seed); err != nil {
 			return train, err
@@ -299,7 +296,13 @@ func (c *solveCmd) readRatings(layout dataio.Layout, fit *recommenderFit) (*reco
 
 // readRatingsFile reads the ratings file path of the flag flagName.
 func readRatingsFile(flagName, path string, layout dataio.Layout) (*dataio.Ratings, error) {
-	rt, err := dataio.ReadRatingsLayout(path, layout)
+	return readRatingsAs(flagName, path, layout, dataio.ReadRatingsLayout)
+}
+
+// readRatingsAs reads the ratings file path of the flag flagName with
+// read, its errors worded for the flag.
+func readRatingsAs[R any](flagName, path string, layout dataio.Layout, read func(string, dataio.Layout) (*R, error)) (*R, error) {
+	rt, err := read(path, layout)
 	if err != nil {
 		var fe *dataio.FileError
 		if errors.As(err, &fe) {
