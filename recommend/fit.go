@@ -215,10 +215,14 @@ func FitIndexed(ctx context.Context, x *Indexed, s Settings) (*Model, error) {
 		return nil, err
 	}
 	m := &Model{Min: float64(slices.Min(x.Values)), Max: float64(slices.Max(x.Values)), Users: x.Users, Items: x.Items}
-	t := newTable(len(m.Users), len(m.Items), x.Rows, x.Cols, x.Values)
+	// The users' half of the table, checked for a pair rated twice while
+	// the ratings given are at hand to name it; then the items' half,
+	// once nothing here holds those ratings (the caller may let them go).
+	t := userOrder(len(m.Users), len(m.Items), x.Rows, x.Cols, x.Values)
 	if t.rerated(s.Workers) {
 		return nil, duplicates(x, s.Workers) // which pair, and where
 	}
+	t.itemOrder()
 	var ch *chosen
 	if s.choosing() {
 		if ch, err = choose(ctx, t, s); err != nil {
@@ -255,18 +259,21 @@ func (e *DuplicateError) Error() string {
 	return fmt.Sprintf("recommend: ratings: user %d rated item %d twice (ratings %d and %d)", e.User, e.Item, e.First, e.Second)
 }
 
-// rerated reports whether a pair is rated twice: an item's row lists its
-// ratings in user order, so a pair rated twice is a user next to itself.
+// rerated reports whether a pair is rated twice, from the users' half
+// of the table: a user's row meets an item twice. Each block of users
+// marks the items it meets with the user's number.
 func (t *table) rerated(workers int) bool {
-	const block = 256
-	found := make([]bool, (t.n2+block-1)/block)
+	const block = 1 << 14
+	found := make([]bool, (t.n1+block-1)/block)
 	par.Do(workers, len(found), func(b int) {
-		for i := b * block; i < min(t.n2, (b+1)*block); i++ {
-			for q := t.iStart[i] + 1; q < t.iStart[i+1]; q++ {
-				if t.iUser[q] == t.iUser[q-1] {
+		seen := make([]int32, t.n2)
+		for u := b * block; u < min(t.n1, (b+1)*block); u++ {
+			for _, i := range t.uItem[t.uStart[u]:t.uStart[u+1]] {
+				if seen[i] == int32(u)+1 {
 					found[b] = true
 					return
 				}
+				seen[i] = int32(u) + 1
 			}
 		}
 	})

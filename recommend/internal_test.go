@@ -397,18 +397,16 @@ func TestBiasesInUserOrder(t *testing.T) {
 	}
 }
 
-// TestRerated: the table finds a pair rated twice wherever it lies (items
+// TestRerated: the table finds a pair rated twice wherever it lies (users
 // in several blocks), on one worker and on several, and finds none in
 // distinct pairs.
 func TestRerated(t *testing.T) {
-	const n1, n2 = 50, 700
+	const n1, n2 = 40000, 700
 	rng := rand.New(rand.NewPCG(7, 8))
 	var rows, cols []int32
 	for u := range n1 {
-		for i := range n2 {
-			if rng.IntN(4) == 0 {
-				rows, cols = append(rows, int32(u)), append(cols, int32(i))
-			}
+		for _, i := range rng.Perm(n2)[:1+rng.IntN(4)] {
+			rows, cols = append(rows, int32(u)), append(cols, int32(i))
 		}
 	}
 	values := make([]float32, len(rows))
