@@ -44,6 +44,10 @@ func Biases(r Ratings, lambdaUser, lambdaItem float64) (*Model, error) {
 	return m, err
 }
 
+// itemParts is the number of blocks of users whose item sums the biases
+// add apart on more than a million ratings.
+const itemParts = 8
+
 // BiasesIndexed is Biases of ratings in the compact form; the model shares
 // their ids.
 func BiasesIndexed(x *Indexed, lambdaUser, lambdaItem float64) (*Model, error) {
@@ -77,25 +81,43 @@ func BiasesIndexed(x *Indexed, lambdaUser, lambdaItem float64) (*Model, error) {
 		return m, nil
 	}
 	// The ratings in user order (stable: a file listed by user keeps its
-	// order): the items' sums scatter in that order on one core, each
-	// user's sum runs along its row, the users shared among the cores.
+	// order): the items' sums scatter in that order, each user's sum runs
+	// along its row, the users shared among the cores.
 	t := userOrder(n1, n2, x.Rows, x.Cols, x.Values)
 	ci := make([]float64, n2)
 	for _, i := range t.uItem {
 		ci[i]++
 	}
-	si := make([]fsum.Sum, n2)
+	// Above a million ratings the items' sums run in itemParts blocks of
+	// users, on the cores, each block's sums then added in order: a number
+	// of blocks that does not depend on the cores, so neither do the bits.
+	parts := 1
+	if x.Len() > 1<<20 {
+		parts = itemParts
+	}
+	si := make([][]fsum.Sum, parts)
+	for q := range si {
+		si[q] = make([]fsum.Sum, n2)
+	}
 	const block = 1024
 	for range 20 {
-		clear(si)
-		for u := range n1 {
-			bu := b[u]
-			for p := t.uStart[u]; p < t.uStart[u+1]; p++ {
-				si[t.uItem[p]].Add(float64(t.y[p]) - m.Mean - bu)
+		par.Do(runtime.GOMAXPROCS(0), parts, func(q int) {
+			sq := si[q]
+			clear(sq)
+			for u := q * n1 / parts; u < (q+1)*n1/parts; u++ {
+				bu := b[u]
+				for p := t.uStart[u]; p < t.uStart[u+1]; p++ {
+					sq[t.uItem[p]].Add(float64(t.y[p]) - m.Mean - bu)
+				}
+			}
+		})
+		for q := 1; q < parts; q++ {
+			for i, v := range si[q] {
+				si[0][i].Add(v.Value())
 			}
 		}
 		for i := range c {
-			c[i] = si[i].Value() / (ci[i] + lambdaItem)
+			c[i] = si[0][i].Value() / (ci[i] + lambdaItem)
 		}
 		par.Do(runtime.GOMAXPROCS(0), (n1+block-1)/block, func(k int) {
 			for u := k * block; u < min(n1, (k+1)*block); u++ {

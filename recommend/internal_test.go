@@ -345,7 +345,20 @@ func plainBiases(x *Indexed, mean, lu, li float64) (b, c []float64) {
 // exact: each user's bias minimizes the objective given the items'. It
 // fails when a user's sum skips a rating: checked.
 func TestBiasesInUserOrder(t *testing.T) {
-	const n1, n2, m = 3000, 40, 50000
+	biasesInUserOrder(t, 50000, true)
+}
+
+// TestBiasesInBlocks: above a million ratings the items' sums are added
+// in blocks of users: the same bits on one core and on several, the plain
+// rounds' to rounding. It fails when the blocks follow the cores: checked.
+func TestBiasesInBlocks(t *testing.T) {
+	biasesInUserOrder(t, 1<<20+5000, false)
+}
+
+// biasesInUserOrder checks the biases of m random ratings, in user order
+// bit for bit the plain rounds' when exact.
+func biasesInUserOrder(t *testing.T, m int, exact bool) {
+	const n1, n2 = 3000, 40
 	rng := rand.New(rand.NewPCG(5, 6))
 	x := &Indexed{Users: make(IDs, n1), Items: make(IDs, n2), Rows: make([]int32, m), Cols: make([]int32, m), Values: make([]float32, m)}
 	for u := range x.Users {
@@ -368,15 +381,27 @@ func TestBiasesInUserOrder(t *testing.T) {
 		byUser.Rows[n], byUser.Cols[n], byUser.Values[n] = x.Rows[k], x.Cols[k], x.Values[k]
 	}
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	var first *Model
 	for _, cores := range []int{1, 3} {
 		runtime.GOMAXPROCS(cores)
 		got, err := BiasesIndexed(byUser, DefaultBiasUser, DefaultBiasItem)
 		if err != nil {
 			t.Fatal(err)
 		}
+		if first == nil {
+			first = got
+		}
+		if !slices.Equal(got.UserBias, first.UserBias) || !slices.Equal(got.ItemBias, first.ItemBias) {
+			t.Fatalf("%d cores: not one core's biases bit for bit", cores)
+		}
 		b, c := plainBiases(byUser, got.Mean, DefaultBiasUser, DefaultBiasItem)
-		if !slices.Equal(got.UserBias, b) || !slices.Equal(got.ItemBias, c) {
+		if exact && (!slices.Equal(got.UserBias, b) || !slices.Equal(got.ItemBias, c)) {
 			t.Fatalf("%d cores: the biases of ratings listed by user are not the plain rounds' bit for bit", cores)
+		}
+		for i := range c {
+			if d := math.Abs(got.ItemBias[i] - c[i]); d > 1e-12 {
+				t.Fatalf("%d cores: item %d's bias %v, the plain rounds' %v", cores, i, got.ItemBias[i], c[i])
+			}
 		}
 		shuffled, _ := BiasesIndexed(x, DefaultBiasUser, DefaultBiasItem)
 		for u := range b {
