@@ -12,7 +12,8 @@
 // For matrix completion and robust PCA, [LoadEntries] reads COO triplets
 // (indices of any NumPy integer type, checked against the shape; float
 // values), [ReadRatings] a ratings CSV file in the MovieLens layout, with
-// the ids mapped to indices, and [ReadMasked] a dense matrix with NaN for
+// the ids mapped to indices ([ReadRatings32] with float32 values, as a
+// recommender holds them), and [ReadMasked] a dense matrix with NaN for
 // the missing entries; [ReadInts] reads an integer array, [ReadPairs] the
 // (row, column) pairs of a prediction, and [WriteInt32] and [WriteInt64]
 // write integer arrays.

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 
 	"github.com/scaledsm/scaledsm"
 	"github.com/scaledsm/scaledsm/dataio"
@@ -71,4 +73,30 @@ func ExampleWriteFloat64() {
 	}
 	fmt.Println(h.Dtype, dataio.ShapeString(h.Shape), h.HeaderSize(), x)
 	// Output: <f8 (2, 3) 128 [1 2 3 4 5 6]
+}
+
+// Read a ratings file as a recommender holds it: int32 indices of the
+// users and items (in the order of their ids) and float32 values.
+func ExampleReadRatings32() {
+	dir, err := os.MkdirTemp("", "ratings")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "ratings.csv")
+	if err := os.WriteFile(path, []byte("userId,movieId,rating,timestamp\n7,50,4.5,0\n3,50,3,0\n7,20,0.5,0\n"), 0o644); err != nil {
+		fmt.Println(err)
+		return
+	}
+	r, err := dataio.ReadRatings32(path, dataio.Layout{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(r.RowIDs, r.ColIDs)
+	fmt.Println(r.Rows, r.Cols, r.Values)
+	// Output:
+	// [3 7] [20 50]
+	// [1 0 1] [1 1 0] [4.5 3 0.5]
 }
