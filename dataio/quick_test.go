@@ -10,14 +10,8 @@ import (
 
 // slowRating parses a line as the reader parses lines quick declines.
 func slowRating(line, delim string, at [3]int, need int) (quickRating, bool) {
-	rec := splitFields(nil, strings.TrimRight(line, "\r"), delim)
-	if len(rec) < need {
-		return quickRating{}, false
-	}
-	u, err1 := strconv.ParseInt(rec[at[0]], 10, 64)
-	i, err2 := strconv.ParseInt(rec[at[1]], 10, 64)
-	v, err3 := strconv.ParseFloat(rec[at[2]], 64)
-	return quickRating{u, i, v}, err1 == nil && err2 == nil && err3 == nil
+	q, err := record(splitFields(nil, strings.TrimRight(line, "\r"), delim), at, need)
+	return q, err == nil
 }
 
 // checkQuick fails when quick accepts a line and parses it otherwise than

@@ -305,41 +305,22 @@ func readRatings[V float32 | float64](path string, layout Layout) (*ratingsOf[V]
 	if err != nil {
 		return nil, err
 	}
-	// Ids are mapped to indices as they are read (16 bytes a rating, not
+	// Ids are mapped to indices as they are read (12 or 16 bytes a rating, not
 	// the 24 of the ids and a copy to sort), then renumbered in the order
 	// of the ids.
 	rows, cols, values := make([]int32, 0, lines), make([]int32, 0, lines), make([]V, 0, lines)
 	users, items := newIDMap(lines), newIDMap(lines)
-	add := func(rec []string) error {
-		if len(rec) < need {
-			return fail("line %d: %d fields, want %d (the %s in column %d)", r.line, len(rec), need, roles[slices.Index(at[:], need-1)], need)
-		}
-		var ids [2]int64
-		for c := range 2 {
-			s := rec[at[c]]
-			id, err := strconv.ParseInt(s, 10, 64)
-			if err != nil {
-				return fail("line %d: %s id %q is not an integer", r.line, roles[c], s)
-			}
-			ids[c] = id
-		}
-		s := rec[at[2]]
-		v, err := strconv.ParseFloat(s, 64)
-		if err != nil {
-			return fail("line %d: rating %q is not a number", r.line, s)
-		}
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fail("line %d: rating %q is not finite", r.line, s)
-		}
-		rows = append(rows, users.index(ids[0]))
-		cols = append(cols, items.index(ids[1]))
-		values = append(values, V(v))
-		return nil
+	add := func(q quickRating) {
+		rows = append(rows, users.index(q.user))
+		cols = append(cols, items.index(q.item))
+		values = append(values, V(q.value))
 	}
 	if !header {
-		if err := add(first); err != nil {
-			return nil, err
+		q, err := record(first, at, need)
+		if err != nil {
+			return nil, fail("line %d: %v", r.line, err)
 		}
+		add(q)
 	}
 	// Lines of plain numbers are parsed from the scanner's bytes (quick);
 	// any other line, as the first was, with the same result.
@@ -347,15 +328,15 @@ func readRatings[V float32 | float64](path string, layout Layout) (*ratingsOf[V]
 		r.line++
 		line := r.sc.Bytes()
 		if q, ok := quick(line, r.delim, at, need); ok {
-			rows = append(rows, users.index(q.user))
-			cols = append(cols, items.index(q.item))
-			values = append(values, V(q.value))
+			add(q)
 			continue
 		}
 		if rec, ok := r.fields(string(line)); ok {
-			if err := add(rec); err != nil {
-				return nil, err
+			q, err := record(rec, at, need)
+			if err != nil {
+				return nil, fail("line %d: %v", r.line, err)
 			}
+			add(q)
 		}
 	}
 	if err := r.end(); err != io.EOF {
@@ -371,6 +352,32 @@ func readRatings[V float32 | float64](path string, layout Layout) (*ratingsOf[V]
 	rt.RowIDs = users.sorted(rows)
 	rt.ColIDs = items.sorted(cols)
 	return rt, nil
+}
+
+// record parses the fields of a line at the columns at, need of them at
+// least; its error says what is wrong with them.
+func record(rec []string, at [3]int, need int) (quickRating, error) {
+	if len(rec) < need {
+		return quickRating{}, fmt.Errorf("%d fields, want %d (the %s in column %d)", len(rec), need, roles[slices.Index(at[:], need-1)], need)
+	}
+	var ids [2]int64
+	for c := range 2 {
+		s := rec[at[c]]
+		id, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return quickRating{}, fmt.Errorf("%s id %q is not an integer", roles[c], s)
+		}
+		ids[c] = id
+	}
+	s := rec[at[2]]
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return quickRating{}, fmt.Errorf("rating %q is not a number", s)
+	}
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return quickRating{}, fmt.Errorf("rating %q is not finite", s)
+	}
+	return quickRating{ids[0], ids[1], v}, nil
 }
 
 // quickRating is a line's rating parsed by quick.
