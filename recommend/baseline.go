@@ -73,20 +73,11 @@ func BiasesIndexed(x *Indexed, lambdaUser, lambdaItem float64) (*Model, error) {
 	}
 	m.Mean = total.Value() / float64(x.Len())
 	n1, n2 := len(x.Users), len(x.Items)
-	b, c := make([]float64, n1), make([]float64, n2)
 	if math.IsInf(lambdaUser, 1) && math.IsInf(lambdaItem, 1) {
 		// The biases stay 0: the global mean.
-		m.UserBias, m.ItemBias = b, c
+		m.UserBias, m.ItemBias = make([]float64, n1), make([]float64, n2)
 		m.Info = Info{Method: "mean", Ratings: x.Len()}
 		return m, nil
-	}
-	// The ratings in user order (stable: a file listed by user keeps its
-	// order): the items' sums scatter in that order, each user's sum runs
-	// along its row, the users shared among the cores.
-	t := userOrder(n1, n2, x.Rows, x.Cols, x.Values)
-	ci := make([]float64, n2)
-	for _, i := range t.uItem {
-		ci[i]++
 	}
 	// Above a million ratings the items' sums run in itemParts blocks of
 	// users, on the cores, each block's sums then added in order: a number
@@ -94,6 +85,24 @@ func BiasesIndexed(x *Indexed, lambdaUser, lambdaItem float64) (*Model, error) {
 	parts := 1
 	if x.Len() > 1<<20 {
 		parts = itemParts
+	}
+	m.UserBias, m.ItemBias = biasRounds(userOrder(n1, n2, x.Rows, x.Cols, x.Values), m.Mean, lambdaUser, lambdaItem, parts)
+	m.Info = Info{Method: "biases", Lambda: lambdaItem, Ratings: x.Len()}
+	return m, nil
+}
+
+// biasRounds returns the user and item biases of the table's ratings
+// after 20 rounds of alternating exact minimizations, items first. The
+// ratings are in user order (stable: a file listed by user keeps its
+// order): the items' sums scatter in that order, in parts blocks of users
+// added in order, each user's sum runs along its row, the users shared
+// among the cores.
+func biasRounds(t *table, mean, lambdaUser, lambdaItem float64, parts int) (b, c []float64) {
+	n1, n2 := t.n1, t.n2
+	b, c = make([]float64, n1), make([]float64, n2)
+	ci := make([]float64, n2)
+	for _, i := range t.uItem {
+		ci[i]++
 	}
 	si := make([][]fsum.Sum, parts)
 	for q := range si {
@@ -107,7 +116,7 @@ func BiasesIndexed(x *Indexed, lambdaUser, lambdaItem float64) (*Model, error) {
 			for u := q * n1 / parts; u < (q+1)*n1/parts; u++ {
 				bu := b[u]
 				for p := t.uStart[u]; p < t.uStart[u+1]; p++ {
-					sq[t.uItem[p]].Add(float64(t.y[p]) - m.Mean - bu)
+					sq[t.uItem[p]].Add(float64(t.y[p]) - mean - bu)
 				}
 			}
 		})
@@ -123,13 +132,11 @@ func BiasesIndexed(x *Indexed, lambdaUser, lambdaItem float64) (*Model, error) {
 			for u := k * block; u < min(n1, (k+1)*block); u++ {
 				var su fsum.Sum
 				for p := t.uStart[u]; p < t.uStart[u+1]; p++ {
-					su = su.Plus(float64(t.y[p]) - m.Mean - c[t.uItem[p]])
+					su = su.Plus(float64(t.y[p]) - mean - c[t.uItem[p]])
 				}
 				b[u] = su.Value() / (float64(t.uStart[u+1]-t.uStart[u]) + lambdaUser)
 			}
 		})
 	}
-	m.UserBias, m.ItemBias = b, c
-	m.Info = Info{Method: "biases", Lambda: lambdaItem, Ratings: x.Len()}
-	return m, nil
+	return b, c
 }
