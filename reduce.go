@@ -1,6 +1,8 @@
 package scaledsm
 
 import (
+	"slices"
+	"strconv"
 	"sync"
 
 	"github.com/scaledsm/scaledsm/internal/fsum"
@@ -33,6 +35,17 @@ type Reducer interface {
 	Gather(all, x []float64)
 	// Broadcast sets x on every rank to rank 0's x.
 	Broadcast(x []float64)
+}
+
+// An Exchanger is a Reducer that can also send each rank a message of its
+// own (MPI_Alltoallv): the recommender exchanges its ratings through it,
+// so that each rank ends holding only its share of them. The Reducers of
+// package mpi and of NewLocalReducers are Exchangers.
+type Exchanger interface {
+	Reducer
+	// Exchange sends send[r] to rank r, for every r (len(send) is Size()),
+	// and returns what each rank sent this one, in rank order.
+	Exchange(send [][]byte) [][]byte
 }
 
 // dist is the reductions of a run over a Reducer; its zero value (no
@@ -104,7 +117,7 @@ func (d dist) kth(v []float64, k int) float64 {
 // data-parallel solve runs in one process, for tests. Sums are added in
 // rank order.
 func NewLocalReducers(p int) []Reducer {
-	g := &localGroup{size: p, slots: make([][]float64, p)}
+	g := &localGroup{size: p, slots: make([][]float64, p), msgs: make([][][]byte, p)}
 	g.cond = sync.NewCond(&g.mu)
 	rs := make([]Reducer, p)
 	for k := range rs {
@@ -120,6 +133,7 @@ type localGroup struct {
 	arrived int
 	gen     int
 	slots   [][]float64
+	msgs    [][][]byte // Exchange's: msgs[from][to]
 }
 
 // barrier returns once every rank has called it.
@@ -177,4 +191,24 @@ func (r *localReducer) Gather(all, x []float64) {
 
 func (r *localReducer) Broadcast(x []float64) {
 	r.exchange(x, func(slots [][]float64) { copy(x, slots[0]) })
+}
+
+// Exchange posts copies of the messages and takes this rank's from each.
+func (r *localReducer) Exchange(send [][]byte) [][]byte {
+	g := r.g
+	if len(send) != g.size {
+		panic("scaledsm: Exchange of " + strconv.Itoa(len(send)) + " messages among " + strconv.Itoa(g.size) + " ranks")
+	}
+	mine := make([][]byte, g.size)
+	for to, m := range send {
+		mine[to] = slices.Clone(m)
+	}
+	g.msgs[r.rank] = mine
+	g.barrier()
+	got := make([][]byte, g.size)
+	for from := range g.size {
+		got[from] = g.msgs[from][r.rank]
+	}
+	g.barrier()
+	return got
 }

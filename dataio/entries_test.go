@@ -3,7 +3,9 @@ package dataio
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -318,5 +320,69 @@ func TestReadRatingsLayouts(t *testing.T) {
 		if _, err := ReadRatingsLayout(p, l); err == nil || !strings.Contains(err.Error(), msg) {
 			t.Errorf("--columns %s: %v, want %q", columns, err, msg)
 		}
+	}
+}
+
+// TestReadRatingsParts reads files (a header or none, blank lines, CRLF,
+// quoted fields, tabs) in 1 to 9 parts: the parts, their ids put back,
+// are the whole file's ratings in order, whatever the byte ranges cut;
+// a bad line in a later part is named by its line in the whole file.
+func TestReadRatingsParts(t *testing.T) {
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(1, 2))
+	var b strings.Builder
+	for k := range 300 {
+		switch k % 50 {
+		case 7:
+			b.WriteString("\n")
+		case 13:
+			fmt.Fprintf(&b, "\"%d\",%d,%d.5\r\n", rng.IntN(40), rng.IntN(30), rng.IntN(5))
+		}
+		fmt.Fprintf(&b, "%d,%d,%d\n", rng.IntN(40)-3, rng.IntN(30)+100, rng.IntN(5))
+	}
+	body := b.String()
+	for _, file := range []string{"userId,movieId,rating\n" + body, body, strings.ReplaceAll(body, ",", "\t")} {
+		p := writeFile(t, dir, "r.csv", []byte(file))
+		whole, err := ReadRatings32(p, Layout{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for parts := 1; parts <= 9; parts++ {
+			var users, items []int64
+			var values []float32
+			for part := range parts {
+				rt, err := ReadRatings32Part(p, Layout{}, part, parts)
+				if err != nil {
+					t.Fatalf("part %d of %d: %v", part, parts, err)
+				}
+				for k, v := range rt.Values {
+					users, items, values = append(users, rt.RowIDs[rt.Rows[k]]), append(items, rt.ColIDs[rt.Cols[k]]), append(values, v)
+				}
+			}
+			if len(values) != len(whole.Values) {
+				t.Fatalf("%d parts: %d ratings, the whole file %d", parts, len(values), len(whole.Values))
+			}
+			for k, v := range whole.Values {
+				if users[k] != whole.RowIDs[whole.Rows[k]] || items[k] != whole.ColIDs[whole.Cols[k]] || values[k] != v {
+					t.Fatalf("%d parts: rating %d is (%d, %d, %v), the whole file's (%d, %d, %v)", parts, k,
+						users[k], items[k], values[k], whole.RowIDs[whole.Rows[k]], whole.ColIDs[whole.Cols[k]], v)
+				}
+			}
+		}
+	}
+	bad := writeFile(t, dir, "bad.csv", []byte(body+"1,2,x\n"+body))
+	want := fmt.Sprintf("line %d: rating \"x\"", strings.Count(body, "\n")+1)
+	found := false
+	for part := range 4 {
+		_, err := ReadRatings32Part(bad, Layout{}, part, 4)
+		if err != nil {
+			found = true
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("part %d: %v, want %q", part, err, want)
+			}
+		}
+	}
+	if !found {
+		t.Error("no part found the bad line")
 	}
 }

@@ -241,7 +241,7 @@ func ReadRatings(path string) (*Ratings, error) { return ReadRatingsLayout(path,
 // skipped, and a UTF-8 byte order mark is ignored. Errors are *FileError
 // values naming the line at fault.
 func ReadRatingsLayout(path string, layout Layout) (*Ratings, error) {
-	rt, err := readRatings[float64](path, layout)
+	rt, err := readRatings[float64](path, layout, 0, 1)
 	if err != nil {
 		return nil, err
 	}
@@ -261,7 +261,7 @@ type Ratings32 struct {
 // as each is read (float32 of the float64 that ReadRatingsLayout gives):
 // no float64 copy of the values is ever held.
 func ReadRatings32(path string, layout Layout) (*Ratings32, error) {
-	rt, err := readRatings[float32](path, layout)
+	rt, err := readRatings[float32](path, layout, 0, 1)
 	if err != nil {
 		return nil, err
 	}
@@ -275,8 +275,28 @@ type ratingsOf[V float32 | float64] struct {
 	RowIDs, ColIDs []int64
 }
 
-// readRatings reads a ratings file into values of type V.
-func readRatings[V float32 | float64](path string, layout Layout) (*ratingsOf[V], error) {
+// ReadRatings32Part is ReadRatings32 of one of parts byte ranges of the
+// file, part from 0: the lines that begin in [part·size/parts,
+// (part+1)·size/parts), so that the parts one after the other are the
+// file's ratings in order, each read by its own rank of an MPI job. Every
+// part reads the file's first line for its columns; only part 0 skips a
+// header line. Its ids are those its own ratings rate (see
+// recommend.ShareIDs), and a part may hold none. Errors name the line in
+// the whole file.
+func ReadRatings32Part(path string, layout Layout, part, parts int) (*Ratings32, error) {
+	if parts < 1 || part < 0 || part >= parts {
+		return nil, &FileError{Input: "ratings", Path: path, Err: fmt.Errorf("part %d of %d parts", part, parts)}
+	}
+	rt, err := readRatings[float32](path, layout, part, parts)
+	if err != nil {
+		return nil, err
+	}
+	return (*Ratings32)(rt), nil
+}
+
+// readRatings reads part of parts of a ratings file (see
+// ReadRatings32Part) into values of type V.
+func readRatings[V float32 | float64](path string, layout Layout, part, parts int) (*ratingsOf[V], error) {
 	const input = "ratings"
 	f, err := os.Open(path)
 	if err != nil {
@@ -299,11 +319,15 @@ func readRatings[V float32 | float64](path string, layout Layout) (*ratingsOf[V]
 		return nil, fail("%v", err)
 	}
 	need := slices.Max(at[:]) + 1
+	lo, hi, err := partRange(f, part, parts)
+	if err != nil {
+		return nil, fail("%v", readError(err))
+	}
 	// Sized from the lines, counted first, so that the slices do not grow
 	// by copies (a third of the time of a large file).
-	lines, err := RatingsSize(path)
+	lines, err := countLines(f, lo, hi)
 	if err != nil {
-		return nil, err
+		return nil, fail("%v", readError(err))
 	}
 	// Ids are mapped to indices as they are read (12 or 16 bytes a rating, not
 	// the 24 of the ids and a copy to sort), then renumbered in the order
@@ -315,34 +339,45 @@ func readRatings[V float32 | float64](path string, layout Layout) (*ratingsOf[V]
 		cols = append(cols, items.index(q.item))
 		values = append(values, V(q.value))
 	}
-	if !header {
-		q, err := record(first, at, need)
-		if err != nil {
-			return nil, fail("line %d: %v", r.line, err)
-		}
-		add(q)
+	// The part's lines, with the first line's delimiter; errors name the
+	// line in the whole file.
+	pr := newRatingsReader(path, io.NewSectionReader(f, lo, hi-lo))
+	pr.delim, pr.rec = r.delim, make([]string, 0, len(first))
+	lineAt := func() int {
+		before, _ := countLines(f, 0, lo)
+		return before - 1 + pr.line
 	}
-	// Lines of plain numbers are parsed from the scanner's bytes (quick);
-	// any other line, as the first was, with the same result.
-	for r.sc.Scan() {
-		r.line++
-		line := r.sc.Bytes()
-		if q, ok := quick(line, r.delim, at, need); ok {
-			add(q)
-			continue
-		}
-		if rec, ok := r.fields(string(line)); ok {
-			q, err := record(rec, at, need)
+	if lo == 0 {
+		pr.rec = nil
+		if _, err := pr.next(); err == nil && !header { // the first line, again
+			q, err := record(first, at, need)
 			if err != nil {
-				return nil, fail("line %d: %v", r.line, err)
+				return nil, fail("line %d: %v", pr.line, err)
 			}
 			add(q)
 		}
 	}
-	if err := r.end(); err != io.EOF {
+	// Lines of plain numbers are parsed from the scanner's bytes (quick);
+	// any other line, as the first was, with the same result.
+	for pr.sc.Scan() {
+		pr.line++
+		line := pr.sc.Bytes()
+		if q, ok := quick(line, pr.delim, at, need); ok {
+			add(q)
+			continue
+		}
+		if rec, ok := pr.fields(string(line)); ok {
+			q, err := record(rec, at, need)
+			if err != nil {
+				return nil, fail("line %d: %v", lineAt(), err)
+			}
+			add(q)
+		}
+	}
+	if err := pr.end(); err != io.EOF {
 		return nil, fail("%v", err)
 	}
-	if len(values) == 0 {
+	if len(values) == 0 && parts == 1 {
 		return nil, fail("no ratings after the header line")
 	}
 	if users.overflow || items.overflow {
@@ -352,6 +387,63 @@ func readRatings[V float32 | float64](path string, layout Layout) (*ratingsOf[V]
 	rt.RowIDs = users.sorted(rows)
 	rt.ColIDs = items.sorted(cols)
 	return rt, nil
+}
+
+// partRange returns the bytes [lo, hi) of part of parts of the file f:
+// from the first line that begins at or after part·size/parts to the first
+// that begins at or after the next part's offset.
+func partRange(f *os.File, part, parts int) (lo, hi int64, err error) {
+	st, err := f.Stat()
+	if err != nil {
+		return 0, 0, err
+	}
+	size := st.Size()
+	if lo, err = lineStart(f, int64(part)*size/int64(parts), size); err != nil {
+		return 0, 0, err
+	}
+	hi, err = lineStart(f, int64(part+1)*size/int64(parts), size)
+	return lo, hi, err
+}
+
+// lineStart returns the offset of the first line of f (of size bytes)
+// that begins at or after off, size if none does.
+func lineStart(f io.ReaderAt, off, size int64) (int64, error) {
+	if off == 0 || off >= size {
+		return min(off, size), nil
+	}
+	buf := make([]byte, 1<<12)
+	for at := off - 1; at < size; at += int64(len(buf)) {
+		k, err := f.ReadAt(buf, at)
+		if j := bytes.IndexByte(buf[:k], '\n'); j >= 0 {
+			return at + int64(j) + 1, nil
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return 0, err
+		}
+	}
+	return size, nil
+}
+
+// countLines returns the number of lines in the bytes [lo, hi) of f, plus
+// one: an upper bound on the ratings there.
+func countLines(f io.ReaderAt, lo, hi int64) (int, error) {
+	buf := make([]byte, chunkBytes)
+	lines := 1
+	for at := lo; at < hi; {
+		k, err := f.ReadAt(buf[:min(int64(len(buf)), hi-at)], at)
+		lines += bytes.Count(buf[:k], []byte{'\n'})
+		at += int64(k)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return 0, err
+		}
+	}
+	return lines, nil
 }
 
 // record parses the fields of a line at the columns at, need of them at
@@ -521,18 +613,14 @@ func RatingsSize(path string) (int, error) {
 		return 0, &FileError{Input: "ratings", Path: path, Err: fmt.Errorf("cannot open: %w", unwrapPathErr(err))}
 	}
 	defer f.Close()
-	buf := make([]byte, chunkBytes)
-	lines := 1
-	for {
-		k, err := f.Read(buf)
-		lines += bytes.Count(buf[:k], []byte{'\n'})
-		if err == io.EOF {
+	st, err := f.Stat()
+	if err == nil {
+		var lines int
+		if lines, err = countLines(f, 0, st.Size()); err == nil {
 			return lines, nil
 		}
-		if err != nil {
-			return 0, &FileError{Input: "ratings", Path: path, Err: readError(err)}
-		}
 	}
+	return 0, &FileError{Input: "ratings", Path: path, Err: readError(err)}
 }
 
 // idMap gives ids indices in the order they first come: from a table for

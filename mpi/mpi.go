@@ -22,6 +22,12 @@ static int sum_doubles(double *x, int n, int rank) {
 	return MPI_Bcast(x, n, MPI_DOUBLE, 0, MPI_COMM_WORLD);
 }
 static int bcast_doubles(double *x, int n) { return MPI_Bcast(x, n, MPI_DOUBLE, 0, MPI_COMM_WORLD); }
+static int alltoall_counts(int *send, int *recv) {
+	return MPI_Alltoall(send, 1, MPI_INT, recv, 1, MPI_INT, MPI_COMM_WORLD);
+}
+static int alltoallv_bytes(char *send, int *scounts, int *sdispls, char *recv, int *rcounts, int *rdispls) {
+	return MPI_Alltoallv(send, scounts, sdispls, MPI_BYTE, recv, rcounts, rdispls, MPI_BYTE, MPI_COMM_WORLD);
+}
 static int abort_world(int code) { return MPI_Abort(MPI_COMM_WORLD, code); }
 static int finalize(void) { return MPI_Finalize(); }
 */
@@ -29,6 +35,7 @@ import "C"
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"runtime"
 	"sync"
@@ -142,6 +149,43 @@ func (c *comm) Broadcast(x []float64) {
 		return
 	}
 	c.do(func() C.int { return C.bcast_doubles((*C.double)(unsafe.Pointer(&x[0])), C.int(len(x))) })
+}
+
+// Exchange sends send[r] to rank r and returns what each rank sent this
+// one (MPI_Alltoall of the sizes, then MPI_Alltoallv of the bytes).
+func (c *comm) Exchange(send [][]byte) [][]byte {
+	if len(send) != c.size {
+		fmt.Fprintf(os.Stderr, "scaledsm: rank %d: mpi Exchange of %d messages among %d ranks\n", c.rank, len(send), c.size)
+		Abort(1)
+	}
+	ints := func(n int) []C.int { return make([]C.int, n) }
+	scount, sdispl, rcount, rdispl := ints(c.size), ints(c.size), ints(c.size), ints(c.size)
+	var out []byte
+	for r, m := range send {
+		if len(out)+len(m) > math.MaxInt32 {
+			fmt.Fprintf(os.Stderr, "scaledsm: rank %d: mpi Exchange of more than 2 GB\n", c.rank)
+			Abort(1)
+		}
+		scount[r], sdispl[r] = C.int(len(m)), C.int(len(out))
+		out = append(out, m...)
+	}
+	c.do(func() C.int { return C.alltoall_counts(&scount[0], &rcount[0]) })
+	total := 0
+	for r := range rcount {
+		rdispl[r] = C.int(total)
+		total += int(rcount[r])
+	}
+	in := make([]byte, total+1) // +1: a valid pointer when nothing comes
+	out = append(out, 0)
+	c.do(func() C.int {
+		return C.alltoallv_bytes((*C.char)(unsafe.Pointer(&out[0])), &scount[0], &sdispl[0],
+			(*C.char)(unsafe.Pointer(&in[0])), &rcount[0], &rdispl[0])
+	})
+	got := make([][]byte, c.size)
+	for r := range got {
+		got[r] = in[rdispl[r] : rdispl[r]+rcount[r] : rdispl[r]+rcount[r]]
+	}
+	return got
 }
 
 // abort ends the job; it runs on the MPI thread.

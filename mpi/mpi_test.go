@@ -3,6 +3,7 @@
 package mpi_test
 
 import (
+	"bytes"
 	"context"
 	"math"
 	"os"
@@ -63,6 +64,37 @@ func TestCollectives(t *testing.T) {
 	red.Broadcast(b)
 	if b[0] != 7 {
 		t.Errorf("Broadcast = %v, want 7", b[0])
+	}
+}
+
+// TestExchange sends each rank a message that names the sender and the
+// receiver, of a length that differs between pairs (none from a rank to
+// itself), and checks what each rank receives.
+func TestExchange(t *testing.T) {
+	red, p := world(t)
+	if red == nil {
+		t.Skip("one rank: run under mpirun -np 2 or more")
+	}
+	ex, ok := red.(scaledsm.Exchanger)
+	if !ok {
+		t.Fatal("the MPI Reducer is not an Exchanger")
+	}
+	me := red.Rank()
+	msg := func(from, to int) []byte {
+		if from == to {
+			return nil
+		}
+		return bytes.Repeat([]byte{byte(16*from + to)}, 1+from+3*to)
+	}
+	send := make([][]byte, p)
+	for to := range p {
+		send[to] = msg(me, to)
+	}
+	got := ex.Exchange(send)
+	for from := range p {
+		if !bytes.Equal(got[from], msg(from, me)) {
+			t.Errorf("rank %d got %v from rank %d, want %v", me, got[from], from, msg(from, me))
+		}
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"slices"
 
+	"github.com/scaledsm/scaledsm"
 	"github.com/scaledsm/scaledsm/internal/fsum"
 	"github.com/scaledsm/scaledsm/internal/par"
 )
@@ -57,13 +58,8 @@ func BiasesIndexed(x *Indexed, lambdaUser, lambdaItem float64) (*Model, error) {
 	if x.Len() == 0 {
 		return nil, &InputError{Input: "ratings", Reason: "no ratings"}
 	}
-	for _, l := range []struct {
-		name string
-		v    float64
-	}{{"lambda_user", lambdaUser}, {"lambda_item", lambdaItem}} {
-		if math.IsNaN(l.v) || l.v < 0 {
-			return nil, &InputError{Input: l.name, Value: l.v, Reason: "must be at least 0"}
-		}
+	if err := checkPenalties(lambdaUser, lambdaItem); err != nil {
+		return nil, err
 	}
 	m := &Model{Min: float64(slices.Min(x.Values)), Max: float64(slices.Max(x.Values)), Users: x.Users, Items: x.Items}
 	// The mean over the ratings in their order, every sum compensated.
@@ -108,7 +104,6 @@ func biasRounds(t *table, mean, lambdaUser, lambdaItem float64, parts int) (b, c
 	for q := range si {
 		si[q] = make([]fsum.Sum, n2)
 	}
-	const block = 1024
 	for range 20 {
 		par.Do(runtime.GOMAXPROCS(0), parts, func(q int) {
 			sq := si[q]
@@ -128,15 +123,94 @@ func biasRounds(t *table, mean, lambdaUser, lambdaItem float64, parts int) (b, c
 		for i := range c {
 			c[i] = si[0][i].Value() / (ci[i] + lambdaItem)
 		}
-		par.Do(runtime.GOMAXPROCS(0), (n1+block-1)/block, func(k int) {
-			for u := k * block; u < min(n1, (k+1)*block); u++ {
-				var su fsum.Sum
-				for p := t.uStart[u]; p < t.uStart[u+1]; p++ {
-					su = su.Plus(float64(t.y[p]) - mean - c[t.uItem[p]])
-				}
-				b[u] = su.Value() / (float64(t.uStart[u+1]-t.uStart[u]) + lambdaUser)
-			}
-		})
+		userBiases(t, b, c, mean, lambdaUser, 0, n1)
 	}
 	return b, c
+}
+
+// userBiases sets the biases b of the users [first, last) of the table to
+// their minimizers given the items' c, each user's sum along its row, the
+// users shared among the cores.
+func userBiases(t *table, b, c []float64, mean, lambdaUser float64, first, last int) {
+	const block = 1024
+	par.Do(runtime.GOMAXPROCS(0), (last-first+block-1)/block, func(k int) {
+		for u := first + k*block; u < min(last, first+(k+1)*block); u++ {
+			var su fsum.Sum
+			for p := t.uStart[u]; p < t.uStart[u+1]; p++ {
+				su = su.Plus(float64(t.y[p]) - mean - c[t.uItem[p]])
+			}
+			b[u] = su.Value() / (float64(t.uStart[u+1]-t.uStart[u]) + lambdaUser)
+		}
+	})
+}
+
+// checkPenalties checks the biases' penalties.
+func checkPenalties(lambdaUser, lambdaItem float64) error {
+	for _, l := range []struct {
+		name string
+		v    float64
+	}{{"lambda_user", lambdaUser}, {"lambda_item", lambdaItem}} {
+		if math.IsNaN(l.v) || l.v < 0 {
+			return &InputError{Input: l.name, Value: l.v, Reason: "must be at least 0"}
+		}
+	}
+	return nil
+}
+
+// BiasesShared is BiasesIndexed on the ranks of an MPI job (red, a
+// scaledsm.Exchanger): x is this rank's part of the ratings, indexing the
+// ids of all of them, as FitIndexed's on ranks (see Settings.Reducer).
+// Every rank gets the same model, whatever the number of ranks (alone,
+// with a nil red, BiasesIndexed's): that of
+// one process's BiasesIndexed on up to 2^20 ratings, and to rounding
+// above (each item's sum runs along the item's ratings, in the users'
+// order, where one process adds it by blocks of users).
+func BiasesShared(x *Indexed, lambdaUser, lambdaItem float64, red scaledsm.Reducer) (*Model, error) {
+	if err := x.check("ratings"); err != nil {
+		return nil, err
+	}
+	if err := checkPenalties(lambdaUser, lambdaItem); err != nil {
+		return nil, err
+	}
+	ex, err := exchanger(red)
+	if err != nil {
+		return nil, err
+	}
+	if ex == nil {
+		return BiasesIndexed(x, lambdaUser, lambdaItem)
+	}
+	m := &Model{Users: x.Users, Items: x.Items}
+	m.Min, m.Max = valueRange(red, x.Values)
+	m.UserBias, m.ItemBias = make([]float64, len(x.Users)), make([]float64, len(x.Items))
+	if math.IsInf(lambdaUser, 1) && math.IsInf(lambdaItem, 1) {
+		var n int
+		if m.Mean, n = sharedMean(x, red); n == 0 {
+			return nil, &InputError{Input: "ratings", Reason: "no ratings"}
+		}
+		m.Info = Info{Method: "mean", Ratings: n}
+		return m, nil
+	}
+	t, err := shardTable(x, ex)
+	if err != nil {
+		return nil, err
+	}
+	m.Mean = t.mean
+	b, c := m.UserBias, m.ItemBias
+	u0, u1 := t.part(t.rank(), t.n1)
+	i0, i1 := t.part(t.rank(), t.n2)
+	for range 20 {
+		par.Do(runtime.GOMAXPROCS(0), i1-i0, func(j int) {
+			i := i0 + j
+			var s fsum.Sum
+			for q := t.iStart[i]; q < t.iStart[i+1]; q++ {
+				s = s.Plus(float64(t.iy[q]) - t.mean - b[t.iUser[q]])
+			}
+			c[i] = s.Value() / (float64(t.iStart[i+1]-t.iStart[i]) + lambdaItem)
+		})
+		t.share(c, t.n2, 1)
+		userBiases(t, b, c, t.mean, lambdaUser, u0, u1)
+		t.share(b, t.n1, 1)
+	}
+	m.Info = Info{Method: "biases", Lambda: lambdaItem, Ratings: t.m}
+	return m, nil
 }

@@ -12,6 +12,19 @@ type pairs struct {
 	users, items []int32
 	values       []float64
 	pos          [][2]int // of a table's ratings: their positions in user and item order
+	// On the ranks of a shared table (see holdOut), a rank's pairs are
+	// those of its users, the position in item order -1 where the item is
+	// another rank's; n counts every rank's pairs, and others are the
+	// positions in item order and the values of other ranks' pairs of
+	// this rank's items. Alone, n is the number of pairs.
+	n      int
+	others []itemPos
+}
+
+// itemPos is a rating's position in a table's item order, and its value.
+type itemPos struct {
+	q int
+	v float32
 }
 
 // scores tracks the RMSE on a set of pairs of the averages of the sweeps'
@@ -19,7 +32,9 @@ type pairs struct {
 // each b in burns, so that one chain tells which burn-in and which length
 // predict best.
 type scores struct {
-	p      pairs
+	p pairs
+	// relay is the table's: the squares are added over every rank's pairs.
+	relay  func(state []float64, f func())
 	lo, hi float64 // the rating scale: predictions are clipped to it
 	mean   float64 // the table's mean
 	burns  []int   // the first sweep each average takes
@@ -28,8 +43,8 @@ type scores struct {
 	cur    []float64 // this sweep's predictions
 }
 
-func newScores(p pairs, lo, hi, mean float64, burns []int) *scores {
-	sc := &scores{p: p, lo: lo, hi: hi, mean: mean, burns: burns, counts: make([]int, len(burns)), cur: make([]float64, len(p.values))}
+func newScores(p pairs, t *table, lo, hi, mean float64, burns []int) *scores {
+	sc := &scores{p: p, relay: t.relay, lo: lo, hi: hi, mean: mean, burns: burns, counts: make([]int, len(burns)), cur: make([]float64, len(p.values))}
 	sc.sums = make([][]float64, len(burns))
 	for j := range burns {
 		sc.sums[j] = make([]float64, len(p.values))
@@ -58,17 +73,11 @@ func (sc *scores) add(s *sampler, n int) []float64 {
 		sc.cur[e] = v
 	}
 	if len(sc.burns) == 0 {
-		var sq float64
-		for e, v := range sc.cur {
-			r := min(max(sc.mean+v, sc.lo), sc.hi) - sc.p.values[e]
-			sq += r * r
-		}
-		return []float64{math.Sqrt(sq / float64(len(sc.cur)))}
+		return sc.rmses([][]float64{sc.cur}, []float64{1})
 	}
-	out := make([]float64, len(sc.burns))
+	sums, counts := make([][]float64, len(sc.burns)), make([]float64, len(sc.burns))
 	for j, b := range sc.burns {
 		if n < b {
-			out[j] = math.NaN()
 			continue
 		}
 		sc.counts[j]++
@@ -76,21 +85,37 @@ func (sc *scores) add(s *sampler, n int) []float64 {
 		for e, v := range sc.cur {
 			sum[e] += v
 		}
-		out[j] = sc.rmse(j)
+		sums[j], counts[j] = sum, float64(sc.counts[j])
 	}
-	return out
+	return sc.rmses(sums, counts)
 }
 
 // rmse returns the RMSE of average j, clipped to the scale.
 func (sc *scores) rmse(j int) float64 {
-	n := float64(sc.counts[j])
-	var sq float64
-	for e, s := range sc.sums[j] {
-		p := min(max(sc.mean+s/n, sc.lo), sc.hi)
-		r := p - sc.p.values[e]
-		sq += r * r
+	return sc.rmses([][]float64{sc.sums[j]}, []float64{float64(sc.counts[j])})[0]
+}
+
+// rmses returns the RMSE of each sum of predictions over counts[j] sweeps,
+// clipped to the scale (NaN for a nil sum): the squares added in the
+// pairs' order, relayed over the ranks' pairs in rank order.
+func (sc *scores) rmses(sums [][]float64, counts []float64) []float64 {
+	sq := make([]float64, len(sums))
+	sc.relay(sq, func() {
+		for j, sum := range sums {
+			for e, s := range sum {
+				p := min(max(sc.mean+s/counts[j], sc.lo), sc.hi)
+				r := p - sc.p.values[e]
+				sq[j] += r * r
+			}
+		}
+	})
+	for j, sum := range sums {
+		sq[j] = math.Sqrt(sq[j] / float64(sc.p.n))
+		if sum == nil {
+			sq[j] = math.NaN()
+		}
 	}
-	return math.Sqrt(sq / float64(len(sc.sums[j])))
+	return sq
 }
 
 // chainSpec says how to run a chain and what to keep of it.

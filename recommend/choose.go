@@ -4,10 +4,10 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"slices"
 	"time"
 
 	"github.com/scaledsm/scaledsm/internal/fsum"
+	"github.com/scaledsm/scaledsm/internal/reduce"
 )
 
 // burns are the first sweeps of the averages that a validation chain
@@ -63,16 +63,16 @@ const (
 // table of all the ratings with some held out.
 func choose(ctx context.Context, t *table, s Settings) (*chosen, error) {
 	if s.Validation == 0 {
-		s.Validation = min(DefaultValidation, DefaultHeldOut/float64(len(t.y)))
+		s.Validation = min(DefaultValidation, DefaultHeldOut/float64(t.m))
 	}
-	lo, hi := float64(slices.Min(t.y)), float64(slices.Max(t.y))
+	lo, hi := valueRange(t.red, t.y)
 	p := holdOut(t, s.Validation, s.Seed)
-	nv := len(p.values)
-	if nv < 1 || nv >= len(t.y) {
+	nv := p.n
+	if nv < 1 || nv >= t.m {
 		return nil, &InputError{Input: "ratings", Reason: "too few ratings to hold some out for validation: give the rank and the number of sweeps"}
 	}
 	t.mark(&p, true)
-	v := validation{p: &p, lo: lo, hi: hi, mean: t.mean, sd: fittedSD(t, nv)}
+	v := validation{p: &p, t: t, lo: lo, hi: hi, mean: t.mean, sd: fittedSD(t, nv)}
 	sel := &Selection{Fraction: s.Validation, Ratings: nv}
 	ch := &chosen{sel: sel, held: &p}
 	var err error
@@ -93,29 +93,35 @@ func choose(ctx context.Context, t *table, s Settings) (*chosen, error) {
 // scales the tolerances.
 type validation struct {
 	p        *pairs
+	t        *table
 	lo, hi   float64
 	mean, sd float64
 }
 
 // scores returns a new scorer of averages from the given burns.
-func (v validation) scores(b []int) *scores { return newScores(*v.p, v.lo, v.hi, v.mean, b) }
+func (v validation) scores(b []int) *scores { return newScores(*v.p, v.t, v.lo, v.hi, v.mean, b) }
 
 // fittedSD returns the standard deviation of the table's ratings not held
-// out (nv of them are, NaN), 1 if it is 0.
+// out (nv of them are, NaN), 1 if it is 0: sums in the users' order, over
+// the ranks as one process makes them.
 func fittedSD(t *table, nv int) float64 {
-	fitted := func(yield func(float64)) {
-		for _, v := range t.y {
-			if v == v {
-				yield(float64(v))
+	// sum adds f of each rating fitted, relayed from rank to rank.
+	sum := func(f func(float64) float64) float64 {
+		state := make([]float64, 2)
+		t.relay(state, func() {
+			s := fsum.Resume(state[0], state[1])
+			for _, v := range t.y {
+				if v == v {
+					s = s.Plus(f(float64(v)))
+				}
 			}
-		}
+			state[0], state[1] = s.Parts()
+		})
+		return fsum.Resume(state[0], state[1]).Value()
 	}
-	var sum, sq fsum.Sum
-	fitted(sum.Add)
-	n := float64(len(t.y) - nv)
-	mean := sum.Value() / n
-	fitted(func(v float64) { sq.Add((v - mean) * (v - mean)) })
-	if sd := math.Sqrt(sq.Value() / n); sd > 0 {
+	n := float64(t.m - nv)
+	mean := sum(func(v float64) float64 { return v }) / n
+	if sd := math.Sqrt(sum(func(v float64) float64 { return (v - mean) * (v - mean) }) / n); sd > 0 {
 		return sd
 	}
 	return 1
@@ -158,12 +164,11 @@ func growChain(ctx context.Context, t *table, s Settings, v validation, ch *chos
 	}
 	limit := maxRank(t)
 	if ranks[0] > limit {
-		return &InputError{Input: "ratings", Reason: fmt.Sprintf("%d ratings are too few for a rank-%d model of %d users and %d items", len(t.y)-len(v.p.values), ranks[0], t.n1, t.n2)}
+		return &InputError{Input: "ratings", Reason: fmt.Sprintf("%d ratings are too few for a rank-%d model of %d users and %d items", t.m-v.p.n, ranks[0], t.n1, t.n2)}
 	}
 	k := ranks[0]
 	smp := newSampler(t, k, s.Nu, s.Seed, s.Workers)
-	smp.red = s.Reducer
-	smp.m = len(t.y) - len(v.p.values)
+	smp.m = t.m - v.p.n
 	smp.start()
 	spec := validationSpec(s, v, 0, burns, &k)
 	spec.keep, spec.alsoBurn, spec.thin, spec.maxRank = true, chainBurn, chainThin, chainRankMul*k
@@ -202,7 +207,7 @@ func growChain(ctx context.Context, t *table, s Settings, v validation, ch *chos
 	// rating-dimensions allow (at most 4 times as many): the average gains
 	// from more sweeps where they are cheap.
 	n := ch.sweeps
-	s.Rank, s.Sweeps = r, max(1, int(contFrac*float64(n)), min(4*n, int(contBudget/(float64(len(t.y))*float64(r+1)))))
+	s.Rank, s.Sweeps = r, max(1, int(contFrac*float64(n)), min(4*n, int(contBudget/(float64(t.m)*float64(r+1)))))
 	ch.s, ch.smp, ch.post = s, c.s, c.finish()
 	return nil
 }
@@ -241,7 +246,7 @@ func ridgeGrid(ctx context.Context, t *table, s Settings, v validation, ch *chos
 		}
 	}
 	if g.best < 0 {
-		return &InputError{Input: "ratings", Reason: fmt.Sprintf("%d ratings are too few for a rank-%d model of %d users and %d items", len(t.y)-len(v.p.values), ranks[0], t.n1, t.n2)}
+		return &InputError{Input: "ratings", Reason: fmt.Sprintf("%d ratings are too few for a rank-%d model of %d users and %d items", t.m-v.p.n, ranks[0], t.n1, t.n2)}
 	}
 	sel.Chosen = g.best
 	c := sel.Candidates[g.best]
@@ -304,8 +309,7 @@ func (g *ridgeSearch) try(k int, lam float64) (float64, error) {
 	s, v, ch, sel := g.s, g.v, g.ch, g.ch.sel
 	begin := time.Now()
 	smp := newSampler(g.t, k, s.Nu, s.Seed, s.Workers)
-	smp.red = s.Reducer
-	smp.m = len(g.t.y) - len(v.p.values)
+	smp.m = g.t.m - v.p.n
 	smp.noise, smp.nu, smp.lambda = false, math.Inf(1), lam
 	smp.start()
 	spec := validationSpec(s, v, ch.made, nil, &k) // the last iterate
@@ -329,31 +333,68 @@ func (g *ridgeSearch) try(k int, lam float64) (float64, error) {
 // with probability fraction (a draw of seed's stream per rating, in user
 // order), and returns them as pairs with their positions: a rating is held
 // out only if its user and its item keep another, so that the chain fits
-// every row and goes on with all the ratings.
+// every row and goes on with all the ratings. On ranks, the draws and the
+// items' counts are relayed from rank to rank; each rank keeps the pairs
+// of its users, and the positions in item order of those of its items
+// (see pairs).
 func holdOut(t *table, fraction float64, seed uint64) pairs {
-	left1, left2 := make([]int32, t.n1), make([]int32, t.n2)
-	for u := range t.n1 {
-		left1[u] = int32(t.uStart[u+1] - t.uStart[u])
+	u0, u1 := t.part(t.rank(), t.n1)
+	i0, i1 := t.part(t.rank(), t.n2)
+	// The state relayed: the items' ratings left, then the stream's.
+	state := make([]float64, t.n2, t.n2+32)
+	for i := i0; i < i1; i++ {
+		state[i] = float64(t.iStart[i+1] - t.iStart[i])
 	}
-	for i := range t.n2 {
-		left2[i] = int32(t.iStart[i+1] - t.iStart[i])
-	}
-	var p pairs
+	t.share(state, t.n2, 1)
 	st := newStream()
 	st.seed(seed, 0, streamSplit, 0)
-	for u := range t.n1 {
-		for pos := t.uStart[u]; pos < t.uStart[u+1]; pos++ {
-			i := t.uItem[pos]
-			if !(st.rng.Float64() < fraction) || left1[u] < 2 || left2[i] < 2 {
-				continue
-			}
-			left1[u]--
-			left2[i]--
-			p.users = append(p.users, int32(u))
-			p.items = append(p.items, i)
-			p.values = append(p.values, float64(t.y[pos]))
-			p.pos = append(p.pos, [2]int{pos, t.itemPos(int32(u), i)})
+	b, _ := st.pcg.MarshalBinary()
+	for _, c := range b {
+		state = append(state, float64(c))
+	}
+	var p pairs
+	t.relay(state, func() {
+		left2, b := state[:t.n2], make([]byte, len(state)-t.n2)
+		for j, c := range state[t.n2:] {
+			b[j] = byte(c)
 		}
+		_ = st.pcg.UnmarshalBinary(b) // its own bytes: it cannot fail
+		for u := u0; u < u1; u++ {
+			left1 := t.uStart[u+1] - t.uStart[u]
+			for pos := t.uStart[u]; pos < t.uStart[u+1]; pos++ {
+				i := t.uItem[pos]
+				if !(st.rng.Float64() < fraction) || left1 < 2 || left2[i] < 2 {
+					continue
+				}
+				left1--
+				left2[i]--
+				p.users = append(p.users, int32(u))
+				p.items = append(p.items, i)
+				p.values = append(p.values, float64(t.y[pos]))
+				p.pos = append(p.pos, [2]int{pos, -1})
+			}
+		}
+		b, _ = st.pcg.MarshalBinary()
+		for j, c := range b {
+			state[t.n2+j] = float64(c)
+		}
+	})
+	p.n = len(p.values)
+	if t.red == nil {
+		for e, i := range p.items {
+			p.pos[e][1] = t.itemPos(p.users[e], i)
+		}
+		return p
+	}
+	// Each pair's rating in item order is marked by the rank of its item.
+	p.n = reduce.Count(t.red, p.n)
+	x := &Indexed{Rows: p.users, Cols: p.items, Values: make([]float32, len(p.values))}
+	for e, v := range p.values {
+		x.Values[e] = float32(v)
+	}
+	users, items, vals := exchange(x, t.red, func(e int) int { return owner(int(p.items[e]), t.n2, t.red.Size()) })
+	for e, u := range users {
+		p.others = append(p.others, itemPos{t.itemPos(u, items[e]), vals[e]})
 	}
 	return p
 }
@@ -361,5 +402,5 @@ func holdOut(t *table, fraction float64, seed uint64) pairs {
 // maxRank is the largest rank worth fitting to the table: a rank-k model
 // has (n1 + n2) k unknowns, which should not exceed the ratings.
 func maxRank(t *table) int {
-	return max(1, min(t.n1, t.n2, len(t.y)/(t.n1+t.n2)))
+	return max(1, min(t.n1, t.n2, t.m/(t.n1+t.n2)))
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/scaledsm/scaledsm"
 	"github.com/scaledsm/scaledsm/internal/fsum"
 )
 
@@ -162,6 +163,7 @@ func (x *Indexed) ratings(idx []int) Ratings {
 // are read; a rating held out for validation is NaN in both orders.
 type table struct {
 	n1, n2 int
+	m      int // the ratings, of every rank
 	mean   float64
 	y      []float32 // the values, user by user
 	uStart []int     // ratings of user u: [uStart[u], uStart[u+1])
@@ -169,6 +171,12 @@ type table struct {
 	iStart []int     // ratings of item i in item order: [iStart[i], iStart[i+1])
 	iUser  []int32   // the user of each rating, item by item
 	iy     []float32 // the values, item by item
+	// red, when not nil, is the ranks among which the ratings are shared:
+	// this rank's table holds the ratings of its users in the users' half
+	// and of its items in the items' half (see shardTable and part), the
+	// others' rows are empty.
+	red  scaledsm.Exchanger
+	gbuf []float64 // share's buffers
 }
 
 // at returns rating p (in user order) less the mean.
@@ -191,7 +199,7 @@ func userOrder(n1, n2 int, rows, cols []int32, values []float32) *table {
 	for _, v := range values {
 		mean.Add(float64(v))
 	}
-	t := &table{n1: n1, n2: n2, mean: mean.Value() / float64(m)}
+	t := &table{n1: n1, n2: n2, m: m, mean: mean.Value() / float64(m)}
 	t.uStart = counts(n1, rows)
 	t.y = make([]float32, m)
 	t.uItem = make([]int32, m)
@@ -233,15 +241,27 @@ func (t *table) itemPos(u, i int32) int {
 	return lo + q
 }
 
-// mark marks the ratings p (at their positions in both orders) held out
-// (NaN), or gives them back their values.
+// mark marks the ratings p (at their positions in both orders, -1 for
+// one another rank holds) held out (NaN), or gives them back their values.
 func (t *table) mark(p *pairs, held bool) {
 	for e, pos := range p.pos {
 		v := float32(math.NaN())
 		if !held {
 			v = float32(p.values[e])
 		}
-		t.y[pos[0]], t.iy[pos[1]] = v, v
+		if pos[0] >= 0 {
+			t.y[pos[0]] = v
+		}
+		if pos[1] >= 0 {
+			t.iy[pos[1]] = v
+		}
+	}
+	for _, o := range p.others {
+		v := float32(math.NaN())
+		if !held {
+			v = o.v
+		}
+		t.iy[o.q] = v
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/scaledsm/scaledsm"
 	"github.com/scaledsm/scaledsm/internal/par"
+	"github.com/scaledsm/scaledsm/internal/reduce"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -117,11 +118,15 @@ type Settings struct {
 	// Progress, when not nil, is called after every sweep.
 	Progress func(Progress)
 	// Reducer, when not nil, shares the fit among the ranks of an MPI job
-	// (package mpi): every rank calls Fit with the same ratings and
-	// settings, each makes the rows of its share of the users and the
-	// items in every sweep, and the rows are exchanged after each half of
-	// a sweep. Every rank gets the model that one process makes, bit for
-	// bit.
+	// (package mpi; it must be a scaledsm.Exchanger): every rank calls Fit
+	// with its part of the ratings and the same settings, the ranks'
+	// parts one after the other being the ratings a single process would
+	// fit (FitIndexed's parts index the ids of all of them: see
+	// ShareIDs). The ranks exchange the ratings once, so that each holds
+	// only those of its block of users and of its block of items; each
+	// makes the rows of its blocks in every sweep, and the rows are
+	// gathered after each half of a sweep. Every rank gets the model that
+	// one process makes from the parts put together, bit for bit.
 	Reducer scaledsm.Reducer
 }
 
@@ -192,9 +197,13 @@ func Fit(ctx context.Context, r Ratings, s Settings) (*Model, error) {
 	if err := r.check("ratings"); err != nil {
 		return nil, err
 	}
-	m, err := FitIndexed(ctx, r.Index(), s)
+	x := r.Index()
+	if s.Reducer != nil {
+		ShareIDs(x, s.Reducer)
+	}
+	m, err := FitIndexed(ctx, x, s)
 	if m != nil {
-		m.Min, m.Max = slices.Min(r.Values), slices.Max(r.Values)
+		m.Min, m.Max = valueRange(s.Reducer, r.Values)
 	}
 	return m, err
 }
@@ -207,22 +216,22 @@ func FitIndexed(ctx context.Context, x *Indexed, s Settings) (*Model, error) {
 	if err := x.check("ratings"); err != nil {
 		return nil, err
 	}
-	if x.Len() == 0 {
-		return nil, &InputError{Input: "ratings", Reason: "no ratings"}
-	}
-	s, err := s.validate()
+	red, err := exchanger(s.Reducer)
 	if err != nil {
 		return nil, err
 	}
-	m := &Model{Min: float64(slices.Min(x.Values)), Max: float64(slices.Max(x.Values)), Users: x.Users, Items: x.Items}
-	// The users' half of the table, checked for a pair rated twice while
-	// the ratings given are at hand to name it; then the items' half,
-	// once nothing here holds those ratings (the caller may let them go).
-	t := userOrder(len(m.Users), len(m.Items), x.Rows, x.Cols, x.Values)
-	if t.rerated(s.Workers) {
-		return nil, duplicates(x, s.Workers) // which pair, and where
+	if x.Len() == 0 && red == nil {
+		return nil, &InputError{Input: "ratings", Reason: "no ratings"}
 	}
-	t.itemOrder()
+	if s, err = s.validate(); err != nil {
+		return nil, err
+	}
+	t, err := layOut(x, red, s.Workers)
+	if err != nil {
+		return nil, err
+	}
+	m := &Model{Users: x.Users, Items: x.Items}
+	m.Min, m.Max = valueRange(red, t.y)
 	var ch *chosen
 	if s.choosing() {
 		if ch, err = choose(ctx, t, s); err != nil {
@@ -242,10 +251,38 @@ func FitIndexed(ctx context.Context, x *Indexed, s Settings) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	m.Info.Ratings = len(t.y)
+	m.Info.Ratings = t.m
 	m.Info.Seed = s.Seed
 	m.Info.Seconds = time.Since(begin).Seconds()
 	return m, nil
+}
+
+// layOut returns the table of the ratings x. Alone, the users' half is
+// checked for a pair rated twice while the ratings given are at hand to
+// name it; then the items' half is made, once nothing here holds those
+// ratings (the caller may let them go). On ranks, this rank's share
+// (shardTable).
+func layOut(x *Indexed, red scaledsm.Exchanger, workers int) (*table, error) {
+	if red == nil {
+		t := userOrder(len(x.Users), len(x.Items), x.Rows, x.Cols, x.Values)
+		if t.rerated(workers) {
+			return nil, duplicates(x, workers) // which pair, and where
+		}
+		t.itemOrder()
+		return t, nil
+	}
+	t, err := shardTable(x, red)
+	if err != nil {
+		return nil, err
+	}
+	found := 0.0
+	if t.rerated(workers) {
+		found = 1
+	}
+	if reduce.Max(red, found) > 0 {
+		return nil, shardDuplicate(x, t)
+	}
+	return t, nil
 }
 
 // A DuplicateError is a pair rated twice: the ratings First and Second
@@ -256,6 +293,9 @@ type DuplicateError struct {
 }
 
 func (e *DuplicateError) Error() string {
+	if e.First < 0 {
+		return fmt.Sprintf("recommend: ratings: user %d rated item %d twice", e.User, e.Item)
+	}
 	return fmt.Sprintf("recommend: ratings: user %d rated item %d twice (ratings %d and %d)", e.User, e.Item, e.First, e.Second)
 }
 
@@ -337,7 +377,6 @@ func defaultBurn(s Settings) int {
 // the posterior mean from sweep burn on, into m.
 func fitTable(ctx context.Context, t *table, s Settings, burn int, m *Model) error {
 	smp := newSampler(t, s.Rank, s.Nu, s.Seed, s.Workers)
-	smp.red = s.Reducer
 	if s.Method == Ridge {
 		smp.noise, smp.nu, smp.lambda = false, math.Inf(1), s.Lambda
 	}

@@ -121,6 +121,7 @@ func ridgeStepExact(t *testing.T, hold bool) {
 				}
 			}
 		}
+		p.n = len(p.values)
 		s.hold(&p)
 		defer s.release(&p)
 	}

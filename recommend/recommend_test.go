@@ -3,6 +3,7 @@ package recommend_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -269,40 +270,94 @@ func TestIndexedSplit(t *testing.T) {
 }
 
 // TestRanksSameBits fits the default model (selection, Student-t weights,
-// the continued chain) alone and shared among 2 and 3 in-process ranks
-// (scaledsm.NewLocalReducers, the stand-in for MPI): every rank's model
-// predicts what the one process's does, bit for bit.
+// the continued chain) and the ridge model (its penalty chosen, then a
+// refit) alone and shared among 2 and 3 in-process ranks
+// (scaledsm.NewLocalReducers, the stand-in for MPI), each given a
+// contiguous part of the ratings (one part empty, on 3 ranks): every
+// rank's model predicts what the one process's does, bit for bit. A pair
+// rated twice, its ratings on two ranks, is named as alone.
 func TestRanksSameBits(t *testing.T) {
 	train, test, _ := ratings(t, synth.RatingsConfig{Users: 150, Items: 200, Ratings: 8000, Seed: 6})
-	s := recommend.Settings{Seed: 3, Workers: 2}
-	alone, err := recommend.Fit(context.Background(), train, s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := alone.PredictAll(test.Users, test.Items, nil)
-	for _, p := range []int{2, 3} {
-		reds := scaledsm.NewLocalReducers(p)
-		got := make([][]float64, p)
-		errs := make([]error, p)
-		var wg sync.WaitGroup
-		for r := range p {
-			wg.Go(func() {
+	for _, s := range []recommend.Settings{{Seed: 3, Workers: 2}, {Method: recommend.Ridge, Rank: 3, Nu: math.Inf(1), Seed: 4}} {
+		alone, err := recommend.Fit(context.Background(), train, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := alone.PredictAll(test.Users, test.Items, nil)
+		for _, p := range []int{2, 3} {
+			onRanks(t, p, train, func(r int, part recommend.Ratings, red scaledsm.Reducer) error {
 				s := s
-				s.Reducer = reds[r]
-				m, err := recommend.Fit(context.Background(), train, s)
-				if errs[r] = err; err == nil {
-					got[r] = m.PredictAll(test.Users, test.Items, nil)
+				s.Reducer = red
+				m, err := recommend.Fit(context.Background(), part, s)
+				if err == nil && !slices.Equal(m.PredictAll(test.Users, test.Items, nil), want) {
+					err = fmt.Errorf("%v: predicts otherwise than one process", s.Method)
 				}
+				return err
 			})
 		}
-		wg.Wait()
-		for r := range p {
-			if errs[r] != nil {
-				t.Fatalf("%d ranks: rank %d: %v", p, r, errs[r])
-			}
-			if !slices.Equal(got[r], want) {
-				t.Fatalf("%d ranks: rank %d predicts otherwise than one process", p, r)
-			}
+	}
+	twice := recommend.Ratings{Users: append(slices.Clone(train.Users), train.Users[5]), Items: append(slices.Clone(train.Items), train.Items[5]),
+		Values: append(slices.Clone(train.Values), 1)}
+	_, err := recommend.Fit(context.Background(), twice, recommend.Settings{})
+	var want *recommend.DuplicateError
+	if !errors.As(err, &want) || want.First != 5 || want.Second != train.Len() {
+		t.Fatalf("alone: %v, want ratings 5 and %d named", err, train.Len())
+	}
+	onRanks(t, 2, twice, func(r int, part recommend.Ratings, red scaledsm.Reducer) error {
+		_, err := recommend.Fit(context.Background(), part, recommend.Settings{Reducer: red})
+		var got *recommend.DuplicateError
+		if !errors.As(err, &got) || *got != *want {
+			return fmt.Errorf("%v, want %v", err, want)
+		}
+		return nil
+	})
+}
+
+// TestBiasesShared fits the biases and the global mean alone and on 2 and
+// 3 in-process ranks, as TestRanksSameBits: every rank's are the one
+// process's, bit for bit (fewer than 2^20 ratings).
+func TestBiasesShared(t *testing.T) {
+	train, _, _ := ratings(t, synth.RatingsConfig{Users: 150, Items: 200, Ratings: 8000, Seed: 6})
+	x := train.Index()
+	for _, l := range []float64{math.Inf(1), recommend.DefaultBiasItem} {
+		alone, err := recommend.BiasesIndexed(x, l, l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range []int{2, 3} {
+			onRanks(t, p, train, func(r int, part recommend.Ratings, red scaledsm.Reducer) error {
+				x := part.Index()
+				recommend.ShareIDs(x, red)
+				m, err := recommend.BiasesShared(x, l, l, red)
+				if err == nil && (m.Mean != alone.Mean || !slices.Equal(m.UserBias, alone.UserBias) || !slices.Equal(m.ItemBias, alone.ItemBias) ||
+					m.Min != alone.Min || m.Max != alone.Max || m.Info != alone.Info) {
+					err = fmt.Errorf("lambda %v: mean %v, info %+v; alone %v, %+v, or other biases", l, m.Mean, m.Info, alone.Mean, alone.Info)
+				}
+				return err
+			})
+		}
+	}
+}
+
+// onRanks runs f on p in-process ranks, each with its contiguous part of
+// the ratings (on 3 ranks, rank 1's empty), and fails on a rank's error.
+func onRanks(t *testing.T, p int, r recommend.Ratings, f func(rank int, part recommend.Ratings, red scaledsm.Reducer) error) {
+	t.Helper()
+	reds := scaledsm.NewLocalReducers(p)
+	errs := make([]error, p)
+	var wg sync.WaitGroup
+	for rank := range p {
+		lo, hi := rank*r.Len()/p, (rank+1)*r.Len()/p
+		if h := r.Len() / 3; p == 3 {
+			lo, hi = [3]int{0, h, h}[rank], [3]int{h, h, r.Len()}[rank]
+		}
+		part := recommend.Ratings{Users: r.Users[lo:hi], Items: r.Items[lo:hi], Values: r.Values[lo:hi]}
+		wg.Go(func() { errs[rank] = f(rank, part, reds[rank]) })
+	}
+	wg.Wait()
+	for rank, err := range errs {
+		if err != nil {
+			t.Fatalf("%d ranks: rank %d: %v", p, rank, err)
 		}
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/scaledsm/scaledsm"
 	"github.com/scaledsm/scaledsm/internal/fsum"
 	"github.com/scaledsm/scaledsm/internal/gamma"
 	"github.com/scaledsm/scaledsm/internal/kernel"
@@ -64,13 +63,11 @@ type sampler struct {
 
 	workers int
 	wsq     []float64 // per item: Σ w e² of its ratings
-	// red, when not nil, shares the sweeps among the ranks of an MPI job:
-	// each makes the rows of its part of the users and of the items, and
-	// the rows and the items' weighted residuals are gathered after each
-	// pass (share). Every rank does the rest (the priors, the noise, the
-	// validation, the posterior mean) as one process would.
-	red  scaledsm.Reducer
-	gbuf []float64 // gather buffers
+	// On the ranks of an MPI job (the table's red), each makes the rows of
+	// its part of the users and of the items, and the rows and the items'
+	// weighted residuals are gathered after each pass (share). Every rank
+	// does the rest (the priors, the noise, the validation, the posterior
+	// mean) as one process would.
 	pool sync.Pool // *rowScratch
 }
 
@@ -102,7 +99,7 @@ func newSampler(t *table, k int, nu float64, seed uint64, workers int) *sampler 
 	d := k + 1
 	s := &sampler{t: t, k: k, d: d, nu: nu, seed: seed, workers: workers, alpha: 1, noise: true,
 		u: make([]float64, t.n1*d), v: make([]float64, t.n2*d),
-		wsq: make([]float64, t.n2), m: len(t.y),
+		wsq: make([]float64, t.n2), m: t.m,
 		pu: newPrior(d), pv: newPrior(d)}
 	s.pool.New = func() any { return &rowScratch{s: newStream()} }
 	// A small random start: factors of scale 0.1, biases 0.
@@ -131,14 +128,14 @@ func (s *sampler) sweep(n int) {
 		drawPrior(&s.pu, s.u, t.n1, s.d, st.rng)
 	}
 	s.rows(n, s.users())
-	s.share(s.u, t.n1, s.d)
+	s.t.share(s.u, t.n1, s.d)
 	if s.noise {
 		st.seed(s.seed, n, streamHyperItem, 0)
 		drawPrior(&s.pv, s.v, t.n2, s.d, st.rng)
 	}
 	s.rows(n, s.items())
-	s.share(s.v, t.n2, s.d)
-	s.share(s.wsq, t.n2, 1)
+	s.t.share(s.v, t.n2, s.d)
+	s.t.share(s.wsq, t.n2, 1)
 	s.drawNoise(n)
 }
 
@@ -173,7 +170,7 @@ func (s *sampler) items() side {
 // items' pass also records each item's Σ w e² for the noise precision.
 func (s *sampler) rows(sweep int, sd side) {
 	d := s.d
-	first, last := s.part(s.rank(), sd.n)
+	first, last := s.t.part(s.t.rank(), sd.n)
 	par.Do(s.workers, (last-first+blockRows-1)/blockRows, func(b int) {
 		sc := s.pool.Get().(*rowScratch)
 		defer s.pool.Put(sc)
@@ -321,55 +318,14 @@ func (s *sampler) drawNoise(sweep int) {
 // both orders): the sweeps neither fit them nor draw their weights.
 func (s *sampler) hold(p *pairs) {
 	s.t.mark(p, true)
-	s.m = len(s.t.y) - len(p.values)
+	s.m = s.t.m - p.n
 }
 
 // release fits every rating from the next sweep on: the chain continued
 // on all the ratings, the held-out ones p given back their values.
 func (s *sampler) release(p *pairs) {
 	s.t.mark(p, false)
-	s.m = len(s.t.y)
-}
-
-// rank returns this process's rank, 0 alone.
-func (s *sampler) rank() int {
-	if s.red == nil {
-		return 0
-	}
-	return s.red.Rank()
-}
-
-// part returns the rows [first, last) of n that rank r makes: blocks of
-// ⌈n/P⌉ rows in rank order, all of them alone.
-func (s *sampler) part(r, n int) (first, last int) {
-	if s.red == nil {
-		return 0, n
-	}
-	per := (n + s.red.Size() - 1) / s.red.Size()
-	return min(r*per, n), min((r+1)*per, n)
-}
-
-// share makes every rank's rows of x (n rows of width values, each rank
-// having made its part) known to every rank.
-func (s *sampler) share(x []float64, n, width int) {
-	if s.red == nil {
-		return
-	}
-	size := s.red.Size()
-	per := (n + size - 1) / size * width
-	first, last := s.part(s.rank(), n)
-	total := size * per
-	if cap(s.gbuf) < total+per {
-		s.gbuf = make([]float64, total+per)
-	}
-	all, mine := s.gbuf[:total], s.gbuf[total:total+per]
-	clear(mine)
-	copy(mine, x[first*width:last*width])
-	s.red.Gather(all, mine)
-	for r := range size {
-		first, last := s.part(r, n)
-		copy(x[first*width:last*width], all[r*per:])
-	}
+	s.m = s.t.m
 }
 
 // snapshot is a sampler's state: its rank, rows, priors and noise

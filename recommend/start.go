@@ -27,7 +27,7 @@ const (
 func (s *sampler) start() {
 	t, d, k := s.t, s.d, s.k
 	bias := func(x []float64, n int, start []int, idx []int32, vals []float32, other []float64) {
-		par.Do(s.workers, n, func(r int) {
+		s.ownRows(n, func(r int) {
 			var sum float64
 			cnt := 0
 			for e := start[r]; e < start[r+1]; e++ {
@@ -38,6 +38,7 @@ func (s *sampler) start() {
 			}
 			x[r*d+k] = sum / float64(cnt+startShrink)
 		})
+		t.share(x, n, d)
 	}
 	clear(s.u)
 	clear(s.v)
@@ -68,7 +69,7 @@ func (s *sampler) spectral(k0, kind int) {
 	// times sets out (n×l) to the residuals (rows of this side, in the
 	// order of start, idx and vals) times in (the other side's n'×l).
 	times := func(out []float64, n int, start []int, idx []int32, vals []float32, x, other, in []float64) {
-		par.Do(s.workers, n, func(r int) {
+		s.ownRows(n, func(r int) {
 			o := out[r*l : r*l+l]
 			clear(o)
 			xr := x[r*d : r*d+d]
@@ -81,6 +82,7 @@ func (s *sampler) spectral(k0, kind int) {
 				}
 			}
 		})
+		t.share(out, n, l)
 	}
 	// users' side: E B, items': Eᵀ Q (E the residuals, n1×n2).
 	ub := func(out, in []float64) { times(out, t.n1, t.uStart, t.uItem, t.y, s.u, s.v, in) }
@@ -132,8 +134,8 @@ func (s *sampler) spectral(k0, kind int) {
 // the fraction is the right scale on few ratings.
 func (s *sampler) fitScale(k0 int) {
 	t, d, k := s.t, s.d, s.k
-	sums := make([][2]float64, t.n1)
-	par.Do(s.workers, t.n1, func(u int) {
+	sums := make([]float64, 2*t.n1)
+	s.ownRows(t.n1, func(u int) {
 		xu := s.u[u*d : u*d+d]
 		var num, den float64
 		for e := t.uStart[u]; e < t.uStart[u+1]; e++ {
@@ -147,12 +149,13 @@ func (s *sampler) fitScale(k0 int) {
 			num += f * r
 			den += f * f
 		}
-		sums[u] = [2]float64{num, den}
+		sums[2*u], sums[2*u+1] = num, den
 	})
+	t.share(sums, t.n1, 2)
 	var num, den float64
-	for _, v := range sums {
-		num += v[0]
-		den += v[1]
+	for u := range t.n1 {
+		num += sums[2*u]
+		den += sums[2*u+1]
 	}
 	g := 0.0
 	if den > 0 && num > 0 {
@@ -165,6 +168,13 @@ func (s *sampler) fitScale(k0 int) {
 			}
 		}
 	}
+}
+
+// ownRows calls f on the cores for each of this rank's rows of n (users or
+// items; all of them alone).
+func (s *sampler) ownRows(n int, f func(r int)) {
+	first, last := s.t.part(s.t.rank(), n)
+	par.Do(s.workers, last-first, func(j int) { f(first + j) })
 }
 
 // orthonormalize replaces the n×l row-major matrix a (n >= l) by the Q of

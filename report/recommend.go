@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/scaledsm/scaledsm"
 	"github.com/scaledsm/scaledsm/internal/csvfmt"
 	"github.com/scaledsm/scaledsm/recommend"
 )
@@ -33,8 +34,16 @@ type Recommender struct {
 	Seed      uint64               `json:"seed"`
 	Selection *recommend.Selection `json:"selection,omitempty"`
 	// Ranks is the number of processes of an MPI job that shared the fit
-	// (recommend.Settings.Reducer), 0 alone.
-	Ranks int `json:"ranks,omitempty"`
+	// (recommend.Settings.Reducer), 0 alone. Then, for each rank in rank
+	// order: its peak resident set size in MB, the seconds it spent in
+	// collectives (waiting for the others included), the MB of ratings it
+	// received when the ranks exchanged them, and the KB it received in
+	// the fit's other collectives (the rows, mostly) per sweep made.
+	Ranks           int       `json:"ranks,omitempty"`
+	RankPeakMB      []float64 `json:"rank_peak_rss_mb,omitempty"`
+	RankCommSeconds []float64 `json:"rank_comm_seconds,omitempty"`
+	RankExchangeMB  []float64 `json:"rank_exchange_mb,omitempty"`
+	RankSweepKB     []float64 `json:"rank_sweep_kb,omitempty"`
 	// Evaluation on --holdout or --test.
 	Holdout  *float64    `json:"holdout,omitempty"`
 	TestFile string      `json:"test_file,omitempty"`
@@ -65,11 +74,13 @@ func NewRecommender(model, path string, count int, m *recommend.Model) *Recommen
 // Baselines returns the baselines a recommender is compared with, fitted
 // to train: the global mean and the biases (recommend.Biases with its
 // default penalties). They are small: a fit can drop train after them.
-func Baselines(train *recommend.Indexed) (mean, biases *recommend.Model, err error) {
-	if mean, err = recommend.BiasesIndexed(train, math.Inf(1), math.Inf(1)); err != nil {
+// With red (the ranks of an MPI job), train is this rank's part of the
+// ratings (see recommend.BiasesShared).
+func Baselines(train *recommend.Indexed, red scaledsm.Reducer) (mean, biases *recommend.Model, err error) {
+	if mean, err = recommend.BiasesShared(train, math.Inf(1), math.Inf(1), red); err != nil {
 		return nil, nil, err
 	}
-	biases, err = recommend.BiasesIndexed(train, recommend.DefaultBiasUser, recommend.DefaultBiasItem)
+	biases, err = recommend.BiasesShared(train, recommend.DefaultBiasUser, recommend.DefaultBiasItem, red)
 	return mean, biases, err
 }
 
@@ -132,10 +143,23 @@ func (s *Recommender) Print(w io.Writer, out string) {
 			what, t.Ratings, t.Unseen, t.RMSE, t.MAE, t.MeanRMSE, t.MeanMAE, t.BiasesRMSE, t.BiasesMAE)
 	}
 	if s.Ranks > 1 {
-		fmt.Fprintf(w, "ranks      %d processes shared the sweeps (mpirun), each making the rows of its part of the users and items\n", s.Ranks)
+		fmt.Fprintf(w, "ranks      %d processes shared the sweeps (mpirun), each holding the ratings of its part of the users and items\n", s.Ranks)
+		if len(s.RankPeakMB) == s.Ranks {
+			fmt.Fprintf(w, "           peak RSS %s MB; received per sweep %s KB, and %s MB of ratings once\n",
+				joinFloats(s.RankPeakMB, "%.0f"), joinFloats(s.RankSweepKB, "%.0f"), joinFloats(s.RankExchangeMB, "%.1f"))
+		}
 	}
 	fmt.Fprintf(w, "time       %.3g s\n", s.Seconds)
 	if out != "" {
 		fmt.Fprintf(w, "results    %s: %s\n", out, strings.Join(s.Files, ", "))
 	}
+}
+
+// joinFloats formats each of v and joins them with "/".
+func joinFloats(v []float64, format string) string {
+	parts := make([]string, len(v))
+	for k, x := range v {
+		parts[k] = fmt.Sprintf(format, x)
+	}
+	return strings.Join(parts, "/")
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/scaledsm/scaledsm"
 	"github.com/scaledsm/scaledsm/internal/mem"
+	"github.com/scaledsm/scaledsm/internal/reduce"
 	"github.com/scaledsm/scaledsm/mpi"
 	"github.com/scaledsm/scaledsm/report"
 )
@@ -108,29 +109,84 @@ func rankFigures(sum *report.Summary, p scaledsm.Problem, iterations int) {
 // timedReducer counts the collectives of a solve, their payload (the
 // values each rank contributes) and the time spent in them, waiting for
 // the other ranks included.
+// The bytes received count what others sent this rank: a Gather's other
+// ranks' parts, a Sum's or a Broadcast's values, an Exchange's messages
+// (apart, in xbytes).
 type timedReducer struct {
 	scaledsm.Reducer
-	calls int
-	bytes int64
-	wait  time.Duration
+	calls  int
+	bytes  int64
+	wait   time.Duration
+	recv   int64 // bytes received, but in exchanges
+	xbytes int64 // bytes received in exchanges
 }
 
 // reset zeroes the counts, at the start of the iterations.
-func (t *timedReducer) reset() { t.calls, t.bytes, t.wait = 0, 0, 0 }
+func (t *timedReducer) reset() { t.calls, t.bytes, t.wait, t.recv, t.xbytes = 0, 0, 0, 0, 0 }
 
-func (t *timedReducer) time(n int, f func()) {
+// resetCollectives zeroes the world's counts of collectives, if any.
+func resetCollectives() {
+	if t, ok := world.(*timedReducer); ok {
+		t.reset()
+	}
+}
+
+// time runs a collective to which this rank gives n values and in which
+// it receives recv bytes.
+func (t *timedReducer) time(n int, recv int64, f func()) {
 	t0 := time.Now()
 	f()
 	t.wait += time.Since(t0)
 	t.calls++
 	t.bytes += 8 * int64(n)
+	t.recv += recv
 }
 
-func (t *timedReducer) Sum(x []float64) { t.time(len(x), func() { t.Reducer.Sum(x) }) }
+func (t *timedReducer) Sum(x []float64) { t.time(len(x), 8*int64(len(x)), func() { t.Reducer.Sum(x) }) }
 func (t *timedReducer) Gather(all, x []float64) {
-	t.time(len(x), func() { t.Reducer.Gather(all, x) })
+	t.time(len(x), 8*int64(len(all)-len(x)), func() { t.Reducer.Gather(all, x) })
 }
-func (t *timedReducer) Broadcast(x []float64) { t.time(len(x), func() { t.Reducer.Broadcast(x) }) }
+func (t *timedReducer) Broadcast(x []float64) {
+	t.time(len(x), 8*int64(len(x)), func() { t.Reducer.Broadcast(x) })
+}
+
+// Exchange passes the recommender's exchange of ratings on to the ranks
+// (package mpi's Reducer is a scaledsm.Exchanger), its bytes counted as
+// eighths of values.
+func (t *timedReducer) Exchange(send [][]byte) [][]byte {
+	var got [][]byte
+	n := 0
+	for _, m := range send {
+		n += len(m)
+	}
+	t.time((n+7)/8, 0, func() { got = t.Reducer.(scaledsm.Exchanger).Exchange(send) })
+	for _, m := range got {
+		t.xbytes += int64(len(m))
+	}
+	return got
+}
+
+// recommenderFigures fills in the recommender's summary's figures of each
+// rank (see report.Recommender), the fit having made the given sweeps.
+// Alone it does nothing.
+func recommenderFigures(sum *report.Recommender, sweeps int) {
+	t, ok := world.(*timedReducer)
+	if !ok {
+		return
+	}
+	mine := []float64{-1, t.wait.Seconds(), float64(t.xbytes) / 1e6, float64(t.recv) / 1e3 / float64(max(sweeps, 1))}
+	if b, ok := mem.PeakRSS(); ok {
+		mine[0] = float64(b) / 1e6
+	}
+	all := reduce.Gather(t.Reducer, mine)
+	sum.Ranks = world.Size()
+	for k := 0; k < len(all); k += len(mine) {
+		sum.RankPeakMB = append(sum.RankPeakMB, all[k])
+		sum.RankCommSeconds = append(sum.RankCommSeconds, all[k+1])
+		sum.RankExchangeMB = append(sum.RankExchangeMB, all[k+2])
+		sum.RankSweepKB = append(sum.RankSweepKB, all[k+3])
+	}
+}
 
 // prefixWriter starts every line with a prefix: a rank's messages.
 type prefixWriter struct {

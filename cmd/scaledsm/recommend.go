@@ -21,6 +21,7 @@ import (
 	"github.com/scaledsm/scaledsm/internal/atomicio"
 	"github.com/scaledsm/scaledsm/internal/csvfmt"
 	"github.com/scaledsm/scaledsm/internal/mem"
+	"github.com/scaledsm/scaledsm/internal/reduce"
 	"github.com/scaledsm/scaledsm/recommend"
 	"github.com/scaledsm/scaledsm/report"
 	"github.com/scaledsm/scaledsm/synth"
@@ -145,10 +146,13 @@ func runRecommend(c *solveCmd, model string) error {
 	// The baselines are fitted first, so that the fit holds the ratings
 	// once, in its own table.
 	count := train.Len()
+	if world != nil {
+		count = reduce.Count(world, count)
+	}
 	var mean, biases *recommend.Model
-	if fit.test.Len() > 0 {
-		if mean, biases, err = report.Baselines(train); err != nil {
-			return err
+	if c.rf.test != "" || c.ef.holdout > 0 { // on every rank: the ranks share the work
+		if mean, biases, err = report.Baselines(train, world); err != nil {
+			return recommendError(err, c.ef.ratings, layout)
 		}
 	}
 	bar := newProgressBar(c.stderr, "fitting")
@@ -159,6 +163,7 @@ func runRecommend(c *solveCmd, model string) error {
 		}
 	}
 	setPhase("fitting")
+	resetCollectives() // the fit's alone in the ranks' figures
 	fit.m, err = recommend.FitIndexed(ctx, train, s)
 	settled = err == nil // the last collective
 	bar.done()
@@ -169,9 +174,7 @@ func runRecommend(c *solveCmd, model string) error {
 		return recommendError(err, c.ef.ratings, layout)
 	}
 	fit.sum = report.NewRecommender(model, c.ef.ratings, count, fit.m)
-	if world != nil {
-		fit.sum.Ranks = world.Size()
-	}
+	recommenderFigures(fit.sum, len(fit.trace))
 	fit.sum.Seconds = time.Since(begin).Seconds()
 	if fit.test.Len() > 0 {
 		fit.sum.TestFile = c.rf.test
@@ -258,6 +261,9 @@ func (c *solveCmd) recommendChecks() (dataio.Layout, error) {
 	if ef.holdout > 0 && c.rf.test != "" {
 		return dataio.Layout{}, badFlag("holdout", ef.holdout, "give either --holdout or --test, not both")
 	}
+	if ef.holdout > 0 && world != nil {
+		return dataio.Layout{}, badFlag("holdout", ef.holdout, fmt.Sprintf("cannot be drawn on the %d ranks of mpirun, each of which reads only its part of --ratings: give the ratings to test with --test", world.Size()))
+	}
 	layout, err := c.rf.layout()
 	if err != nil {
 		return layout, err
@@ -277,18 +283,29 @@ func (c *solveCmd) recommendChecks() (dataio.Layout, error) {
 // of them, or --test's) into fit.test, and returns those to fit.
 func (c *solveCmd) readRatings(layout dataio.Layout, fit *recommenderFit) (*recommend.Indexed, error) {
 	setPhase("reading the ratings")
-	rt, err := readRatingsAs("ratings", c.ef.ratings, layout, dataio.ReadRatings32)
+	read := dataio.ReadRatings32
+	if world != nil {
+		// Each rank reads its part of the file (see
+		// recommend.Settings.Reducer), and the ranks share their ids.
+		read = func(path string, layout dataio.Layout) (*dataio.Ratings32, error) {
+			return dataio.ReadRatings32Part(path, layout, world.Rank(), world.Size())
+		}
+	}
+	rt, err := readRatingsAs("ratings", c.ef.ratings, layout, read)
 	if err != nil {
 		return nil, err
 	}
 	// The compact form the fit works on, 12 bytes a rating, as read.
 	train := &recommend.Indexed{Users: rt.RowIDs, Items: rt.ColIDs, Rows: rt.Rows, Cols: rt.Cols, Values: rt.Values}
+	if world != nil {
+		recommend.ShareIDs(train, world)
+	}
 	if c.ef.holdout > 0 {
 		if train, fit.test, err = train.Split(c.ef.holdout, c.sp.seed); err != nil {
 			return train, err
 		}
 	}
-	if c.rf.test != "" {
+	if c.rf.test != "" && rank0() { // which alone prints and writes
 		fit.test, err = readRatings("test", c.rf.test, layout)
 	}
 	return train, err
@@ -385,6 +402,9 @@ func checkRatingsMemory(path string) error {
 	lines, err := dataio.RatingsSize(path)
 	if err != nil {
 		return fileError(err)
+	}
+	if world != nil {
+		lines = lines/world.Size() + 1 // each rank holds its share
 	}
 	mem.TuneGC(int64(lines) * recommendBytes)
 	avail, known := mem.Available()

@@ -90,6 +90,11 @@ func Dot(x, y []float64) float64 {
 // losing the compensation (see AddParts).
 func (a Sum) Parts() (s, c float64) { return a.s, a.c }
 
+// Resume returns the sum whose parts (see Parts) are s and c: a sum
+// carried on from where another process left it, with the same bits as
+// if one process had added every term.
+func Resume(s, c float64) Sum { return Sum{s, c} }
+
 // AddParts adds a sum given by its parts (see Parts): its running sum, then
 // its compensation, as two terms.
 func (a *Sum) AddParts(s, c float64) {

@@ -46,6 +46,23 @@ func Sums(g Group, s ...*fsum.Sum) {
 	}
 }
 
+// Relay runs f on each rank in turn, in rank order, each starting from
+// the state (which f reads and updates in place) that the rank before it
+// left; every rank ends with the last rank's state. A pass that one
+// process makes over the ranks' parts one after the other, with the same
+// bits (a compensated sum, a stream of draws), costs P small gathers.
+func Relay(g Group, state []float64, f func()) {
+	n := len(state)
+	all := make([]float64, g.Size()*n)
+	for r := range g.Size() {
+		if r == g.Rank() {
+			f()
+		}
+		g.Gather(all, state)
+		copy(state, all[r*n:(r+1)*n])
+	}
+}
+
 // Count returns n summed over the ranks.
 func Count(g Group, n int) int {
 	x := []float64{float64(n)}

@@ -115,3 +115,36 @@ func TestRange(t *testing.T) {
 		}
 	}
 }
+
+// TestRelay carries a compensated sum of terms whose rounding depends on
+// their order over the ranks' contiguous parts: every rank ends with the
+// bits of one process's pass over all the terms, which the ranks' sums
+// added afterwards (Sums) need not give.
+func TestRelay(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 5))
+	v := make([]float64, 1000)
+	for i := range v {
+		v[i] = math.Ldexp(rng.NormFloat64(), rng.IntN(80)-40)
+	}
+	want := fsum.Of(v)
+	for p := 1; p <= 4; p++ {
+		got := make([]float64, p)
+		onRanks(p, func(g reduce.Group) {
+			lo, hi := reduce.Range(len(v), g.Rank(), g.Size())
+			state := make([]float64, 2)
+			reduce.Relay(g, state, func() {
+				s := fsum.Resume(state[0], state[1])
+				for _, x := range v[lo:hi] {
+					s.Add(x)
+				}
+				state[0], state[1] = s.Parts()
+			})
+			got[g.Rank()] = fsum.Resume(state[0], state[1]).Value()
+		})
+		for r, x := range got {
+			if x != want {
+				t.Errorf("P=%d: rank %d relays %v, want one pass's %v", p, r, x, want)
+			}
+		}
+	}
+}

@@ -1,0 +1,303 @@
+package recommend
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/scaledsm/scaledsm"
+	"github.com/scaledsm/scaledsm/internal/fsum"
+	"github.com/scaledsm/scaledsm/internal/reduce"
+)
+
+// A fit shared among the ranks of an MPI job (Settings.Reducer) starts
+// from each rank's part of the ratings, in any split: the ranks' parts one
+// after the other are the ratings, in the order that fixes the fit's bits
+// (a file's, read by byte ranges). The ranks exchange them once, so that
+// each holds the ratings of its block of users in the users' order and of
+// its block of items in the items' order (16 bytes a rating, 2m/P ratings
+// a rank at most), and the table's rows of other ranks' users and items
+// are empty. A sweep then crosses the network only as rows: each rank
+// makes the rows of its blocks and gathers the others' (sampler.share);
+// the Student-t weights are drawn where the rows are made and never sent.
+// What one process computes in one pass over all the ratings (the mean,
+// the spread, the validation split) is relayed from rank to rank in rank
+// order (reduce.Relay), so that every rank ends with one process's bits.
+
+// exchangeChunk is the most ratings a rank sends in one exchange: the
+// exchange's buffers stay small beside the table.
+const exchangeChunk = 1 << 20
+
+// ratingBytes is a rating's size in an exchange: user, item (int32) and
+// value (float32).
+const ratingBytes = 12
+
+// exchanger returns the settings' Reducer as an Exchanger, nil alone.
+func exchanger(red scaledsm.Reducer) (scaledsm.Exchanger, error) {
+	if red == nil {
+		return nil, nil
+	}
+	ex, ok := red.(scaledsm.Exchanger)
+	if !ok {
+		return nil, &InputError{Input: "Reducer", Reason: "cannot exchange ratings (want a scaledsm.Exchanger, as package mpi's)"}
+	}
+	return ex, nil
+}
+
+// shardTable lays out this rank's share of the ratings from its part x:
+// its users' half from the ratings of its users, its items' half from
+// those of its items, both received from every rank in rank order, and
+// the mean of all the ratings.
+func shardTable(x *Indexed, red scaledsm.Exchanger) (*table, error) {
+	n1, n2 := len(x.Users), len(x.Items)
+	sizes := reduce.Gather(red, []float64{float64(n1), float64(n2)})
+	for r := 0; r < len(sizes); r += 2 {
+		if sizes[r] != float64(n1) || sizes[r+1] != float64(n2) {
+			return nil, &InputError{Input: "ratings", Reason: fmt.Sprintf("rank %d has %d users and %d items, rank %d %v and %v: every rank must have the ids of all the ratings (ShareIDs)", red.Rank(), n1, n2, r/2, sizes[r], sizes[r+1])}
+		}
+	}
+	mean, m := sharedMean(x, red)
+	if m == 0 {
+		return nil, &InputError{Input: "ratings", Reason: "no ratings"}
+	}
+	rows, cols, vals := exchange(x, red, func(k int) int { return owner(int(x.Rows[k]), n1, red.Size()) })
+	t := userOrder(n1, n2, rows, cols, vals)
+	t.red, t.m, t.mean = red, m, mean
+	rows, cols, vals = exchange(x, red, func(k int) int { return owner(int(x.Cols[k]), n2, red.Size()) })
+	items := userOrder(n1, n2, rows, cols, vals)
+	rows, cols, vals = nil, nil, nil
+	items.itemOrder()
+	t.iStart, t.iUser, t.iy = items.iStart, items.iUser, items.iy
+	return t, nil
+}
+
+// sharedMean returns the mean of the ranks' parts of the ratings, added
+// as one process adds them, in their order, and their number.
+func sharedMean(x *Indexed, red scaledsm.Reducer) (mean float64, m int) {
+	m = reduce.Count(red, x.Len())
+	state := make([]float64, 2)
+	reduce.Relay(red, state, func() {
+		s := fsum.Resume(state[0], state[1])
+		for _, v := range x.Values {
+			s = s.Plus(float64(v))
+		}
+		state[0], state[1] = s.Parts()
+	})
+	return fsum.Resume(state[0], state[1]).Value() / float64(m), m
+}
+
+// exchange sends each rating of x to the rank that owner names and
+// returns the ratings this rank receives, those of rank 0 first, each
+// rank's in its order, in rounds of at most exchangeChunk ratings a rank.
+func exchange(x *Indexed, red scaledsm.Exchanger, owner func(k int) int) (rows, cols []int32, vals []float32) {
+	p := red.Size()
+	// How many each rank sends each: where each sender's ratings go.
+	count := make([]float64, p)
+	for k := range x.Values {
+		count[owner(k)]++
+	}
+	all := reduce.Gather(red, count) // all[from*p+to]
+	at := make([]int, p)             // where the ratings from each rank go
+	total := 0
+	for from := range p {
+		at[from] = total
+		total += int(all[from*p+red.Rank()])
+	}
+	rows, cols, vals = make([]int32, total), make([]int32, total), make([]float32, total)
+	rounds := int(reduce.Max(red, float64((x.Len()+exchangeChunk-1)/exchangeChunk)))
+	send := make([][]byte, p)
+	le := binary.LittleEndian
+	for round := range rounds {
+		for to := range send {
+			send[to] = send[to][:0]
+		}
+		for k := min(round*exchangeChunk, x.Len()); k < min((round+1)*exchangeChunk, x.Len()); k++ {
+			to := owner(k)
+			b := le.AppendUint32(send[to], uint32(x.Rows[k]))
+			b = le.AppendUint32(b, uint32(x.Cols[k]))
+			send[to] = le.AppendUint32(b, math.Float32bits(x.Values[k]))
+		}
+		for from, b := range red.Exchange(send) {
+			for ; len(b) >= ratingBytes; b = b[ratingBytes:] {
+				e := at[from]
+				at[from]++
+				rows[e], cols[e], vals[e] = int32(le.Uint32(b)), int32(le.Uint32(b[4:])), math.Float32frombits(le.Uint32(b[8:]))
+			}
+		}
+	}
+	return rows, cols, vals
+}
+
+// The rows of users and of items are shared among p ranks in blocks of
+// ⌈n/p⌉ rows, in rank order.
+
+// owner returns the rank whose block of n rows (users or items) holds row
+// r, of p ranks.
+func owner(r, n, p int) int { return r / ((n + p - 1) / p) }
+
+// part returns the rows [first, last) of n (users or items) that rank r
+// holds and makes: all of them alone.
+func (t *table) part(r, n int) (first, last int) {
+	if t.red == nil {
+		return 0, n
+	}
+	per := (n + t.red.Size() - 1) / t.red.Size()
+	return min(r*per, n), min((r+1)*per, n)
+}
+
+// rank returns this process's rank, 0 alone.
+func (t *table) rank() int {
+	if t.red == nil {
+		return 0
+	}
+	return t.red.Rank()
+}
+
+// relay runs f as one process runs it over all the table's ratings: alone
+// once, on ranks on each in turn from the state the one before left (see
+// reduce.Relay).
+func (t *table) relay(state []float64, f func()) {
+	if t.red == nil {
+		f()
+		return
+	}
+	reduce.Relay(t.red, state, f)
+}
+
+// valueRange returns the smallest and the largest of every rank's values
+// (this process's alone).
+func valueRange[V float32 | float64](red scaledsm.Reducer, v []V) (lo, hi float64) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	if len(v) > 0 {
+		lo, hi = float64(slices.Min(v)), float64(slices.Max(v))
+	}
+	if red != nil {
+		lo, hi = -reduce.Max(red, -lo), reduce.Max(red, hi)
+	}
+	return lo, hi
+}
+
+// ShareIDs makes a rank's part x of the ratings, indexed by the ids of its
+// own ratings (as Ratings.Index or a reader gives them), index the ids of
+// all the ranks' parts instead: Users and Items become the union of the
+// ranks' ids, increasing, the same on every rank, as FitIndexed on ranks
+// wants them; Rows and Cols are mapped to them in place.
+func ShareIDs(x *Indexed, red scaledsm.Reducer) {
+	x.Users = shareIDs(x.Users, x.Rows, red)
+	x.Items = shareIDs(x.Items, x.Cols, red)
+}
+
+// shareIDs returns the union of the ranks' ids, and maps the indices idx
+// of this rank's ids to it.
+func shareIDs(ids IDs, idx []int32, red scaledsm.Reducer) IDs {
+	counts := reduce.Counts(red, len(ids))
+	most := slices.Max(counts)
+	buf := make([]float64, 2*most) // each id as its high and low 32 bits, exactly
+	for k, id := range ids {
+		buf[2*k], buf[2*k+1] = float64(uint64(id)>>32), float64(uint32(id))
+	}
+	all := reduce.Gather(red, buf)
+	var union []int64
+	for r, n := range counts {
+		for k := range n {
+			hi, lo := all[2*(r*most+k)], all[2*(r*most+k)+1]
+			union = append(union, int64(uint64(hi)<<32|uint64(lo)))
+		}
+	}
+	slices.Sort(union)
+	union = slices.Compact(union)
+	to := make([]int32, len(ids))
+	j := 0
+	for k, id := range ids {
+		for union[j] != id {
+			j++
+		}
+		to[k] = int32(j)
+	}
+	for e, v := range idx {
+		idx[e] = to[v]
+	}
+	return IDs(slices.Clip(union))
+}
+
+// shardDuplicate returns the *DuplicateError of a pair rated twice among
+// the ranks' ratings: the first pair found by the first rank that finds
+// one, with the indices of its ratings among all the ranks' parts in rank
+// order.
+func shardDuplicate(x *Indexed, t *table) error {
+	red := t.red
+	found := []float64{-1, -1}
+	if u, i, ok := t.duplicatePair(); ok {
+		found = []float64{float64(u), float64(i)}
+	}
+	all := reduce.Gather(red, found)
+	var u, i int32 = -1, -1
+	for r := 0; r < len(all); r += 2 {
+		if all[r] >= 0 {
+			u, i = int32(all[r]), int32(all[r+1])
+			break
+		}
+	}
+	// Where the pair's ratings are: each rank's first two, as indices
+	// among all the ratings.
+	offset := 0
+	for r, n := range reduce.Counts(red, x.Len()) {
+		if r < red.Rank() {
+			offset += n
+		}
+	}
+	at := []float64{-1, -1}
+	n := 0
+	for k := range x.Values {
+		if x.Rows[k] == u && x.Cols[k] == i && n < 2 {
+			at[n] = float64(offset + k)
+			n++
+		}
+	}
+	var ks []int
+	for _, k := range reduce.Gather(red, at) {
+		if k >= 0 {
+			ks = append(ks, int(k))
+		}
+	}
+	return &DuplicateError{User: x.Users[u], Item: x.Items[i], First: ks[0], Second: ks[1]}
+}
+
+// duplicatePair returns the first pair of this table's users' half rated
+// twice, in the users' order.
+func (t *table) duplicatePair() (u, i int32, ok bool) {
+	seen := make([]int32, t.n2)
+	for u := range t.n1 {
+		for _, i := range t.uItem[t.uStart[u]:t.uStart[u+1]] {
+			if seen[i] == int32(u)+1 {
+				return int32(u), i, true
+			}
+			seen[i] = int32(u) + 1
+		}
+	}
+	return 0, 0, false
+}
+
+// share makes every rank's rows of x (n rows of width values, each rank
+// having made its part) known to every rank.
+func (t *table) share(x []float64, n, width int) {
+	if t.red == nil {
+		return
+	}
+	size := t.red.Size()
+	per := (n + size - 1) / size * width
+	first, last := t.part(t.rank(), n)
+	total := size * per
+	if cap(t.gbuf) < total+per {
+		t.gbuf = make([]float64, total+per)
+	}
+	all, mine := t.gbuf[:total], t.gbuf[total:total+per]
+	clear(mine)
+	copy(mine, x[first*width:last*width])
+	t.red.Gather(all, mine)
+	for r := range size {
+		first, last := t.part(r, n)
+		copy(x[first*width:last*width], all[r*per:])
+	}
+}
