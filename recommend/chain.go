@@ -164,10 +164,10 @@ type chain struct {
 func newChain(s *sampler, spec chainSpec) *chain {
 	c := &chain{spec: spec, s: s, bestRMSE: math.Inf(1), post: spec.post}
 	if spec.keep && c.post == nil {
-		c.post = newPosterior(s.t.n1, s.t.n2, spec.maxRank)
+		c.post = newPosterior(s.t, spec.maxRank)
 	}
 	if spec.keep && spec.alsoBurn > spec.burn {
-		c.alt = newPosterior(s.t.n1, s.t.n2, spec.maxRank)
+		c.alt = newPosterior(s.t, spec.maxRank)
 	}
 	return c
 }

@@ -209,8 +209,28 @@ func TestRowDraws(t *testing.T) {
 	}
 }
 
-// TestTruncate: a product of rank r is kept exactly at rank r or more,
-// and truncated to its best approximation below.
+// truncateDense is a merge's truncation of left rightᵀ (see truncate),
+// the Grams by table.gram with its rows in two blocks.
+func truncateDense(left, right *mat.Dense, rank int) (a, b *mat.Dense) {
+	var tb table
+	gram := func(x *mat.Dense) []float64 {
+		n, c := x.Dims()
+		w := c / 2
+		l, r := mat.DenseCopyOf(x.Slice(0, n, 0, w)), mat.DenseCopyOf(x.Slice(0, n, w, c))
+		return tb.gram([][]float64{l.RawMatrix().Data, r.RawMatrix().Data}, []int{w, c - w}, n)
+	}
+	_, cols := left.Dims()
+	m1, m2 := truncate(gram(left), gram(right), cols, rank)
+	a, b = new(mat.Dense), new(mat.Dense)
+	a.Mul(left, m1)
+	b.Mul(right, m2)
+	return a, b
+}
+
+// TestTruncate: a product of rank r is kept to 1e-9 at rank r or more,
+// and truncated to its best approximation below; so is a product whose
+// factors have columns of norms over seven orders of magnitude (the
+// posterior mean's held columns beside a sweep's).
 func TestTruncate(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	randn := func(r, c int) *mat.Dense {
@@ -230,7 +250,7 @@ func TestTruncate(t *testing.T) {
 	right.Mul(r4, randn(4, 7))
 	want.Mul(&left, right.T())
 	for _, rank := range []int{4, 7} {
-		a, b := truncate(mat.DenseCopyOf(&left), mat.DenseCopyOf(&right), rank)
+		a, b := truncateDense(&left, &right, rank)
 		var got mat.Dense
 		got.Mul(a, b.T())
 		if !mat.EqualApprox(&got, &want, 1e-9*mat.Norm(&want, 2)) {
@@ -240,7 +260,7 @@ func TestTruncate(t *testing.T) {
 			t.Errorf("rank %d: %d columns kept of a rank-4 product", rank, c)
 		}
 	}
-	a, b := truncate(mat.DenseCopyOf(&left), mat.DenseCopyOf(&right), 2)
+	a, b := truncateDense(&left, &right, 2)
 	var got mat.Dense
 	got.Mul(a, b.T())
 	var svd mat.SVD
@@ -252,6 +272,34 @@ func TestTruncate(t *testing.T) {
 	// approximation is that of the other singular values.
 	if e, best := mat.Norm(&diff, 2), math.Hypot(sv[2], sv[3]); math.Abs(e-best) > 1e-9*sv[0] {
 		t.Errorf("rank 2: error %v, want that of the third and fourth singular values %v", e, best)
+	}
+	// Graded columns: 8 held (norms 1 down to 1e-7) beside 8 of a sweep.
+	gl, gr := randn(200, 16), randn(120, 16)
+	for j := range 8 {
+		f := math.Pow(10, -float64(j))
+		for _, m := range []*mat.Dense{gl, gr} {
+			r, _ := m.Dims()
+			for i := range r {
+				m.Set(i, j, m.At(i, j)*f)
+			}
+		}
+	}
+	var prod mat.Dense
+	prod.Mul(gl, gr.T())
+	svd.Factorize(&prod, mat.SVDThin)
+	sv = svd.Values(nil)
+	for _, rank := range []int{6, 16} {
+		a, b := truncateDense(gl, gr, rank)
+		var got, diff mat.Dense
+		got.Mul(a, b.T())
+		diff.Sub(&prod, &got)
+		var best float64
+		for _, v := range sv[rank:] {
+			best = math.Hypot(best, v)
+		}
+		if e := mat.Norm(&diff, 2); math.Abs(e-best) > 1e-9*sv[0] {
+			t.Errorf("graded, rank %d: error %v, want the optimum %v to 1e-9 of %v", rank, e, best, sv[0])
+		}
 	}
 }
 

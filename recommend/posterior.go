@@ -2,12 +2,15 @@ package recommend
 
 import (
 	"math"
+	"runtime"
 	"slices"
 	"sync"
 
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/scaledsm/scaledsm/internal/par"
 )
 
 // posterior accumulates the sweeps' rows into the posterior mean of the
@@ -16,45 +19,45 @@ import (
 // (the factors move from sweep to sweep). That mean is held as factors
 // A Bᵀ of at most maxRank columns: the sweeps' factors wait in a buffer,
 // and when it is full, [A, L_1, ..., L_b] [B, R_1, ..., R_b]ᵀ is
-// truncated to its maxRank leading singular triplets (through the QR
-// factors of the two tall matrices and the SVD of a small one). The
-// spectrum of the mean decays fast; on MovieLens 100k (u1, rank 10, 300
-// sweeps), the test RMSE of the exact mean is 0.90401, and 0.90449,
-// 0.90420 and 0.90410 truncated at 1, 2 and 4 times the rank.
+// truncated to its maxRank leading singular triplets, through the Gram
+// matrices of the two tall matrices (see truncate): each row adds its
+// outer product, so that the tall matrices are never formed, and on the
+// ranks of an MPI job each rank holds and adds only the rows of its users
+// and of its items, the Grams relayed from rank to rank. The spectrum of
+// the mean decays fast; on MovieLens 100k (u1, rank 10, 300 sweeps), the
+// test RMSE of the exact mean is 0.90401, and 0.90449, 0.90420 and
+// 0.90410 truncated at 1, 2 and 4 times the rank.
 type posterior struct {
-	n1, n2  int
-	count   int       // sweeps added
-	ub, ib  []float64 // sums of the biases
-	a, b    *mat.Dense
-	pend    []factors // buffered factors
+	t       *table // whose ranks share the rows (t.part)
+	count   int    // sweeps added
+	ub, ib  []float64
+	a, b    []float64 // this rank's rows of A and B, row-major, c columns
+	c       int
+	pend    []factors // buffered factors, this rank's rows
 	maxRank int
 	maxPend int
-	// A flush runs beside the sweeps that follow (the sweeps leave a core
-	// idle part of the time); busy is done when it has.
+	// Alone, a flush runs beside the sweeps that follow (the sweeps leave
+	// a core idle part of the time); busy is done when it has. On ranks it
+	// runs in turn with the sweeps, whose collectives it must not cross.
 	busy sync.WaitGroup
 }
 
-// factors are a sweep's factors, row-major, k columns.
+// factors are a sweep's factors, row-major, k columns: this rank's rows.
 type factors struct {
 	l, r []float64
 	k    int
 }
 
-func newPosterior(n1, n2, maxRank int) *posterior {
-	return &posterior{n1: n1, n2: n2, ub: make([]float64, n1), ib: make([]float64, n2),
-		maxRank: maxRank, maxPend: 4}
+func newPosterior(t *table, maxRank int) *posterior {
+	return &posterior{t: t, ub: make([]float64, t.n1), ib: make([]float64, t.n2), maxRank: maxRank, maxPend: 4}
 }
 
 // clone returns a copy of the posterior mean, having waited for its
 // flush.
 func (p *posterior) clone() *posterior {
 	p.busy.Wait()
-	c := &posterior{n1: p.n1, n2: p.n2, count: p.count, ub: slices.Clone(p.ub), ib: slices.Clone(p.ib),
-		pend: slices.Clone(p.pend), maxRank: p.maxRank, maxPend: p.maxPend}
-	if p.a != nil {
-		c.a, c.b = mat.DenseCopyOf(p.a), mat.DenseCopyOf(p.b)
-	}
-	return c
+	return &posterior{t: p.t, count: p.count, ub: slices.Clone(p.ub), ib: slices.Clone(p.ib),
+		a: slices.Clone(p.a), b: slices.Clone(p.b), c: p.c, pend: slices.Clone(p.pend), maxRank: p.maxRank, maxPend: p.maxPend}
 }
 
 // hold holds the mean at rank columns from the next flush on.
@@ -65,15 +68,21 @@ func (p *posterior) hold(rank int) {
 
 // add adds the sampler's current rows.
 func (p *posterior) add(s *sampler) {
-	d, k := s.d, s.k
-	l, r := make([]float64, p.n1*k), make([]float64, p.n2*k)
-	for u := range p.n1 {
-		copy(l[u*k:u*k+k], s.u[u*d:])
+	t, d, k := p.t, s.d, s.k
+	for u := range t.n1 {
 		p.ub[u] += s.u[u*d+k]
 	}
-	for i := range p.n2 {
-		copy(r[i*k:i*k+k], s.v[i*d:])
+	for i := range t.n2 {
 		p.ib[i] += s.v[i*d+k]
+	}
+	u0, u1 := t.part(t.rank(), t.n1)
+	i0, i1 := t.part(t.rank(), t.n2)
+	l, r := make([]float64, (u1-u0)*k), make([]float64, (i1-i0)*k)
+	for u := u0; u < u1; u++ {
+		copy(l[(u-u0)*k:(u-u0)*k+k], s.u[u*d:])
+	}
+	for i := i0; i < i1; i++ {
+		copy(r[(i-i0)*k:(i-i0)*k+k], s.v[i*d:])
 	}
 	p.pend = append(p.pend, factors{l, r, k})
 	p.count++
@@ -81,6 +90,10 @@ func (p *posterior) add(s *sampler) {
 		p.busy.Wait()
 		pend := p.pend
 		p.pend = nil
+		if t.red != nil {
+			p.merge(pend)
+			return
+		}
 		p.busy.Go(func() { p.merge(pend) })
 	}
 }
@@ -93,55 +106,163 @@ func (p *posterior) flush() {
 	p.pend = nil
 }
 
-// merge truncates the sum of the held factors and pend to maxRank.
+// merge truncates the sum of the held factors and pend to maxRank: the
+// Grams of [A, L_1, ...] and [B, R_1, ...], their truncation (truncate),
+// and the new A and B, row by row.
 func (p *posterior) merge(pend []factors) {
 	if len(pend) == 0 {
 		return
 	}
-	cols := 0
+	cols := p.c
 	for _, f := range pend {
 		cols += f.k
 	}
-	if p.a != nil {
-		_, c := p.a.Dims()
-		cols += c
-	}
-	left, right := mat.NewDense(p.n1, cols, nil), mat.NewDense(p.n2, cols, nil)
-	at := 0
-	if p.a != nil {
-		_, c := p.a.Dims()
-		left.Slice(0, p.n1, 0, c).(*mat.Dense).Copy(p.a)
-		right.Slice(0, p.n2, 0, c).(*mat.Dense).Copy(p.b)
-		at = c
-	}
+	ls, rs := [][]float64{p.a}, [][]float64{p.b}
+	widths := []int{p.c}
 	for _, f := range pend {
-		left.Slice(0, p.n1, at, at+f.k).(*mat.Dense).Copy(mat.NewDense(p.n1, f.k, f.l))
-		right.Slice(0, p.n2, at, at+f.k).(*mat.Dense).Copy(mat.NewDense(p.n2, f.k, f.r))
-		at += f.k
+		ls, rs, widths = append(ls, f.l), append(rs, f.r), append(widths, f.k)
 	}
-	p.a, p.b = truncate(left, right, p.maxRank)
+	t := p.t
+	u0, u1 := t.part(t.rank(), t.n1)
+	i0, i1 := t.part(t.rank(), t.n2)
+	m1, m2 := truncate(t.gram(ls, widths, u1-u0), t.gram(rs, widths, i1-i0), cols, p.maxRank)
+	p.a, p.b = rowsTimes(ls, widths, u1-u0, m1), rowsTimes(rs, widths, i1-i0, m2)
+	_, p.c = m1.Dims()
 }
 
-// truncate returns A, B of at most rank columns with A Bᵀ the best
-// rank-limited approximation of left rightᵀ, the singular values split
-// evenly between the two. It overwrites left and right.
-func truncate(left, right *mat.Dense, rank int) (*mat.Dense, *mat.Dense) {
-	q1, t1 := thinQR(left)
-	q2, t2 := thinQR(right)
+// The tall matrices of a merge are n rows of blocks side by side: block j
+// holds widths[j] columns, row-major, in xs[j].
+
+// row sets dst to row r of the blocks xs.
+func row(dst []float64, xs [][]float64, widths []int, r int) {
+	at := 0
+	for j, x := range xs {
+		w := widths[j]
+		copy(dst[at:at+w], x[r*w:r*w+w])
+		at += w
+	}
+}
+
+// gram returns the Gram matrix (cols×cols, row-major, its upper triangle)
+// of the n rows of the blocks xs: each entry a sum over the rows in their
+// order, continued from rank to rank (table.relay), so that its bits
+// depend neither on the ranks nor on the cores. The cores take the Gram's
+// rows in bands of about equal work.
+func (t *table) gram(xs [][]float64, widths []int, n int) []float64 {
+	cols := 0
+	for _, w := range widths {
+		cols += w
+	}
+	g := make([]float64, cols*cols)
+	workers := runtime.GOMAXPROCS(0)
+	// band k starts at the row of the triangle's k/workers of its area.
+	starts := make([]int, workers+1)
+	for k := range starts {
+		starts[k] = cols - int(math.Round(float64(cols)*math.Sqrt(1-float64(k)/float64(workers))))
+	}
+	t.relay(g, func() {
+		par.Do(workers, workers, func(k int) {
+			lo, hi := starts[k], starts[k+1]
+			if lo >= hi {
+				return
+			}
+			x := make([]float64, cols)
+			for r := range n {
+				row(x, xs, widths, r)
+				for i := lo; i < hi; i++ {
+					v, gi := x[i], g[i*cols:i*cols+cols]
+					for j := i; j < cols; j++ {
+						gi[j] += v * x[j]
+					}
+				}
+			}
+		})
+	})
+	return g
+}
+
+// rowsTimes returns the n rows of the blocks xs times m, row-major.
+func rowsTimes(xs [][]float64, widths []int, n int, m *mat.Dense) []float64 {
+	cols, k := m.Dims()
+	out := make([]float64, n*k)
+	par.Do(runtime.GOMAXPROCS(0), (n+255)/256, func(blk int) {
+		x := make([]float64, cols)
+		for r := blk * 256; r < min(n, (blk+1)*256); r++ {
+			row(x, xs, widths, r)
+			o := out[r*k : r*k+k]
+			for i, v := range x {
+				for j, mij := range m.RawRowView(i) {
+					o[j] += v * mij
+				}
+			}
+		}
+	})
+	return out
+}
+
+// gramTol is the smallest eigenvalue of a Gram, relative to its largest,
+// whose direction truncate keeps: a direction of singular value below
+// 10^-7 of the largest adds at most 10^-7 of the product's norm.
+const gramTol = 1e-14
+
+// truncate returns M1 and M2 (cols×k, k at most rank) such that
+// (X M1)(Y M2)ᵀ is the best approximation of rank k of X Yᵀ, the singular
+// values split evenly between the two, given the Grams g1 = XᵀX and
+// g2 = YᵀY (upper triangles, row-major): with XᵀX = W1 Λ1 W1ᵀ, X = Q1 T1
+// where T1 = Λ1^½ W1ᵀ and Q1 = X W1 Λ1^-½ has orthonormal columns (the
+// directions of eigenvalues below gramTol of the largest dropped), so that
+// X Yᵀ = Q1 (T1 T2ᵀ) Q2ᵀ = Q1 U S Vᵀ Q2ᵀ, and M1 = W1 Λ1^-½ U S^½.
+func truncate(g1, g2 []float64, cols, rank int) (*mat.Dense, *mat.Dense) {
+	// half returns T's transpose (cols×d) and its pseudo-inverse
+	// (cols×d): W Λ^½ and W Λ^-½.
+	half := func(g []float64) (tt, inv *mat.Dense) {
+		sym := mat.NewSymDense(cols, nil)
+		for i := range cols {
+			for j := i; j < cols; j++ {
+				sym.SetSym(i, j, g[i*cols+j])
+			}
+		}
+		var eig mat.EigenSym
+		if !eig.Factorize(sym, true) {
+			return nil, nil
+		}
+		lam := eig.Values(nil)
+		var w mat.Dense
+		eig.VectorsTo(&w)
+		top := slices.Max(lam)
+		var keep []int
+		for j, l := range lam {
+			if l > gramTol*top {
+				keep = append(keep, j)
+			}
+		}
+		tt, inv = mat.NewDense(cols, max(len(keep), 1), nil), mat.NewDense(cols, max(len(keep), 1), nil)
+		for c, j := range keep {
+			f := math.Sqrt(lam[j])
+			for i := range cols {
+				tt.Set(i, c, w.At(i, j)*f)
+				inv.Set(i, c, w.At(i, j)/f)
+			}
+		}
+		return tt, inv
+	}
+	t1, i1 := half(g1)
+	t2, i2 := half(g2)
+	if t1 == nil || t2 == nil {
+		return mat.NewDense(cols, 1, nil), mat.NewDense(cols, 1, nil)
+	}
 	var small mat.Dense
-	small.Mul(t1, t2.T())
+	small.Mul(t1.T(), t2)
 	var svd mat.SVD
 	if !svd.Factorize(&small, mat.SVDThin) {
-		var a, b mat.Dense // left and right again, from their factors
-		a.Mul(q1, t1)
-		b.Mul(q2, t2)
-		return &a, &b
+		return mat.NewDense(cols, 1, nil), mat.NewDense(cols, 1, nil)
 	}
 	sv := svd.Values(nil)
 	keep := 0
 	for keep < min(rank, len(sv)) && sv[keep] > 1e-12*sv[0] {
 		keep++
 	}
+	keep = max(keep, 1)
 	var u, v mat.Dense
 	svd.UTo(&u)
 	svd.VTo(&v)
@@ -156,10 +277,10 @@ func truncate(left, right *mat.Dense, rank int) (*mat.Dense, *mat.Dense) {
 		}
 		return y
 	}
-	var a, b mat.Dense
-	a.Mul(q1, scale(&u))
-	b.Mul(q2, scale(&v))
-	return &a, &b
+	var m1, m2 mat.Dense
+	m1.Mul(i1, scale(&u))
+	m2.Mul(i2, scale(&v))
+	return &m1, &m2
 }
 
 // thinQR returns Q (n×c', orthonormal columns) and T (c'×c) with
@@ -190,32 +311,31 @@ func thinQR(x *mat.Dense) (*mat.Dense, *mat.Dense) {
 }
 
 // mean returns the posterior means: the biases, and the factors of the
-// low-rank part (row-major, rank columns).
+// low-rank part (row-major, rank columns), every rank's rows.
 func (p *posterior) mean() (ub, ib, l, r []float64, rank int) {
 	p.flush()
+	t := p.t
 	n := float64(p.count)
-	ub, ib = make([]float64, p.n1), make([]float64, p.n2)
+	ub, ib = make([]float64, t.n1), make([]float64, t.n2)
 	for u, v := range p.ub {
 		ub[u] = v / n
 	}
 	for i, v := range p.ib {
 		ib[i] = v / n
 	}
-	if p.a == nil {
+	if p.c == 0 {
 		return ub, ib, nil, nil, 0
 	}
-	_, rank = p.a.Dims()
-	l, r = make([]float64, p.n1*rank), make([]float64, p.n2*rank)
+	rank = p.c
 	s := 1 / math.Sqrt(n)
-	for u := range p.n1 {
-		for j := range rank {
-			l[u*rank+j] = p.a.At(u, j) * s
+	full := func(x []float64, n int) []float64 {
+		y := make([]float64, n*rank)
+		first, _ := t.part(t.rank(), n)
+		for e, v := range x {
+			y[first*rank+e] = v * s
 		}
+		t.share(y, n, rank)
+		return y
 	}
-	for i := range p.n2 {
-		for j := range rank {
-			r[i*rank+j] = p.b.At(i, j) * s
-		}
-	}
-	return ub, ib, l, r, rank
+	return ub, ib, full(p.a, t.n1), full(p.b, t.n2), rank
 }
