@@ -190,7 +190,7 @@ func BiasesShared(x *Indexed, lambdaUser, lambdaItem float64, red scaledsm.Reduc
 		m.Info = Info{Method: "mean", Ratings: n}
 		return m, nil
 	}
-	t, err := shardTable(x, ex)
+	t, err := shardTable(x, ex, runtime.GOMAXPROCS(0))
 	if err != nil {
 		return nil, err
 	}

@@ -11,7 +11,6 @@ import (
 
 	"github.com/scaledsm/scaledsm"
 	"github.com/scaledsm/scaledsm/internal/par"
-	"github.com/scaledsm/scaledsm/internal/reduce"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -226,11 +225,13 @@ func FitIndexed(ctx context.Context, x *Indexed, s Settings) (*Model, error) {
 	if s, err = s.validate(); err != nil {
 		return nil, err
 	}
+	// x is not read after the table is made: on ranks, the part given can
+	// be collected while the items' half is made.
+	m := &Model{Users: x.Users, Items: x.Items}
 	t, err := layOut(x, red, s.Workers)
 	if err != nil {
 		return nil, err
 	}
-	m := &Model{Users: x.Users, Items: x.Items}
 	m.Min, m.Max = valueRange(red, t.y)
 	var ch *chosen
 	if s.choosing() {
@@ -271,18 +272,7 @@ func layOut(x *Indexed, red scaledsm.Exchanger, workers int) (*table, error) {
 		t.itemOrder()
 		return t, nil
 	}
-	t, err := shardTable(x, red)
-	if err != nil {
-		return nil, err
-	}
-	found := 0.0
-	if t.rerated(workers) {
-		found = 1
-	}
-	if reduce.Max(red, found) > 0 {
-		return nil, shardDuplicate(x, t)
-	}
-	return t, nil
+	return shardTable(x, red, workers)
 }
 
 // A DuplicateError is a pair rated twice: the ratings First and Second

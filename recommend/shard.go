@@ -27,7 +27,7 @@ import (
 
 // exchangeChunk is the most ratings a rank sends in one exchange: the
 // exchange's buffers stay small beside the table.
-const exchangeChunk = 1 << 20
+const exchangeChunk = 1 << 18
 
 // ratingBytes is a rating's size in an exchange: user, item (int32) and
 // value (float32).
@@ -46,10 +46,12 @@ func exchanger(red scaledsm.Reducer) (scaledsm.Exchanger, error) {
 }
 
 // shardTable lays out this rank's share of the ratings from its part x:
-// its users' half from the ratings of its users, its items' half from
-// those of its items, both received from every rank in rank order, and
-// the mean of all the ratings.
-func shardTable(x *Indexed, red scaledsm.Exchanger) (*table, error) {
+// its users' half from the ratings of its users, checked for a pair rated
+// twice, its items' half from those of its items, both received from
+// every rank in rank order, and the mean of all the ratings. It does not
+// read x once the items' ratings are sent, so that a caller that lets x
+// go lets it be collected as the items' half is made.
+func shardTable(x *Indexed, red scaledsm.Exchanger, workers int) (*table, error) {
 	n1, n2 := len(x.Users), len(x.Items)
 	sizes := reduce.Gather(red, []float64{float64(n1), float64(n2)})
 	for r := 0; r < len(sizes); r += 2 {
@@ -64,12 +66,38 @@ func shardTable(x *Indexed, red scaledsm.Exchanger) (*table, error) {
 	rows, cols, vals := exchange(x, red, func(k int) int { return owner(int(x.Rows[k]), n1, red.Size()) })
 	t := userOrder(n1, n2, rows, cols, vals)
 	t.red, t.m, t.mean = red, m, mean
+	found := 0.0
+	if t.rerated(workers) {
+		found = 1
+	}
+	if reduce.Max(red, found) > 0 {
+		return nil, shardDuplicate(x, t) // which pair, and where, while x is at hand
+	}
 	rows, cols, vals = exchange(x, red, func(k int) int { return owner(int(x.Cols[k]), n2, red.Size()) })
-	items := userOrder(n1, n2, rows, cols, vals)
-	rows, cols, vals = nil, nil, nil
-	items.itemOrder()
-	t.iStart, t.iUser, t.iy = items.iStart, items.iUser, items.iy
+	t.iStart, t.iUser, t.iy = itemHalf(n1, n2, rows, cols, vals)
 	return t, nil
+}
+
+// itemHalf lays out ratings in the items' order, each item's in the users'
+// order (as table.itemOrder does from the users' half): the ratings are
+// put in the users' order as indices (a counting sort, stable), then
+// scattered by item in that order.
+func itemHalf(n1, n2 int, rows, cols []int32, vals []float32) (start []int, users []int32, values []float32) {
+	at := counts(n1, rows)
+	perm := make([]int32, len(rows))
+	for k, u := range rows {
+		perm[at[u]] = int32(k)
+		at[u]++
+	}
+	start = counts(n2, cols)
+	users, values = make([]int32, len(rows)), make([]float32, len(rows))
+	next := slices.Clone(start[:n2])
+	for _, k := range perm {
+		i := cols[k]
+		users[next[i]], values[next[i]] = rows[k], vals[k]
+		next[i]++
+	}
+	return start, users, values
 }
 
 // sharedMean returns the mean of the ranks' parts of the ratings, added
