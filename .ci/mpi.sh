@@ -51,21 +51,31 @@ assert one["status"] == three["status"] == "converged", (one["status"], three["s
 assert abs(one["iterations"] - three["iterations"]) <= 1
 PY
 
-# The recommender on 10^6 synthetic ratings, alone and on 2 and 3 ranks
-# (issue 35): the same predictions, bit for bit, and a summary that says
-# how many ranks shared the fit.
+# The recommender on 10^6 synthetic ratings, alone and on 2, 3 and 4 ranks
+# (issues 35 and 45), each rank reading its part of the file: the same
+# predictions, bit for bit, and a summary that says how many ranks shared
+# the fit and what each held and received.
 "$tmp/scaledsm" generate --problem ratings --users 6040 --items 3700 --ratings 1000000 --step 0.5 --holdout 0.1 --out "$tmp/r6" >/dev/null
 "$tmp/scaledsm" solve --ratings "$tmp/r6/train.csv" --test "$tmp/r6/test.csv" --out "$tmp/r6/one" >/dev/null
-for np in 2 3; do
+for np in 2 3 4; do
   "${mpirun[@]}" -np "$np" "$tmp/scaledsm" solve --ratings "$tmp/r6/train.csv" --test "$tmp/r6/test.csv" --out "$tmp/r6/np$np" >/dev/null
   cmp "$tmp/r6/one/test.csv" "$tmp/r6/np$np/test.csv" || { echo "mpi: the recommender on $np ranks predicts otherwise than alone"; exit 1; }
   /usr/bin/python3 - "$tmp/r6/np$np/summary.json" "$np" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))
-assert s["ranks"] == int(sys.argv[2]), s.get("ranks")
-print("recommender, 10^6 ratings on %s ranks: test RMSE %.4f, the predictions of one process" % (sys.argv[2], s["test"]["test_rmse"]))
+np = int(sys.argv[2])
+assert s["ranks"] == np, s.get("ranks")
+assert len(s["rank_peak_rss_mb"]) == len(s["rank_sweep_kb"]) == np, s
+print("recommender, 10^6 ratings on %d ranks: test RMSE %.4f, the predictions of one process; peak RSS %s MB, %s KB received a sweep" %
+      (np, s["test"]["test_rmse"], "/".join("%.0f" % v for v in s["rank_peak_rss_mb"]), "/".join("%.0f" % v for v in s["rank_sweep_kb"])))
 PY
 done
+# --holdout needs every rating: refused on ranks, in one line, before any work.
+if "${mpirun[@]}" -np 2 "$tmp/scaledsm" solve --ratings "$tmp/r6/train.csv" --holdout 0.1 >/dev/null 2>"$tmp/holdout.err"; then
+  echo "mpi: --holdout on 2 ranks was accepted"; exit 1
+fi
+grep -q -- "--holdout 0.1: cannot be drawn on the 2 ranks of mpirun" "$tmp/holdout.err" || { cat "$tmp/holdout.err"; exit 1; }
+echo "--holdout on ranks refused: ok"
 
 # A rank killed mid-solve ends the job within seconds, non-zero.
 "${mpirun[@]}" -np 3 "$tmp/scaledsm" solve --problem ms --n 60 --r 3 --tol 0 --iters 100000000 >/dev/null 2>"$tmp/kill.err" &
