@@ -319,13 +319,7 @@ func readRatings[V float32 | float64](path string, layout Layout, part, parts in
 		return nil, fail("%v", err)
 	}
 	need := slices.Max(at[:]) + 1
-	lo, hi, err := partRange(f, part, parts)
-	if err != nil {
-		return nil, fail("%v", readError(err))
-	}
-	// Sized from the lines, counted first, so that the slices do not grow
-	// by copies (a third of the time of a large file).
-	lines, err := countLines(f, lo, hi)
+	pr, lo, lines, err := partReader(r, f, part, parts)
 	if err != nil {
 		return nil, fail("%v", readError(err))
 	}
@@ -339,16 +333,11 @@ func readRatings[V float32 | float64](path string, layout Layout, part, parts in
 		cols = append(cols, items.index(q.item))
 		values = append(values, V(q.value))
 	}
-	// The part's lines, with the first line's delimiter; errors name the
-	// line in the whole file.
-	pr := newRatingsReader(path, io.NewSectionReader(f, lo, hi-lo))
-	pr.delim, pr.rec = r.delim, make([]string, 0, len(first))
-	lineAt := func() int {
+	lineAt := func() int { // in the whole file
 		before, _ := countLines(f, 0, lo)
 		return before - 1 + pr.line
 	}
 	if lo == 0 {
-		pr.rec = nil
 		if _, err := pr.next(); err == nil && !header { // the first line, again
 			q, err := record(first, at, need)
 			if err != nil {
@@ -387,6 +376,27 @@ func readRatings[V float32 | float64](path string, layout Layout, part, parts in
 	rt.RowIDs = users.sorted(rows)
 	rt.ColIDs = items.sorted(cols)
 	return rt, nil
+}
+
+// partReader returns a reader of the lines of part of parts of the file f
+// (see partRange), which r has read the first line of: with r's
+// delimiter, or from the start as r when the part starts the file; the
+// offset of the part, and its lines (see countLines), by which the slices
+// are sized so that they do not grow by copies (a third of the time of a
+// large file).
+func partReader(r *ratingsReader, f *os.File, part, parts int) (pr *ratingsReader, lo int64, lines int, err error) {
+	lo, hi, err := partRange(f, part, parts)
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	if lines, err = countLines(f, lo, hi); err != nil {
+		return nil, 0, 0, err
+	}
+	pr = newRatingsReader(r.path, io.NewSectionReader(f, lo, hi-lo))
+	if lo > 0 {
+		pr.delim, pr.rec = r.delim, make([]string, 0, len(r.rec))
+	}
+	return pr, lo, lines, nil
 }
 
 // partRange returns the bytes [lo, hi) of part of parts of the file f:
