@@ -392,10 +392,9 @@ func holdOut(t *table, fraction float64, seed uint64) pairs {
 	for e, v := range p.values {
 		x.Values[e] = float32(v)
 	}
-	users, items, vals := exchange(x, t.red, func(e int) int { return owner(int(p.items[e]), t.n2, t.red.Size()) })
-	for e, u := range users {
-		p.others = append(p.others, itemPos{t.itemPos(u, items[e]), vals[e]})
-	}
+	exchange(x, t.red, func(e int) int { return owner(int(p.items[e]), t.n2, t.red.Size()) }, func(_ int, u, i int32, v float32) {
+		p.others = append(p.others, itemPos{t.itemPos(u, i), v})
+	})
 	return p
 }
 

@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sort"
 
 	"github.com/scaledsm/scaledsm"
 	"github.com/scaledsm/scaledsm/internal/fsum"
+	"github.com/scaledsm/scaledsm/internal/par"
 	"github.com/scaledsm/scaledsm/internal/reduce"
 )
 
@@ -63,9 +65,8 @@ func shardTable(x *Indexed, red scaledsm.Exchanger, workers int) (*table, error)
 	if m == 0 {
 		return nil, &InputError{Input: "ratings", Reason: "no ratings"}
 	}
-	rows, cols, vals := exchange(x, red, func(k int) int { return owner(int(x.Rows[k]), n1, red.Size()) })
-	t := userOrder(n1, n2, rows, cols, vals)
-	t.red, t.m, t.mean = red, m, mean
+	t := &table{n1: n1, n2: n2, m: m, mean: mean, red: red}
+	t.uStart, t.uItem, t.y = half(x, red, false, n1)
 	found := 0.0
 	if t.rerated(workers) {
 		found = 1
@@ -73,31 +74,84 @@ func shardTable(x *Indexed, red scaledsm.Exchanger, workers int) (*table, error)
 	if reduce.Max(red, found) > 0 {
 		return nil, shardDuplicate(x, t) // which pair, and where, while x is at hand
 	}
-	rows, cols, vals = exchange(x, red, func(k int) int { return owner(int(x.Cols[k]), n2, red.Size()) })
-	t.iStart, t.iUser, t.iy = itemHalf(n1, n2, rows, cols, vals)
+	t.iStart, t.iUser, t.iy = half(x, red, true, n2)
+	// Each item's ratings in the users' order (as itemOrder lays them
+	// out): a pair is rated once, so the order is the users'.
+	i0, i1 := t.part(t.rank(), n2)
+	par.Do(workers, i1-i0, func(j int) {
+		lo, hi := t.iStart[i0+j], t.iStart[i0+j+1]
+		sort.Sort(byUser{t.iUser[lo:hi], t.iy[lo:hi]})
+	})
 	return t, nil
 }
 
-// itemHalf lays out ratings in the items' order, each item's in the users'
-// order (as table.itemOrder does from the users' half): the ratings are
-// put in the users' order as indices (a counting sort, stable), then
-// scattered by item in that order.
-func itemHalf(n1, n2 int, rows, cols []int32, vals []float32) (start []int, users []int32, values []float32) {
-	at := counts(n1, rows)
-	perm := make([]int32, len(rows))
-	for k, u := range rows {
-		perm[at[u]] = int32(k)
-		at[u]++
+// byUser sorts an item's ratings by user.
+type byUser struct {
+	users  []int32
+	values []float32
+}
+
+func (b byUser) Len() int           { return len(b.users) }
+func (b byUser) Less(i, j int) bool { return b.users[i] < b.users[j] }
+func (b byUser) Swap(i, j int) {
+	b.users[i], b.users[j] = b.users[j], b.users[i]
+	b.values[i], b.values[j] = b.values[j], b.values[i]
+}
+
+// half returns one half of this rank's table, the ratings of its block of
+// the n users (or items) in CSR form: each row's ratings from every rank
+// in rank order, each rank's in its order, with their index on the other
+// side and their values. Each rating is put in its place as it is
+// received: the ranks first tell each row's rank how many ratings they
+// send it for each of its rows.
+func half(x *Indexed, red scaledsm.Exchanger, items bool, n int) (start []int, idx []int32, vals []float32) {
+	p := red.Size()
+	key := x.Rows
+	if items {
+		key = x.Cols
 	}
-	start = counts(n2, cols)
-	users, values = make([]int32, len(rows)), make([]float32, len(rows))
-	next := slices.Clone(start[:n2])
-	for _, k := range perm {
-		i := cols[k]
-		users[next[i]], values[next[i]] = rows[k], vals[k]
-		next[i]++
+	first, last := part(red.Rank(), n, p)
+	// Each rank's counts of the ratings of each row, sent to the row's rank.
+	cnt := make([]uint32, n)
+	for _, r := range key {
+		cnt[r]++
 	}
-	return start, users, values
+	send := make([][]byte, p)
+	for to := range p {
+		lo, hi := part(to, n, p)
+		for _, c := range cnt[lo:hi] {
+			send[to] = binary.LittleEndian.AppendUint32(send[to], c)
+		}
+	}
+	got := red.Exchange(send)
+	// at[from][r-first]: where the next rating of row r from rank from goes.
+	start = make([]int, n+1)
+	at := make([][]int, p)
+	for from := range p {
+		at[from] = make([]int, last-first)
+	}
+	total := 0
+	for r := first; r < last; r++ {
+		start[r] = total
+		for from := range p {
+			at[from][r-first] = total
+			total += int(binary.LittleEndian.Uint32(got[from][4*(r-first):]))
+		}
+	}
+	for r := last; r <= n; r++ {
+		start[r] = total
+	}
+	idx, vals = make([]int32, total), make([]float32, total)
+	exchange(x, red, func(k int) int { return owner(int(key[k]), n, p) }, func(from int, u, i int32, v float32) {
+		r, o := u, i
+		if items {
+			r, o = i, u
+		}
+		q := at[from][int(r)-first]
+		at[from][int(r)-first]++
+		idx[q], vals[q] = o, v
+	})
+	return start, idx, vals
 }
 
 // sharedMean returns the mean of the ranks' parts of the ratings, added
@@ -115,24 +169,12 @@ func sharedMean(x *Indexed, red scaledsm.Reducer) (mean float64, m int) {
 	return fsum.Resume(state[0], state[1]).Value() / float64(m), m
 }
 
-// exchange sends each rating of x to the rank that owner names and
-// returns the ratings this rank receives, those of rank 0 first, each
-// rank's in its order, in rounds of at most exchangeChunk ratings a rank.
-func exchange(x *Indexed, red scaledsm.Exchanger, owner func(k int) int) (rows, cols []int32, vals []float32) {
+// exchange sends each rating of x to the rank that owner names, and calls
+// got with each rating this rank receives and the rank it came from:
+// those of rank 0 first, each rank's in its order, in rounds of at most
+// exchangeChunk ratings a rank.
+func exchange(x *Indexed, red scaledsm.Exchanger, owner func(k int) int, got func(from int, u, i int32, v float32)) {
 	p := red.Size()
-	// How many each rank sends each: where each sender's ratings go.
-	count := make([]float64, p)
-	for k := range x.Values {
-		count[owner(k)]++
-	}
-	all := reduce.Gather(red, count) // all[from*p+to]
-	at := make([]int, p)             // where the ratings from each rank go
-	total := 0
-	for from := range p {
-		at[from] = total
-		total += int(all[from*p+red.Rank()])
-	}
-	rows, cols, vals = make([]int32, total), make([]int32, total), make([]float32, total)
 	rounds := int(reduce.Max(red, float64((x.Len()+exchangeChunk-1)/exchangeChunk)))
 	send := make([][]byte, p)
 	le := binary.LittleEndian
@@ -148,13 +190,10 @@ func exchange(x *Indexed, red scaledsm.Exchanger, owner func(k int) int) (rows, 
 		}
 		for from, b := range red.Exchange(send) {
 			for ; len(b) >= ratingBytes; b = b[ratingBytes:] {
-				e := at[from]
-				at[from]++
-				rows[e], cols[e], vals[e] = int32(le.Uint32(b)), int32(le.Uint32(b[4:])), math.Float32frombits(le.Uint32(b[8:]))
+				got(from, int32(le.Uint32(b)), int32(le.Uint32(b[4:])), math.Float32frombits(le.Uint32(b[8:])))
 			}
 		}
 	}
-	return rows, cols, vals
 }
 
 // The rows of users and of items are shared among p ranks in blocks of
@@ -165,13 +204,19 @@ func exchange(x *Indexed, red scaledsm.Exchanger, owner func(k int) int) (rows, 
 func owner(r, n, p int) int { return r / ((n + p - 1) / p) }
 
 // part returns the rows [first, last) of n (users or items) that rank r
+// of p holds and makes.
+func part(r, n, p int) (first, last int) {
+	per := (n + p - 1) / p
+	return min(r*per, n), min((r+1)*per, n)
+}
+
+// part returns the rows [first, last) of n (users or items) that rank r
 // holds and makes: all of them alone.
 func (t *table) part(r, n int) (first, last int) {
 	if t.red == nil {
 		return 0, n
 	}
-	per := (n + t.red.Size() - 1) / t.red.Size()
-	return min(r*per, n), min((r+1)*per, n)
+	return part(r, n, t.red.Size())
 }
 
 // rank returns this process's rank, 0 alone.
