@@ -329,7 +329,7 @@ func (p *posterior) mean() (ub, ib, l, r []float64, rank int) {
 	rank = p.c
 	s := 1 / math.Sqrt(n)
 	full := func(x []float64, n int) []float64 {
-		y := make([]float64, n*rank)
+		y := t.rows(n, rank)
 		first, _ := t.part(t.rank(), n)
 		for e, v := range x {
 			y[first*rank+e] = v * s

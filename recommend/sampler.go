@@ -98,8 +98,8 @@ func (sc *rowScratch) grow(n, k int) {
 func newSampler(t *table, k int, nu float64, seed uint64, workers int) *sampler {
 	d := k + 1
 	s := &sampler{t: t, k: k, d: d, nu: nu, seed: seed, workers: workers, alpha: 1, noise: true,
-		u: make([]float64, t.n1*d), v: make([]float64, t.n2*d),
-		wsq: make([]float64, t.n2), m: t.m,
+		u: t.rows(t.n1, d), v: t.rows(t.n2, d),
+		wsq: t.rows(t.n2, 1), m: t.m,
 		pu: newPrior(d), pv: newPrior(d)}
 	s.pool.New = func() any { return &rowScratch{s: newStream()} }
 	// A small random start: factors of scale 0.1, biases 0.
@@ -359,7 +359,7 @@ func (s *sampler) grow(k int) {
 	old, d := s.d, k+1
 	for _, x := range []*[]float64{&s.u, &s.v} {
 		n := len(*x) / old
-		y := make([]float64, n*d)
+		y := s.t.rows(n, d)
 		for r := range n {
 			src, dst := (*x)[r*old:r*old+old], y[r*d:r*d+d]
 			copy(dst, src[:s.k])

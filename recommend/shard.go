@@ -18,9 +18,9 @@ import (
 // after the other are the ratings, in the order that fixes the fit's bits
 // (a file's, read by byte ranges). The ranks exchange them once, so that
 // each holds the ratings of its block of users in the users' order and of
-// its block of items in the items' order (16 bytes a rating, 2m/P ratings
-// a rank at most), and the table's rows of other ranks' users and items
-// are empty. A sweep then crosses the network only as rows: each rank
+// its block of items in the items' order (8 bytes a rating in each half,
+// about m/P ratings in each), and the table's rows of other ranks' users
+// and items are empty. A sweep then crosses the network only as rows: each rank
 // makes the rows of its blocks and gathers the others' (sampler.share);
 // the Student-t weights are drawn where the rows are made and never sent.
 // What one process computes in one pass over all the ratings (the mean,
@@ -353,7 +353,9 @@ func (t *table) duplicatePair() (u, i int32, ok bool) {
 }
 
 // share makes every rank's rows of x (n rows of width values, each rank
-// having made its part) known to every rank.
+// having made its part) known to every rank. When x has room for every
+// rank's block padded to ⌈n/P⌉ rows (see rows), the ranks' blocks are
+// gathered into it in place; else through a buffer of x's size.
 func (t *table) share(x []float64, n, width int) {
 	if t.red == nil {
 		return
@@ -361,16 +363,28 @@ func (t *table) share(x []float64, n, width int) {
 	size := t.red.Size()
 	per := (n + size - 1) / size * width
 	first, last := t.part(t.rank(), n)
-	total := size * per
-	if cap(t.gbuf) < total+per {
-		t.gbuf = make([]float64, total+per)
+	if cap(t.gbuf) < per {
+		t.gbuf = make([]float64, per)
 	}
-	all, mine := t.gbuf[:total], t.gbuf[total:total+per]
+	mine := t.gbuf[:per]
 	clear(mine)
 	copy(mine, x[first*width:last*width])
-	t.red.Gather(all, mine)
-	for r := range size {
-		first, last := t.part(r, n)
-		copy(x[first*width:last*width], all[r*per:])
+	if total := size * per; cap(x) >= total {
+		t.red.Gather(x[:total], mine) // rank r's block at r·per, where its rows are
+		return
 	}
+	all := make([]float64, size*per)
+	t.red.Gather(all, mine)
+	copy(x, all)
+}
+
+// rows returns n rows of width values for share to gather in place: with
+// room for the ranks' blocks padded to ⌈n/P⌉ rows.
+func (t *table) rows(n, width int) []float64 {
+	padded := n
+	if t.red != nil {
+		p := t.red.Size()
+		padded = (n + p - 1) / p * p
+	}
+	return make([]float64, n*width, padded*width)
 }

@@ -93,13 +93,13 @@ func (s *sampler) spectral(k0, kind int) {
 	for i := range omega {
 		omega[i] = st.rng.NormFloat64()
 	}
-	q := make([]float64, t.n1*l)
+	q := t.rows(t.n1, l)
 	b := omega
 	for it := 0; it <= startPower; it++ {
 		ub(q, b)
 		orthonormalize(q, t.n1, l)
 		if it == 0 {
-			b = make([]float64, t.n2*l)
+			b = t.rows(t.n2, l)
 		}
 		ib(b, q)
 	}
@@ -134,7 +134,7 @@ func (s *sampler) spectral(k0, kind int) {
 // the fraction is the right scale on few ratings.
 func (s *sampler) fitScale(k0 int) {
 	t, d, k := s.t, s.d, s.k
-	sums := make([]float64, 2*t.n1)
+	sums := t.rows(t.n1, 2)
 	s.ownRows(t.n1, func(u int) {
 		xu := s.u[u*d : u*d+d]
 		var num, den float64
