@@ -28,9 +28,9 @@ import (
 // test RMSE of the exact mean is 0.90401, and 0.90449, 0.90420 and
 // 0.90410 truncated at 1, 2 and 4 times the rank.
 type posterior struct {
-	t       *table // whose ranks share the rows (t.part)
-	count   int    // sweeps added
-	ub, ib  []float64
+	t       *table    // whose ranks share the rows (t.part)
+	count   int       // sweeps added
+	ub, ib  []float64 // sums of the biases, every rank's
 	a, b    []float64 // this rank's rows of A and B, row-major, c columns
 	c       int
 	pend    []factors // buffered factors, this rank's rows
@@ -246,16 +246,24 @@ func truncate(g1, g2 []float64, cols, rank int) (*mat.Dense, *mat.Dense) {
 		}
 		return tt, inv
 	}
+	// Were a factorization to fail, the product is kept whole, untruncated.
+	whole := func() (*mat.Dense, *mat.Dense) {
+		id := mat.NewDense(cols, cols, nil)
+		for i := range cols {
+			id.Set(i, i, 1)
+		}
+		return id, mat.DenseCopyOf(id)
+	}
 	t1, i1 := half(g1)
 	t2, i2 := half(g2)
 	if t1 == nil || t2 == nil {
-		return mat.NewDense(cols, 1, nil), mat.NewDense(cols, 1, nil)
+		return whole()
 	}
 	var small mat.Dense
 	small.Mul(t1.T(), t2)
 	var svd mat.SVD
 	if !svd.Factorize(&small, mat.SVDThin) {
-		return mat.NewDense(cols, 1, nil), mat.NewDense(cols, 1, nil)
+		return whole()
 	}
 	sv := svd.Values(nil)
 	keep := 0
