@@ -83,6 +83,7 @@ func choose(ctx context.Context, t *table, s Settings) (*chosen, error) {
 		t.mark(&p, false) // a refit on all the ratings follows
 	}
 	if err != nil {
+		t.mark(&p, false) // the table as it was given
 		return nil, err
 	}
 	return ch, nil
@@ -392,7 +393,7 @@ func holdOut(t *table, fraction float64, seed uint64) pairs {
 	for e, v := range p.values {
 		x.Values[e] = float32(v)
 	}
-	exchange(x, t.red, func(e int) int { return owner(int(p.items[e]), t.n2, t.red.Size()) }, func(_ int, u, i int32, v float32) {
+	exchange(partSource(x), t.red, func(_, i int32) int { return owner(int(i), t.n2, t.red.Size()) }, func(_ int, u, i int32, v float32) {
 		p.others = append(p.others, itemPos{t.itemPos(u, i), v})
 	})
 	return p

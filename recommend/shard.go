@@ -9,7 +9,6 @@ import (
 
 	"github.com/scaledsm/scaledsm"
 	"github.com/scaledsm/scaledsm/internal/fsum"
-	"github.com/scaledsm/scaledsm/internal/par"
 	"github.com/scaledsm/scaledsm/internal/reduce"
 )
 
@@ -48,10 +47,10 @@ func exchanger(red scaledsm.Reducer) (scaledsm.Exchanger, error) {
 }
 
 // shardTable lays out this rank's share of the ratings from its part x:
-// its users' half from the ratings of its users, checked for a pair rated
-// twice, its items' half from those of its items, both received from
-// every rank in rank order, and the mean of all the ratings. It does not
-// read x once the items' ratings are sent, so that a caller that lets x
+// its users' half from the ratings of its users, received from every rank
+// in rank order and checked for a pair rated twice, then its items' half
+// from the ranks' users' halves, and the mean of all the ratings. It does
+// not read x once the users' half is made, so that a caller that lets x
 // go lets it be collected as the items' half is made.
 func shardTable(x *Indexed, red scaledsm.Exchanger, workers int) (*table, error) {
 	n1, n2 := len(x.Users), len(x.Items)
@@ -66,7 +65,7 @@ func shardTable(x *Indexed, red scaledsm.Exchanger, workers int) (*table, error)
 		return nil, &InputError{Input: "ratings", Reason: "no ratings"}
 	}
 	t := &table{n1: n1, n2: n2, m: m, mean: mean, red: red}
-	t.uStart, t.uItem, t.y = half(x, red, false, n1)
+	t.uStart, t.uItem, t.y = half(partSource(x), red, false, n1)
 	found := 0.0
 	if t.rerated(workers) {
 		found = 1
@@ -74,28 +73,41 @@ func shardTable(x *Indexed, red scaledsm.Exchanger, workers int) (*table, error)
 	if reduce.Max(red, found) > 0 {
 		return nil, shardDuplicate(x, t) // which pair, and where, while x is at hand
 	}
-	t.iStart, t.iUser, t.iy = half(x, red, true, n2)
-	// Each item's ratings in the users' order (as itemOrder lays them
-	// out): a pair is rated once, so the order is the users'.
-	i0, i1 := t.part(t.rank(), n2)
-	par.Do(workers, i1-i0, func(j int) {
-		lo, hi := t.iStart[i0+j], t.iStart[i0+j+1]
-		sort.Sort(byUser{t.iUser[lo:hi], t.iy[lo:hi]})
-	})
+	// The users' halves are in the users' order, sent in rank order (rank
+	// 0's users first): each item's ratings arrive in the users' order, as
+	// itemOrder lays them out.
+	t.iStart, t.iUser, t.iy = half(t.usersSource(), red, true, n2)
 	return t, nil
 }
 
-// byUser sorts an item's ratings by user.
-type byUser struct {
-	users  []int32
-	values []float32
+// source is the ratings a rank sends in an exchange: n of them, each
+// visiting those from lo to hi in their order.
+type source struct {
+	n    int
+	each func(lo, hi int, f func(u, i int32, v float32))
 }
 
-func (b byUser) Len() int           { return len(b.users) }
-func (b byUser) Less(i, j int) bool { return b.users[i] < b.users[j] }
-func (b byUser) Swap(i, j int) {
-	b.users[i], b.users[j] = b.users[j], b.users[i]
-	b.values[i], b.values[j] = b.values[j], b.values[i]
+// partSource is the part x of the ratings, in its order.
+func partSource(x *Indexed) source {
+	return source{x.Len(), func(lo, hi int, f func(u, i int32, v float32)) {
+		for k := lo; k < hi; k++ {
+			f(x.Rows[k], x.Cols[k], x.Values[k])
+		}
+	}}
+}
+
+// usersSource is this rank's users' half of the table, in the users'
+// order (the other ranks' users' rows are empty).
+func (t *table) usersSource() source {
+	return source{len(t.y), func(lo, hi int, f func(u, i int32, v float32)) {
+		u := sort.Search(t.n1, func(u int) bool { return t.uStart[u+1] > lo })
+		for p := lo; p < hi; p++ {
+			for p >= t.uStart[u+1] {
+				u++
+			}
+			f(int32(u), t.uItem[p], t.y[p])
+		}
+	}}
 }
 
 // half returns one half of this rank's table, the ratings of its block of
@@ -104,18 +116,18 @@ func (b byUser) Swap(i, j int) {
 // side and their values. Each rating is put in its place as it is
 // received: the ranks first tell each row's rank how many ratings they
 // send it for each of its rows.
-func half(x *Indexed, red scaledsm.Exchanger, items bool, n int) (start []int, idx []int32, vals []float32) {
+func half(src source, red scaledsm.Exchanger, items bool, n int) (start []int, idx []int32, vals []float32) {
 	p := red.Size()
-	key := x.Rows
-	if items {
-		key = x.Cols
+	key := func(u, i int32) int32 {
+		if items {
+			return i
+		}
+		return u
 	}
 	first, last := part(red.Rank(), n, p)
 	// Each rank's counts of the ratings of each row, sent to the row's rank.
 	cnt := make([]uint32, n)
-	for _, r := range key {
-		cnt[r]++
-	}
+	src.each(0, src.n, func(u, i int32, _ float32) { cnt[key(u, i)]++ })
 	send := make([][]byte, p)
 	for to := range p {
 		lo, hi := part(to, n, p)
@@ -142,7 +154,7 @@ func half(x *Indexed, red scaledsm.Exchanger, items bool, n int) (start []int, i
 		start[r] = total
 	}
 	idx, vals = make([]int32, total), make([]float32, total)
-	exchange(x, red, func(k int) int { return owner(int(key[k]), n, p) }, func(from int, u, i int32, v float32) {
+	exchange(src, red, func(u, i int32) int { return owner(int(key(u, i)), n, p) }, func(from int, u, i int32, v float32) {
 		r, o := u, i
 		if items {
 			r, o = i, u
@@ -169,25 +181,25 @@ func sharedMean(x *Indexed, red scaledsm.Reducer) (mean float64, m int) {
 	return fsum.Resume(state[0], state[1]).Value() / float64(m), m
 }
 
-// exchange sends each rating of x to the rank that owner names, and calls
-// got with each rating this rank receives and the rank it came from:
-// those of rank 0 first, each rank's in its order, in rounds of at most
-// exchangeChunk ratings a rank.
-func exchange(x *Indexed, red scaledsm.Exchanger, owner func(k int) int, got func(from int, u, i int32, v float32)) {
+// exchange sends each rating of src to the rank that owner names, and
+// calls got with each rating this rank receives and the rank it came
+// from: those of rank 0 first, each rank's in its order, in rounds of at
+// most exchangeChunk ratings a rank.
+func exchange(src source, red scaledsm.Exchanger, owner func(u, i int32) int, got func(from int, u, i int32, v float32)) {
 	p := red.Size()
-	rounds := int(reduce.Max(red, float64((x.Len()+exchangeChunk-1)/exchangeChunk)))
+	rounds := int(reduce.Max(red, float64((src.n+exchangeChunk-1)/exchangeChunk)))
 	send := make([][]byte, p)
 	le := binary.LittleEndian
 	for round := range rounds {
 		for to := range send {
 			send[to] = send[to][:0]
 		}
-		for k := min(round*exchangeChunk, x.Len()); k < min((round+1)*exchangeChunk, x.Len()); k++ {
-			to := owner(k)
-			b := le.AppendUint32(send[to], uint32(x.Rows[k]))
-			b = le.AppendUint32(b, uint32(x.Cols[k]))
-			send[to] = le.AppendUint32(b, math.Float32bits(x.Values[k]))
-		}
+		src.each(min(round*exchangeChunk, src.n), min((round+1)*exchangeChunk, src.n), func(u, i int32, v float32) {
+			to := owner(u, i)
+			b := le.AppendUint32(send[to], uint32(u))
+			b = le.AppendUint32(b, uint32(i))
+			send[to] = le.AppendUint32(b, math.Float32bits(v))
+		})
 		for from, b := range red.Exchange(send) {
 			for ; len(b) >= ratingBytes; b = b[ratingBytes:] {
 				got(from, int32(le.Uint32(b)), int32(le.Uint32(b[4:])), math.Float32frombits(le.Uint32(b[8:])))
