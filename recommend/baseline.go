@@ -179,10 +179,9 @@ func BiasesShared(x *Indexed, lambdaUser, lambdaItem float64, red scaledsm.Reduc
 	if ex == nil {
 		return BiasesIndexed(x, lambdaUser, lambdaItem)
 	}
-	m := &Model{Users: x.Users, Items: x.Items}
-	m.Min, m.Max = valueRange(red, x.Values)
-	m.UserBias, m.ItemBias = make([]float64, len(x.Users)), make([]float64, len(x.Items))
 	if math.IsInf(lambdaUser, 1) && math.IsInf(lambdaItem, 1) {
+		m := &Model{Users: x.Users, Items: x.Items, UserBias: make([]float64, len(x.Users)), ItemBias: make([]float64, len(x.Items))}
+		m.Min, m.Max = valueRange(red, x.Values)
 		var n int
 		if m.Mean, n = sharedMean(x, red); n == 0 {
 			return nil, &InputError{Input: "ratings", Reason: "no ratings"}
@@ -190,12 +189,47 @@ func BiasesShared(x *Indexed, lambdaUser, lambdaItem float64, red scaledsm.Reduc
 		m.Info = Info{Method: "mean", Ratings: n}
 		return m, nil
 	}
-	t, err := shardTable(x, ex, runtime.GOMAXPROCS(0))
+	tb, err := LayOut(x, Settings{Reducer: red})
 	if err != nil {
 		return nil, err
 	}
-	m.Mean = t.mean
-	b, c := m.UserBias, m.ItemBias
+	return tb.Biases(lambdaUser, lambdaItem)
+}
+
+// Biases is BiasesIndexed of the table's ratings, alone or on the ranks
+// that share it (BiasesShared's bits): the baselines of a fit of the
+// table, without a table of their own. Take them before FitTable.
+func (tb *Table) Biases(lambdaUser, lambdaItem float64) (*Model, error) {
+	if err := checkPenalties(lambdaUser, lambdaItem); err != nil {
+		return nil, err
+	}
+	t := tb.t
+	m := &Model{Mean: t.mean, Users: tb.users, Items: tb.items}
+	m.Min, m.Max = valueRange(t.red, t.y)
+	if math.IsInf(lambdaUser, 1) && math.IsInf(lambdaItem, 1) {
+		// The biases stay 0: the global mean.
+		m.UserBias, m.ItemBias = make([]float64, t.n1), make([]float64, t.n2)
+		m.Info = Info{Method: "mean", Ratings: t.m}
+		return m, nil
+	}
+	if t.red == nil {
+		parts := 1
+		if t.m > 1<<20 {
+			parts = itemParts
+		}
+		m.UserBias, m.ItemBias = biasRounds(t, t.mean, lambdaUser, lambdaItem, parts)
+	} else {
+		m.UserBias, m.ItemBias = sharedBiasRounds(t, lambdaUser, lambdaItem)
+	}
+	m.Info = Info{Method: "biases", Lambda: lambdaItem, Ratings: t.m}
+	return m, nil
+}
+
+// sharedBiasRounds is biasRounds on ranks: each item's sum runs along the
+// item's ratings, in the users' order, and the biases are gathered after
+// each half of a round.
+func sharedBiasRounds(t *table, lambdaUser, lambdaItem float64) (b, c []float64) {
+	b, c = make([]float64, t.n1), make([]float64, t.n2)
 	u0, u1 := t.part(t.rank(), t.n1)
 	i0, i1 := t.part(t.rank(), t.n2)
 	for range 20 {
@@ -211,6 +245,5 @@ func BiasesShared(x *Indexed, lambdaUser, lambdaItem float64, red scaledsm.Reduc
 		userBiases(t, b, c, t.mean, lambdaUser, u0, u1)
 		t.share(b, t.n1, 1)
 	}
-	m.Info = Info{Method: "biases", Lambda: lambdaItem, Ratings: t.m}
-	return m, nil
+	return b, c
 }

@@ -30,6 +30,13 @@
 //     rank in place while the held-out RMSE says so; then it goes on with
 //     all the ratings (no sweep made twice).
 //
+// FitIndexed fits ratings in a compact form (Indexed, 12 bytes a rating
+// as a reader gives them) without copying them; LayOut and FitTable split
+// it in two, so that the ratings read can be let go once the fit's table
+// is made, and Table.Biases gives the baselines from that table, with no
+// table of their own. On the ranks of an MPI job (Settings.Reducer), each
+// rank gives its part of the ratings and holds only its share.
+//
 // Method Ridge is the same model by penalized least squares (ALS-WR, the
 // penalty chosen by validation); GlobalMean and Biases are the baselines
 // a recommender must beat. Models are saved with Save as NumPy .npy files

@@ -208,10 +208,35 @@ func Fit(ctx context.Context, r Ratings, s Settings) (*Model, error) {
 }
 
 // FitIndexed is Fit of ratings in the compact form, which it does not
-// copy: its memory is the 16 bytes a rating of the sampler's table. The
-// model shares the ratings' ids.
+// copy: its memory is the 16 bytes a rating of the sampler's table
+// (LayOut, then FitTable). The model shares the ratings' ids.
 func FitIndexed(ctx context.Context, x *Indexed, s Settings) (*Model, error) {
+	tb, err := LayOut(x, s)
+	if err != nil {
+		return nil, err
+	}
+	return FitTable(ctx, tb, s)
+}
+
+// A Table is ratings laid out for a fit (LayOut): 16 bytes a rating, the
+// values and the other side's index in the users' order and in the
+// items' order; on the ranks of an MPI job (Settings.Reducer), this
+// rank's users' ratings and its items'. FitTable fits it; Biases gives
+// its baselines without a table of their own.
+type Table struct {
+	t            *table
+	users, items IDs
+	laid         time.Duration // LayOut's time
+}
+
+// LayOut lays out the ratings x for FitTable, on the cores and the ranks
+// of the settings (on ranks, x is this rank's part: see
+// Settings.Reducer). It does not read x once the users' half of the table
+// is made, so that the caller may let x go and x be collected as the
+// items' half is made. The table shares x's ids.
+func LayOut(x *Indexed, s Settings) (*Table, error) {
 	begin := time.Now()
+	tb := &Table{users: x.Users, items: x.Items}
 	if err := x.check("ratings"); err != nil {
 		return nil, err
 	}
@@ -225,13 +250,31 @@ func FitIndexed(ctx context.Context, x *Indexed, s Settings) (*Model, error) {
 	if s, err = s.validate(); err != nil {
 		return nil, err
 	}
-	// x is not read after the table is made: on ranks, the part given can
-	// be collected while the items' half is made.
-	m := &Model{Users: x.Users, Items: x.Items}
-	t, err := layOut(x, red, s.Workers)
+	if tb.t, err = layOut(x, red, s.Workers); err != nil {
+		return nil, err
+	}
+	tb.laid = time.Since(begin)
+	return tb, nil
+}
+
+// FitTable is FitIndexed of a table that LayOut laid out with the same
+// Reducer. The fit holds some of the table's ratings out while it
+// chooses, and gives them back: fit a table once, and take its Biases
+// before.
+func FitTable(ctx context.Context, tb *Table, s Settings) (*Model, error) {
+	begin := time.Now()
+	t := tb.t
+	red, err := exchanger(s.Reducer)
 	if err != nil {
 		return nil, err
 	}
+	if red != t.red {
+		return nil, &InputError{Input: "Reducer", Reason: "is not the one the table was laid out with"}
+	}
+	if s, err = s.validate(); err != nil {
+		return nil, err
+	}
+	m := &Model{Users: tb.users, Items: tb.items}
 	m.Min, m.Max = valueRange(red, t.y)
 	var ch *chosen
 	if s.choosing() {
@@ -254,7 +297,7 @@ func FitIndexed(ctx context.Context, x *Indexed, s Settings) (*Model, error) {
 	}
 	m.Info.Ratings = t.m
 	m.Info.Seed = s.Seed
-	m.Info.Seconds = time.Since(begin).Seconds()
+	m.Info.Seconds = (tb.laid + time.Since(begin)).Seconds()
 	return m, nil
 }
 

@@ -361,3 +361,68 @@ func onRanks(t *testing.T, p int, r recommend.Ratings, f func(rank int, part rec
 		}
 	}
 }
+
+// TestTable lays the ratings out once for their baselines and their fit
+// (LayOut, Table.Biases, FitTable), alone and on 2 in-process ranks: the
+// baselines are BiasesIndexed's and the fit FitIndexed's, bit for bit; a
+// second fit of the table is the first (the held-out ratings were given
+// back); a fit with another Reducer than the table's is refused.
+func TestTable(t *testing.T) {
+	train, test, _ := ratings(t, synth.RatingsConfig{Users: 150, Items: 200, Ratings: 8000, Seed: 6})
+	s := recommend.Settings{Seed: 3, Workers: 2}
+	ctx := context.Background()
+	alone, err := recommend.FitIndexed(ctx, train.Index(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := alone.PredictAll(test.Users, test.Items, nil)
+	check := func(x *recommend.Indexed, s recommend.Settings, fits int) error {
+		tb, err := recommend.LayOut(x, s)
+		if err != nil {
+			return err
+		}
+		for _, l := range []float64{math.Inf(1), recommend.DefaultBiasItem} {
+			b, err := recommend.BiasesIndexed(train.Index(), l, l)
+			if err != nil {
+				return err
+			}
+			got, err := tb.Biases(l, l)
+			if err != nil {
+				return err
+			}
+			if got.Mean != b.Mean || !slices.Equal(got.UserBias, b.UserBias) || !slices.Equal(got.ItemBias, b.ItemBias) ||
+				got.Min != b.Min || got.Max != b.Max || got.Info != b.Info {
+				return fmt.Errorf("lambda %v: the table's baseline differs from BiasesIndexed's", l)
+			}
+		}
+		for fit := range fits {
+			m, err := recommend.FitTable(ctx, tb, s)
+			if err != nil {
+				return err
+			}
+			if !slices.Equal(m.PredictAll(test.Users, test.Items, nil), want) {
+				return fmt.Errorf("fit %d of the table predicts otherwise than FitIndexed", fit+1)
+			}
+		}
+		return nil
+	}
+	if err := check(train.Index(), s, 2); err != nil {
+		t.Fatal(err)
+	}
+	onRanks(t, 2, train, func(r int, part recommend.Ratings, red scaledsm.Reducer) error {
+		x := part.Index()
+		recommend.ShareIDs(x, red)
+		s := s
+		s.Reducer = red
+		return check(x, s, 1)
+	})
+	tb, err := recommend.LayOut(train.Index(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Reducer = scaledsm.NewLocalReducers(1)[0]
+	var ie *recommend.InputError
+	if _, err := recommend.FitTable(ctx, tb, s); !errors.As(err, &ie) {
+		t.Fatalf("a fit with another Reducer than the table's: %v, want an InputError", err)
+	}
+}

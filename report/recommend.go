@@ -6,7 +6,6 @@ import (
 	"math"
 	"strings"
 
-	"github.com/scaledsm/scaledsm"
 	"github.com/scaledsm/scaledsm/internal/csvfmt"
 	"github.com/scaledsm/scaledsm/recommend"
 )
@@ -72,15 +71,15 @@ func NewRecommender(model, path string, count int, m *recommend.Model) *Recommen
 }
 
 // Baselines returns the baselines a recommender is compared with, fitted
-// to train: the global mean and the biases (recommend.Biases with its
-// default penalties). They are small: a fit can drop train after them.
-// With red (the ranks of an MPI job), train is this rank's part of the
-// ratings (see recommend.BiasesShared).
-func Baselines(train *recommend.Indexed, red scaledsm.Reducer) (mean, biases *recommend.Model, err error) {
-	if mean, err = recommend.BiasesShared(train, math.Inf(1), math.Inf(1), red); err != nil {
+// to the table of its ratings before its fit (recommend.LayOut): the
+// global mean and the biases (recommend.Biases with its default
+// penalties), with no table of their own. On the ranks of an MPI job,
+// every rank calls it on its share.
+func Baselines(tb *recommend.Table) (mean, biases *recommend.Model, err error) {
+	if mean, err = tb.Biases(math.Inf(1), math.Inf(1)); err != nil {
 		return nil, nil, err
 	}
-	biases, err = recommend.BiasesShared(train, recommend.DefaultBiasUser, recommend.DefaultBiasItem, red)
+	biases, err = tb.Biases(recommend.DefaultBiasUser, recommend.DefaultBiasItem)
 	return mean, biases, err
 }
 

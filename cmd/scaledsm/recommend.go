@@ -143,15 +143,22 @@ func runRecommend(c *solveCmd, model string) error {
 	if ctx.Err() != nil {
 		return exitError{errors.New("interrupted while reading the ratings; nothing written"), exitInterrupted}
 	}
-	// The baselines are fitted first, so that the fit holds the ratings
-	// once, in its own table.
+	// The ratings are laid out once, for the baselines and the fit: the
+	// ratings read can be collected as the table's second half is made.
 	count := train.Len()
 	if world != nil {
 		count = reduce.Count(world, count)
 	}
+	setPhase("fitting")
+	resetCollectives() // the fit's alone in the ranks' figures
+	tb, err := recommend.LayOut(train, s)
+	if err != nil {
+		return recommendError(err, c.ef.ratings, layout)
+	}
 	var mean, biases *recommend.Model
 	if c.rf.test != "" || c.ef.holdout > 0 { // on every rank: the ranks share the work
-		if mean, biases, err = report.Baselines(train, world); err != nil {
+		uncounted(func() { mean, biases, err = report.Baselines(tb) })
+		if err != nil {
 			return recommendError(err, c.ef.ratings, layout)
 		}
 	}
@@ -162,9 +169,7 @@ func runRecommend(c *solveCmd, model string) error {
 			bar.show("%s: rank %d, sweep %d, %s", p.Stage, p.Rank, p.Sweep, time.Since(begin).Round(time.Second))
 		}
 	}
-	setPhase("fitting")
-	resetCollectives() // the fit's alone in the ranks' figures
-	fit.m, err = recommend.FitIndexed(ctx, train, s)
+	fit.m, err = recommend.FitTable(ctx, tb, s)
 	settled = err == nil // the last collective
 	bar.done()
 	if err != nil {
