@@ -192,14 +192,15 @@ func (c *chain) stage(ctx context.Context, sweeps int) (stageOut, error) {
 		s.sweep(spec.first + n)
 		c.n++
 		out.sweeps = m + 1
+		sf := &sweepFactors{s: s} // shared by the two means
 		if c.alt != nil && n >= spec.alsoBurn && (n-spec.alsoBurn)%max(spec.thin, 1) == 0 {
-			c.alt.add(s)
+			c.alt.add(sf)
 		}
 		if c.alt != nil && n+1 >= 3*spec.alsoBurn {
 			c.post, c.alt = spec.pick(c.post, c.alt), nil
 		}
 		if c.post != nil && n >= spec.burn && (n-spec.burn)%max(spec.thin, 1) == 0 {
-			c.post.add(s)
+			c.post.add(sf)
 			c.sdSum += 1 / math.Sqrt(s.alpha)
 			c.kept++
 		}

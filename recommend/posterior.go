@@ -66,15 +66,22 @@ func (p *posterior) hold(rank int) {
 	p.maxRank = rank
 }
 
-// add adds the sampler's current rows.
-func (p *posterior) add(s *sampler) {
-	t, d, k := p.t, s.d, s.k
-	for u := range t.n1 {
-		p.ub[u] += s.u[u*d+k]
+// sweepFactors are a sweep's factors (this rank's rows) for the
+// posterior means that take the sweep: copied from the sampler once, by
+// the first that asks, and shared, a merge reading them and never
+// writing them.
+type sweepFactors struct {
+	s *sampler
+	f *factors
+}
+
+// get returns the sweep's factors.
+func (sf *sweepFactors) get() factors {
+	if sf.f != nil {
+		return *sf.f
 	}
-	for i := range t.n2 {
-		p.ib[i] += s.v[i*d+k]
-	}
+	s := sf.s
+	t, d, k := s.t, s.d, s.k
 	u0, u1 := t.part(t.rank(), t.n1)
 	i0, i1 := t.part(t.rank(), t.n2)
 	l, r := make([]float64, (u1-u0)*k), make([]float64, (i1-i0)*k)
@@ -84,7 +91,21 @@ func (p *posterior) add(s *sampler) {
 	for i := i0; i < i1; i++ {
 		copy(r[(i-i0)*k:(i-i0)*k+k], s.v[i*d:])
 	}
-	p.pend = append(p.pend, factors{l, r, k})
+	sf.f = &factors{l, r, k}
+	return *sf.f
+}
+
+// add adds the sampler's current rows, its factors those of sf.
+func (p *posterior) add(sf *sweepFactors) {
+	t, s := p.t, sf.s
+	d, k := s.d, s.k
+	for u := range t.n1 {
+		p.ub[u] += s.u[u*d+k]
+	}
+	for i := range t.n2 {
+		p.ib[i] += s.v[i*d+k]
+	}
+	p.pend = append(p.pend, sf.get())
 	p.count++
 	if len(p.pend) >= p.maxPend {
 		p.busy.Wait()
