@@ -312,11 +312,25 @@ func layOut(x *Indexed, red scaledsm.Exchanger, workers int) (*table, error) {
 		if t.rerated(workers) {
 			return nil, duplicates(x, workers) // which pair, and where
 		}
+		collect()
 		t.itemOrder()
 		return t, nil
 	}
 	return shardTable(x, red, workers)
 }
+
+// collect runs a collection where much of the heap has just become
+// garbage: between the two halves of a table, once the ratings given are
+// no longer read (a caller that has let them go gets their memory back
+// before the second half is made), and between a validation and the
+// chain's continuation. Left to itself, the collector lets the heap grow
+// past what was live at its last collection by a fraction (a tenth at
+// 10^8 ratings, mem.TuneGC) before it collects: by the second half of
+// the table, or by the continuation's garbage on top of a goal the
+// validation's state set. At the Netflix shape (9.9 × 10^7 ratings) one
+// process's peak went from 2,434 to 2,270 MiB with the two collections,
+// the same predictions.
+func collect() { runtime.GC() }
 
 // A DuplicateError is a pair rated twice: the ratings First and Second
 // (indices into the ratings given to Fit) have the same user and item.
@@ -427,6 +441,7 @@ func fitTable(ctx context.Context, t *table, s Settings, burn int, m *Model) err
 func continueChain(ctx context.Context, m *Model, ch *chosen) error {
 	s := ch.s
 	ch.smp.release(ch.held)
+	collect() // the validation's scores, snapshots and second mean are garbage
 	spec := chainSpec{first: ch.made, keep: true, post: ch.post, thin: chainThin, maxRank: chainRankMul * s.Rank}
 	if err := finish(ctx, newChain(ch.smp, spec), s, m, "fit"); err != nil {
 		return err

@@ -73,6 +73,7 @@ func shardTable(x *Indexed, red scaledsm.Exchanger, workers int) (*table, error)
 	if reduce.Max(red, found) > 0 {
 		return nil, shardDuplicate(x, t) // which pair, and where, while x is at hand
 	}
+	collect()
 	// The users' halves are in the users' order, sent in rank order (rank
 	// 0's users first): each item's ratings arrive in the users' order, as
 	// itemOrder lays them out.
