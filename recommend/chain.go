@@ -35,20 +35,17 @@ type scores struct {
 	p pairs
 	// relay is the table's: the squares are added over every rank's pairs.
 	relay  func(state []float64, f func())
-	lo, hi float64 // the rating scale: predictions are clipped to it
-	mean   float64 // the table's mean
-	burns  []int   // the first sweep each average takes
-	sums   [][]float64
+	lo, hi float64     // the rating scale: predictions are clipped to it
+	mean   float64     // the table's mean
+	burns  []int       // the first sweep each average takes
+	sums   [][]float64 // of the predictions of each average; nil until it starts
 	counts []int
 	cur    []float64 // this sweep's predictions
 }
 
 func newScores(p pairs, t *table, lo, hi, mean float64, burns []int) *scores {
 	sc := &scores{p: p, relay: t.relay, lo: lo, hi: hi, mean: mean, burns: burns, counts: make([]int, len(burns)), cur: make([]float64, len(p.values))}
-	sc.sums = make([][]float64, len(burns))
-	for j := range burns {
-		sc.sums[j] = make([]float64, len(p.values))
-	}
+	sc.sums = make([][]float64, len(burns)) // each made when its average starts
 	return sc
 }
 
@@ -81,6 +78,9 @@ func (sc *scores) add(s *sampler, n int) []float64 {
 			continue
 		}
 		sc.counts[j]++
+		if sc.sums[j] == nil {
+			sc.sums[j] = make([]float64, len(sc.cur))
+		}
 		sum := sc.sums[j]
 		for e, v := range sc.cur {
 			sum[e] += v
