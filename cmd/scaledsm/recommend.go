@@ -408,10 +408,13 @@ func checkRatingsMemory(path string) error {
 	if err != nil {
 		return fileError(err)
 	}
+	// The collector as one process's: the margin it leaves is a fraction
+	// of the live heap, which a rank's share makes smaller, not a reason
+	// to leave a larger fraction.
+	mem.TuneGC(int64(lines) * recommendBytes)
 	if world != nil {
 		lines = lines/world.Size() + 1 // each rank holds its share
 	}
-	mem.TuneGC(int64(lines) * recommendBytes)
 	avail, known := mem.Available()
 	return ratingsFit(path, lines, avail, known)
 }
