@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"reflect"
 	"runtime"
 	"slices"
 	"time"
@@ -259,8 +260,9 @@ func LayOut(x *Indexed, s Settings) (*Table, error) {
 
 // FitTable is FitIndexed of a table that LayOut laid out with the same
 // Reducer. The fit holds some of the table's ratings out while it
-// chooses, and gives them back: fit a table once, and take its Biases
-// before.
+// chooses and gives them back before it returns, so that the table can
+// be fitted again, and its Biases taken before or after a fit (not
+// during one).
 func FitTable(ctx context.Context, tb *Table, s Settings) (*Model, error) {
 	begin := time.Now()
 	t := tb.t
@@ -268,7 +270,7 @@ func FitTable(ctx context.Context, tb *Table, s Settings) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	if red != t.red {
+	if !sameRanks(red, t.red) {
 		return nil, &InputError{Input: "Reducer", Reason: "is not the one the table was laid out with"}
 	}
 	if s, err = s.validate(); err != nil {
@@ -299,6 +301,19 @@ func FitTable(ctx context.Context, tb *Table, s Settings) (*Model, error) {
 	m.Info.Seed = s.Seed
 	m.Info.Seconds = (tb.laid + time.Since(begin)).Seconds()
 	return m, nil
+}
+
+// sameRanks reports whether a and b are the same Exchanger, both nil
+// alone. Two of a type that == cannot compare (it would panic) are taken
+// as the same when their types are.
+func sameRanks(a, b scaledsm.Exchanger) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	if ta := reflect.TypeOf(a); ta != reflect.TypeOf(b) || !ta.Comparable() {
+		return ta == reflect.TypeOf(b)
+	}
+	return a == b
 }
 
 // layOut returns the table of the ratings x. Alone, the users' half is
