@@ -43,8 +43,8 @@
 // and a model.json, which NumPy reads as they are, and read back by Load.
 //
 // On MovieLens 100k's five splits u1..u5, the default predicts with test
-// RMSE 0.8996 on average (0.907 on u1) in 1.3 s a split or less, where the
-// biases give 0.946, tuned ALS-WR 0.914 and LIBMF 0.910; see
-// docs/recommend.md for the measurements, and for 10^6 and 10^7 ratings
-// against LIBMF.
+// RMSE 0.8994 on average (0.9068 on u1), where the biases give 0.9457,
+// tuned ALS-WR 0.9134 and LIBMF 0.9103 (scaledsm experiment movielens);
+// see docs/recommend.md for the measurements and the times, and for 10^6
+// to 10^8 ratings against LIBMF.
 package recommend
