@@ -3,6 +3,7 @@ package recommend
 import (
 	"math"
 	"math/rand/v2"
+	"runtime"
 
 	"github.com/scaledsm/scaledsm/internal/fsum"
 	"github.com/scaledsm/scaledsm/internal/gamma"
@@ -74,24 +75,18 @@ func scatter(x []float64, n, d int, beta0 float64) (mean, winv []float64) {
 		mean[c] = s.Value() / float64(n)
 	}
 	winv = make([]float64, d*d)
-	diff := make([]float64, d)
-	for i := range n {
-		row := x[i*d : i*d+d]
-		for c := range d {
-			diff[c] = row[c] - mean[c]
-		}
-		for a := range d {
-			da := diff[a]
-			wa := winv[a*d : a*d+a+1]
-			for b := range wa {
-				wa[b] += da * diff[b]
+	addGram(winv, d, n, runtime.GOMAXPROCS(0), func(buf []float64, r0, r1 int) {
+		for i := r0; i < r1; i++ {
+			row, diff := x[i*d:i*d+d], buf[(i-r0)*d:(i-r0)*d+d]
+			for c := range d {
+				diff[c] = row[c] - mean[c]
 			}
 		}
-	}
+	})
 	shrink := beta0 * float64(n) / (beta0 + float64(n))
 	for a := range d {
 		for b := 0; b <= a; b++ {
-			v := winv[a*d+b] + shrink*mean[a]*mean[b]
+			v := winv[b*d+a] + shrink*mean[a]*mean[b]
 			if a == b {
 				v++
 			}

@@ -497,3 +497,40 @@ func TestRerated(t *testing.T) {
 		}
 	}
 }
+
+// TestAddGram: addGram's upper triangle is the loop over the rows that
+// adds each entry's terms in the rows' order, bit for bit, whatever the
+// cores and around its tiles of two rows by four columns; the entries
+// below the diagonal are left as they were.
+func TestAddGram(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, n := range []int{1, 2, 3, 5, 8, 9, 41} {
+		for _, m := range []int{0, 1, 7, 3000} {
+			x := make([]float64, m*n)
+			for i := range x {
+				x[i] = rng.NormFloat64() * math.Exp(4*rng.NormFloat64())
+			}
+			want := make([]float64, n*n)
+			for i := range want {
+				want[i] = rng.NormFloat64()
+			}
+			start := slices.Clone(want)
+			for r := range m {
+				for i := range n {
+					for j := i; j < n; j++ {
+						want[i*n+j] += x[r*n+i] * x[r*n+j]
+					}
+				}
+			}
+			for workers := 1; workers <= 3; workers++ {
+				got := slices.Clone(start)
+				addGram(got, n, m, workers, func(buf []float64, r0, r1 int) { copy(buf, x[r0*n:r1*n]) })
+				for e := range got {
+					if math.Float64bits(got[e]) != math.Float64bits(want[e]) {
+						t.Fatalf("n %d, m %d, %d workers: entry (%d, %d) = %v, want %v", n, m, workers, e/n, e%n, got[e], want[e])
+					}
+				}
+			}
+		}
+	}
+}

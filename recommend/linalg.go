@@ -1,6 +1,10 @@
 package recommend
 
-import "math"
+import (
+	"math"
+
+	"github.com/scaledsm/scaledsm/internal/par"
+)
 
 // The priors' draws (drawPrior) factor two small d×d matrices a side and
 // sweep (d = rank+1): these loops on row-major arrays do it without the
@@ -51,4 +55,87 @@ func dot(a, b []float64) float64 {
 		s += v * b[i]
 	}
 	return s
+}
+
+// addGram adds to the upper triangle of the n×n row-major g the outer
+// products x_r x_rᵀ of m rows, which fill writes a chunk at a time
+// (fill(buf, r0, r1) sets buf to rows r0 to r1-1, n wide, row-major).
+// Each entry's terms are added one by one in the rows' order, as a loop
+// over the rows would add them, so that its bits depend neither on the
+// chunks nor on the cores: the cores take bands of the triangle's rows
+// of about equal area, each filling its own chunks, and sum a band's
+// entries two rows by four columns at a time in registers.
+func addGram(g []float64, n, m, workers int, fill func(buf []float64, r0, r1 int)) {
+	if n == 0 || m == 0 {
+		return
+	}
+	// band k starts at the row of the triangle's k/workers of its area.
+	starts := make([]int, workers+1)
+	for k := range starts {
+		starts[k] = n - int(math.Round(float64(n)*math.Sqrt(1-float64(k)/float64(workers))))
+	}
+	chunk := max(4, (64<<10)/(8*n)) // rows of 64 KiB
+	par.Do(workers, workers, func(k int) {
+		lo, hi := starts[k], starts[k+1]
+		if lo >= hi {
+			return
+		}
+		buf := make([]float64, chunk*n)
+		for r0 := 0; r0 < m; r0 += chunk {
+			r1 := min(m, r0+chunk)
+			fill(buf, r0, r1)
+			gramBand(g, n, buf, r1-r0, lo, hi)
+		}
+	})
+}
+
+// gramBand adds to the entries of g's rows lo to hi-1 on and above the
+// diagonal the products of the nr rows of buf (see addGram).
+func gramBand(g []float64, n int, buf []float64, nr, lo, hi int) {
+	// entry adds the terms of entry (i, j) alone.
+	entry := func(i, j int) {
+		s := g[i*n+j]
+		for r := range nr {
+			x := buf[r*n : r*n+n]
+			s += x[i] * x[j]
+		}
+		g[i*n+j] = s
+	}
+	i := lo
+	for ; i+2 <= hi; i += 2 {
+		j := i
+		for ; j+4 <= n; j += 4 {
+			g0, g1 := g[i*n+j:i*n+j+4], g[(i+1)*n+j:(i+1)*n+j+4]
+			a0, a1, a2, a3 := g0[0], g0[1], g0[2], g0[3]
+			b0, b1, b2, b3 := g1[0], g1[1], g1[2], g1[3]
+			for r := range nr {
+				x := buf[r*n : r*n+n]
+				u, v, y := x[i], x[i+1], x[j:j+4]
+				a0 += u * y[0]
+				a1 += u * y[1]
+				a2 += u * y[2]
+				a3 += u * y[3]
+				b0 += v * y[0]
+				b1 += v * y[1]
+				b2 += v * y[2]
+				b3 += v * y[3]
+			}
+			g0[0], g0[1], g0[2], g0[3] = a0, a1, a2, a3
+			if j > i { // else (i+1, i) is below the diagonal
+				g1[0] = b0
+			}
+			g1[1], g1[2], g1[3] = b1, b2, b3
+		}
+		for ; j < n; j++ {
+			entry(i, j)
+			if j > i {
+				entry(i+1, j)
+			}
+		}
+	}
+	if i < hi {
+		for j := i; j < n; j++ {
+			entry(i, j)
+		}
+	}
 }

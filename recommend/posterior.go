@@ -167,35 +167,17 @@ func row(dst []float64, xs [][]float64, widths []int, r int) {
 // gram returns the Gram matrix (cols×cols, row-major, its upper triangle)
 // of the n rows of the blocks xs: each entry a sum over the rows in their
 // order, continued from rank to rank (table.relay), so that its bits
-// depend neither on the ranks nor on the cores. The cores take the Gram's
-// rows in bands of about equal work.
+// depend neither on the ranks nor on the cores (see addGram).
 func (t *table) gram(xs [][]float64, widths []int, n int) []float64 {
 	cols := 0
 	for _, w := range widths {
 		cols += w
 	}
 	g := make([]float64, cols*cols)
-	workers := runtime.GOMAXPROCS(0)
-	// band k starts at the row of the triangle's k/workers of its area.
-	starts := make([]int, workers+1)
-	for k := range starts {
-		starts[k] = cols - int(math.Round(float64(cols)*math.Sqrt(1-float64(k)/float64(workers))))
-	}
 	t.relay(g, func() {
-		par.Do(workers, workers, func(k int) {
-			lo, hi := starts[k], starts[k+1]
-			if lo >= hi {
-				return
-			}
-			x := make([]float64, cols)
-			for r := range n {
-				row(x, xs, widths, r)
-				for i := lo; i < hi; i++ {
-					v, gi := x[i], g[i*cols:i*cols+cols]
-					for j := i; j < cols; j++ {
-						gi[j] += v * x[j]
-					}
-				}
+		addGram(g, cols, n, runtime.GOMAXPROCS(0), func(buf []float64, r0, r1 int) {
+			for r := r0; r < r1; r++ {
+				row(buf[(r-r0)*cols:], xs, widths, r)
 			}
 		})
 	})
