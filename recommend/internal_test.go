@@ -534,3 +534,41 @@ func TestAddGram(t *testing.T) {
 		}
 	}
 }
+
+// TestRowsTimes: rowsTimes is the loop that adds each entry's terms in
+// the order of the columns, bit for bit, for rows and columns around its
+// tiles of two by four and blocks of 256 rows.
+func TestRowsTimes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for _, n := range []int{1, 2, 3, 257, 600} {
+		for _, k := range []int{1, 3, 4, 9} {
+			widths := []int{2, 5}
+			xs := [][]float64{make([]float64, n*2), make([]float64, n*5)}
+			for _, x := range xs {
+				for i := range x {
+					x[i] = rng.NormFloat64() * math.Exp(4*rng.NormFloat64())
+				}
+			}
+			m := mat.NewDense(7, k, nil)
+			for i := range 7 {
+				for j := range k {
+					m.Set(i, j, rng.NormFloat64())
+				}
+			}
+			got := rowsTimes(xs, widths, n, m)
+			x := make([]float64, 7)
+			for r := range n {
+				row(x, xs, widths, r)
+				for j := range k {
+					var want float64
+					for i, v := range x {
+						want += v * m.At(i, j)
+					}
+					if g := got[r*k+j]; math.Float64bits(g) != math.Float64bits(want) {
+						t.Fatalf("n %d, k %d: entry (%d, %d) = %v, want %v", n, k, r, j, g, want)
+					}
+				}
+			}
+		}
+	}
+}

@@ -188,19 +188,62 @@ func (t *table) gram(xs [][]float64, widths []int, n int) []float64 {
 func rowsTimes(xs [][]float64, widths []int, n int, m *mat.Dense) []float64 {
 	cols, k := m.Dims()
 	out := make([]float64, n*k)
+	mr := m.RawMatrix()
 	par.Do(runtime.GOMAXPROCS(0), (n+255)/256, func(blk int) {
-		x := make([]float64, cols)
-		for r := blk * 256; r < min(n, (blk+1)*256); r++ {
-			row(x, xs, widths, r)
-			o := out[r*k : r*k+k]
-			for i, v := range x {
-				for j, mij := range m.RawRowView(i) {
-					o[j] += v * mij
-				}
-			}
+		r0, r1 := blk*256, min(n, (blk+1)*256)
+		x := make([]float64, (r1-r0)*cols)
+		for r := r0; r < r1; r++ {
+			row(x[(r-r0)*cols:], xs, widths, r)
 		}
+		timesBlock(out[r0*k:r1*k], x, r1-r0, cols, mr.Data, mr.Stride, k)
 	})
 	return out
+}
+
+// timesBlock sets out (nr×k, row-major) to x (nr×cols) times m (cols×k,
+// row stride ms): each entry's terms added in the order of x's columns,
+// two rows by four columns at a time in registers.
+func timesBlock(out, x []float64, nr, cols int, m []float64, ms, k int) {
+	r := 0
+	for ; r+2 <= nr; r += 2 {
+		x0, x1 := x[r*cols:r*cols+cols], x[(r+1)*cols:(r+1)*cols+cols]
+		o0, o1 := out[r*k:r*k+k], out[(r+1)*k:(r+1)*k+k]
+		j := 0
+		for ; j+4 <= k; j += 4 {
+			var a0, a1, a2, a3, b0, b1, b2, b3 float64
+			for i, u := range x0 {
+				v, y := x1[i], m[i*ms+j:i*ms+j+4]
+				a0 += u * y[0]
+				a1 += u * y[1]
+				a2 += u * y[2]
+				a3 += u * y[3]
+				b0 += v * y[0]
+				b1 += v * y[1]
+				b2 += v * y[2]
+				b3 += v * y[3]
+			}
+			o0[j], o0[j+1], o0[j+2], o0[j+3] = a0, a1, a2, a3
+			o1[j], o1[j+1], o1[j+2], o1[j+3] = b0, b1, b2, b3
+		}
+		for ; j < k; j++ {
+			var a, b float64
+			for i, u := range x0 {
+				a += u * m[i*ms+j]
+				b += x1[i] * m[i*ms+j]
+			}
+			o0[j], o1[j] = a, b
+		}
+	}
+	if r < nr {
+		x0, o := x[r*cols:r*cols+cols], out[r*k:r*k+k]
+		for j := range k {
+			var a float64
+			for i, u := range x0 {
+				a += u * m[i*ms+j]
+			}
+			o[j] = a
+		}
+	}
 }
 
 // gramTol is the smallest eigenvalue of a Gram, relative to its largest,
