@@ -3,6 +3,7 @@ package recommend
 import (
 	"math"
 
+	"github.com/scaledsm/scaledsm/internal/kernel"
 	"github.com/scaledsm/scaledsm/internal/par"
 )
 
@@ -90,8 +91,33 @@ func addGram(g []float64, n, m, workers int, fill func(buf []float64, r0, r1 int
 }
 
 // gramBand adds to the entries of g's rows lo to hi-1 on and above the
-// diagonal the products of the nr rows of buf (see addGram).
+// diagonal the products of the nr rows of buf (see addGram): by the
+// kernel's blocks of four rows by eight columns, and the rest by
+// gramRest.
 func gramBand(g []float64, n int, buf []float64, nr, lo, hi int) {
+	i := lo
+	for ; i+4 <= hi; i += 4 {
+		j := i
+		for ; j+8 <= n; j += 8 {
+			var acc [32]float64
+			for a := range 4 {
+				copy(acc[a*8:a*8+8], g[(i+a)*n+j:])
+			}
+			kernel.GramTile(&acc, buf, n, nr, i, j)
+			for a := range 4 {
+				for b := max(0, i+a-j); b < 8; b++ { // on and above the diagonal
+					g[(i+a)*n+j+b] = acc[a*8+b]
+				}
+			}
+		}
+		gramRest(g, n, buf, nr, i, i+4, j)
+	}
+	gramRest(g, n, buf, nr, i, hi, i)
+}
+
+// gramRest is gramBand for the columns from on of the rows lo to hi-1,
+// two rows by four columns at a time in registers.
+func gramRest(g []float64, n int, buf []float64, nr, lo, hi, from int) {
 	// entry adds the terms of entry (i, j) alone.
 	entry := func(i, j int) {
 		s := g[i*n+j]
@@ -103,7 +129,7 @@ func gramBand(g []float64, n int, buf []float64, nr, lo, hi int) {
 	}
 	i := lo
 	for ; i+2 <= hi; i += 2 {
-		j := i
+		j := max(i, from)
 		for ; j+4 <= n; j += 4 {
 			g0, g1 := g[i*n+j:i*n+j+4], g[(i+1)*n+j:(i+1)*n+j+4]
 			a0, a1, a2, a3 := g0[0], g0[1], g0[2], g0[3]
@@ -134,7 +160,7 @@ func gramBand(g []float64, n int, buf []float64, nr, lo, hi int) {
 		}
 	}
 	if i < hi {
-		for j := i; j < n; j++ {
+		for j := max(i, from); j < n; j++ {
 			entry(i, j)
 		}
 	}

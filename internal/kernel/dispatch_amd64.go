@@ -439,3 +439,12 @@ func coordSums(impl int, res, w, zp, z []float64, delta float64) (float64, float
 	coordSumsAvx2(&res[0], &w[0], &zp[0], &z[0], n8, delta, &out[0])
 	return coordSumsGeneric(res, w, zp, z, delta, n8, out[0], out[1])
 }
+
+// gramTile runs the assembly (AVX2 for the AVX-512 implementation too).
+func gramTile(impl int, acc *[32]float64, x []float64, stride, nr, i, j int) {
+	if impl == implGeneric {
+		gramTileGeneric(acc, x, stride, nr, i, j)
+		return
+	}
+	gramTileAvx2(&acc[0], &x[i], &x[j], 8*stride, nr)
+}

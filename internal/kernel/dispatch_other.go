@@ -53,3 +53,7 @@ func gather(_ int, g *GatherRow) { gatherGeneric(g, 0) }
 func coordSums(_ int, res, w, zp, z []float64, delta float64) (float64, float64) {
 	return coordSumsGeneric(res, w, zp, z, delta, 0, 0, 0)
 }
+
+func gramTile(_ int, acc *[32]float64, x []float64, stride, nr, i, j int) {
+	gramTileGeneric(acc, x, stride, nr, i, j)
+}

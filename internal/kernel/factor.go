@@ -148,3 +148,44 @@ func gatherGeneric(g *GatherRow, e0 int) {
 		res[e] = float64(g.Vals[e]) - g.Base - z[k] - f
 	}
 }
+
+// GramTile adds to the 4×8 block acc (row-major) of a Gram the products
+// of nr rows of x, stride elements apart: acc[a*8+b] += x_r[i+a]·x_r[j+b]
+// for each row x_r in order, each product rounded and then added, so that
+// every implementation gives each entry the bits of the loop over the
+// rows.
+func GramTile(acc *[32]float64, x []float64, stride, nr, i, j int) {
+	if nr <= 0 {
+		return
+	}
+	if i < 0 || j < 0 || (nr > 1 && stride < max(i+4, j+8)) || len(x) < (nr-1)*stride+max(i+4, j+8) {
+		panic(fmt.Sprintf("kernel: GramTile: %d rows of stride %d, columns %d and %d, in %d elements", nr, stride, i, j, len(x)))
+	}
+	gramTile(int(active.Load()), acc, x, stride, nr, i, j)
+}
+
+// gramTileGeneric is GramTile's loop, two rows by four columns of the
+// block at a time.
+func gramTileGeneric(acc *[32]float64, x []float64, stride, nr, i, j int) {
+	for a := 0; a < 4; a += 2 {
+		for b := 0; b < 8; b += 4 {
+			g0, g1 := acc[a*8+b:a*8+b+4], acc[(a+1)*8+b:(a+1)*8+b+4]
+			a0, a1, a2, a3 := g0[0], g0[1], g0[2], g0[3]
+			b0, b1, b2, b3 := g1[0], g1[1], g1[2], g1[3]
+			for r := range nr {
+				xr := x[r*stride:]
+				u, v, y := xr[i+a], xr[i+a+1], xr[j+b:j+b+4]
+				a0 += u * y[0]
+				a1 += u * y[1]
+				a2 += u * y[2]
+				a3 += u * y[3]
+				b0 += v * y[0]
+				b1 += v * y[1]
+				b2 += v * y[2]
+				b3 += v * y[3]
+			}
+			g0[0], g0[1], g0[2], g0[3] = a0, a1, a2, a3
+			g1[0], g1[1], g1[2], g1[3] = b0, b1, b2, b3
+		}
+	}
+}

@@ -117,3 +117,40 @@ func TestCoordSums(t *testing.T) {
 		}
 	})
 }
+
+// TestGramTile: under every implementation, GramTile gives each entry of
+// its block the bits of the loop over the rows that adds each rounded
+// product in turn, for no row, one, and many, the columns overlapping
+// the rows' or not.
+func TestGramTile(t *testing.T) {
+	forEachImpl(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(11, 12))
+		for _, nr := range []int{0, 1, 2, 37} {
+			for _, ij := range [][2]int{{0, 0}, {4, 4}, {1, 9}, {12, 3}} {
+				i, j, stride := ij[0], ij[1], 23
+				x := make([]float64, max(1, nr)*stride)
+				for e := range x {
+					x[e] = rng.NormFloat64() * math.Exp(4*rng.NormFloat64())
+				}
+				var acc, want [32]float64
+				for e := range acc {
+					acc[e] = rng.NormFloat64()
+				}
+				want = acc
+				for r := range nr {
+					for a := range 4 {
+						for b := range 8 {
+							want[a*8+b] += x[r*stride+i+a] * x[r*stride+j+b]
+						}
+					}
+				}
+				GramTile(&acc, x, stride, nr, i, j)
+				for e := range acc {
+					if math.Float64bits(acc[e]) != math.Float64bits(want[e]) {
+						t.Fatalf("%d rows, i %d, j %d: entry %d = %v, want %v", nr, i, j, e, acc[e], want[e])
+					}
+				}
+			}
+		}
+	})
+}

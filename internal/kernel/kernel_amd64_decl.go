@@ -1215,3 +1215,8 @@ func coordSumsAvx2(res *float64, w *float64, zp *float64, z *float64, n int, del
 //
 //go:noescape
 func gatherRowsAvx2(a *gatherArgs)
+
+// gramTileAvx2 adds a 4×8 block of a Gram's products over rows (kernel.GramTile).
+//
+//go:noescape
+func gramTileAvx2(acc *float64, xi *float64, xj *float64, stride int, nr int)

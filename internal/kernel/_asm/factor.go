@@ -211,3 +211,46 @@ func gatherRows(s isa) {
 	p("VZEROUPPER")
 	p("RET")
 }
+
+// gramTile emits gramTileAvx2(acc, xi, xj *float64, stride, nr int): for
+// each of nr rows, stride bytes apart, acc[a*8+b] += xi[a]·xj[b] for a < 4
+// and b < 8, the product rounded and then added (VMULPD, VADDPD: the bits
+// of the scalar loop over the rows). Registers: DI acc, SI xi, R8 xj, DX
+// the stride, CX the rows left; Y0-Y7 the accumulators (row a in Y2a and
+// Y2a+1), Y8 and Y9 the row's eight columns, Y10 xi[a], Y11 and Y12 the
+// products.
+func gramTile(s isa) {
+	name := "gramTile" + s.name
+	text(name, name+" adds a 4×8 block of a Gram's products over rows (kernel.GramTile).",
+		[]arg{{"acc", "*float64"}, {"xi", "*float64"}, {"xj", "*float64"}, {"stride", "int"}, {"nr", "int"}}, "")
+	p("MOVQ acc+0(FP), DI")
+	p("MOVQ xi+8(FP), SI")
+	p("MOVQ xj+16(FP), R8")
+	p("MOVQ stride+24(FP), DX")
+	p("MOVQ nr+32(FP), CX")
+	for a := range 8 {
+		p("VMOVUPD %d(DI), %s", 32*a, y(a))
+	}
+	p("TESTQ CX, CX")
+	p("JZ done")
+	label("loop")
+	p("VMOVUPD (R8), Y8")
+	p("VMOVUPD 32(R8), Y9")
+	for a := range 4 {
+		p("VBROADCASTSD %d(SI), Y10", 8*a)
+		p("VMULPD Y8, Y10, Y11")
+		p("VADDPD Y11, %s, %s", y(2*a), y(2*a))
+		p("VMULPD Y9, Y10, Y12")
+		p("VADDPD Y12, %s, %s", y(2*a+1), y(2*a+1))
+	}
+	p("ADDQ DX, SI")
+	p("ADDQ DX, R8")
+	p("DECQ CX")
+	p("JNZ loop")
+	label("done")
+	for a := range 8 {
+		p("VMOVUPD %s, %d(DI)", y(a), 32*a)
+	}
+	p("VZEROUPPER")
+	p("RET")
+}

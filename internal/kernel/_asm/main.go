@@ -900,6 +900,7 @@ func main() {
 	}
 	coordSums(avx2)
 	gatherRows(avx2)
+	gramTile(avx2)
 
 	src, err := format.Source(decl.Bytes())
 	if err != nil {
