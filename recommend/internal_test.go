@@ -500,8 +500,9 @@ func TestRerated(t *testing.T) {
 
 // TestAddGram: addGram's upper triangle is the loop over the rows that
 // adds each entry's terms in the rows' order, bit for bit, whatever the
-// cores and around its tiles of two rows by four columns; the entries
-// below the diagonal are left as they were.
+// cores and around its blocks (the kernel's four rows by eight columns,
+// the rest's two by four); the entries below the diagonal are left as
+// they were.
 func TestAddGram(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	for _, n := range []int{1, 2, 3, 5, 8, 9, 41} {
@@ -537,7 +538,7 @@ func TestAddGram(t *testing.T) {
 
 // TestRowsTimes: rowsTimes is the loop that adds each entry's terms in
 // the order of the columns, bit for bit, for rows and columns around its
-// tiles of two by four and blocks of 256 rows.
+// tiles of two by four and blocks of 64 rows.
 func TestRowsTimes(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	for _, n := range []int{1, 2, 3, 257, 600} {

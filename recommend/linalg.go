@@ -65,7 +65,7 @@ func dot(a, b []float64) float64 {
 // over the rows would add them, so that its bits depend neither on the
 // chunks nor on the cores: the cores take bands of the triangle's rows
 // of about equal area, each filling its own chunks, and sum a band's
-// entries two rows by four columns at a time in registers.
+// entries in registers (see gramBand).
 func addGram(g []float64, n, m, workers int, fill func(buf []float64, r0, r1 int)) {
 	if n == 0 || m == 0 {
 		return

@@ -189,13 +189,19 @@ func rowsTimes(xs [][]float64, widths []int, n int, m *mat.Dense) []float64 {
 	cols, k := m.Dims()
 	out := make([]float64, n*k)
 	mr := m.RawMatrix()
-	par.Do(runtime.GOMAXPROCS(0), (n+255)/256, func(blk int) {
-		r0, r1 := blk*256, min(n, (blk+1)*256)
-		x := make([]float64, (r1-r0)*cols)
-		for r := r0; r < r1; r++ {
-			row(x[(r-r0)*cols:], xs, widths, r)
+	// Each core takes every workers-th block of 64 rows into a buffer of
+	// its own.
+	const block = 64
+	workers, blocks := runtime.GOMAXPROCS(0), (n+block-1)/block
+	par.Do(workers, workers, func(w int) {
+		x := make([]float64, block*cols)
+		for b := w; b < blocks; b += workers {
+			r0, r1 := b*block, min(n, (b+1)*block)
+			for r := r0; r < r1; r++ {
+				row(x[(r-r0)*cols:], xs, widths, r)
+			}
+			timesBlock(out[r0*k:r1*k], x, r1-r0, cols, mr.Data, mr.Stride, k)
 		}
-		timesBlock(out[r0*k:r1*k], x, r1-r0, cols, mr.Data, mr.Stride, k)
 	})
 	return out
 }
