@@ -116,7 +116,7 @@ func gramBand(g []float64, n int, buf []float64, nr, lo, hi int) {
 }
 
 // gramRest is gramBand for the columns from on of the rows lo to hi-1,
-// two rows by four columns at a time in registers.
+// by kernel.GramPair's blocks of two rows by four columns.
 func gramRest(g []float64, n int, buf []float64, nr, lo, hi, from int) {
 	// entry adds the terms of entry (i, j) alone.
 	entry := func(i, j int) {
@@ -132,25 +132,15 @@ func gramRest(g []float64, n int, buf []float64, nr, lo, hi, from int) {
 		j := max(i, from)
 		for ; j+4 <= n; j += 4 {
 			g0, g1 := g[i*n+j:i*n+j+4], g[(i+1)*n+j:(i+1)*n+j+4]
-			a0, a1, a2, a3 := g0[0], g0[1], g0[2], g0[3]
-			b0, b1, b2, b3 := g1[0], g1[1], g1[2], g1[3]
-			for r := range nr {
-				x := buf[r*n : r*n+n]
-				u, v, y := x[i], x[i+1], x[j:j+4]
-				a0 += u * y[0]
-				a1 += u * y[1]
-				a2 += u * y[2]
-				a3 += u * y[3]
-				b0 += v * y[0]
-				b1 += v * y[1]
-				b2 += v * y[2]
-				b3 += v * y[3]
-			}
-			g0[0], g0[1], g0[2], g0[3] = a0, a1, a2, a3
+			var acc [8]float64
+			copy(acc[:4], g0)
+			copy(acc[4:], g1)
+			kernel.GramPair(&acc, buf, n, nr, i, j)
+			copy(g0, acc[:4])
 			if j > i { // else (i+1, i) is below the diagonal
-				g1[0] = b0
+				g1[0] = acc[4]
 			}
-			g1[1], g1[2], g1[3] = b1, b2, b3
+			copy(g1[1:], acc[5:])
 		}
 		for ; j < n; j++ {
 			entry(i, j)

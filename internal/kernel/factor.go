@@ -164,28 +164,49 @@ func GramTile(acc *[32]float64, x []float64, stride, nr, i, j int) {
 	gramTile(int(active.Load()), acc, x, stride, nr, i, j)
 }
 
-// gramTileGeneric is GramTile's loop, two rows by four columns of the
-// block at a time.
+// gramTileGeneric is GramTile's loop, by GramPair's blocks.
 func gramTileGeneric(acc *[32]float64, x []float64, stride, nr, i, j int) {
 	for a := 0; a < 4; a += 2 {
 		for b := 0; b < 8; b += 4 {
-			g0, g1 := acc[a*8+b:a*8+b+4], acc[(a+1)*8+b:(a+1)*8+b+4]
-			a0, a1, a2, a3 := g0[0], g0[1], g0[2], g0[3]
-			b0, b1, b2, b3 := g1[0], g1[1], g1[2], g1[3]
-			for r := range nr {
-				xr := x[r*stride:]
-				u, v, y := xr[i+a], xr[i+a+1], xr[j+b:j+b+4]
-				a0 += u * y[0]
-				a1 += u * y[1]
-				a2 += u * y[2]
-				a3 += u * y[3]
-				b0 += v * y[0]
-				b1 += v * y[1]
-				b2 += v * y[2]
-				b3 += v * y[3]
-			}
-			g0[0], g0[1], g0[2], g0[3] = a0, a1, a2, a3
-			g1[0], g1[1], g1[2], g1[3] = b0, b1, b2, b3
+			var p [8]float64
+			copy(p[:4], acc[a*8+b:])
+			copy(p[4:], acc[(a+1)*8+b:(a+1)*8+b+4])
+			gramPair(&p, x, stride, nr, i+a, j+b)
+			copy(acc[a*8+b:a*8+b+4], p[:4])
+			copy(acc[(a+1)*8+b:(a+1)*8+b+4], p[4:])
 		}
 	}
+}
+
+// GramPair is GramTile for a block of two rows by four columns (acc's
+// first four entries row i, the next four row i+1), in Go on every
+// implementation: for the parts of a Gram that GramTile's blocks leave.
+func GramPair(acc *[8]float64, x []float64, stride, nr, i, j int) {
+	if nr <= 0 {
+		return
+	}
+	if i < 0 || j < 0 || (nr > 1 && stride < max(i+2, j+4)) || len(x) < (nr-1)*stride+max(i+2, j+4) {
+		panic(fmt.Sprintf("kernel: GramPair: %d rows of stride %d, columns %d and %d, in %d elements", nr, stride, i, j, len(x)))
+	}
+	gramPair(acc, x, stride, nr, i, j)
+}
+
+// gramPair is GramPair's loop, the eight sums in registers.
+func gramPair(acc *[8]float64, x []float64, stride, nr, i, j int) {
+	a0, a1, a2, a3 := acc[0], acc[1], acc[2], acc[3]
+	b0, b1, b2, b3 := acc[4], acc[5], acc[6], acc[7]
+	for r := range nr {
+		xr := x[r*stride:]
+		u, v, y := xr[i], xr[i+1], xr[j:j+4]
+		a0 += u * y[0]
+		a1 += u * y[1]
+		a2 += u * y[2]
+		a3 += u * y[3]
+		b0 += v * y[0]
+		b1 += v * y[1]
+		b2 += v * y[2]
+		b3 += v * y[3]
+	}
+	acc[0], acc[1], acc[2], acc[3] = a0, a1, a2, a3
+	acc[4], acc[5], acc[6], acc[7] = b0, b1, b2, b3
 }
