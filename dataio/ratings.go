@@ -36,6 +36,11 @@ type Layout struct {
 	// Columns, when not nil, names the user, item and rating columns,
 	// each by its header name or its number counted from 1.
 	Columns []string
+	// Weights reads interactions (implicit feedback): the third column
+	// is an optional weight (a count, a time), 1 where the file has none;
+	// a header names it as one of weightNames, and every weight must be
+	// positive.
+	Weights bool
 }
 
 // ParseLayout parses the columns of a Layout from "user,item,rating", each
@@ -67,6 +72,18 @@ var columnNames = [3][]string{
 }
 
 var roles = [3]string{"user", "item", "rating"}
+
+// weightNames are the names a header of interactions may give the
+// weight column.
+var weightNames = []string{"weight", "count", "counts", "plays", "playcount", "clicks", "views", "quantity", "rating", "score", "value"}
+
+// role returns the name of column c's role in the layout.
+func (l Layout) role(c int) string {
+	if c == 2 && l.Weights {
+		return "weight"
+	}
+	return roles[c]
+}
 
 func normalizeName(s string) string {
 	return strings.Map(func(r rune) rune {
@@ -195,6 +212,9 @@ func (l Layout) columns(first []string) (at [3]int, header bool, err error) {
 	for i, f := range first {
 		names[i] = normalizeName(f)
 	}
+	if l.Weights {
+		return l.weightColumns(first, names, header)
+	}
 	if l.Columns != nil {
 		for c, want := range l.Columns {
 			if n, err := strconv.Atoi(want); err == nil {
@@ -228,6 +248,58 @@ func (l Layout) columns(first []string) (at [3]int, header bool, err error) {
 		}
 	}
 	return at, header, nil
+}
+
+// weightColumns is columns for interactions: the user and item columns
+// as for ratings, the weight's -1 where there is none.
+func (l Layout) weightColumns(first, names []string, header bool) (at [3]int, _ bool, err error) {
+	at[2] = -1
+	if l.Columns != nil {
+		if len(l.Columns) < 2 || len(l.Columns) > 3 {
+			return at, header, fmt.Errorf("want two or three columns, user,item[,weight]")
+		}
+		for c, want := range l.Columns {
+			if n, err := strconv.Atoi(want); err == nil {
+				if n > len(first) {
+					return at, header, fmt.Errorf("line 1: %d fields, no column %d for the %s", len(first), n, l.role(c))
+				}
+				at[c] = n - 1
+				continue
+			}
+			if !header {
+				return at, header, fmt.Errorf("line 1: no header line to find the column %q in; give the columns by number", want)
+			}
+			if at[c] = slices.Index(names, normalizeName(want)); at[c] < 0 {
+				return at, header, fmt.Errorf("line 1: the header %q has no column %q for the %s", strings.Join(first, ","), want, l.role(c))
+			}
+		}
+		return at, header, nil
+	}
+	if !header {
+		if len(first) < 2 {
+			return at, header, fmt.Errorf("line 1: %d field, want user, item and an optional weight", len(first))
+		}
+		if len(first) >= 3 {
+			at[2] = 2
+		}
+		return [3]int{0, 1, at[2]}, false, nil
+	}
+	for c := range 2 {
+		if at[c] = slices.IndexFunc(names, func(n string) bool { return slices.Contains(columnNames[c], n) }); at[c] < 0 {
+			return at, header, fmt.Errorf("line 1: the header %q has no %s column (named one of %s; give the columns with --columns user,item[,weight])",
+				strings.Join(first, ","), roles[c], strings.Join(columnNames[c], ", "))
+		}
+	}
+	at[2] = slices.IndexFunc(names, func(n string) bool { return slices.Contains(weightNames, n) })
+	return at, header, nil
+}
+
+// ReadInteractions reads interactions (implicit feedback): one a line, the
+// user and item ids integers and an optional positive weight (1 where a
+// line has none), as ReadRatings32 reads ratings (see Layout.Weights).
+func ReadInteractions(path string, layout Layout) (*Ratings32, error) {
+	layout.Weights = true
+	return ReadRatings32(path, layout)
 }
 
 // ReadRatings reads a ratings file with the columns found as the zero
@@ -328,14 +400,18 @@ func readRatings[V float32 | float64](path string, layout Layout, part, parts in
 	// of the ids.
 	rows, cols, values := make([]int32, 0, lines), make([]int32, 0, lines), make([]V, 0, lines)
 	users, items := newIDMap(lines), newIDMap(lines)
-	add := func(q quickRating) {
-		rows = append(rows, users.index(q.user))
-		cols = append(cols, items.index(q.item))
-		values = append(values, V(q.value))
-	}
 	lineAt := func() int { // in the whole file
 		before, _ := countLines(f, 0, lo)
 		return before - 1 + pr.line
+	}
+	add := func(q quickRating) error {
+		if layout.Weights && !(q.value > 0) {
+			return fail("line %d: weight %v: weights must be positive", lineAt(), q.value)
+		}
+		rows = append(rows, users.index(q.user))
+		cols = append(cols, items.index(q.item))
+		values = append(values, V(q.value))
+		return nil
 	}
 	if lo == 0 {
 		if _, err := pr.next(); err == nil && !header { // the first line, again
@@ -343,7 +419,9 @@ func readRatings[V float32 | float64](path string, layout Layout, part, parts in
 			if err != nil {
 				return nil, fail("line %d: %v", pr.line, err)
 			}
-			add(q)
+			if err := add(q); err != nil {
+				return nil, err
+			}
 		}
 	}
 	// Lines of plain numbers are parsed from the scanner's bytes (quick);
@@ -352,7 +430,9 @@ func readRatings[V float32 | float64](path string, layout Layout, part, parts in
 		pr.line++
 		line := pr.sc.Bytes()
 		if q, ok := quick(line, pr.delim, at, need); ok {
-			add(q)
+			if err := add(q); err != nil {
+				return nil, err
+			}
 			continue
 		}
 		if rec, ok := pr.fields(string(line)); ok {
@@ -360,7 +440,9 @@ func readRatings[V float32 | float64](path string, layout Layout, part, parts in
 			if err != nil {
 				return nil, fail("line %d: %v", lineAt(), err)
 			}
-			add(q)
+			if err := add(q); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if err := pr.end(); err != io.EOF {
@@ -471,13 +553,16 @@ func record(rec []string, at [3]int, need int) (quickRating, error) {
 		}
 		ids[c] = id
 	}
+	if at[2] < 0 { // interactions without weights
+		return quickRating{ids[0], ids[1], 1}, nil
+	}
 	s := rec[at[2]]
 	v, err := strconv.ParseFloat(s, 64)
 	if err != nil {
-		return quickRating{}, fmt.Errorf("rating %q is not a number", s)
+		return quickRating{}, fmt.Errorf("%s %q is not a number", roles[2], s)
 	}
 	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return quickRating{}, fmt.Errorf("rating %q is not finite", s)
+		return quickRating{}, fmt.Errorf("%s %q is not finite", roles[2], s)
 	}
 	return quickRating{ids[0], ids[1], v}, nil
 }
@@ -519,7 +604,11 @@ func quick(line []byte, delim string, at [3]int, need int) (quickRating, bool) {
 	var ok [3]bool
 	q.user, ok[0] = quickInt(field[0])
 	q.item, ok[1] = quickInt(field[1])
-	q.value, ok[2] = quickFloat(field[2])
+	if at[2] < 0 { // interactions without weights
+		q.value, ok[2] = 1, true
+	} else {
+		q.value, ok[2] = quickFloat(field[2])
+	}
 	return q, ok[0] && ok[1] && ok[2]
 }
 
@@ -800,4 +889,44 @@ func ReadPairs(path string) (*Pairs, error) {
 		p.Lines = append(p.Lines, line)
 	}
 	return p, nil
+}
+
+// ReadIDs reads a list of ids: the first field of each line (fields split
+// by commas, tabs, semicolons or spaces), a header line skipped, blank
+// lines too. Errors are *FileError values naming the line at fault.
+func ReadIDs(input, path string) ([]int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, &FileError{Input: input, Path: path, Err: fmt.Errorf("cannot open: %w", unwrapPathErr(err))}
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<16), 1<<24)
+	var ids []int64
+	line := 0
+	for sc.Scan() {
+		line++
+		text := strings.TrimSpace(strings.TrimPrefix(sc.Text(), "\ufeff"))
+		if text == "" {
+			continue
+		}
+		field, _, _ := strings.Cut(strings.Map(func(r rune) rune {
+			if r == ',' || r == '\t' || r == ';' || r == ' ' {
+				return ','
+			}
+			return r
+		}, text), ",")
+		id, err := strconv.ParseInt(strings.Trim(field, `"'`), 10, 64)
+		if err != nil {
+			if line == 1 {
+				continue // a header line
+			}
+			return nil, &FileError{Input: input, Path: path, Err: fmt.Errorf("line %d: %q is not an integer id", line, field)}
+		}
+		ids = append(ids, id)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, &FileError{Input: input, Path: path, Err: readError(err)}
+	}
+	return ids, nil
 }

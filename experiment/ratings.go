@@ -64,6 +64,24 @@ func ReadRatings(path string) (recommend.Ratings, error) {
 	return r, nil
 }
 
+// ReadInteractions reads a file of interactions (user,item[,weight]) as
+// dataio.ReadInteractions finds its columns, every weight 1: the lists of
+// implicit feedback are fitted on which items each user interacted with.
+func ReadInteractions(path string) (recommend.Ratings, error) {
+	if _, err := os.Stat(path); err != nil {
+		return recommend.Ratings{}, err
+	}
+	rt, err := dataio.ReadInteractions(path, dataio.Layout{})
+	if err != nil {
+		return recommend.Ratings{}, err
+	}
+	r := recommend.Ratings{Users: make([]int64, len(rt.Values)), Items: make([]int64, len(rt.Values)), Values: make([]float64, len(rt.Values))}
+	for k := range rt.Values {
+		r.Users[k], r.Items[k], r.Values[k] = rt.RowIDs[rt.Rows[k]], rt.ColIDs[rt.Cols[k]], 1
+	}
+	return r, nil
+}
+
 // Corrupt returns a copy of r with a fraction of its ratings, drawn from
 // seed, replaced by values drawn uniformly from the distinct values of r
 // (for MovieLens 100k, the integers 1 to 5), and the indices replaced.

@@ -66,7 +66,7 @@ func choose(ctx context.Context, t *table, s Settings) (*chosen, error) {
 		s.Validation = min(DefaultValidation, DefaultHeldOut/float64(t.m))
 	}
 	lo, hi := valueRange(t.red, t.y)
-	p := holdOut(t, s.Validation, s.Seed)
+	p := holdOut(t, s.Validation, s.Seed, streamSplit)
 	nv := p.n
 	if nv < 1 || nv >= t.m {
 		return nil, &InputError{Input: "ratings", Reason: "too few ratings to hold some out for validation: give the rank and the number of sweeps"}
@@ -331,14 +331,15 @@ func (g *ridgeSearch) try(k int, lam float64) (float64, error) {
 }
 
 // holdOut chooses the ratings of the table held out for validation, each
-// with probability fraction (a draw of seed's stream per rating, in user
-// order), and returns them as pairs with their positions: a rating is held
+// with probability fraction (a draw per rating, in user order, of the
+// stream of seed and kind: streamSplit for the ratings model's, streamLists
+// for the lists'), and returns them as pairs with their positions: a rating is held
 // out only if its user and its item keep another, so that the chain fits
 // every row and goes on with all the ratings. On ranks, the draws and the
 // items' counts are relayed from rank to rank; each rank keeps the pairs
 // of its users, and the positions in item order of those of its items
 // (see pairs).
-func holdOut(t *table, fraction float64, seed uint64) pairs {
+func holdOut(t *table, fraction float64, seed uint64, kind int) pairs {
 	u0, u1 := t.part(t.rank(), t.n1)
 	i0, i1 := t.part(t.rank(), t.n2)
 	// The state relayed: the items' ratings left, then the stream's.
@@ -348,7 +349,7 @@ func holdOut(t *table, fraction float64, seed uint64) pairs {
 	}
 	t.share(state, t.n2, 1)
 	st := newStream()
-	st.seed(seed, 0, streamSplit, 0)
+	st.seed(seed, 0, kind, 0)
 	b, _ := st.pcg.MarshalBinary()
 	for _, c := range b {
 		state = append(state, float64(c))

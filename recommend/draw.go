@@ -18,6 +18,7 @@ const (
 	streamSplit
 	streamStart
 	streamGrow
+	streamLists
 )
 
 // stream is a reusable source of draws; seed points it at a stream.

@@ -117,6 +117,10 @@ type Settings struct {
 	Workers int
 	// Progress, when not nil, is called after every sweep.
 	Progress func(Progress)
+	// NoLists skips the lists (Model.Lists, which Recommend lists from),
+	// which a fit makes by default beside the ratings model. A fit on the
+	// ranks of an MPI job makes none.
+	NoLists bool
 	// Reducer, when not nil, shares the fit among the ranks of an MPI job
 	// (package mpi; it must be a scaledsm.Exchanger): every rank calls Fit
 	// with its part of the ratings and the same settings, the ranks'
@@ -296,6 +300,14 @@ func FitTable(ctx context.Context, tb *Table, s Settings) (*Model, error) {
 	}
 	if err != nil {
 		return nil, err
+	}
+	if !s.NoLists && red == nil {
+		if s.Progress != nil {
+			s.Progress(Progress{Stage: "lists", Rank: m.Info.Rank, RMSE: math.NaN()})
+		}
+		if m.Lists, err = fitLists(ctx, t, false, m, s); err != nil {
+			return nil, err
+		}
 	}
 	m.Info.Ratings = t.m
 	m.Info.Seed = s.Seed

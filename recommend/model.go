@@ -26,6 +26,10 @@ type Model struct {
 	L, R               *mat.Dense // len(Users)×k and len(Items)×k; nil for a model of biases alone
 	Min, Max           float64    // the scale of the training ratings
 	Info               Info       // how the model was fitted
+	// Lists, when not nil, ranks items for top-N lists (Recommend): fitted
+	// beside the ratings model by default, and alone from implicit
+	// feedback (FitInteractions).
+	Lists *Lists
 }
 
 // Info says how a model was fitted.
@@ -91,8 +95,15 @@ func (m *Model) Predict(user, item int64) float64 {
 	return m.predict(u, i, okU, okI)
 }
 
-// predict is Predict by indices, ok telling which are known.
+// predict is Predict by indices, ok telling which are known. A model of
+// implicit feedback alone predicts the lists' score (0 for an unseen id).
 func (m *Model) predict(u, i int, okU, okI bool) float64 {
+	if m.Info.Method == MethodImplicit {
+		if !okU || !okI || m.Lists == nil {
+			return 0
+		}
+		return dot(m.Lists.P.RawRowView(u), m.Lists.Q.RawRowView(i))
+	}
 	p := m.Mean
 	if okU {
 		p += m.UserBias[u]

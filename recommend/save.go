@@ -34,6 +34,13 @@ const (
 	ItemBiasFile = "item_bias.npy"
 	LFile        = "L.npy"
 	RFile        = "R.npy"
+	// The lists (Model.Lists): their factors, and the training
+	// interactions by user (seen_items[seen_start[u]:seen_start[u+1]],
+	// item positions).
+	ListsPFile    = "lists_P.npy"
+	ListsQFile    = "lists_Q.npy"
+	SeenStartFile = "seen_start.npy"
+	SeenItemsFile = "seen_items.npy"
 )
 
 // Format names the layout of a saved model in its model.json.
@@ -52,8 +59,22 @@ type modelJSON struct {
 	Items      int               `json:"items"`
 	Rank       int               `json:"rank"`
 	Info       Info              `json:"info"`
+	Lists      *listsJSON        `json:"lists,omitempty"`
 	Files      map[string]string `json:"files"` // name: FNV-1a 64 of its bytes, hex
 }
+
+// listsJSON is model.json's account of the lists.
+type listsJSON struct {
+	Score        string         `json:"score"`
+	Rank         int            `json:"rank"`
+	Pop          float64        `json:"pop"`
+	Lambda       float64        `json:"lambda"`
+	Blend        float64        `json:"blend"`
+	Interactions int            `json:"interactions"`
+	Selection    *ListSelection `json:"selection,omitempty"`
+}
+
+const listsFormula = "lists_P[u] @ lists_Q[i] + blend * (item_bias[i] + L[u] @ R[i]), the user's seen items (seen_items[seen_start[u]:seen_start[u+1]]) left out"
 
 const predictionFormula = "clip(mean + user_bias[u] + item_bias[i] + L[u] @ R[i], min, max), u and i the positions of the ids in user_ids and item_ids; an unseen id has no bias and no factor term"
 
@@ -89,8 +110,20 @@ func (m *Model) Save(dir string, extra ...File) error {
 			file{LFile, func(w io.Writer) error { return dataio.WriteFloat64(w, []int{len(m.Users), k}, m.L.RawMatrix().Data) }},
 			file{RFile, func(w io.Writer) error { return dataio.WriteFloat64(w, []int{len(m.Items), k}, m.R.RawMatrix().Data) }})
 	}
+	if l := m.Lists; l != nil {
+		kl := l.Rank()
+		seen := l.Seen
+		arrays = append(arrays,
+			file{ListsPFile, func(w io.Writer) error { return dataio.WriteFloat64(w, []int{len(m.Users), kl}, l.P.RawMatrix().Data) }},
+			file{ListsQFile, func(w io.Writer) error { return dataio.WriteFloat64(w, []int{len(m.Items), kl}, l.Q.RawMatrix().Data) }},
+			file{SeenStartFile, func(w io.Writer) error { return dataio.WriteInt64(w, []int{len(seen.Start)}, seen.Start) }},
+			file{SeenItemsFile, func(w io.Writer) error { return dataio.WriteInt32(w, []int{len(seen.Items)}, seen.Items) }})
+	}
 	js := modelJSON{Format: Format, Prediction: predictionFormula, Mean: m.Mean, Min: m.Min, Max: m.Max,
 		Users: len(m.Users), Items: len(m.Items), Rank: k, Info: m.Info, Files: map[string]string{}}
+	if l := m.Lists; l != nil {
+		js.Lists = &listsJSON{Score: listsFormula, Rank: l.Rank(), Pop: l.Pop, Lambda: l.Lambda, Blend: l.Blend, Interactions: l.Seen.Len(), Selection: l.Selection}
+	}
 	var set atomicio.Set
 	for _, a := range arrays {
 		h := fnv.New64a()
@@ -113,9 +146,15 @@ func (m *Model) Save(dir string, extra ...File) error {
 	if err := set.Add(filepath.Join(dir, ModelFile), func(w io.Writer) error { _, err := w.Write(append(b, '\n')); return err }); err != nil {
 		return err
 	}
+	var stale []string // files of an earlier save that would not match model.json
 	if k == 0 {
-		// A stale factor of an earlier save would not match model.json.
-		for _, name := range []string{LFile, RFile} {
+		stale = append(stale, LFile, RFile)
+	}
+	if m.Lists == nil {
+		stale = append(stale, ListsPFile, ListsQFile, SeenStartFile, SeenItemsFile)
+	}
+	if len(stale) > 0 {
+		for _, name := range stale {
 			if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, os.ErrNotExist) {
 				set.Discard()
 				return err
@@ -171,7 +210,74 @@ func Load(dir string) (*Model, error) {
 			m.L, m.R = nil, nil
 		}
 	}
+	if js.Lists != nil {
+		if m.Lists, err = d.lists(); err != nil {
+			return nil, err
+		}
+	}
 	return m, nil
+}
+
+// lists reads the lists that model.json describes.
+func (d *modelDir) lists() (*Lists, error) {
+	js := d.js
+	lj := js.Lists
+	if lj.Rank < 1 || lj.Interactions < 0 || math.IsNaN(lj.Blend) || math.IsInf(lj.Blend, 0) {
+		return nil, d.fail(ModelFile, "inconsistent lists: rank %d, %d interactions, blend %v", lj.Rank, lj.Interactions, lj.Blend)
+	}
+	p, err := d.floats(ListsPFile, js.Users, lj.Rank)
+	if err != nil {
+		return nil, err
+	}
+	q, err := d.floats(ListsQFile, js.Items, lj.Rank)
+	if err != nil {
+		return nil, err
+	}
+	start, err := d.ints(SeenStartFile, js.Users+1)
+	if err != nil {
+		return nil, err
+	}
+	items, err := d.ints(SeenItemsFile, lj.Interactions)
+	if err != nil {
+		return nil, err
+	}
+	seen := Seen{Start: start, Items: make([]int32, len(items))}
+	for k, i := range items {
+		if i < 0 || i >= int64(js.Items) {
+			return nil, d.fail(SeenItemsFile, "item position %d at [%d] is out of range [0, %d)", i, k, js.Items)
+		}
+		seen.Items[k] = int32(i)
+	}
+	if start[0] != 0 || start[js.Users] != int64(lj.Interactions) {
+		return nil, d.fail(SeenStartFile, "starts at %d and ends at %d, want 0 and %d", start[0], start[js.Users], lj.Interactions)
+	}
+	for u := range js.Users {
+		if start[u+1] < start[u] {
+			return nil, d.fail(SeenStartFile, "decreases at [%d]", u+1)
+		}
+	}
+	l := &Lists{Pop: lj.Pop, Lambda: lj.Lambda, Blend: lj.Blend, Seen: seen, Selection: lj.Selection}
+	if js.Users > 0 && js.Items > 0 {
+		l.P, l.Q = mat.NewDense(js.Users, lj.Rank, p), mat.NewDense(js.Items, lj.Rank, q)
+	} else {
+		return nil, d.fail(ModelFile, "lists of %d users and %d items", js.Users, js.Items)
+	}
+	return l, nil
+}
+
+// ints reads the n integers of the file name.
+func (d *modelDir) ints(name string, n int) ([]int64, error) {
+	if err := d.check(name); err != nil {
+		return nil, err
+	}
+	v, shape, err := dataio.ReadInts(filepath.Join(d.dir, name))
+	if err != nil {
+		return nil, d.fail(name, "%v", dataio.Reason(err))
+	}
+	if len(shape) != 1 || shape[0] != n {
+		return nil, d.fail(name, "shape %s, want (%d,)", dataio.ShapeString(shape), n)
+	}
+	return v, nil
 }
 
 // modelDir is a model's directory as Load reads it: its model.json, then

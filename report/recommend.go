@@ -1,6 +1,7 @@
 package report
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"math"
@@ -12,7 +13,8 @@ import (
 
 // Recommender is the summary of a recommender's solve.
 type Recommender struct {
-	Problem   string               `json:"problem"` // "ratings"
+	Problem   string               `json:"problem"`          // "ratings" or "interactions"
+	Weight    string               `json:"weight,omitempty"` // interactions: the weight of each (solve --weight)
 	Model     string               `json:"model"`
 	Ratings   string               `json:"ratings_file"`
 	Count     int                  `json:"ratings"`
@@ -43,11 +45,68 @@ type Recommender struct {
 	RankCommSeconds []float64 `json:"rank_comm_seconds,omitempty"`
 	RankExchangeMB  []float64 `json:"rank_exchange_mb,omitempty"`
 	RankSweepKB     []float64 `json:"rank_sweep_kb,omitempty"`
+	// Lists is the ranking part (recommend.Lists), nil without one.
+	Lists *Lists `json:"lists,omitempty"`
 	// Evaluation on --holdout or --test.
-	Holdout  *float64    `json:"holdout,omitempty"`
-	TestFile string      `json:"test_file,omitempty"`
-	Test     *Evaluation `json:"test,omitempty"`
-	Files    []string    `json:"files,omitempty"`
+	Holdout   *float64         `json:"holdout,omitempty"`
+	TestFile  string           `json:"test_file,omitempty"`
+	Test      *Evaluation      `json:"test,omitempty"`
+	TestLists *ListsEvaluation `json:"test_lists,omitempty"`
+	Files     []string         `json:"files,omitempty"`
+}
+
+// Lists summarizes a model's lists.
+type Lists struct {
+	Rank         int                      `json:"rank"`
+	Pop          float64                  `json:"pop"`
+	Lambda       float64                  `json:"lambda"`
+	Blend        float64                  `json:"blend"`
+	Interactions int                      `json:"interactions"`
+	Selection    *recommend.ListSelection `json:"selection,omitempty"`
+}
+
+// ListsEvaluation is the lists' metrics on the test interactions, and the
+// most popular items' (the baseline a user would try first), at 10 and 20.
+type ListsEvaluation struct {
+	Relevant float64                 `json:"relevant,omitempty"` // least test rating relevant; 0 for interactions
+	Model    []recommend.ListMetrics `json:"model"`
+	Popular  []recommend.ListMetrics `json:"popular"`
+}
+
+// NewLists summarizes m's lists, nil without any.
+func NewLists(m *recommend.Model) *Lists {
+	l := m.Lists
+	if l == nil {
+		return nil
+	}
+	return &Lists{Rank: l.Rank(), Pop: l.Pop, Lambda: l.Lambda, Blend: l.Blend, Interactions: l.Seen.Len(), Selection: l.Selection}
+}
+
+// EvaluateLists scores m's lists of 10 and 20 items and the most popular
+// items' on test (relevant from relevant on; -Inf: every interaction).
+func EvaluateLists(ctx context.Context, m *recommend.Model, test recommend.Ratings, relevant float64) (*ListsEvaluation, error) {
+	rk, err := m.Ranking()
+	if err != nil {
+		return nil, err
+	}
+	pop := rk.Popular()
+	e := &ListsEvaluation{}
+	if !math.IsInf(relevant, -1) {
+		e.Relevant = relevant
+	}
+	for _, n := range []int{10, 20} {
+		n = min(n, len(m.Items))
+		a, err := rk.Evaluate(ctx, test, n, relevant)
+		if err != nil {
+			return nil, err
+		}
+		b, err := pop.Evaluate(ctx, test, n, relevant)
+		if err != nil {
+			return nil, err
+		}
+		e.Model, e.Popular = append(e.Model, a), append(e.Popular, b)
+	}
+	return e, nil
 }
 
 // Evaluation is the model's and the baselines' errors on test ratings.
@@ -98,9 +157,15 @@ func Evaluate(m, mean, biases *recommend.Model, test recommend.Ratings) (*Evalua
 
 // Print prints the summary for a person.
 func (s *Recommender) Print(w io.Writer, out string) {
-	fmt.Fprintf(w, "problem    ratings from %s: %d ratings of %d items by %d users (%.2g%% of the pairs), scale [%s, %s]\n",
-		s.Ratings, s.Count, s.Items, s.Users, 100*s.Observed, csvfmt.Float(s.Min), csvfmt.Float(s.Max))
+	if s.Model == recommend.MethodImplicit {
+		fmt.Fprintf(w, "problem    interactions from %s: %d of %d items by %d users (%.2g%% of the pairs), weights %s\n",
+			s.Ratings, s.Count, s.Items, s.Users, 100*s.Observed, s.Weight)
+	} else {
+		fmt.Fprintf(w, "problem    ratings from %s: %d ratings of %d items by %d users (%.2g%% of the pairs), scale [%s, %s]\n",
+			s.Ratings, s.Count, s.Items, s.Users, 100*s.Observed, csvfmt.Float(s.Min), csvfmt.Float(s.Max))
+	}
 	switch s.Model {
+	case recommend.MethodImplicit:
 	case recommend.Ridge.String():
 		fmt.Fprintf(w, "model      ridge: mean + user and item biases + rank-%d factors, least squares with penalty %s (ALS-WR), %d sweeps\n",
 			s.Rank, csvfmt.Float(s.Penalty), s.Sweeps)
@@ -133,6 +198,9 @@ func (s *Recommender) Print(w io.Writer, out string) {
 		ch := sel.Candidates[sel.Chosen]
 		fmt.Fprintf(w, "selection  validation RMSE on %d held-out ratings (%.3g%%): %s; chose rank %d\n", sel.Ratings, 100*sel.Fraction, strings.Join(c, ", "), ch.Rank)
 	}
+	if l := s.Lists; l != nil {
+		s.printLists(w, l)
+	}
 	if t := s.Test; t != nil {
 		what := "test       " + s.TestFile
 		if s.Holdout != nil {
@@ -140,6 +208,21 @@ func (s *Recommender) Print(w io.Writer, out string) {
 		}
 		fmt.Fprintf(w, "%s: %d ratings (%d with an unseen user or item): RMSE %.4f, MAE %.4f; global mean %.4f, %.4f; biases %.4f, %.4f\n",
 			what, t.Ratings, t.Unseen, t.RMSE, t.MAE, t.MeanRMSE, t.MeanMAE, t.BiasesRMSE, t.BiasesMAE)
+	}
+	if e := s.TestLists; e != nil {
+		what := "lists      on " + s.TestFile
+		if s.Holdout != nil {
+			what = fmt.Sprintf("lists      on the %.3g%% held out", 100**s.Holdout)
+		}
+		if e.Relevant != 0 {
+			what += fmt.Sprintf(" (relevant: ratings >= %s)", csvfmt.Float(e.Relevant))
+		}
+		var parts []string
+		for j, m := range e.Model {
+			p := e.Popular[j]
+			parts = append(parts, fmt.Sprintf("P@%d %.4f, R@%d %.4f, NDCG@%d %.4f (most popular %.4f, %.4f, %.4f)", m.N, m.Precision, m.N, m.Recall, m.N, m.NDCG, p.Precision, p.Recall, p.NDCG))
+		}
+		fmt.Fprintf(w, "%s, %d users: %s\n", what, e.Model[0].Users, strings.Join(parts, "; "))
 	}
 	if s.Ranks > 1 {
 		fmt.Fprintf(w, "ranks      %d processes shared the sweeps (mpirun), each holding the ratings of its part of the users and items\n", s.Ranks)
@@ -151,6 +234,20 @@ func (s *Recommender) Print(w io.Writer, out string) {
 	fmt.Fprintf(w, "time       %.3g s\n", s.Seconds)
 	if out != "" {
 		fmt.Fprintf(w, "results    %s: %s\n", out, strings.Join(s.Files, ", "))
+	}
+}
+
+// printLists prints the lists' line.
+func (s *Recommender) printLists(w io.Writer, l *Lists) {
+	blend := ""
+	if l.Blend != 0 {
+		blend = fmt.Sprintf(" + %.3g × the ratings model's item bias and factor term", l.Blend)
+	}
+	fmt.Fprintf(w, "lists      rank-%d ridge regression of %d interactions on themselves (item columns scaled by count^-%s, penalty %s)%s\n",
+		l.Rank, l.Interactions, csvfmt.Float(l.Pop), csvfmt.Float(l.Lambda), blend)
+	if sel := l.Selection; sel != nil && len(sel.Candidates) > 0 {
+		fmt.Fprintf(w, "           chosen by %s of %d users' lists on %d interactions held out (%.3g%%): %.4f, best of %d settings (%.2g s)\n",
+			sel.Metric, sel.Users, sel.HeldOut, 100*sel.Fraction, sel.Candidates[sel.Chosen].Score, len(sel.Candidates), sel.Seconds)
 	}
 }
 

@@ -48,6 +48,7 @@ func init() {
 		{"video", "separate a large matrix (a video: pixels × frames) into a low-rank background and a foreground", runVideo},
 		{"generate", "write a synthetic problem as NumPy .npy files", runGenerate},
 		{"predict", "predict entries of L Rᵀ from the factors a solve wrote", runPredict},
+		{"recommend", "list the best items for users from the model a solve of ratings or interactions wrote", runRecommendLists},
 		{"table1", "measure Table 1: iterations of GD, ScaledGD, VanillaSM, ScaledSM against kappa", runTable1},
 		{"overspec", "measure the over-specified rank study (beyond the paper): damping, random starts", runOverSpec},
 		{"completion", "measure the matrix completion, robust PCA and photograph studies (beyond the paper)", runStudies},

@@ -31,13 +31,16 @@ import (
 // recommendFlags are solve's flags of a ratings file: which model, and the
 // recommender's settings.
 type recommendFlags struct {
-	model      string
-	columns    string
-	nu         float64
-	validation float64
-	penalty    float64
-	test       string
-	fs         *flag.FlagSet
+	model        string
+	columns      string
+	nu           float64
+	validation   float64
+	penalty      float64
+	test         string
+	lists        bool
+	interactions string
+	weight       string
+	fs           *flag.FlagSet
 }
 
 // The models of a ratings file.
@@ -48,7 +51,14 @@ const (
 )
 
 // recommendOnly are the flags of the recommender models alone.
-var recommendOnly = []string{"model", "nu", "validation", "penalty", "test"}
+var recommendOnly = []string{"model", "nu", "validation", "penalty", "test", "lists"}
+
+// The weights of --interactions' third column.
+const (
+	weightOne = "one" // every interaction 1, the column read and not used
+	weightLog = "log" // 1 + ln(1 + w)
+	weightRaw = "raw" // w as it is
+)
 
 // lowRankFlags are the solver's flags, which with --ratings choose the
 // plain low-rank completion of the ratings matrix.
@@ -64,7 +74,10 @@ func (r *recommendFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&r.nu, "nu", recommend.DefaultNu, "bayes: degrees of freedom of the Student-t likelihood (smaller resists wrong ratings more,\nand fits right ones less well below about 4); inf for a Gaussian likelihood")
 	fs.Float64Var(&r.validation, "validation", recommend.DefaultValidation, "bayes, ridge: the fraction of the ratings held out to choose the rank and the sweeps\n(and ridge's penalty) when they are not given (by default at most 10^6 ratings)")
 	fs.Float64Var(&r.penalty, "penalty", 0, "ridge: the penalty λ of λ(n_u|L_u|² + n_i|R_i|²) (default: chosen by validation)")
-	fs.StringVar(&r.test, "test", "", "bayes, ridge: a ratings file to evaluate the model on (test_rmse, test_mae), beside the\nglobal mean's and the biases' errors; its predictions go to test.csv")
+	fs.StringVar(&r.test, "test", "", "bayes, ridge: a ratings file to evaluate the model on (test_rmse, test_mae), beside the\nglobal mean's and the biases' errors; its predictions go to test.csv; and the lists on it\n(with --interactions: interactions to evaluate the lists on), beside the most popular items'")
+	fs.BoolVar(&r.lists, "lists", true, "bayes, ridge: also fit the lists that \"scaledsm recommend\" lists from (a low-rank ridge regression\nof which items each user rated, blended with the ratings model; docs/recommend.md)")
+	fs.StringVar(&r.interactions, "interactions", "", "implicit feedback: a file of user,item[,weight] lines (views, clicks, purchases, plays; a header\nor not, the readers of --ratings); fits the lists alone, for \"scaledsm recommend\"")
+	fs.StringVar(&r.weight, "weight", weightOne, "with --interactions, the weight of an interaction from the file's third column: one (every\ninteraction 1: on Last.fm's play counts the best of the three), log (1 + ln(1 + w)) or raw (w)")
 }
 
 // ratingsModel returns the model that a solve of --ratings fits.
@@ -164,8 +177,12 @@ func runRecommend(c *solveCmd, model string) error {
 	}
 	bar := newProgressBar(c.stderr, "fitting")
 	s.Progress = func(p recommend.Progress) {
-		fit.trace = append(fit.trace, p)
-		if !c.of.json {
+		if p.Stage != "lists" { // the lists have no sweeps to trace
+			fit.trace = append(fit.trace, p)
+		}
+		if !c.of.json && p.Stage == "lists" {
+			bar.show("fitting the lists, %s", time.Since(begin).Round(time.Second))
+		} else if !c.of.json {
 			bar.show("%s: rank %d, sweep %d, %s", p.Stage, p.Rank, p.Sweep, time.Since(begin).Round(time.Second))
 		}
 	}
@@ -179,6 +196,7 @@ func runRecommend(c *solveCmd, model string) error {
 		return recommendError(err, c.ef.ratings, layout)
 	}
 	fit.sum = report.NewRecommender(model, c.ef.ratings, count, fit.m)
+	fit.sum.Lists = report.NewLists(fit.m)
 	recommenderFigures(fit.sum, len(fit.trace))
 	fit.sum.Seconds = time.Since(begin).Seconds()
 	if fit.test.Len() > 0 {
@@ -188,6 +206,12 @@ func runRecommend(c *solveCmd, model string) error {
 		}
 		if fit.sum.Test, fit.preds, err = report.Evaluate(fit.m, mean, biases, fit.test); err != nil {
 			return err
+		}
+		if fit.m.Lists != nil {
+			rel := recommend.DefaultRelevant(fit.m.Min, fit.m.Max)
+			if fit.sum.TestLists, err = report.EvaluateLists(ctx, fit.m, fit.test, rel); err != nil {
+				return err
+			}
 		}
 	}
 	return c.reportRecommender(fit)
@@ -209,7 +233,7 @@ func (c *solveCmd) recommendSettings(model string) (recommend.Settings, error) {
 	rf, sf := &c.rf, &c.sf
 	set := setFlags(rf.fs)
 	allowed := map[string]bool{"ratings": true, "columns": true, "rank": true, "iters": true, "seed": true, "holdout": true,
-		"out": true, "json": true, "model": true, "nu": true, "validation": true, "penalty": true, "test": true, "kernel": true}
+		"out": true, "json": true, "model": true, "nu": true, "validation": true, "penalty": true, "test": true, "kernel": true, "lists": true}
 	if set["trace"] {
 		return recommend.Settings{}, badFlag("trace", flagValue(rf.fs, "trace"), "does not apply to the recommender: its trace (the held-out RMSE by sweep) is --out's trace.csv")
 	}
@@ -223,7 +247,7 @@ func (c *solveCmd) recommendSettings(model string) (recommend.Settings, error) {
 		slices.Sort(names)
 		return recommend.Settings{}, badFlag(names[0], flagValue(rf.fs, names[0]), "does not apply to the recommender (--ratings with --model "+model+")")
 	}
-	s := recommend.Settings{Seed: c.sp.seed, Reducer: world}
+	s := recommend.Settings{Seed: c.sp.seed, Reducer: world, NoLists: !rf.lists}
 	if set["validation"] {
 		s.Validation = rf.validation
 	}
@@ -370,7 +394,8 @@ func (c *solveCmd) reportRecommender(fit *recommenderFit) error {
 
 // recommendOutputs are the files that a recommender's solve may write.
 var recommendOutputs = []string{recommend.ModelFile, recommend.UserIDsFile, recommend.ItemIDsFile, recommend.UserBiasFile,
-	recommend.ItemBiasFile, recommend.LFile, recommend.RFile, "trace.csv", "test.csv", "holdout.csv", "summary.json"}
+	recommend.ItemBiasFile, recommend.LFile, recommend.RFile, recommend.ListsPFile, recommend.ListsQFile, recommend.SeenStartFile,
+	recommend.SeenItemsFile, "trace.csv", "test.csv", "holdout.csv", "summary.json"}
 
 // fitsMemory refuses work that needs more memory than the machine has
 // available: what names it.
@@ -448,6 +473,9 @@ func writeRecommender(out string, fit *recommenderFit) ([]string, error) {
 	files := []string{recommend.ModelFile, recommend.UserIDsFile, recommend.ItemIDsFile, recommend.UserBiasFile, recommend.ItemBiasFile}
 	if m.Rank() > 0 {
 		files = append(files, recommend.LFile, recommend.RFile)
+	}
+	if m.Lists != nil {
+		files = append(files, recommend.ListsPFile, recommend.ListsQFile, recommend.SeenStartFile, recommend.SeenItemsFile)
 	}
 	extra := []recommend.File{{Name: "trace.csv", Write: func(w io.Writer) error {
 		if _, err := io.WriteString(w, "stage,rank,sweep,rmse\n"); err != nil {

@@ -408,6 +408,12 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	if err := useKernel(*c.kernel); err != nil {
 		return err
 	}
+	if c.rf.interactions != "" {
+		if c.ef.given() {
+			return badFlag("interactions", c.rf.interactions, "give either --interactions or --ratings (or other entries), not both")
+		}
+		return runInteractions(c)
+	}
 	model, err := c.ratingsModel()
 	if err != nil {
 		return err

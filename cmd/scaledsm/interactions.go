@@ -1,0 +1,183 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/scaledsm/scaledsm/dataio"
+	"github.com/scaledsm/scaledsm/internal/atomicio"
+	"github.com/scaledsm/scaledsm/recommend"
+	"github.com/scaledsm/scaledsm/report"
+)
+
+// interactionsAllowed are the flags of solve --interactions.
+var interactionsAllowed = []string{"interactions", "columns", "weight", "seed", "out", "json", "test", "holdout", "kernel"}
+
+// runInteractions is solve with --interactions: implicit feedback read,
+// the lists fitted alone (recommend.FitInteractions), scored on the
+// interactions held out or given, the model written and summarized.
+func runInteractions(c *solveCmd) error {
+	rf, ef := &c.rf, &c.ef
+	layout, err := c.interactionsChecks()
+	if err != nil {
+		return err
+	}
+	ctx, stop := interruptContext()
+	defer stop()
+	begin := time.Now()
+	setPhase("reading the interactions")
+	rt, err := readRatingsAs("interactions", rf.interactions, layout, dataio.ReadInteractions)
+	if err != nil {
+		return err
+	}
+	x := &recommend.Indexed{Users: rt.RowIDs, Items: rt.ColIDs, Rows: rt.Rows, Cols: rt.Cols, Values: rt.Values}
+	weigh(x.Values, rf.weight)
+	var test recommend.Ratings
+	if ef.holdout > 0 {
+		if x, test, err = x.Split(ef.holdout, c.sp.seed); err != nil {
+			return err
+		}
+	}
+	if rf.test != "" {
+		tr, err := readRatingsAs("test", rf.test, layout, dataio.ReadInteractions)
+		if err != nil {
+			return err
+		}
+		test = recommend.Ratings{Users: make([]int64, len(tr.Values)), Items: make([]int64, len(tr.Values)), Values: make([]float64, len(tr.Values))}
+		for k := range tr.Values {
+			test.Users[k], test.Items[k], test.Values[k] = tr.RowIDs[tr.Rows[k]], tr.ColIDs[tr.Cols[k]], 1
+		}
+	}
+	setPhase("fitting")
+	bar := newProgressBar(c.stderr, "fitting")
+	if !c.of.json {
+		bar.show("fitting the lists, %d interactions", x.Len())
+	}
+	m, err := recommend.FitInteractions(ctx, x, recommend.Settings{Seed: c.sp.seed})
+	bar.done()
+	if err != nil {
+		if ctx.Err() != nil {
+			return exitError{errors.New("interrupted while fitting; nothing written"), exitInterrupted}
+		}
+		var ie *recommend.InputError
+		if errors.As(err, &ie) {
+			return exitError{fmt.Errorf("--interactions %s: %s", rf.interactions, ie.Reason), exitBadInput}
+		}
+		return err
+	}
+	sum := report.NewRecommender(recommend.MethodImplicit, rf.interactions, x.Len(), m)
+	sum.Problem, sum.Lists, sum.Weight = "interactions", report.NewLists(m), rf.weight
+	if test.Len() > 0 {
+		sum.TestFile = rf.test
+		if ef.holdout > 0 {
+			sum.Holdout = &ef.holdout
+		}
+		if sum.TestLists, err = report.EvaluateLists(ctx, m, test, math.Inf(-1)); err != nil {
+			return err
+		}
+	}
+	sum.Seconds = time.Since(begin).Seconds()
+	if c.of.out != "" {
+		setPhase(writingPhase)
+		if err := writeModel(c.of.out, m, sum); err != nil {
+			return err
+		}
+	}
+	if c.of.json {
+		enc := json.NewEncoder(c.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(sum)
+	}
+	sum.Print(c.stdout, c.of.out)
+	return nil
+}
+
+// interactionsChecks checks solve --interactions' flags, outputs and
+// memory before the work starts, and returns the file's layout.
+func (c *solveCmd) interactionsChecks() (dataio.Layout, error) {
+	rf, ef := &c.rf, &c.ef
+	var layout dataio.Layout
+	set := setFlags(c.fs)
+	var names []string
+	for name := range set {
+		if !slices.Contains(interactionsAllowed, name) {
+			names = append(names, name)
+		}
+	}
+	if len(names) > 0 {
+		slices.Sort(names)
+		return layout, badFlag(names[0], flagValue(c.fs, names[0]), "does not apply to --interactions (the lists of implicit feedback)")
+	}
+	switch rf.weight {
+	case weightOne, weightLog, weightRaw:
+	default:
+		return layout, badFlag("weight", rf.weight, "want one, log or raw")
+	}
+	if !(ef.holdout >= 0 && ef.holdout < 1) {
+		return layout, badFlag("holdout", ef.holdout, "must lie in [0, 1)")
+	}
+	if ef.holdout > 0 && rf.test != "" {
+		return layout, badFlag("holdout", ef.holdout, "give either --holdout or --test, not both")
+	}
+	if world != nil {
+		return layout, badFlag("interactions", rf.interactions, "is fitted by one process, not on the ranks of mpirun")
+	}
+	if rf.columns != "" {
+		cols := strings.Split(rf.columns, ",")
+		if len(cols) < 2 || len(cols) > 3 || slices.Contains(cols, "") {
+			return layout, badFlag("columns", rf.columns, "want two or three columns, user,item[,weight] (names or numbers from 1)")
+		}
+		layout.Columns = cols
+	}
+	if err := c.of.check(); err != nil {
+		return layout, err
+	}
+	if c.of.out != "" {
+		if err := refuseOverwrite("out", c.of.out, within(c.of.out, solveOutputs()), input{"interactions", rf.interactions}, input{"test", rf.test}); err != nil {
+			return layout, err
+		}
+	}
+	return layout, checkRatingsMemory(rf.interactions)
+}
+
+// weigh sets the weights read to those of --weight.
+func weigh(w []float32, how string) {
+	for k, v := range w {
+		switch how {
+		case weightOne:
+			w[k] = 1
+		case weightLog:
+			w[k] = float32(1 + math.Log1p(float64(v)))
+		}
+	}
+}
+
+// writeModel writes a model and its summary.json to out.
+func writeModel(out string, m *recommend.Model, sum *report.Recommender) error {
+	unlock, err := atomicio.Lock(out)
+	if err != nil {
+		return outputError("out", out, err)
+	}
+	defer unlock()
+	files := []string{recommend.ModelFile, recommend.UserIDsFile, recommend.ItemIDsFile, recommend.UserBiasFile, recommend.ItemBiasFile,
+		recommend.ListsPFile, recommend.ListsQFile, recommend.SeenStartFile, recommend.SeenItemsFile, "summary.json"}
+	sum.Files = files
+	extra := recommend.File{Name: "summary.json", Write: func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(sum)
+	}}
+	if err := m.Save(out, extra); err != nil {
+		return setError(out, err)
+	}
+	if err := removeOthers(out, files); err != nil {
+		return outputError("out", out, err)
+	}
+	return nil
+}

@@ -1,0 +1,653 @@
+package recommend
+
+import (
+	"context"
+	"math"
+	"slices"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/scaledsm/scaledsm/internal/kernel"
+	"github.com/scaledsm/scaledsm/internal/par"
+)
+
+// How the lists are fitted. The interaction matrix X (1 where a user
+// rated an item, the weight for implicit feedback) has its item columns
+// scaled by count^-Pop, and the lists' part of a score is the low-rank
+// ridge regression of that matrix on itself: with X_s = X D^-Pop and
+// X_s ≈ Y Σ Vᵀ its leading Rank singular triplets,
+//
+//	P = X_s V F,  Q = V,  F = diag(σ² / (σ² + λ)),
+//
+// which minimizes |X_s - X_s B|² + λ|B|² over item-item maps B of rank
+// Rank (Jin et al. 2021): PureSVD is Pop 0 and λ 0, and EASE is the
+// full-rank map with its diagonal held at 0. The singular triplets come
+// from a randomized subspace iteration (listPower products with X_s and
+// X_sᵀ, listOversample extra columns). Pop, Rank, λ (relative to the mean
+// squared norm of X_s's columns) and the blend with the ratings model are
+// chosen by the NDCG at listN of lists on listHeldOut of the interactions
+// held out, a coordinate at a time; the ratings model of that validation
+// is fitted on the rest (proxySweeps sweeps at the fitted model's rank).
+const (
+	listHeldOut    = 0.2
+	listN          = 20
+	listOversample = 16
+	listPower      = 3
+	// listValBudget bounds the validation's users × items, whose scores
+	// (and the ratings model's) it keeps: 2 × 128 MiB.
+	listValBudget = 1 << 24
+	proxyMin      = 20
+	proxyMax      = 60
+	// A larger rank is tried while the penalty chosen is among the
+	// listBinding smallest (the shrinkage is weak: the rank binds), the
+	// last rank gained listRankGain of the validation's NDCG, and its
+	// spectrum's cost, (n1 + n2) k², is at most listSpectrumBudget.
+	listBinding        = 2
+	listRankGain       = 0.01
+	listSpectrumBudget = 1 << 36
+)
+
+// The validation's settings, tried a coordinate at a time from the middle
+// of each list.
+var (
+	listPops    = []float64{0, 0.25, 0.5}
+	listRanks   = []int{32, 64, 128, 256}
+	// listGrown are the ranks past listRanks the search grows to while
+	// the rank binds (see searchLists).
+	listGrown = []int{512, 1024, 2048}
+	listLambdas = []float64{1, 3, 10, 30, 100, 300}
+	listBlends  = []float64{0, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5}
+)
+
+// DefaultRelevant returns the least rating relevant to a list by default,
+// in the lists' validation: three quarters of the way up the scale [lo,
+// hi] (4 stars of 1 to 5, 4 of 0.5 to 5 in half stars: the field's
+// protocol on MovieLens).
+func DefaultRelevant(lo, hi float64) float64 { return lo + 0.75*(hi-lo) }
+
+// imat is the interaction matrix of a table: entry (u, i) of a rating not
+// held out weighs 1, or its value for implicit feedback.
+type imat struct {
+	t        *table
+	implicit bool
+}
+
+// w returns the weight of a table value, 0 for one held out (NaN).
+func (x imat) w(y float32) float64 {
+	if y != y {
+		return 0
+	}
+	if x.implicit {
+		return float64(y)
+	}
+	return 1
+}
+
+// itemWeights returns each item's total weight.
+func (x imat) itemWeights() []float64 {
+	t := x.t
+	c := make([]float64, t.n2)
+	for i := range t.n2 {
+		for q := t.iStart[i]; q < t.iStart[i+1]; q++ {
+			c[i] += x.w(t.iy[q])
+		}
+	}
+	return c
+}
+
+// scales returns the item columns' scales count^-pop (0 for an item
+// without interactions) and the mean squared norm of the scaled columns.
+func (x imat) scales(counts []float64, pop float64) (s []float64, lambda0 float64) {
+	t := x.t
+	s = make([]float64, t.n2)
+	var sq float64
+	for i, c := range counts {
+		if c > 0 {
+			s[i] = math.Pow(c, -pop)
+		}
+		for q := t.iStart[i]; q < t.iStart[i+1]; q++ {
+			v := x.w(t.iy[q]) * s[i]
+			sq += v * v
+		}
+	}
+	return s, sq / float64(max(1, t.n2))
+}
+
+// mulX sets out (n1×l) to X_s in (in n2×l), X_s = X diag(s).
+func (x imat) mulX(out, in, s []float64, l, workers int) {
+	t := x.t
+	par.Do(workers, t.n1, func(u int) {
+		o := out[u*l : u*l+l]
+		clear(o)
+		for e := t.uStart[u]; e < t.uStart[u+1]; e++ {
+			if w := x.w(t.y[e]); w != 0 {
+				i := int(t.uItem[e])
+				kernel.Axpy(w*s[i], in[i*l:i*l+l], o)
+			}
+		}
+	})
+}
+
+// mulXT sets out (n2×l) to X_sᵀ in (in n1×l).
+func (x imat) mulXT(out, in, s []float64, l, workers int) {
+	t := x.t
+	par.Do(workers, t.n2, func(i int) {
+		o := out[i*l : i*l+l]
+		clear(o)
+		for q := t.iStart[i]; q < t.iStart[i+1]; q++ {
+			if w := x.w(t.iy[q]); w != 0 {
+				u := int(t.iUser[q])
+				kernel.Axpy(w, in[u*l:u*l+l], o)
+			}
+		}
+		for j := range o {
+			o[j] *= s[i]
+		}
+	})
+}
+
+// spectrum is the leading part of X_s's singular value decomposition:
+// y = X_s z (n1×l, the left singular vectors times σ), z (n2×l, the right
+// singular vectors) and σ², decreasing.
+type spectrum struct {
+	y, z []float64
+	sig2 []float64
+	l    int
+}
+
+// spectrumOf returns l leading singular triplets of X_s by subspace
+// iteration from a random start of the stream of seed, on the smaller
+// side: the side's l columns are orthonormalized after each product with
+// X_sᵀ X_s (or X_s X_sᵀ), and the triplets come from the Rayleigh-Ritz
+// step on them.
+func (x imat) spectrumOf(s []float64, l int, seed uint64, workers int) spectrum {
+	t := x.t
+	users := t.n1 < t.n2 // iterate on the users' side
+	n, m := t.n2, t.n1   // the side iterated on, and the other
+	if users {
+		n, m = t.n1, t.n2
+	}
+	a, b := make([]float64, n*l), make([]float64, m*l)
+	st := newStream()
+	st.seed(seed, 0, streamLists, 1)
+	for e := range a {
+		a[e] = st.rng.NormFloat64()
+	}
+	orthonormalize(a, n, l)
+	// there is X_s a (or X_sᵀ a), back is X_sᵀ b (or X_s b).
+	there, back := func() { x.mulX(b, a, s, l, workers) }, func() { x.mulXT(a, b, s, l, workers) }
+	if users {
+		there, back = func() { x.mulXT(b, a, s, l, workers) }, func() { x.mulX(a, b, s, l, workers) }
+	}
+	for range listPower {
+		there()
+		back()
+		cholQR(a, n, l, workers)
+	}
+	there()
+	// Rayleigh-Ritz: bᵀb = aᵀ X_sᵀ X_s a = U Λ Uᵀ (or with X_s X_sᵀ).
+	g := make([]float64, l*l)
+	addGram(g, l, m, workers, func(buf []float64, r0, r1 int) { copy(buf, b[r0*l:r1*l]) })
+	var eig mat.EigenSym
+	if !eig.Factorize(mat.NewSymDense(l, g), true) {
+		// Not reached for a finite symmetric matrix; a zero spectrum ranks by nothing.
+		return spectrum{y: make([]float64, t.n1*l), z: make([]float64, t.n2*l), sig2: make([]float64, l), l: l}
+	}
+	vals := eig.Values(nil)
+	var vec mat.Dense
+	eig.VectorsTo(&vec)
+	u := mat.NewDense(l, l, nil) // the eigenvectors, largest first
+	sig2 := make([]float64, l)
+	for j := range l {
+		sig2[j] = max(vals[l-1-j], 0)
+		for r := range l {
+			u.Set(r, j, vec.At(r, l-1-j))
+		}
+	}
+	var au, bu mat.Dense
+	au.Mul(mat.NewDense(n, l, a), u) // this side's singular vectors
+	bu.Mul(mat.NewDense(m, l, b), u) // the other's, times σ
+	sp := spectrum{sig2: sig2, l: l}
+	if !users {
+		sp.z, sp.y = au.RawMatrix().Data, bu.RawMatrix().Data
+		return sp
+	}
+	// y = X_s V = (left vectors) σ, z = V = (X_sᵀ left vectors) / σ.
+	y, z := au.RawMatrix().Data, bu.RawMatrix().Data
+	for r := 0; r < len(y); r += l {
+		for j := range l {
+			y[r+j] *= math.Sqrt(sig2[j])
+		}
+	}
+	for r := 0; r < len(z); r += l {
+		for j := range l {
+			if sig2[j] > 0 {
+				z[r+j] /= math.Sqrt(sig2[j])
+			} else {
+				z[r+j] = 0
+			}
+		}
+	}
+	sp.y, sp.z = y, z
+	return sp
+}
+
+// cholQR replaces the n×l row-major a by an orthonormal basis of its
+// columns: twice Q = a R⁻¹ with Rᵀ R = aᵀa (CholeskyQR2, Fukaya et al.
+// 2014: the second pass restores the orthogonality the first loses to
+// aᵀa's conditioning), a Gram and a product where a Householder QR takes
+// four times the work; a's Householder QR where a Gram is not positive
+// definite (columns dependent to working precision).
+func cholQR(a []float64, n, l, workers int) {
+	g := make([]float64, l*l)
+	out := make([]float64, len(a))
+	for range 2 {
+		clear(g)
+		addGram(g, l, n, workers, func(buf []float64, r0, r1 int) { copy(buf, a[r0*l:r1*l]) })
+		for i := range l { // the lower triangle, as cholesky reads it
+			for j := i + 1; j < l; j++ {
+				g[j*l+i] = g[i*l+j]
+			}
+		}
+		if !cholesky(g, l) {
+			orthonormalize(a, n, l)
+			return
+		}
+		// a ← a L⁻ᵀ: rows times the columns of L⁻¹ (inv's rows are
+		// L⁻ᵀ's columns, as DotBatch takes them).
+		inv := lowerInverse(g, l)
+		rowsTimesT(out, a, n, l, inv, workers)
+		copy(a, out)
+	}
+}
+
+// lowerInverse returns the inverse of the l×l lower triangular L held in
+// g's lower triangle, row-major.
+func lowerInverse(g []float64, l int) []float64 {
+	inv := make([]float64, l*l)
+	for j := range l { // column j of L⁻¹ solves L x = e_j
+		inv[j*l+j] = 1 / g[j*l+j]
+		for i := j + 1; i < l; i++ {
+			var s float64
+			for k := j; k < i; k++ {
+				s += g[i*l+k] * inv[k*l+j]
+			}
+			inv[i*l+j] = -s / g[i*l+i]
+		}
+	}
+	return inv
+}
+
+// rowsTimesT sets out (n×l) to a (n×l) times mᵀ (m l×l row-major): out's
+// entry (r, j) is a_r · m_j, by the kernel's batched dot products in
+// blocks of rows on the cores.
+func rowsTimesT(out, a []float64, n, l int, m []float64, workers int) {
+	const block = kernel.BatchRows
+	par.Do(workers, (n+block-1)/block, func(b int) {
+		r0, r1 := b*block, min(n, (b+1)*block)
+		kernel.DotBatch(out[r0*l:r1*l], l, a[r0*l:r1*l], l, r1-r0, l, m, l, l)
+	})
+}
+
+// factors returns the lists' factors of rank k and penalty lam
+// (absolute): P, n1×k from the n1 rows of y, and Q, n2×k.
+func (sp spectrum) factors(n1, n2, k int, lam float64) (p, q []float64) {
+	f := make([]float64, k)
+	for j := range k {
+		if d := sp.sig2[j] + lam; d > 0 {
+			f[j] = sp.sig2[j] / d
+		}
+	}
+	p = make([]float64, n1*k)
+	for u := range n1 {
+		for j := range k {
+			p[u*k+j] = sp.y[u*sp.l+j] * f[j]
+		}
+	}
+	q = make([]float64, n2*k)
+	for i := range n2 {
+		copy(q[i*k:i*k+k], sp.z[i*sp.l:i*sp.l+k])
+	}
+	return p, q
+}
+
+// listValidation is the held-out interactions the lists are chosen on:
+// the users scored, their relevant held-out items and the items of their
+// training part, the ratings model's scores of every item for them, and
+// the scores of the setting last tried.
+type listValidation struct {
+	users    []int
+	relevant [][]int32
+	seen     [][]int32
+	blendB   []float64 // len(users)×n2: c_i + L_u·R_i of the validation's ratings model; nil without one
+	bscale   float64   // the blend's unit: the mean scaled interaction over the ratings' spread
+	workers  int
+	n2       int
+}
+
+// newListValidation gathers the held-out pairs p of the table by user:
+// the relevant ones (value at least rel; every one when implicit), the
+// users with at least one, at most listValBudget/n2 of them (drawn from
+// the seed's stream), and their items not held out.
+func newListValidation(t *table, p *pairs, implicit bool, rel float64, seed uint64, workers int) *listValidation {
+	byUser := make([][]int32, t.n1)
+	for e, u := range p.users {
+		if implicit || p.values[e] >= rel {
+			byUser[u] = append(byUser[u], p.items[e])
+		}
+	}
+	var users []int
+	for u, r := range byUser {
+		if len(r) > 0 {
+			users = append(users, u)
+		}
+	}
+	if most := max(1, listValBudget/max(1, t.n2)); len(users) > most {
+		st := newStream()
+		st.seed(seed, 0, streamLists, 2)
+		perm := st.rng.Perm(len(users))[:most]
+		slices.Sort(perm)
+		sub := make([]int, most)
+		for j, k := range perm {
+			sub[j] = users[k]
+		}
+		users = sub
+	}
+	v := &listValidation{users: users, workers: workers, n2: t.n2}
+	for _, u := range users {
+		r := slices.Clone(byUser[u])
+		slices.Sort(r)
+		v.relevant = append(v.relevant, r)
+		var seen []int32
+		for e := t.uStart[u]; e < t.uStart[u+1]; e++ {
+			if y := t.y[e]; y == y {
+				seen = append(seen, t.uItem[e])
+			}
+		}
+		v.seen = append(v.seen, seen)
+	}
+	return v
+}
+
+// scoresOf returns the validation users' scores P_u·Q_i (len(users)×n2).
+func (v *listValidation) scoresOf(p, q []float64, k int) []float64 {
+	out := make([]float64, len(v.users)*v.n2)
+	rows := make([]int, len(v.users))
+	for r := range rows {
+		rows[r] = r
+	}
+	sc := newFactorScorer(p, q, k)
+	const block = kernel.BatchRows
+	par.Do(v.workers, (len(rows)+block-1)/block, func(b int) {
+		r0, r1 := b*block, min(len(rows), (b+1)*block)
+		sc.scores(out[r0*v.n2:r1*v.n2], rows[r0:r1])
+	})
+	return out
+}
+
+// ndcg returns the mean NDCG at listN of the lists of scores s + blend·B.
+func (v *listValidation) ndcg(s []float64, blend float64) float64 {
+	n2 := v.n2
+	per := make([]float64, len(v.users))
+	discount, ideals := newListScore(listN, 0).discount, newListScore(listN, 0).ideals
+	par.Do(v.workers, len(v.users), func(r int) {
+		row := make([]float64, n2)
+		copy(row, s[r*n2:(r+1)*n2])
+		if blend != 0 && v.blendB != nil {
+			b := v.blendB[r*n2 : (r+1)*n2]
+			for i := range row {
+				row[i] += blend * b[i]
+			}
+		}
+		for _, i := range v.seen[r] {
+			row[i] = math.Inf(-1)
+		}
+		items, vals := make([]int32, listN), make([]float64, listN)
+		h := topOf(row, listN, items, vals)
+		per[r] = ndcgOf(items[:h], v.relevant[r], discount, ideals)
+	})
+	var sum float64
+	for _, x := range per {
+		sum += x
+	}
+	return sum / float64(max(1, len(per)))
+}
+
+// listCoords are the coordinates searched, in order.
+var listCoords = []int{2, 3, 0}
+
+// listFixed, when not nil, is the setting fitLists fits without a search
+// (tests).
+var listFixed *listChoice
+
+// listChoice is a setting of the lists: indices into listPops,
+// listRanks followed by listGrown, listLambdas and listBlends.
+type listChoice [4]int
+
+// fitLists fits the lists of the table's interactions: chooses the
+// setting on interactions held out (with m, the ratings model fitted on
+// the table, the blend with a ratings model fitted on the rest), then
+// fits it on all of them. The table is left as it was given.
+func fitLists(ctx context.Context, t *table, implicit bool, m *Model, s Settings) (*Lists, error) {
+	begin := time.Now()
+	x := imat{t: t, implicit: implicit}
+	sel := &ListSelection{Fraction: listHeldOut, Metric: "NDCG@20"}
+	p := holdOut(t, listHeldOut, s.Seed, streamLists)
+	sel.HeldOut = p.n
+	rel := math.Inf(-1)
+	if !implicit {
+		lo, hi := valueRange(nil, t.y)
+		rel = DefaultRelevant(lo, hi)
+		sel.Relevant = rel
+	}
+	t.mark(&p, true)
+	v := newListValidation(t, &p, implicit, rel, s.Seed, s.Workers)
+	sel.Users = len(v.users)
+	blends := listBlends[:1]
+	if m != nil && m.Rank() > 0 && !implicit && len(v.users) > 0 {
+		b, err := proxyScores(ctx, t, &p, m, s, v.users)
+		if err != nil {
+			t.mark(&p, false)
+			return nil, err
+		}
+		v.blendB = b
+		blends = listBlends
+	}
+	choice, k := listChoice{1, len(listRanks) - 1, 2, 0}, listRanks[len(listRanks)-1]
+	if listFixed != nil {
+		choice, k = *listFixed, listRanks[listFixed[1]]
+	} else if len(v.users) > 0 && p.n > 0 {
+		choice, k = searchLists(x, v, blends, sel, s)
+	}
+	k = min(k, t.n1, t.n2)
+	t.mark(&p, false)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	// The final fit, on every interaction.
+	pop, lam := listPops[choice[0]], listLambdas[choice[2]]
+	counts := x.itemWeights()
+	sc, lambda0 := x.scales(counts, pop)
+	sp := x.spectrumOf(sc, min(k+listOversample, t.n1, t.n2), s.Seed, s.Workers)
+	pf, qf := sp.factors(t.n1, t.n2, k, lam*lambda0)
+	l := &Lists{P: mat.NewDense(t.n1, k, pf), Q: mat.NewDense(t.n2, k, qf), Pop: pop, Lambda: lam, Seen: seenOf(t), Selection: sel}
+	if m != nil {
+		l.Blend = listBlends[choice[3]] * blendUnit(x, sc)
+	}
+	sel.Seconds = time.Since(begin).Seconds()
+	return l, nil
+}
+
+// blendUnit is the blend's unit: the mean scaled interaction (the scale
+// of P_u·Q_i) over the standard deviation of the ratings (the scale of
+// c_i + L_u·R_i), both over the ratings not held out.
+func blendUnit(x imat, s []float64) float64 {
+	t := x.t
+	var sum, n, r, r2 float64
+	for i := range t.n2 {
+		for q := t.iStart[i]; q < t.iStart[i+1]; q++ {
+			if y := t.iy[q]; y == y {
+				sum += x.w(y) * s[i]
+				n++
+				r += float64(y)
+				r2 += float64(y) * float64(y)
+			}
+		}
+	}
+	if n == 0 {
+		return 0
+	}
+	sd := math.Sqrt(max(0, r2/n-(r/n)*(r/n)))
+	if !(sd > 0) {
+		return 0
+	}
+	return sum / n / sd
+}
+
+// searchLists chooses the lists' setting on the validation v, a
+// coordinate at a time (the penalty, the blend, the popularity exponent;
+// the rank at the largest of listRanks) from the middle of each list,
+// until a round changes none; then, while the rank binds (the penalty
+// chosen among the listBinding smallest), it doubles the rank (listGrown)
+// and chooses the penalty again, and keeps the larger rank while it gains
+// listRankGain. It records each setting tried in sel and returns the
+// choice and its rank.
+func searchLists(x imat, v *listValidation, blends []float64, sel *ListSelection, s Settings) (listChoice, int) {
+	t := x.t
+	counts := x.itemWeights()
+	ranks := append(slices.Clone(listRanks), listGrown...)
+	rankOf := func(j int) int { return min(ranks[j], t.n1, t.n2) }
+	type spec struct {
+		sp      spectrum
+		lambda0 float64
+		unit    float64
+	}
+	specs := map[[2]int]*spec{} // by the popularity exponent and the rank
+	specOf := func(pop, k int) *spec {
+		if sp, ok := specs[[2]int{pop, k}]; ok {
+			return sp
+		}
+		sc, lambda0 := x.scales(counts, listPops[pop])
+		sp := &spec{sp: x.spectrumOf(sc, min(k+listOversample, t.n1, t.n2), s.Seed, s.Workers), lambda0: lambda0, unit: blendUnit(x, sc)}
+		// Keep only the validation users' rows of y.
+		l := sp.sp.l
+		y := make([]float64, len(v.users)*l)
+		for r, u := range v.users {
+			copy(y[r*l:r*l+l], sp.sp.y[u*l:u*l+l])
+		}
+		sp.sp.y = y
+		specs[[2]int{pop, k}] = sp
+		return sp
+	}
+	tried := map[listChoice]int{} // index into sel.Candidates
+	var lastKey [3]int
+	var last []float64
+	base := len(listRanks) - 1 // the rank of the coordinate search
+	score := func(c listChoice) float64 {
+		if j, ok := tried[c]; ok {
+			return sel.Candidates[j].Score
+		}
+		k := rankOf(c[1])
+		sp := specOf(c[0], rankOf(max(c[1], base)))
+		if key := [3]int{c[0], c[1], c[2]}; last == nil || key != lastKey {
+			pf, qf := sp.sp.factors(len(v.users), t.n2, k, listLambdas[c[2]]*sp.lambda0)
+			last, lastKey = v.scoresOf(pf, qf, k), key
+		}
+		r := v.ndcg(last, blends[c[3]]*sp.unit)
+		tried[c] = len(sel.Candidates)
+		sel.Candidates = append(sel.Candidates, ListCandidate{Pop: listPops[c[0]], Rank: k, Lambda: listLambdas[c[2]], Blend: blends[c[3]], Score: r})
+		return r
+	}
+	sizes := [4]int{len(listPops), len(listRanks), len(listLambdas), len(blends)}
+	cur := listChoice{1, base, 2, min(3, len(blends)-1)}
+	best := score(cur)
+	for round := 0; round < 4; round++ {
+		moved := false
+		for _, coord := range listCoords {
+			for j := range sizes[coord] {
+				c := cur
+				c[coord] = j
+				if r := score(c); r > best {
+					best, cur, moved = r, c, true
+				}
+			}
+		}
+		if !moved {
+			break
+		}
+	}
+	// Grow the rank while it binds and pays.
+	for next := cur[1] + 1; next < len(ranks) && cur[2] < listBinding && rankOf(next) > rankOf(cur[1]); next++ {
+		k := rankOf(next)
+		if float64(t.n1+t.n2)*float64(k)*float64(k) > listSpectrumBudget {
+			break
+		}
+		grown, gain := cur, best
+		for j := range listLambdas {
+			c := cur
+			c[1], c[2] = next, j
+			if r := score(c); r > gain {
+				grown, gain = c, r
+			}
+		}
+		if !(gain > best*(1+listRankGain)) {
+			break
+		}
+		cur, best = grown, gain
+	}
+	sel.Chosen = tried[cur]
+	return cur, ranks[cur[1]]
+}
+
+// proxyScores fits the ratings model m's method at its rank to the table
+// with the pairs p held out (marked), and returns its scores c_i + L_u·R_i
+// of every item for the users (len(users)×n2): the ratings part of the
+// validation's lists, from a model that has not seen the held-out pairs.
+func proxyScores(ctx context.Context, t *table, p *pairs, m *Model, s Settings, users []int) ([]float64, error) {
+	k := m.Info.Rank
+	sweeps := min(proxyMax, max(proxyMin, m.Info.Sweeps/3))
+	nu := m.Info.Nu
+	if nu == 0 {
+		nu = math.Inf(1)
+	}
+	smp := newSampler(t, k, nu, mix(s.Seed^0x11575), s.Workers)
+	smp.m = t.m - p.n
+	burn := sweeps / 4
+	if m.Info.Method == Ridge.String() {
+		smp.noise, smp.nu, smp.lambda = false, math.Inf(1), m.Info.Lambda
+		burn = sweeps - 1
+	}
+	smp.start()
+	c := newChain(smp, chainSpec{burn: burn, keep: true, thin: 2, maxRank: chainRankMul * k})
+	if _, err := c.stage(ctx, sweeps); err != nil {
+		return nil, err
+	}
+	_, ib, l, r, kk := c.finish().mean()
+	// [L_u, 1]·[R_i, c_i], by the factor scorer.
+	w := kk + 1
+	fu, fi := make([]float64, len(users)*w), make([]float64, t.n2*w)
+	for j, u := range users {
+		copy(fu[j*w:], l[u*kk:u*kk+kk])
+		fu[j*w+kk] = 1
+	}
+	for i := range t.n2 {
+		copy(fi[i*w:], r[i*kk:i*kk+kk])
+		fi[i*w+kk] = ib[i]
+	}
+	v := &listValidation{users: users, workers: s.Workers, n2: t.n2}
+	return v.scoresOf(fu, fi, w), nil
+}
+
+// seenOf returns the table's interactions by user, each user's items
+// increasing.
+func seenOf(t *table) Seen {
+	s := Seen{Start: make([]int64, t.n1+1), Items: make([]int32, 0, len(t.uItem))}
+	for u := range t.n1 {
+		row := slices.Clone(t.uItem[t.uStart[u]:t.uStart[u+1]])
+		slices.Sort(row)
+		s.Items = append(s.Items, row...)
+		s.Start[u+1] = int64(len(s.Items))
+	}
+	return s
+}
