@@ -51,11 +51,11 @@ const (
 // The validation's settings, tried a coordinate at a time from the middle
 // of each list.
 var (
-	listPops    = []float64{0, 0.25, 0.5}
-	listRanks   = []int{32, 64, 128, 256}
+	listPops  = []float64{0, 0.25, 0.5}
+	listRanks = []int{32, 64, 128, 256}
 	// listGrown are the ranks past listRanks the search grows to while
 	// the rank binds (see searchLists).
-	listGrown = []int{512, 1024, 2048}
+	listGrown   = []int{512, 1024, 2048}
 	listLambdas = []float64{1, 3, 10, 30, 100, 300}
 	listBlends  = []float64{0, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5}
 )
