@@ -2,17 +2,22 @@ package experiment
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"time"
 
+	"github.com/scaledsm/scaledsm/internal/mem"
 	"github.com/scaledsm/scaledsm/recommend"
 )
 
 // ListsRow is one ranking model's lists on one split.
 type ListsRow struct {
-	Model   string                `json:"model"`
+	Model string `json:"model"`
+	// Skipped, when not empty, is why the model was not fitted (EASE's
+	// dense item-item matrices larger than the memory).
+	Skipped string                `json:"skipped,omitempty"`
 	Setting string                `json:"setting,omitempty"` // the hyperparameters its validation chose
 	Metrics recommend.ListMetrics `json:"metrics"`
 	Seconds float64               `json:"seconds"` // fit, validation included, and lists
@@ -63,6 +68,15 @@ func RunLists(ctx context.Context, splits []RatingsSplit, s recommend.Settings, 
 		add := func(name string, fit func() (*recommend.Ranking, error)) error {
 			begin := time.Now()
 			rk, err := fit()
+			var tooBig *mem.TooBig
+			if errors.As(err, &tooBig) && name != ModelDefault {
+				row := ListsRow{Model: name, Skipped: err.Error()}
+				res.Rows = append(res.Rows, row)
+				if progress != nil {
+					progress(sp.Name, row)
+				}
+				return nil
+			}
 			if err != nil {
 				return fmt.Errorf("%s, %s: %w", sp.Name, name, err)
 			}
@@ -88,12 +102,7 @@ func RunLists(ctx context.Context, splits []RatingsSplit, s recommend.Settings, 
 			if err != nil {
 				return nil, err
 			}
-			rk, err := m.Ranking()
-			if err == nil {
-				l := m.Lists
-				rk.Setting = fmt.Sprintf("rank %d, pop %g, lambda %g, blend %.3g", l.Rank(), l.Pop, l.Lambda, l.Blend)
-			}
-			return rk, err
+			return m.Ranking()
 		})
 		if err != nil {
 			return out, err
@@ -141,6 +150,10 @@ func WriteListsTable(w io.Writer, res []ListsResult) {
 	for _, r := range res {
 		for j, row := range r.Rows {
 			m := row.Metrics
+			if row.Skipped != "" {
+				fmt.Fprintf(w, "%-6s %-9s  not fitted: %s\n", r.Split, row.Model, row.Skipped)
+				continue
+			}
 			fmt.Fprintf(w, "%-6s %-9s %6d %7.4f %7.4f %7.4f %7.4f %8.3f %8.2f  %s\n", r.Split, row.Model, m.Users, m.Precision, m.Recall, m.NDCG, m.MAP, m.Coverage, row.Seconds, row.Setting)
 			if j < len(total) {
 				total[j].p += m.Precision

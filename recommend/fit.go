@@ -305,7 +305,7 @@ func FitTable(ctx context.Context, tb *Table, s Settings) (*Model, error) {
 		if s.Progress != nil {
 			s.Progress(Progress{Stage: "lists", Rank: m.Info.Rank, RMSE: math.NaN()})
 		}
-		if m.Lists, err = fitLists(ctx, t, false, m, s); err != nil {
+		if m.Lists, err = fitLists(ctx, t, false, s); err != nil {
 			return nil, err
 		}
 	}

@@ -12,27 +12,18 @@ import (
 )
 
 // Lists is the part of a model that ranks items for a user's list
-// (Model.Recommend). The score of item i for user u is
-//
-//	score(u, i) = P_u · Q_i + Blend (c_i + L_u · R_i)
-//
-// where P Qᵀ is a low-rank ridge regression of the interaction matrix on
-// itself (see FitInteractions) and c_i + L_u · R_i is the ratings model's
-// part of the prediction that changes from item to item (its item bias and
-// factor term; 0 for a model of interactions alone). A list never holds
-// an item of the user's training interactions (Seen) unless asked to.
+// (Model.Recommend). The score of item i for user u is P_u · Q_i, where
+// P Qᵀ is a low-rank ridge regression of the interaction matrix on itself
+// (see fitLists): which items the user rated, weighted by the ratings, or
+// the user's implicit feedback. A list never holds an item of the user's
+// training interactions (Seen) unless asked to.
 type Lists struct {
 	P, Q   *mat.Dense // users × Rank and items × Rank
-	Blend  float64    // the weight of the ratings model in the score; 0 without one
-	Pop    float64    // the popularity exponent β: item i's column was scaled by its count^-β
+	Pop    float64    // the popularity exponent β: item i's column was scaled by its weight^-β
 	Lambda float64    // the ridge penalty, relative to the mean squared norm of the scaled columns
 	Seen   Seen       // the training interactions, by user
 	// Selection is the validation that chose the hyperparameters.
 	Selection *ListSelection
-
-	once   sync.Once // the score's factors, made once (see factors)
-	fu, fi []float64
-	width  int
 }
 
 // Rank returns the rank of the interaction part, P's columns.
@@ -63,7 +54,6 @@ type ListCandidate struct {
 	Pop     float64 `json:"pop,omitempty"`
 	Rank    int     `json:"rank,omitempty"`
 	Lambda  float64 `json:"lambda,omitempty"`
-	Blend   float64 `json:"blend,omitempty"`
 	Setting string  `json:"setting,omitempty"` // a baseline's (see FitBaseline)
 	Score   float64 `json:"score"`
 }
@@ -80,48 +70,6 @@ func (s Seen) Len() int { return len(s.Items) }
 
 // row returns user u's items.
 func (s Seen) row(u int) []int32 { return s.Items[s.Start[u]:s.Start[u+1]] }
-
-// factors returns the score's factors as two row-major matrices whose
-// rows' products are the scores: [P_u, Blend L_u, Blend] and [Q_i, R_i,
-// c_i], made once.
-func (l *Lists) factors(m *Model) (fu, fi []float64, width int) {
-	l.once.Do(func() {
-		k := l.Rank()
-		kb := 0
-		if l.Blend != 0 && m.L != nil {
-			kb = m.Rank()
-		}
-		extra := 0
-		if l.Blend != 0 {
-			extra = 1
-		}
-		w := k + kb + extra
-		n1, n2 := len(m.Users), len(m.Items)
-		fu, fi := make([]float64, n1*w), make([]float64, n2*w)
-		for u := range n1 {
-			row := fu[u*w : u*w+w]
-			copy(row, l.P.RawRowView(u))
-			for j := range kb {
-				row[k+j] = l.Blend * m.L.At(u, j)
-			}
-			if extra > 0 {
-				row[w-1] = l.Blend
-			}
-		}
-		for i := range n2 {
-			row := fi[i*w : i*w+w]
-			copy(row, l.Q.RawRowView(i))
-			for j := range kb {
-				row[k+j] = m.R.At(i, j)
-			}
-			if extra > 0 {
-				row[w-1] = m.ItemBias[i]
-			}
-		}
-		l.fu, l.fi, l.width = fu, fi, w
-	})
-	return l.fu, l.fi, l.width
-}
 
 // A scorer scores every item for blocks of users, for top-N lists.
 type scorer interface {

@@ -154,7 +154,7 @@ func (b *baseline) search(ctx context.Context, name string, grid [][]float64, v 
 		if err != nil {
 			return 0, err
 		}
-		r := v.ndcg(v.scoresFrom(sc), 0)
+		r := v.ndcg(v.scoresFrom(sc))
 		tried[key] = r
 		sel.Candidates = append(sel.Candidates, ListCandidate{Setting: setting, Score: r})
 		if len(sel.Candidates) == 1 || r > sel.Candidates[sel.Chosen].Score {
@@ -234,10 +234,10 @@ func (b *baseline) easeFits() error {
 	n1, n2 := int64(b.t.n1), int64(b.t.n2)
 	need := 16 * n2 * n2
 	if n1 < n2 {
-		need = 16*n1*n1 + 16*n1*n2
+		need = 16*n1*n1 + 8*n1*n2
 	}
 	if err := mem.Check(need); err != nil {
-		return &InputError{Input: "ratings", Reason: fmt.Sprintf("EASE of %d users and %d items %v", n1, n2, err)}
+		return fmt.Errorf("EASE of %d users and %d items: %w", n1, n2, err)
 	}
 	return nil
 }

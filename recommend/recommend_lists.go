@@ -60,8 +60,9 @@ func (m *Model) Ranking() (*Ranking, error) {
 	if l == nil {
 		return nil, &InputError{Input: "model", Reason: "has no lists (fitted without them, or saved by an earlier version): fit it again"}
 	}
-	fu, fi, w := l.factors(m)
-	return &Ranking{Name: "scaledsm", Users: m.Users, Items: m.Items, sc: newFactorScorer(fu, fi, w), seen: l.Seen}, nil
+	k := l.Rank()
+	sc := newFactorScorer(l.P.RawMatrix().Data, l.Q.RawMatrix().Data, k)
+	return &Ranking{Name: "scaledsm", Setting: fmt.Sprintf("rank %d, pop %g, lambda %g", k, l.Pop, l.Lambda), Users: m.Users, Items: m.Items, sc: sc, seen: l.Seen}, nil
 }
 
 // A Ranking lists items for users: the lists of a Model (Model.Ranking)
@@ -249,7 +250,7 @@ func FitInteractions(ctx context.Context, x *Indexed, s Settings) (*Model, error
 	}
 	t := tb.t
 	m := &Model{Users: tb.users, Items: tb.items, UserBias: make([]float64, t.n1), ItemBias: make([]float64, t.n2)}
-	if m.Lists, err = fitLists(ctx, t, true, nil, s); err != nil {
+	if m.Lists, err = fitLists(ctx, t, true, s); err != nil {
 		return nil, err
 	}
 	m.Info = Info{Method: MethodImplicit, Rank: m.Lists.Rank(), Ratings: t.m, Seed: s.Seed, Seconds: time.Since(begin).Seconds()}

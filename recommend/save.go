@@ -69,12 +69,11 @@ type listsJSON struct {
 	Rank         int            `json:"rank"`
 	Pop          float64        `json:"pop"`
 	Lambda       float64        `json:"lambda"`
-	Blend        float64        `json:"blend"`
 	Interactions int            `json:"interactions"`
 	Selection    *ListSelection `json:"selection,omitempty"`
 }
 
-const listsFormula = "lists_P[u] @ lists_Q[i] + blend * (item_bias[i] + L[u] @ R[i]), the user's seen items (seen_items[seen_start[u]:seen_start[u+1]]) left out"
+const listsFormula = "lists_P[u] @ lists_Q[i], the user's seen items (seen_items[seen_start[u]:seen_start[u+1]]) left out"
 
 const predictionFormula = "clip(mean + user_bias[u] + item_bias[i] + L[u] @ R[i], min, max), u and i the positions of the ids in user_ids and item_ids; an unseen id has no bias and no factor term"
 
@@ -122,7 +121,7 @@ func (m *Model) Save(dir string, extra ...File) error {
 	js := modelJSON{Format: Format, Prediction: predictionFormula, Mean: m.Mean, Min: m.Min, Max: m.Max,
 		Users: len(m.Users), Items: len(m.Items), Rank: k, Info: m.Info, Files: map[string]string{}}
 	if l := m.Lists; l != nil {
-		js.Lists = &listsJSON{Score: listsFormula, Rank: l.Rank(), Pop: l.Pop, Lambda: l.Lambda, Blend: l.Blend, Interactions: l.Seen.Len(), Selection: l.Selection}
+		js.Lists = &listsJSON{Score: listsFormula, Rank: l.Rank(), Pop: l.Pop, Lambda: l.Lambda, Interactions: l.Seen.Len(), Selection: l.Selection}
 	}
 	var set atomicio.Set
 	for _, a := range arrays {
@@ -222,8 +221,8 @@ func Load(dir string) (*Model, error) {
 func (d *modelDir) lists() (*Lists, error) {
 	js := d.js
 	lj := js.Lists
-	if lj.Rank < 1 || lj.Interactions < 0 || math.IsNaN(lj.Blend) || math.IsInf(lj.Blend, 0) {
-		return nil, d.fail(ModelFile, "inconsistent lists: rank %d, %d interactions, blend %v", lj.Rank, lj.Interactions, lj.Blend)
+	if lj.Rank < 1 || lj.Interactions < 0 {
+		return nil, d.fail(ModelFile, "inconsistent lists: rank %d, %d interactions", lj.Rank, lj.Interactions)
 	}
 	p, err := d.floats(ListsPFile, js.Users, lj.Rank)
 	if err != nil {
@@ -256,7 +255,7 @@ func (d *modelDir) lists() (*Lists, error) {
 			return nil, d.fail(SeenStartFile, "decreases at [%d]", u+1)
 		}
 	}
-	l := &Lists{Pop: lj.Pop, Lambda: lj.Lambda, Blend: lj.Blend, Seen: seen, Selection: lj.Selection}
+	l := &Lists{Pop: lj.Pop, Lambda: lj.Lambda, Seen: seen, Selection: lj.Selection}
 	if js.Users > 0 && js.Items > 0 {
 		l.P, l.Q = mat.NewDense(js.Users, lj.Rank, p), mat.NewDense(js.Items, lj.Rank, q)
 	} else {

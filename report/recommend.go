@@ -60,7 +60,6 @@ type Lists struct {
 	Rank         int                      `json:"rank"`
 	Pop          float64                  `json:"pop"`
 	Lambda       float64                  `json:"lambda"`
-	Blend        float64                  `json:"blend"`
 	Interactions int                      `json:"interactions"`
 	Selection    *recommend.ListSelection `json:"selection,omitempty"`
 }
@@ -79,7 +78,7 @@ func NewLists(m *recommend.Model) *Lists {
 	if l == nil {
 		return nil
 	}
-	return &Lists{Rank: l.Rank(), Pop: l.Pop, Lambda: l.Lambda, Blend: l.Blend, Interactions: l.Seen.Len(), Selection: l.Selection}
+	return &Lists{Rank: l.Rank(), Pop: l.Pop, Lambda: l.Lambda, Interactions: l.Seen.Len(), Selection: l.Selection}
 }
 
 // EvaluateLists scores m's lists of 10 and 20 items and the most popular
@@ -239,12 +238,12 @@ func (s *Recommender) Print(w io.Writer, out string) {
 
 // printLists prints the lists' line.
 func (s *Recommender) printLists(w io.Writer, l *Lists) {
-	blend := ""
-	if l.Blend != 0 {
-		blend = fmt.Sprintf(" + %.3g × the ratings model's item bias and factor term", l.Blend)
+	what := "interactions"
+	if s.Model != recommend.MethodImplicit {
+		what = "ratings (which items each user rated, weighted by the rating)"
 	}
-	fmt.Fprintf(w, "lists      rank-%d ridge regression of %d interactions on themselves (item columns scaled by count^-%s, penalty %s)%s\n",
-		l.Rank, l.Interactions, csvfmt.Float(l.Pop), csvfmt.Float(l.Lambda), blend)
+	fmt.Fprintf(w, "lists      rank-%d ridge regression of %d %s on themselves, item columns scaled by weight^-%s, penalty %s\n",
+		l.Rank, l.Interactions, what, csvfmt.Float(l.Pop), csvfmt.Float(l.Lambda))
 	if sel := l.Selection; sel != nil && len(sel.Candidates) > 0 {
 		fmt.Fprintf(w, "           chosen by %s of %d users' lists on %d interactions held out (%.3g%%): %.4f, best of %d settings (%.2g s)\n",
 			sel.Metric, sel.Users, sel.HeldOut, 100*sel.Fraction, sel.Candidates[sel.Chosen].Score, len(sel.Candidates), sel.Seconds)

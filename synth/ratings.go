@@ -40,7 +40,14 @@ type RatingsConfig struct {
 	// is above 2.
 	NoiseNu  float64 // 0: Gaussian
 	Outliers float64 // 0: the fraction replaced by uniform random values on the scale
-	Seed     uint64
+	// Choice, when positive, makes users choose what they rate by taste,
+	// as real users do (ratings missing not at random): a pair drawn by
+	// popularity and activity is kept with probability σ(Choice z), z the
+	// pair's interaction L_u·R_i over its spread Signal, so that which
+	// items a user rated tells what the user likes. 0 (the default) draws
+	// the pairs by popularity alone.
+	Choice float64
+	Seed   uint64
 }
 
 // RatingsShapes names the shapes of RatingsLike.
@@ -131,6 +138,8 @@ func (c RatingsConfig) Validate() error {
 		return invalid("zipf", c.Zipf, "must lie in [0, 4]")
 	case !(c.NoiseNu == 0 || c.NoiseNu >= 1):
 		return invalid("noise-nu", c.NoiseNu, "must be at least 1 (0 for Gaussian noise)")
+	case !(c.Choice >= 0 && c.Choice <= 10):
+		return invalid("choice", c.Choice, "must lie in [0, 10]")
 	}
 	for _, v := range []float64{c.Mean, c.UserBias, c.ItemBias, c.Signal, c.Noise, c.Step, c.Skew} {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
@@ -225,9 +234,18 @@ func EachRating(c RatingsConfig, yield func(Rating) bool) error {
 		return min(i, len(w)-1)
 	}
 	seen := newPairSet(c.Ratings)
-	rp, rv := rng(4), rng(5)
+	rp, rv, rc := rng(4), rng(5), rng(6)
 	for n := 0; n < c.Ratings; {
 		u, i := pick(rp, ca), pick(rp, cp)
+		if c.Choice > 0 {
+			var taste float64
+			for k := range c.Rank {
+				taste += l[u*c.Rank+k] * f[i*c.Rank+k]
+			}
+			if !(rc.Float64() < 1/(1+math.Exp(-c.Choice*taste/c.Signal))) {
+				continue
+			}
+		}
 		if !seen.add(uint64(u)*uint64(c.Items) + uint64(i)) {
 			continue
 		}

@@ -40,7 +40,7 @@ func checkAccounted(t *testing.T, out string, d time.Duration) {
 	var fit, fits, solve, wall float64
 	if strings.HasPrefix(out, "{") {
 		var s report.Summary
-		if err := json.Unmarshal([]byte(out), &s); err != nil || s.Problem == "ratings" || s.Problem == "" {
+		if err := json.Unmarshal([]byte(out), &s); err != nil || s.Problem == "ratings" || s.Problem == "interactions" || s.Problem == "" {
 			return // the recommender, or not a solve's summary
 		}
 		fit, fits, solve, wall = s.Seconds+s.InitSeconds+s.PolishSeconds, s.FitsSeconds, s.SolveSeconds, s.WallSeconds

@@ -75,7 +75,7 @@ func (r *recommendFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&r.validation, "validation", recommend.DefaultValidation, "bayes, ridge: the fraction of the ratings held out to choose the rank and the sweeps\n(and ridge's penalty) when they are not given (by default at most 10^6 ratings)")
 	fs.Float64Var(&r.penalty, "penalty", 0, "ridge: the penalty λ of λ(n_u|L_u|² + n_i|R_i|²) (default: chosen by validation)")
 	fs.StringVar(&r.test, "test", "", "bayes, ridge: a ratings file to evaluate the model on (test_rmse, test_mae), beside the\nglobal mean's and the biases' errors; its predictions go to test.csv; and the lists on it\n(with --interactions: interactions to evaluate the lists on), beside the most popular items'")
-	fs.BoolVar(&r.lists, "lists", true, "bayes, ridge: also fit the lists that \"scaledsm recommend\" lists from (a low-rank ridge regression\nof which items each user rated, blended with the ratings model; docs/recommend.md)")
+	fs.BoolVar(&r.lists, "lists", true, "bayes, ridge: also fit the lists that \"scaledsm recommend\" lists from (a low-rank ridge regression\nof which items each user rated, weighted by the ratings; docs/recommend.md)")
 	fs.StringVar(&r.interactions, "interactions", "", "implicit feedback: a file of user,item[,weight] lines (views, clicks, purchases, plays; a header\nor not, the readers of --ratings); fits the lists alone, for \"scaledsm recommend\"")
 	fs.StringVar(&r.weight, "weight", weightOne, "with --interactions, the weight of an interaction from the file's third column: one (every\ninteraction 1: on Last.fm's play counts the best of the three), log (1 + ln(1 + w)) or raw (w)")
 }
@@ -529,6 +529,7 @@ type ratingsGen struct {
 	like                       string
 	users, items, ratings      int
 	skew, noise, step, holdout float64
+	choice                     float64
 }
 
 func (g *ratingsGen) register(fs *flag.FlagSet) {
@@ -543,11 +544,12 @@ func (g *ratingsGen) register(fs *flag.FlagSet) {
 	fs.Float64Var(&g.noise, "noise", 0.8, "ratings: the standard deviation of the noise")
 	fs.Float64Var(&g.step, "step", 1, "ratings: the step of the scale 1 to 5 (0.5 for half stars, 0 for unrounded values)")
 	fs.Float64Var(&g.holdout, "holdout", 0.2, "ratings: the fraction of the ratings written to test.csv, in [0, 1)")
+	fs.Float64Var(&g.choice, "choice", 0, "ratings: how much users choose what they rate by taste (a pair kept with probability\nσ(choice·z), z its interaction over its spread), as real users do: 2 makes which items a user\nrated tell what the user likes, for top-N lists; 0 draws the pairs by popularity alone")
 }
 
 // ratingsOnly are the flags of ratingsGen, which apply to --problem
 // ratings alone.
-var ratingsOnly = []string{"like", "users", "items", "ratings", "skew", "noise", "step", "holdout"}
+var ratingsOnly = []string{"like", "users", "items", "ratings", "skew", "noise", "step", "holdout", "choice"}
 
 // generateRatings is generate --problem ratings: synthetic ratings that
 // look like real ones (synth.EachRating; MovieLens 100k's sizes by
@@ -620,7 +622,7 @@ func (g *ratingsGen) config(fs *flag.FlagSet, sp *synthFlags) (synth.RatingsConf
 	}
 	for name, apply := range map[string]func(){"users": func() { cfg.Users = g.users }, "items": func() { cfg.Items = g.items },
 		"ratings": func() { cfg.Ratings = g.ratings }, "skew": func() { cfg.Skew = g.skew }, "noise": func() { cfg.Noise = g.noise },
-		"step": func() { cfg.Step = g.step }} {
+		"step": func() { cfg.Step = g.step }, "choice": func() { cfg.Choice = g.choice }} {
 		if set[name] {
 			apply()
 		}

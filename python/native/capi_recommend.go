@@ -39,6 +39,8 @@ type recSettings struct {
 	Validation float64  `json:"validation"`
 	Penalty    float64  `json:"penalty"`
 	Seed       uint64   `json:"seed"`
+	Lists      *bool    `json:"lists"`    // null: the default, lists fitted
+	Implicit   bool     `json:"implicit"` // the values are weights of interactions: the lists alone
 }
 
 // recPython names the Python parameter of a recommend.InputError's input.
@@ -99,7 +101,26 @@ func scaledsm_rec_fit(m C.int64_t, users, items *C.int64_t, ratings *C.double, s
 		*code = recError(err, msg, msgLen)
 		return 0
 	}
-	s := recommend.Settings{Rank: js.Rank, Sweeps: js.Sweeps, Validation: js.Validation, Lambda: js.Penalty, Seed: js.Seed, Nu: math.Inf(1)}
+	n := int(m)
+	r := recommend.Ratings{
+		Users:  unsafe.Slice((*int64)(unsafe.Pointer(users)), n),
+		Items:  unsafe.Slice((*int64)(unsafe.Pointer(items)), n),
+		Values: unsafe.Slice((*float64)(unsafe.Pointer(ratings)), n),
+	}
+	ctx, stop := capiCancel((*int32)(unsafe.Pointer(cancel)))
+	defer stop()
+	if js.Implicit {
+		// Index copies the arrays: Python's memory is read during the call only.
+		model, err := recommend.FitInteractions(ctx, r.Index(), recommend.Settings{Seed: js.Seed})
+		if err != nil {
+			*code = recError(err, msg, msgLen)
+			return 0
+		}
+		*code = 0
+		return recStore(model)
+	}
+	s := recommend.Settings{Rank: js.Rank, Sweeps: js.Sweeps, Validation: js.Validation, Lambda: js.Penalty, Seed: js.Seed, Nu: math.Inf(1),
+		NoLists: js.Lists != nil && !*js.Lists}
 	if js.Nu != nil {
 		s.Nu = *js.Nu
 	}
@@ -112,14 +133,6 @@ func scaledsm_rec_fit(m C.int64_t, users, items *C.int64_t, ratings *C.double, s
 	if method == recommend.Ridge && js.Nu != nil && *js.Nu == recommend.DefaultNu {
 		s.Nu = math.Inf(1) // the default nu does not apply to ridge
 	}
-	n := int(m)
-	r := recommend.Ratings{
-		Users:  unsafe.Slice((*int64)(unsafe.Pointer(users)), n),
-		Items:  unsafe.Slice((*int64)(unsafe.Pointer(items)), n),
-		Values: unsafe.Slice((*float64)(unsafe.Pointer(ratings)), n),
-	}
-	ctx, stop := capiCancel((*int32)(unsafe.Pointer(cancel)))
-	defer stop()
 	// Fit keeps no reference to the arrays: Python's memory is read
 	// during the call only.
 	model, err := recommend.Fit(ctx, r, s)
@@ -156,6 +169,46 @@ func scaledsm_rec_predict(h C.int64_t, n C.int64_t, users, items *C.int64_t, out
 	return 0
 }
 
+//export scaledsm_rec_recommend
+func scaledsm_rec_recommend(h C.int64_t, nu C.int64_t, users *C.int64_t, n C.int64_t, includeSeen, cold C.int32_t,
+	outItems *C.int64_t, outScores *C.double, cancel *C.int32_t, code *C.int32_t, msg *C.char, msgLen C.int64_t) {
+	m := recGet(h)
+	if m == nil {
+		*code = recError(errors.New("no such model"), msg, msgLen)
+		return
+	}
+	var ids []int64 // nil: every user
+	if users != nil {
+		ids = unsafe.Slice((*int64)(unsafe.Pointer(users)), int(nu))
+	}
+	rows := int(nu)
+	if ids == nil {
+		rows = len(m.Users)
+	}
+	items := unsafe.Slice((*int64)(unsafe.Pointer(outItems)), rows*int(n))
+	scores := unsafe.Slice((*float64)(unsafe.Pointer(outScores)), rows*int(n))
+	ctx, stop := capiCancel((*int32)(unsafe.Pointer(cancel)))
+	defer stop()
+	o := recommend.ListOptions{N: int(n), IncludeSeen: includeSeen != 0, Cold: recommend.Cold(cold)}
+	at := 0
+	err := m.Recommend(ctx, ids, o, func(l recommend.List) error {
+		row := at * int(n)
+		for k := range int(n) {
+			items[row+k], scores[row+k] = -1, math.NaN()
+			if k < len(l.Items) {
+				items[row+k], scores[row+k] = l.Items[k], l.Scores[k]
+			}
+		}
+		at++
+		return nil
+	})
+	if err != nil {
+		*code = recError(err, msg, msgLen)
+		return
+	}
+	*code = 0
+}
+
 // recInfo is what scaledsm_rec_info returns: the model's sizes and scalars.
 type recInfo struct {
 	Mean  float64        `json:"mean"`
@@ -165,6 +218,7 @@ type recInfo struct {
 	Items int            `json:"items"`
 	Rank  int            `json:"rank"`
 	Info  recommend.Info `json:"info"`
+	Lists bool           `json:"lists"` // whether the model has lists (Recommend)
 }
 
 //export scaledsm_rec_info
@@ -173,7 +227,7 @@ func scaledsm_rec_info(h C.int64_t, buf *C.char, n C.int64_t) C.int64_t {
 	if m == nil {
 		return -1
 	}
-	b, err := json.Marshal(recInfo{Mean: m.Mean, Min: m.Min, Max: m.Max, Users: len(m.Users), Items: len(m.Items), Rank: m.Rank(), Info: m.Info})
+	b, err := json.Marshal(recInfo{Mean: m.Mean, Min: m.Min, Max: m.Max, Users: len(m.Users), Items: len(m.Items), Rank: m.Rank(), Info: m.Info, Lists: m.Lists != nil})
 	if err != nil {
 		return -1
 	}

@@ -1,10 +1,12 @@
-"""Recommender: predicts ratings from ratings, with the Go library's
-recommend package (the model of `scaledsm solve --ratings`), following
-scikit-learn's estimator conventions.
+"""Recommender: predicts ratings and lists the best items for users, with
+the Go library's recommend package (the model of `scaledsm solve --ratings`
+and `--interactions`), following scikit-learn's estimator conventions.
 
     >>> rec = scaledsm.Recommender().fit(users, items, ratings)
     >>> rec.predict(users_test, items_test)
     >>> rec.score(users_test, items_test, ratings_test)   # -RMSE: larger is better
+    >>> items, scores = rec.recommend(users_test, n=10)  # top-10 lists
+    >>> rec = scaledsm.Recommender().fit(users, items)   # implicit feedback: lists alone
 
 The prediction for user u and item i is
 
@@ -28,7 +30,7 @@ from ._call import interruptible
 
 __all__ = ["Recommender"]
 
-_PARAMS = ("method", "rank", "sweeps", "nu", "validation", "penalty", "seed")
+_PARAMS = ("method", "rank", "sweeps", "nu", "validation", "penalty", "lists", "seed")
 LABELS = ("user_labels.npy", "item_labels.npy")
 
 
@@ -47,6 +49,9 @@ class Recommender:
     validation: the fraction of the ratings held out to choose what is
         "auto".
     penalty: the ridge penalty ("ridge"), or "auto".
+    lists: whether fit also fits the lists that recommend lists from (a
+        low-rank ridge regression of which items each user rated, weighted
+        by the ratings), as `scaledsm solve --ratings` does.
     seed: seeds every draw; the same seed gives the same model, and the
         same predictions as `scaledsm solve --ratings` with that --seed.
 
@@ -56,13 +61,14 @@ class Recommender:
     """
 
     def __init__(self, method="bayes", rank="auto", sweeps="auto", nu=6.0, validation=0.05,
-                 penalty="auto", seed=1):
+                 penalty="auto", lists=True, seed=1):
         self.method = method
         self.rank = rank
         self.sweeps = sweeps
         self.nu = nu
         self.validation = validation
         self.penalty = penalty
+        self.lists = lists
         self.seed = seed
 
     # --- scikit-learn's conventions ----------------------------------------
@@ -116,17 +122,29 @@ class Recommender:
         seed = self.seed
         if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or not 0 <= seed < 2**64:
             raise ValueError("seed=%r: want an integer in [0, 2**64)" % (seed,))
+        if not isinstance(self.lists, bool):
+            raise TypeError("lists=%r: want True or False" % (self.lists,))
         return {"method": self.method, "rank": int(rank), "sweeps": int(sweeps),
                 "nu": None if math.isinf(self.nu) else float(self.nu),
-                "validation": float(self.validation), "penalty": float(penalty), "seed": int(seed)}
+                "validation": float(self.validation), "penalty": float(penalty), "lists": self.lists, "seed": int(seed)}
 
-    def fit(self, users, items, ratings):
-        """Fits the model to the ratings: ratings[k] of items[k] by users[k].
+    def fit(self, users, items, ratings=None, weights=None):
+        """Fits the model to the ratings: ratings[k] of items[k] by users[k];
+        or, without ratings, to implicit feedback (user users[k] interacted
+        with items[k], weights[k] a positive weight, 1 by default): the lists
+        alone, for recommend (predict then gives the lists' score).
         Returns self. Ctrl-C stops the fit and raises KeyboardInterrupt."""
-        settings = json.dumps(self._settings()).encode()
+        st = self._settings()
+        if ratings is not None and weights is not None:
+            raise ValueError("give ratings (a ratings model and its lists) or weights (implicit feedback), not both")
+        if ratings is None:
+            st["implicit"] = True
+            ratings = np.ones(len(np.asarray(users))) if weights is None else weights
+        settings = json.dumps(st).encode()
+        what = "weights" if st.get("implicit") else "ratings"
         ratings = np.asarray(ratings)
         if ratings.ndim != 1 or ratings.dtype.kind not in "fiu":
-            raise ValueError("ratings: want a vector of numbers, got shape %s dtype %s" % (ratings.shape, ratings.dtype))
+            raise ValueError("%s: want a vector of numbers, got shape %s dtype %s" % (what, ratings.shape, ratings.dtype))
         ratings = np.ascontiguousarray(ratings, dtype=np.float64)
         u, self._user_labels = _encode(users, "users", len(ratings))
         i, self._item_labels = _encode(items, "items", len(ratings))
@@ -182,6 +200,7 @@ class Recommender:
         self.mean_, self.min_, self.max_ = info["mean"], info["min"], info["max"]
         self.info_ = info["info"]
         self.rank_ = self.info_["rank"]
+        self.has_lists_ = info["lists"]
 
     def __del__(self):
         h = getattr(self, "_handle", None)
@@ -205,6 +224,50 @@ class Recommender:
                                                   out.ctypes.data_as(ctypes.POINTER(ctypes.c_double)), None) != 0:
             raise RuntimeError("scaledsm: the model was lost")
         return out
+
+    def recommend(self, users=None, n=10, exclude_seen=True, cold="none"):
+        """The n best items for each of users (None: every user fit saw, in
+        increasing id order), best first, and their scores: two arrays of
+        shape (len(users), n). The items a user interacted with in fit are
+        left out unless exclude_seen is False; ties go to the smaller id. A
+        user fit did not see gets no list (cold="none": item -1 and score
+        NaN in every place; for string ids, None) or the most popular items
+        (cold="popular"); so does any place past a user's last item."""
+        self._check_fitted()
+        if not self.has_lists_:
+            raise ValueError("Recommender.recommend: the model has no lists (fitted with lists=False): fit it again")
+        if cold not in ("none", "popular"):
+            raise ValueError("cold=%r: want 'none' or 'popular'" % (cold,))
+        if isinstance(n, bool) or not isinstance(n, numbers.Integral) or not 1 <= n <= len(self.item_ids_):
+            raise ValueError("n=%r: want an integer in [1, %d], the model's items" % (n, len(self.item_ids_)))
+        i64 = ctypes.POINTER(ctypes.c_int64)
+        if users is None:
+            u, rows = None, len(self.user_ids_)
+        else:
+            u, _ = _encode(users, "users", None, self._user_labels)
+            rows = len(u)
+        items = np.empty((rows, n), dtype=np.int64)
+        scores = np.empty((rows, n))
+        code, cancel = ctypes.c_int32(0), ctypes.c_int32(0)
+        msg = ctypes.create_string_buffer(2048)
+
+        def call():
+            _native.library().scaledsm_rec_recommend(self._handle, rows, None if u is None else u.ctypes.data_as(i64), n,
+                                                     0 if exclude_seen else 1, 1 if cold == "popular" else 0,
+                                                     items.ctypes.data_as(i64), scores.ctypes.data_as(ctypes.POINTER(ctypes.c_double)),
+                                                     ctypes.byref(cancel), ctypes.byref(code), msg, len(msg))
+
+        if interruptible(call, cancel, "scaledsm-recommend") or code.value == 130:
+            raise KeyboardInterrupt("scaledsm: Recommender.recommend interrupted")
+        if code.value != 0:
+            raise (ValueError if code.value == 2 else RuntimeError)("Recommender.recommend: " + msg.value.decode("utf-8", "replace"))
+        if self._item_labels is not None:
+            labels = np.empty(items.shape, dtype=object)
+            ok = items >= 0
+            labels[ok] = self._item_labels[items[ok]]
+            labels[~ok] = None
+            items = labels
+        return items, scores
 
     def score(self, users, items, ratings):
         """The negative root mean square error of the predictions (larger is
@@ -248,7 +311,9 @@ class Recommender:
         rec._adopt(h)
         info = rec.info_
         params = {"method": info["method"], "rank": info["rank"], "sweeps": info["sweeps"],
-                  "nu": info["nu"] or math.inf, "seed": info["seed"]}
+                  "nu": info["nu"] or math.inf, "lists": rec.has_lists_, "seed": info["seed"]}
+        if info["method"] == "implicit":
+            params.update(method="bayes", rank="auto", sweeps="auto", nu=_DEFAULTS["nu"])
         if info["method"] == "ridge":
             params["penalty"] = info["lambda"]
             params["nu"] = _DEFAULTS["nu"]

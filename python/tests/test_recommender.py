@@ -51,7 +51,7 @@ def test_estimator_conventions(ratings):
     rec = scaledsm.Recommender(rank=4, sweeps=30, seed=7)
     assert rec.fit(u, i, r) is rec
     params = rec.get_params()
-    assert params == {"method": "bayes", "rank": 4, "sweeps": 30, "nu": 6.0, "validation": 0.05, "penalty": "auto", "seed": 7}
+    assert params == {"method": "bayes", "rank": 4, "sweeps": 30, "nu": 6.0, "validation": 0.05, "penalty": "auto", "lists": True, "seed": 7}
     clone = scaledsm.Recommender(**params).fit(u, i, r)
     tu, ti, tr = cols(test)
     assert np.array_equal(clone.predict(tu, ti), rec.predict(tu, ti))
@@ -110,3 +110,55 @@ def test_data_errors():
         scaledsm.Recommender().predict([1], [1])
     with pytest.raises(ValueError, match="model.json: cannot read"):
         scaledsm.Recommender.load("/nonexistent")
+
+
+def test_recommend_equals_command(cli, ratings, tmp_path):
+    """Recommender.recommend gives `scaledsm recommend`'s lists of the
+    command's model, item for item, training items never listed."""
+    d, train, _ = ratings
+    out = tmp_path / "model"
+    run(cli, "solve", "--ratings", d / "train.csv", "--out", out)
+    run(cli, "recommend", "--factors", out, "--top", "7", "--out", tmp_path / "top.csv")
+    want = np.loadtxt(tmp_path / "top.csv", delimiter=",", skiprows=1)
+    u, i, r = cols(train)
+    rec = scaledsm.Recommender().fit(u, i, r)
+    items, scores = rec.recommend(n=7)
+    assert items.shape == (len(rec.user_ids_), 7) and scores.shape == items.shape
+    assert np.array_equal(items.ravel(), want[:, 1].astype(np.int64))
+    assert np.array_equal(np.repeat(rec.user_ids_, 7), want[:, 0].astype(np.int64))
+    assert np.all(np.diff(scores, axis=1) <= 0)
+    seen = set(zip(u.tolist(), i.tolist()))
+    assert not any((user, item) in seen for user, row in zip(rec.user_ids_, items) for item in row)
+    # Some users, one the model has not seen: no list, or the most popular.
+    some = np.array([rec.user_ids_[3], -5, rec.user_ids_[0]])
+    got, s = rec.recommend(some, n=3)
+    assert np.array_equal(got[0], items[3, :3]) and np.array_equal(got[2], items[0, :3])
+    assert np.all(got[1] == -1) and np.all(np.isnan(s[1]))
+    pop, _ = rec.recommend(some, n=3, cold="popular")
+    counts = np.bincount(np.searchsorted(rec.item_ids_, i), minlength=len(rec.item_ids_))
+    assert np.array_equal(pop[1], rec.item_ids_[np.argsort(-counts, kind="stable")[:3]])
+    with pytest.raises(ValueError, match="n=0"):
+        rec.recommend(n=0)
+    with pytest.raises(ValueError, match="no lists"):
+        scaledsm.Recommender(lists=False, rank=3, sweeps=10).fit(u[:5000], i[:5000], r[:5000]).recommend(n=5)
+
+
+def test_implicit_feedback(ratings):
+    """fit(users, items) with no ratings fits the lists of implicit
+    feedback alone, weights= weighs them; string ids come back as labels."""
+    _, train, test = ratings
+    u, i, _ = cols(train)
+    rec = scaledsm.Recommender().fit(u, i)
+    assert rec.info_["method"] == "implicit" and rec.has_lists_ and rec.rank_ > 0
+    items, _ = rec.recommend(n=10)
+    assert items.shape == (len(rec.user_ids_), 10)
+    weighted = scaledsm.Recommender().fit(u, i, weights=np.arange(len(u)) % 3 + 1.0)
+    assert not np.array_equal(weighted.recommend(n=10)[1], rec.recommend(n=10)[1])
+    with pytest.raises(ValueError, match="weight"):
+        scaledsm.Recommender().fit(u, i, weights=-np.ones(len(u)))
+    with pytest.raises(ValueError, match="not both"):
+        scaledsm.Recommender().fit(u, i, ratings=np.ones(len(u)), weights=np.ones(len(u)))
+    names = np.array(["u%d" % x for x in u])
+    labelled = scaledsm.Recommender().fit(names, np.array(["i%d" % x for x in i]))
+    got, _ = labelled.recommend(["u%d" % u[0]], n=4)
+    assert all(isinstance(x, str) and x.startswith("i") for x in got[0])

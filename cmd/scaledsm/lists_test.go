@@ -1,0 +1,148 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// listsModel fits the default recommender to generate's ratings of users
+// who chose what they rate, and returns its directory and the ratings'.
+func listsModel(t *testing.T) (model, data string) {
+	t.Helper()
+	data = t.TempDir()
+	if code, _, errs := cli(t, "generate", "--problem", "ratings", "--users", "300", "--items", "400", "--ratings", "12000", "--choice", "2", "--out", data); code != 0 {
+		t.Fatal(errs)
+	}
+	model = filepath.Join(t.TempDir(), "m")
+	if code, _, errs := cli(t, "solve", "--ratings", filepath.Join(data, "train.csv"), "--out", model); code != 0 {
+		t.Fatal(errs)
+	}
+	return model, data
+}
+
+// TestRecommendCommand runs recommend as a user would: the lists of every
+// user in the CSV layout (a header, ranks from 1, scores decreasing, no
+// training item), then each bad input refused in one line with exit 2 and
+// nothing written.
+func TestRecommendCommand(t *testing.T) {
+	model, data := listsModel(t)
+	out := filepath.Join(t.TempDir(), "top.csv")
+	code, stdout, errs := cli(t, "recommend", "--factors", model, "--top", "5", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.Contains(stdout, "wrote the top 5 items of 300 users") {
+		t.Errorf("stdout %q", stdout)
+	}
+	rows := readCSV(t, out)
+	if strings.Join(rows[0], ",") != "user,item,rank,score" || len(rows) != 1+300*5 {
+		t.Fatalf("header %v, %d rows", rows[0], len(rows))
+	}
+	seen := map[string]bool{}
+	for _, r := range readCSV(t, filepath.Join(data, "train.csv"))[1:] {
+		seen[r[0]+","+r[1]] = true
+	}
+	for k, r := range rows[1:] {
+		if seen[r[0]+","+r[1]] {
+			t.Fatalf("row %d lists the training pair %v", k+2, r)
+		}
+		if rank, _ := strconv.Atoi(r[2]); rank != k%5+1 {
+			t.Fatalf("row %d: rank %s, want %d", k+2, r[2], k%5+1)
+		}
+		if k%5 > 0 {
+			prev, _ := strconv.ParseFloat(rows[k][3], 64)
+			cur, _ := strconv.ParseFloat(r[3], 64)
+			if cur > prev {
+				t.Fatalf("row %d: score %v above the one before, %v", k+2, cur, prev)
+			}
+		}
+	}
+	// --users with an id the model does not have: said, and listed only
+	// with --cold popular.
+	users := filepath.Join(t.TempDir(), "users.txt")
+	os.WriteFile(users, []byte("userId\n1\n999999\n2\n"), 0o644)
+	code, stdout, _ = cli(t, "recommend", "--factors", model, "--users", users, "--top", "3", "--out", out)
+	if code != 0 || !strings.Contains(stdout, "1 of the 3 users") || len(readCSV(t, out)) != 1+2*3 {
+		t.Errorf("--users: exit %d, %q, %d rows", code, stdout, len(readCSV(t, out)))
+	}
+	code, _, _ = cli(t, "recommend", "--factors", model, "--users", users, "--top", "3", "--cold", "popular", "--out", out)
+	if rows := readCSV(t, out); code != 0 || len(rows) != 1+3*3 || rows[4][0] != "999999" {
+		t.Errorf("--cold popular: exit %d, rows %v", code, rows)
+	}
+	// Bad input.
+	bare := filepath.Join(t.TempDir(), "bare")
+	if code, _, errs := cli(t, "solve", "--ratings", filepath.Join(data, "train.csv"), "--lists=false", "--out", bare); code != 0 {
+		t.Fatal(errs)
+	}
+	fresh := filepath.Join(t.TempDir(), "x.csv")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--factors", model, "--top", "0", "--out", fresh}, "--top 0: must be at least 1"},
+		{[]string{"--factors", model, "--top", "401", "--out", fresh}, "the model has"},
+		{[]string{"--factors", bare, "--out", fresh}, "has no lists"},
+		{[]string{"--factors", data, "--out", fresh}, "holds no model.json"},
+		{[]string{"--factors", model, "--cold", "random", "--out", fresh}, "--cold random"},
+		{[]string{"--factors", model, "--out", users}, "--out"},
+	} {
+		code, _, errs := cli(t, append([]string{"recommend"}, c.args...)...)
+		if code != 2 || !strings.Contains(errs, c.want) || strings.Count(strings.TrimSpace(errs), "\n") > 0 {
+			t.Errorf("%v: exit %d, %q; want exit 2 and one line with %q", c.args, code, errs, c.want)
+		}
+		if _, err := os.Stat(fresh); err == nil {
+			t.Fatalf("%v: %s written", c.args, fresh)
+		}
+	}
+}
+
+// TestSolveInteractions fits implicit feedback from a file of user,item
+// lines (no header, no weights) and one with a header and counts; reports
+// the lists on held-out interactions beside the most popular items'; and
+// refuses a count that is not positive, naming its line.
+func TestSolveInteractions(t *testing.T) {
+	_, data := listsModel(t)
+	dir := t.TempDir()
+	var plain, counted strings.Builder
+	counted.WriteString("user_id,item_id,plays\n")
+	for k, r := range readCSV(t, filepath.Join(data, "train.csv"))[1:] {
+		plain.WriteString(r[0] + "\t" + r[1] + "\n")
+		counted.WriteString(r[0] + "," + r[1] + "," + strconv.Itoa(1+k%7) + "\n")
+	}
+	files := map[string]string{"plain.tsv": plain.String(), "counted.csv": counted.String()}
+	for name, text := range files {
+		os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644)
+	}
+	out := filepath.Join(dir, "m")
+	code, stdout, errs := cli(t, "solve", "--interactions", filepath.Join(dir, "plain.tsv"), "--holdout", "0.2", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"problem    interactions from", "lists      rank-", "most popular", "R@20"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("the summary has no %q:\n%s", want, stdout)
+		}
+	}
+	if code, _, errs := cli(t, "recommend", "--factors", out, "--out", filepath.Join(dir, "top.csv")); code != 0 {
+		t.Errorf("recommend of an implicit model: exit %d: %s", code, errs)
+	}
+	if code, _, errs := cli(t, "solve", "--interactions", filepath.Join(dir, "counted.csv"), "--weight", "log", "--out", filepath.Join(dir, "m2")); code != 0 {
+		t.Errorf("counts with a header: exit %d: %s", code, errs)
+	}
+	bad := filepath.Join(dir, "bad.csv")
+	os.WriteFile(bad, []byte("1,2,3\n1,3,-1\n"), 0o644)
+	code, _, errs = cli(t, "solve", "--interactions", bad, "--out", filepath.Join(dir, "m3"))
+	if code != 2 || !strings.Contains(errs, "line 2") || !strings.Contains(errs, "positive") {
+		t.Errorf("a negative count: exit %d, %q", code, errs)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "m3")); err == nil {
+		t.Error("a model written for a bad file")
+	}
+	code, _, errs = cli(t, "solve", "--interactions", bad, "--nu", "4")
+	if code != 2 || !strings.Contains(errs, "--nu") {
+		t.Errorf("--nu with --interactions: exit %d, %q", code, errs)
+	}
+}
