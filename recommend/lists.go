@@ -87,6 +87,8 @@ type factorScorer struct {
 	width  int
 	n2     int
 	bufs   sync.Pool
+	once   sync.Once
+	fiT    []float64 // fi transposed, width×n2, for scoresRange
 }
 
 func newFactorScorer(fu, fi []float64, width int) *factorScorer {
@@ -124,74 +126,150 @@ func better(s float64, i int32, t float64, j int32) bool {
 	return s > t || (s == t && i < j)
 }
 
-// topOf sets items and scores (capacity n) to the n best entries of
-// scores, best first, skipping -Inf and NaN (the excluded), and returns
-// how many it found (fewer than n when fewer items are left). The list is
-// a heap with its worst at the root while it fills.
-func topOf(scores []float64, n int, items []int32, vals []float64) int {
-	h := 0
-	for i, s := range scores {
-		if !(s > math.Inf(-1)) {
-			continue
-		}
-		j := int32(i)
-		if h < n {
-			items[h], vals[h] = j, s
-			h++
-			for c := h - 1; c > 0; { // sift up: the worst at the root
-				p := (c - 1) / 2
-				if !better(vals[p], items[p], vals[c], items[c]) {
-					break
-				}
-				items[p], items[c], vals[p], vals[c] = items[c], items[p], vals[c], vals[p]
-				c = p
-			}
-			continue
-		}
-		if !better(s, j, vals[0], items[0]) {
-			continue
-		}
-		items[0], vals[0] = j, s
-		for p := 0; ; { // sift down
-			c := 2*p + 1
-			if c >= h {
-				break
-			}
-			if c+1 < h && better(vals[c], items[c], vals[c+1], items[c+1]) {
-				c++
-			}
+// topHeap keeps the n best (score, item) pairs pushed: a heap with the
+// worst at its root while it fills, sorted best first by sorted.
+type topHeap struct {
+	items []int32
+	vals  []float64
+	h     int
+}
+
+func newTopHeap(n int) *topHeap { return &topHeap{items: make([]int32, n), vals: make([]float64, n)} }
+
+// push offers item j with score s.
+func (t *topHeap) push(s float64, j int32) {
+	items, vals, n := t.items, t.vals, len(t.items)
+	if t.h < n {
+		items[t.h], vals[t.h] = j, s
+		t.h++
+		for c := t.h - 1; c > 0; { // sift up: the worst at the root
+			p := (c - 1) / 2
 			if !better(vals[p], items[p], vals[c], items[c]) {
 				break
 			}
 			items[p], items[c], vals[p], vals[c] = items[c], items[p], vals[c], vals[p]
-			p = c
+			c = p
 		}
+		return
 	}
-	// Sort best first.
-	idx := make([]int, h)
+	if !better(s, j, vals[0], items[0]) {
+		return
+	}
+	items[0], vals[0] = j, s
+	for p := 0; ; { // sift down
+		c := 2*p + 1
+		if c >= t.h {
+			break
+		}
+		if c+1 < t.h && better(vals[c], items[c], vals[c+1], items[c+1]) {
+			c++
+		}
+		if !better(vals[p], items[p], vals[c], items[c]) {
+			break
+		}
+		items[p], items[c], vals[p], vals[c] = items[c], items[p], vals[c], vals[p]
+		p = c
+	}
+}
+
+// offer pushes the scores of items from..from+len(scores)-1, skipping
+// -Inf and NaN (the excluded).
+func (t *topHeap) offer(scores []float64, from int) {
+	for k, s := range scores {
+		if !(s > math.Inf(-1)) {
+			continue
+		}
+		if t.h == len(t.items) && s < t.vals[0] {
+			continue // the common case, decided without a call
+		}
+		t.push(s, int32(from+k))
+	}
+}
+
+// sorted sorts the pairs best first and returns them.
+func (t *topHeap) sorted() ([]int32, []float64) {
+	idx := make([]int, t.h)
 	for k := range idx {
 		idx[k] = k
 	}
 	slices.SortFunc(idx, func(a, b int) int {
-		if better(vals[a], items[a], vals[b], items[b]) {
+		if better(t.vals[a], t.items[a], t.vals[b], t.items[b]) {
 			return -1
 		}
 		return 1
 	})
-	ti, tv := make([]int32, h), make([]float64, h)
+	items, vals := make([]int32, t.h), make([]float64, t.h)
 	for k, at := range idx {
-		ti[k], tv[k] = items[at], vals[at]
+		items[k], vals[k] = t.items[at], t.vals[at]
 	}
-	copy(items, ti)
-	copy(vals, tv)
-	return h
+	return items, vals
 }
 
+// topOf sets items and scores (capacity n) to the n best entries of
+// scores, best first, skipping -Inf and NaN (the excluded), and returns
+// how many it found (fewer than n when fewer items are left).
+func topOf(scores []float64, n int, items []int32, vals []float64) int {
+	t := &topHeap{items: items[:n], vals: vals[:n]}
+	t.offer(scores, 0)
+	ti, tv := t.sorted()
+	copy(items, ti)
+	copy(vals, tv)
+	return len(ti)
+}
+
+// rangeScorer is a scorer that scores a range of items at a time.
+type rangeScorer interface {
+	scorer
+	// scoresRange sets out[r*(i1-i0)+i-i0] to the score of item i in
+	// [i0, i1) for user rows[r].
+	scoresRange(out []float64, rows []int, i0, i1 int)
+}
+
+func (f *factorScorer) scoresRange(out []float64, rows []int, i0, i1 int) {
+	w, m := f.width, i1-i0
+	clear(out[:len(rows)*m])
+	if w == 0 {
+		return
+	}
+	f.once.Do(func() { // the items' factors by dimension, each a row of n2
+		f.fiT = make([]float64, w*f.n2)
+		for i := range f.n2 {
+			for j, v := range f.fi[i*w : i*w+w] {
+				f.fiT[j*f.n2+i] = v
+			}
+		}
+	})
+	bp, _ := f.bufs.Get().(*[]float64)
+	if bp == nil {
+		b := make([]float64, kernel.BatchRows*w)
+		bp = &b
+	}
+	// wt holds the users' factors by dimension (w×len(rows)): out's rows
+	// are the users', each Σ_j fu_uj · fiT_j over the range, by the
+	// kernel's register tiles of users by items (no horizontal sums).
+	nr := len(rows)
+	wt := (*bp)[:w*nr]
+	for r, u := range rows {
+		for j, v := range f.fu[u*w : u*w+w] {
+			wt[j*nr+r] = v
+		}
+	}
+	kernel.AxpyBatch(out, m, wt, nr, f.fiT[i0:], f.n2, w, m, nr)
+	f.bufs.Put(bp)
+}
+
+// listItems is the items a block's scores cover at a time in topN, so
+// that the block's scores (kernel.BatchRows users by listItems items, 1
+// MiB) stay in L2 while they are made and selected.
+const listItems = 2048
+
 // topN computes the n best items of the users rows (indices) by sc,
-// excluding the items exclude gives (nil: none), on the cores, and calls
-// emit for each user in the order of rows with its items and scores
-// (emit must not keep them). A block of kernel.BatchRows users is scored
-// at a time, so that memory is bounded whatever the number of users.
+// excluding the items exclude gives (nil: none; each user's increasing),
+// on the cores, and calls emit for each user in the order of rows with
+// its items and scores (emit must not keep them). A block of
+// kernel.BatchRows users is scored at a time, by ranges of listItems
+// items when sc can, so that memory is bounded whatever the number of
+// users and the scores are selected while they are in cache.
 func topN(sc scorer, rows []int, n int, exclude func(u int) []int32, workers int, emit func(r int, items []int32, scores []float64) error) error {
 	n2 := sc.items()
 	const block = kernel.BatchRows
@@ -202,25 +280,54 @@ func topN(sc scorer, rows []int, n int, exclude func(u int) []int32, workers int
 		scores []float64
 	}
 	res := make([]result, chunk*block)
-	bufs := sync.Pool{New: func() any { b := make([]float64, block*n2); return &b }}
+	width := n2
+	rs, ranged := sc.(rangeScorer)
+	if ranged {
+		width = min(n2, listItems)
+	}
+	bufs := sync.Pool{New: func() any { b := make([]float64, block*width); return &b }}
 	for c0 := 0; c0 < nb; c0 += chunk {
 		c1 := min(nb, c0+chunk)
 		par.Do(workers, c1-c0, func(j int) {
 			b := c0 + j
 			r0, r1 := b*block, min(len(rows), (b+1)*block)
 			bp := bufs.Get().(*[]float64)
-			out := (*bp)[:(r1-r0)*n2]
-			sc.scores(out, rows[r0:r1])
-			for r := r0; r < r1; r++ {
-				s := out[(r-r0)*n2 : (r-r0+1)*n2]
-				if exclude != nil {
-					for _, i := range exclude(rows[r]) {
-						s[i] = math.Inf(-1)
-					}
+			heaps := make([]*topHeap, r1-r0)
+			next := make([]int, r1-r0) // each user's next excluded item
+			var ex [][]int32
+			if exclude != nil {
+				ex = make([][]int32, r1-r0)
+				for r := range ex {
+					ex[r] = exclude(rows[r0+r])
 				}
-				items, vals := make([]int32, n), make([]float64, n)
-				h := topOf(s, n, items, vals)
-				res[r-c0*block] = result{items[:h], vals[:h]}
+			}
+			for r := range heaps {
+				heaps[r] = newTopHeap(n)
+			}
+			for i0 := 0; i0 < n2; i0 += width {
+				i1 := min(n2, i0+width)
+				m := i1 - i0
+				out := (*bp)[:(r1-r0)*m]
+				if ranged {
+					rs.scoresRange(out, rows[r0:r1], i0, i1)
+				} else {
+					sc.scores(out, rows[r0:r1])
+				}
+				for r := range heaps {
+					s := out[r*m : (r+1)*m]
+					if ex != nil {
+						e := ex[r]
+						for next[r] < len(e) && int(e[next[r]]) < i1 {
+							s[int(e[next[r]])-i0] = math.Inf(-1)
+							next[r]++
+						}
+					}
+					heaps[r].offer(s, i0)
+				}
+			}
+			for r, h := range heaps {
+				items, vals := h.sorted()
+				res[r0+r-c0*block] = result{items, vals}
 			}
 			bufs.Put(bp)
 		})

@@ -8,7 +8,9 @@ import (
 	"strings"
 	"time"
 
-	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/lapack/lapack64"
 
 	"github.com/scaledsm/scaledsm/internal/kernel"
 	"github.com/scaledsm/scaledsm/internal/mem"
@@ -228,13 +230,13 @@ func (b *baseline) fit(ctx context.Context, name string, grid [][]float64, c []i
 }
 
 // easeFits refuses an EASE whose dense matrices need more memory than the
-// machine has: the smaller side's Gram and its inverse, and on the users'
-// side the n1×n2 scores.
+// machine has: the smaller side's Gram, inverted in place, and on the
+// users' side the n1×n2 scores.
 func (b *baseline) easeFits() error {
 	n1, n2 := int64(b.t.n1), int64(b.t.n2)
-	need := 16 * n2 * n2
+	need := 8 * n2 * n2
 	if n1 < n2 {
-		need = 16*n1*n1 + 8*n1*n2
+		need = 8*n1*n1 + 8*n1*n2
 	}
 	if err := mem.Check(need); err != nil {
 		return fmt.Errorf("EASE of %d users and %d items: %w", n1, n2, err)
@@ -248,6 +250,7 @@ func (b *baseline) easeFits() error {
 // diag P_i = (1 - x_iᵀ (X Xᵀ + λI)⁻¹ x_i)/λ, so that the scores
 // X - (X P) diag(1/diag P) take an n1×n1 inverse.
 func (b *baseline) ease(lam float64) (scorer, error) {
+	collect() // the last penalty's matrices, before this one's are made
 	t := b.t
 	if t.n1 < t.n2 {
 		return b.easeUsers(lam)
@@ -257,10 +260,10 @@ func (b *baseline) ease(lam float64) (scorer, error) {
 	for i := range n2 {
 		g[i*n2+i] += lam
 	}
-	pm, err := inverseSym(g, n2)
-	if err != nil {
+	if err := inverseSym(g, n2); err != nil {
 		return nil, err
 	}
+	pm := g
 	// B_ij = -P_ij / P_jj, B_jj = 0, row-major.
 	for i := range n2 {
 		row := pm[i*n2 : (i+1)*n2]
@@ -282,10 +285,10 @@ func (b *baseline) easeUsers(lam float64) (scorer, error) {
 	for u := range n1 {
 		k[u*n1+u] += lam
 	}
-	c, err := inverseSym(k, n1)
-	if err != nil {
+	if err := inverseSym(k, n1); err != nil {
 		return nil, err
 	}
+	c := k
 	// xp = C X, n1×n2: row a is Σ_b C_ab X_b.
 	xp := make([]float64, n1*n2)
 	par.Do(b.s.Workers, n1, func(a int) {
@@ -352,25 +355,24 @@ func (b *baseline) gram(users bool) []float64 {
 	return g
 }
 
-// inverseSym returns the inverse of the n×n symmetric positive definite g
-// (row-major), by its Cholesky factor.
-func inverseSym(g []float64, n int) ([]float64, error) {
-	var ch mat.Cholesky
-	if !ch.Factorize(mat.NewSymDense(n, g)) {
-		return nil, fmt.Errorf("recommend: EASE: the Gram matrix is not positive definite")
+// inverseSym replaces the n×n symmetric positive definite g (row-major,
+// full) by its inverse, in place (LAPACK's Cholesky factor and inverse in
+// g's own memory: EASE's matrices take their n² values once).
+func inverseSym(g []float64, n int) error {
+	a := blas64.Symmetric{Uplo: blas.Upper, N: n, Stride: n, Data: g}
+	t, ok := lapack64.Potrf(a)
+	if !ok {
+		return fmt.Errorf("recommend: EASE: the Gram matrix is not positive definite")
 	}
-	var inv mat.SymDense
-	if err := ch.InverseTo(&inv); err != nil {
-		return nil, err
+	if _, ok := lapack64.Potri(t); !ok {
+		return fmt.Errorf("recommend: EASE: the Gram matrix is singular")
 	}
-	out := make([]float64, n*n)
-	for i := range n {
-		for j := i; j < n; j++ {
-			v := inv.At(i, j)
-			out[i*n+j], out[j*n+i] = v, v
+	for i := range n { // the upper triangle to the lower
+		for j := i + 1; j < n; j++ {
+			g[j*n+i] = g[i*n+j]
 		}
 	}
-	return out, nil
+	return nil
 }
 
 // sparseTimesDense scores by X B: user u's scores are the sum of B's rows

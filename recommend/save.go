@@ -251,8 +251,13 @@ func (d *modelDir) lists() (*Lists, error) {
 		return nil, d.fail(SeenStartFile, "starts at %d and ends at %d, want 0 and %d", start[0], start[js.Users], lj.Interactions)
 	}
 	for u := range js.Users {
-		if start[u+1] < start[u] {
-			return nil, d.fail(SeenStartFile, "decreases at [%d]", u+1)
+		if start[u+1] < start[u] || start[u+1] > int64(lj.Interactions) {
+			return nil, d.fail(SeenStartFile, "decreases or passes the interactions at [%d]", u+1)
+		}
+		for k := start[u] + 1; k < start[u+1]; k++ {
+			if seen.Items[k] <= seen.Items[k-1] {
+				return nil, d.fail(SeenItemsFile, "user position %d's items are not increasing at [%d]", u, k)
+			}
 		}
 	}
 	l := &Lists{Pop: lj.Pop, Lambda: lj.Lambda, Seen: seen, Selection: lj.Selection}

@@ -37,6 +37,7 @@ func TestGrid(t *testing.T) {
 	t.Run("video", gridVideo)
 	t.Run("rank", gridRank)
 	t.Run("ratings", gridRatings)
+	t.Run("lists", gridLists)
 }
 
 // gridRun is one solve of the grid: what it runs and what it must give.
@@ -328,6 +329,49 @@ func gridRatings(t *testing.T) {
 	t.Logf("ratings: test RMSE %.4f, biases %.4f", sum.Test.RMSE, sum.Test.BiasesRMSE)
 	if rmse := sum.Test.RMSE; !(rmse <= 0.850) || !(rmse < sum.Test.BiasesRMSE-0.05) {
 		t.Errorf("ratings: test RMSE %.4f (biases %.4f), want <= 0.850", rmse, sum.Test.BiasesRMSE)
+	}
+}
+
+// gridLists is issue 59's acceptance in small: on ratings whose users
+// chose what they rate by taste (generate --choice 2), the default fit's
+// top-10 lists of the test's users (relevant: 4 stars and up) beat the
+// most popular items' by a clear margin, and the lists of implicit
+// feedback alone (the same pairs, solve --interactions) beat them too;
+// the ratings' test RMSE stays the ratings case's.
+func gridLists(t *testing.T) {
+	d := t.TempDir()
+	if code, _, errs := cli(t, "generate", "--problem", "ratings", "--choice", "2", "--out", d); code != 0 {
+		t.Fatalf("generate: exit %d: %s", code, errs)
+	}
+	type lists struct {
+		Test *struct {
+			RMSE float64 `json:"test_rmse"`
+		} `json:"test"`
+		TestLists struct {
+			Model   []struct{ Precision, NDCG float64 } `json:"model"`
+			Popular []struct{ Precision, NDCG float64 } `json:"popular"`
+		} `json:"test_lists"`
+	}
+	for _, c := range []struct {
+		input     string
+		precision float64 // the least P@10 over the most popular's
+	}{{"ratings", 1.2}, {"interactions", 1.15}} {
+		code, out, errs := cli(t, "solve", "--json", "--"+c.input, filepath.Join(d, "train.csv"), "--test", filepath.Join(d, "test.csv"))
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", c.input, code, errs)
+		}
+		var sum lists
+		if err := json.Unmarshal([]byte(out), &sum); err != nil {
+			t.Fatal(err)
+		}
+		m, p := sum.TestLists.Model[0], sum.TestLists.Popular[0]
+		t.Logf("lists of %s: P@10 %.4f NDCG@10 %.4f, most popular %.4f %.4f", c.input, m.Precision, m.NDCG, p.Precision, p.NDCG)
+		if !(m.Precision > c.precision*p.Precision && m.NDCG > c.precision*p.NDCG) {
+			t.Errorf("%s: P@10 %.4f, NDCG@10 %.4f; most popular %.4f, %.4f: want %g times at least", c.input, m.Precision, m.NDCG, p.Precision, p.NDCG, c.precision)
+		}
+		if sum.Test != nil && !(sum.Test.RMSE <= 0.85) {
+			t.Errorf("ratings with --choice: test RMSE %.4f, want <= 0.850", sum.Test.RMSE)
+		}
 	}
 }
 
