@@ -301,6 +301,9 @@ func FitTable(ctx context.Context, tb *Table, s Settings) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
+	if red == nil {
+		m.Seen = seenOf(t)
+	}
 	if !s.NoLists && red == nil {
 		if s.Progress != nil {
 			s.Progress(Progress{Stage: "lists", Rank: m.Info.Rank, RMSE: math.NaN()})

@@ -16,12 +16,21 @@ import (
 // P Qᵀ is a low-rank ridge regression of the interaction matrix on itself
 // (see fitLists): which items the user rated, weighted by the ratings, or
 // the user's implicit feedback. A list never holds an item of the user's
-// training interactions (Seen) unless asked to.
+// training interactions (Model.Seen) unless asked to.
 type Lists struct {
 	P, Q   *mat.Dense // users × Rank and items × Rank
 	Pop    float64    // the popularity exponent β: item i's column was scaled by its weight^-β
 	Lambda float64    // the ridge penalty, relative to the mean squared norm of the scaled columns
-	Seen   Seen       // the training interactions, by user
+	// What a fold-in needs (see FoldIn): each item's column scale (its
+	// weight^-Pop), the squared singular values of the scaled matrix, the
+	// penalty's unit, and how a value weighs (Weights: "rating" from the
+	// scale [Lo, Lo+Span], or "value" for implicit feedback).
+	Scale   []float64
+	Sig2    []float64
+	Lambda0 float64
+	Weights string
+	Lo      float64
+	Span    float64
 	// Selection is the validation that chose the hyperparameters.
 	Selection *ListSelection
 }
@@ -58,11 +67,13 @@ type ListCandidate struct {
 	Score   float64 `json:"score"`
 }
 
-// Seen are interactions by user: user u's items (indices, increasing) are
-// Items[Start[u]:Start[u+1]].
+// Seen are interactions by user: user u's items (indices, each once, in
+// no particular order) are Items[Start[u]:Start[u+1]], with their values
+// (ratings, or weights of implicit feedback) in Values.
 type Seen struct {
-	Start []int64
-	Items []int32
+	Start  []int64
+	Items  []int32
+	Values []float32
 }
 
 // Len returns the number of interactions.
@@ -264,7 +275,7 @@ func (f *factorScorer) scoresRange(out []float64, rows []int, i0, i1 int) {
 const listItems = 2048
 
 // topN computes the n best items of the users rows (indices) by sc,
-// excluding the items exclude gives (nil: none; each user's increasing),
+// excluding the items exclude gives (nil: none),
 // on the cores, and calls emit for each user in the order of rows with
 // its items and scores (emit must not keep them). A block of
 // kernel.BatchRows users is scored at a time, by ranges of listItems
@@ -293,7 +304,6 @@ func topN(sc scorer, rows []int, n int, exclude func(u int) []int32, workers int
 			r0, r1 := b*block, min(len(rows), (b+1)*block)
 			bp := bufs.Get().(*[]float64)
 			heaps := make([]*topHeap, r1-r0)
-			next := make([]int, r1-r0) // each user's next excluded item
 			var ex [][]int32
 			if exclude != nil {
 				ex = make([][]int32, r1-r0)
@@ -316,10 +326,10 @@ func topN(sc scorer, rows []int, n int, exclude func(u int) []int32, workers int
 				for r := range heaps {
 					s := out[r*m : (r+1)*m]
 					if ex != nil {
-						e := ex[r]
-						for next[r] < len(e) && int(e[next[r]]) < i1 {
-							s[int(e[next[r]])-i0] = math.Inf(-1)
-							next[r]++
+						for _, i := range ex[r] {
+							if int(i) >= i0 && int(i) < i1 {
+								s[int(i)-i0] = math.Inf(-1)
+							}
 						}
 					}
 					heaps[r].offer(s, i0)

@@ -102,7 +102,7 @@ func FitBaseline(ctx context.Context, x *Indexed, name string, relevant float64,
 		return nil, err
 	}
 	sel.Seconds = time.Since(begin).Seconds()
-	return &Ranking{Name: name, Setting: setting, Users: tb.users, Items: tb.items, Selection: sel, sc: sc, seen: seenOf(t)}, nil
+	return &Ranking{Name: name, Setting: setting, Users: tb.users, Items: tb.items, Selection: sel, sc: sc, seen: *seenOf(t)}, nil
 }
 
 // baseline fits the baselines to a table's interactions, 1 each.

@@ -32,7 +32,7 @@ func randomListsModel(n1, n2, k, seen int) *Model {
 		s.Items = append(s.Items, slices.Compact(row)...)
 		s.Start[u+1] = int64(len(s.Items))
 	}
-	m := &Model{Users: make(IDs, n1), Items: make(IDs, n2), Lists: &Lists{P: mat.NewDense(n1, k, p), Q: mat.NewDense(n2, k, q), Seen: s}}
+	m := &Model{Users: make(IDs, n1), Items: make(IDs, n2), Lists: &Lists{P: mat.NewDense(n1, k, p), Q: mat.NewDense(n2, k, q)}, Seen: &s}
 	for u := range n1 {
 		m.Users[u] = int64(u)
 	}

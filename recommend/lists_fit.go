@@ -100,6 +100,17 @@ func ratingsMatrix(t *table) imat {
 	return x
 }
 
+// weights names the mode for Lists.Weights.
+func (x imat) weights() string {
+	switch x.mode {
+	case valueWeights:
+		return "value"
+	case ratingWeights:
+		return "rating"
+	}
+	return "one"
+}
+
 // w returns the weight of a table value, 0 for one held out (NaN).
 func (x imat) w(y float32) float64 {
 	switch {
@@ -485,7 +496,8 @@ func fitLists(ctx context.Context, t *table, implicit bool, s Settings) (*Lists,
 	sc, lambda0 := x.scales(counts, pop)
 	sp := x.spectrumOf(sc, min(k+listOversample, t.n1, t.n2), s.Seed, s.Workers)
 	pf, qf := sp.factors(t.n1, t.n2, k, lam*lambda0)
-	l := &Lists{P: mat.NewDense(t.n1, k, pf), Q: mat.NewDense(t.n2, k, qf), Pop: pop, Lambda: lam, Seen: seenOf(t), Selection: sel}
+	l := &Lists{P: mat.NewDense(t.n1, k, pf), Q: mat.NewDense(t.n2, k, qf), Pop: pop, Lambda: lam,
+		Scale: sc, Sig2: slices.Clone(sp.sig2[:k]), Lambda0: lambda0, Weights: x.weights(), Lo: x.lo, Span: x.span, Selection: sel}
 	sel.Seconds = time.Since(begin).Seconds()
 	return l, nil
 }
@@ -579,15 +591,12 @@ func searchLists(x imat, v *listValidation, sel *ListSelection, s Settings) (lis
 	return cur, ranks[cur[1]]
 }
 
-// seenOf returns the table's interactions by user, each user's items
-// increasing.
-func seenOf(t *table) Seen {
-	s := Seen{Start: make([]int64, t.n1+1), Items: make([]int32, 0, len(t.uItem))}
-	for u := range t.n1 {
-		row := slices.Clone(t.uItem[t.uStart[u]:t.uStart[u+1]])
-		slices.Sort(row)
-		s.Items = append(s.Items, row...)
-		s.Start[u+1] = int64(len(s.Items))
+// seenOf returns the table's ratings by user, in the order they came, in
+// the table's own memory (its users' half): no copy of 8 bytes a rating.
+func seenOf(t *table) *Seen {
+	start := make([]int64, t.n1+1)
+	for u, p := range t.uStart {
+		start[u] = int64(p)
 	}
-	return s
+	return &Seen{Start: start, Items: t.uItem, Values: t.y}
 }

@@ -30,6 +30,11 @@ type Model struct {
 	// beside the ratings model by default, and alone from implicit
 	// feedback (FitInteractions).
 	Lists *Lists
+	// Seen, when not nil, are the training ratings (or interactions) by
+	// user: the items lists leave out, and the ratings a fold-in of a
+	// known user's new ones adds to (FoldIn). A fit on MPI ranks keeps
+	// none.
+	Seen *Seen
 }
 
 // Info says how a model was fitted.

@@ -60,9 +60,12 @@ func (m *Model) Ranking() (*Ranking, error) {
 	if l == nil {
 		return nil, &InputError{Input: "model", Reason: "has no lists (fitted without them, or saved by an earlier version): fit it again"}
 	}
+	if m.Seen == nil {
+		return nil, &InputError{Input: "model", Reason: "has lists and no training interactions to leave out of them"}
+	}
 	k := l.Rank()
 	sc := newFactorScorer(l.P.RawMatrix().Data, l.Q.RawMatrix().Data, k)
-	return &Ranking{Name: "scaledsm", Setting: fmt.Sprintf("rank %d, pop %g, lambda %g", k, l.Pop, l.Lambda), Users: m.Users, Items: m.Items, sc: sc, seen: l.Seen}, nil
+	return &Ranking{Name: "scaledsm", Setting: fmt.Sprintf("rank %d, pop %g, lambda %g", k, l.Pop, l.Lambda), Users: m.Users, Items: m.Items, sc: sc, seen: *m.Seen}, nil
 }
 
 // A Ranking lists items for users: the lists of a Model (Model.Ranking)
@@ -253,6 +256,7 @@ func FitInteractions(ctx context.Context, x *Indexed, s Settings) (*Model, error
 	if m.Lists, err = fitLists(ctx, t, true, s); err != nil {
 		return nil, err
 	}
+	m.Seen = seenOf(t)
 	m.Info = Info{Method: MethodImplicit, Rank: m.Lists.Rank(), Ratings: t.m, Seed: s.Seed, Seconds: time.Since(begin).Seconds()}
 	return m, nil
 }

@@ -34,13 +34,18 @@ const (
 	ItemBiasFile = "item_bias.npy"
 	LFile        = "L.npy"
 	RFile        = "R.npy"
-	// The lists (Model.Lists): their factors, and the training
-	// interactions by user (seen_items[seen_start[u]:seen_start[u+1]],
-	// item positions).
-	ListsPFile    = "lists_P.npy"
-	ListsQFile    = "lists_Q.npy"
-	SeenStartFile = "seen_start.npy"
-	SeenItemsFile = "seen_items.npy"
+	// The lists (Model.Lists): their factors, and what a fold-in needs
+	// (the items' column scales, the squared singular values).
+	ListsPFile     = "lists_P.npy"
+	ListsQFile     = "lists_Q.npy"
+	ListsScaleFile = "lists_scale.npy"
+	ListsSig2File  = "lists_sig2.npy"
+	// The training ratings by user (Model.Seen): user u's item positions
+	// seen_items[seen_start[u]:seen_start[u+1]], their values in
+	// seen_values.
+	SeenStartFile  = "seen_start.npy"
+	SeenItemsFile  = "seen_items.npy"
+	SeenValuesFile = "seen_values.npy"
 )
 
 // Format names the layout of a saved model in its model.json.
@@ -60,17 +65,21 @@ type modelJSON struct {
 	Rank       int               `json:"rank"`
 	Info       Info              `json:"info"`
 	Lists      *listsJSON        `json:"lists,omitempty"`
+	Seen       *int              `json:"seen,omitempty"` // the training ratings held by user (Model.Seen)
 	Files      map[string]string `json:"files"` // name: FNV-1a 64 of its bytes, hex
 }
 
 // listsJSON is model.json's account of the lists.
 type listsJSON struct {
-	Score        string         `json:"score"`
-	Rank         int            `json:"rank"`
-	Pop          float64        `json:"pop"`
-	Lambda       float64        `json:"lambda"`
-	Interactions int            `json:"interactions"`
-	Selection    *ListSelection `json:"selection,omitempty"`
+	Score     string         `json:"score"`
+	Rank      int            `json:"rank"`
+	Pop       float64        `json:"pop"`
+	Lambda    float64        `json:"lambda"`
+	Lambda0   float64        `json:"lambda0"`
+	Weights   string         `json:"weights"` // "rating": lo + span maps to 1, lo to 0.2; "value"
+	Lo        float64        `json:"lo"`
+	Span      float64        `json:"span"`
+	Selection *ListSelection `json:"selection,omitempty"`
 }
 
 const listsFormula = "lists_P[u] @ lists_Q[i], the user's seen items (seen_items[seen_start[u]:seen_start[u+1]]) left out"
@@ -111,17 +120,27 @@ func (m *Model) Save(dir string, extra ...File) error {
 	}
 	if l := m.Lists; l != nil {
 		kl := l.Rank()
-		seen := l.Seen
 		arrays = append(arrays,
 			file{ListsPFile, func(w io.Writer) error { return dataio.WriteFloat64(w, []int{len(m.Users), kl}, l.P.RawMatrix().Data) }},
 			file{ListsQFile, func(w io.Writer) error { return dataio.WriteFloat64(w, []int{len(m.Items), kl}, l.Q.RawMatrix().Data) }},
+			file{ListsScaleFile, func(w io.Writer) error { return dataio.WriteFloat64(w, []int{len(l.Scale)}, l.Scale) }},
+			file{ListsSig2File, func(w io.Writer) error { return dataio.WriteFloat64(w, []int{len(l.Sig2)}, l.Sig2) }})
+	}
+	if seen := m.Seen; seen != nil {
+		arrays = append(arrays,
 			file{SeenStartFile, func(w io.Writer) error { return dataio.WriteInt64(w, []int{len(seen.Start)}, seen.Start) }},
-			file{SeenItemsFile, func(w io.Writer) error { return dataio.WriteInt32(w, []int{len(seen.Items)}, seen.Items) }})
+			file{SeenItemsFile, func(w io.Writer) error { return dataio.WriteInt32(w, []int{len(seen.Items)}, seen.Items) }},
+			file{SeenValuesFile, func(w io.Writer) error { return dataio.WriteArray(w, dataio.Header{Dtype: "<f4", Shape: []int{len(seen.Values)}}, seen.Values) }})
 	}
 	js := modelJSON{Format: Format, Prediction: predictionFormula, Mean: m.Mean, Min: m.Min, Max: m.Max,
 		Users: len(m.Users), Items: len(m.Items), Rank: k, Info: m.Info, Files: map[string]string{}}
 	if l := m.Lists; l != nil {
-		js.Lists = &listsJSON{Score: listsFormula, Rank: l.Rank(), Pop: l.Pop, Lambda: l.Lambda, Interactions: l.Seen.Len(), Selection: l.Selection}
+		js.Lists = &listsJSON{Score: listsFormula, Rank: l.Rank(), Pop: l.Pop, Lambda: l.Lambda, Lambda0: l.Lambda0,
+			Weights: l.Weights, Lo: l.Lo, Span: l.Span, Selection: l.Selection}
+	}
+	if m.Seen != nil {
+		n := m.Seen.Len()
+		js.Seen = &n
 	}
 	var set atomicio.Set
 	for _, a := range arrays {
@@ -150,7 +169,10 @@ func (m *Model) Save(dir string, extra ...File) error {
 		stale = append(stale, LFile, RFile)
 	}
 	if m.Lists == nil {
-		stale = append(stale, ListsPFile, ListsQFile, SeenStartFile, SeenItemsFile)
+		stale = append(stale, ListsPFile, ListsQFile, ListsScaleFile, ListsSig2File)
+	}
+	if m.Seen == nil {
+		stale = append(stale, SeenStartFile, SeenItemsFile, SeenValuesFile)
 	}
 	if len(stale) > 0 {
 		for _, name := range stale {
@@ -161,6 +183,23 @@ func (m *Model) Save(dir string, extra ...File) error {
 		}
 	}
 	return set.Commit()
+}
+
+// ModelFiles returns the names of the files Save writes for m, model.json
+// first, the ids and biases, then what m has of L and R, the lists and the
+// training ratings.
+func ModelFiles(m *Model) []string {
+	files := []string{ModelFile, UserIDsFile, ItemIDsFile, UserBiasFile, ItemBiasFile}
+	if m.Rank() > 0 {
+		files = append(files, LFile, RFile)
+	}
+	if m.Lists != nil {
+		files = append(files, ListsPFile, ListsQFile, ListsScaleFile, ListsSig2File)
+	}
+	if m.Seen != nil {
+		files = append(files, SeenStartFile, SeenItemsFile, SeenValuesFile)
+	}
+	return files
 }
 
 // IsModel reports whether dir holds a saved model (its model.json).
@@ -209,9 +248,17 @@ func Load(dir string) (*Model, error) {
 			m.L, m.R = nil, nil
 		}
 	}
+	if js.Seen != nil {
+		if m.Seen, err = d.seen(*js.Seen); err != nil {
+			return nil, err
+		}
+	}
 	if js.Lists != nil {
 		if m.Lists, err = d.lists(); err != nil {
 			return nil, err
+		}
+		if m.Seen == nil {
+			return nil, d.fail(ModelFile, "has lists and no training ratings (seen)")
 		}
 	}
 	return m, nil
@@ -221,8 +268,8 @@ func Load(dir string) (*Model, error) {
 func (d *modelDir) lists() (*Lists, error) {
 	js := d.js
 	lj := js.Lists
-	if lj.Rank < 1 || lj.Interactions < 0 {
-		return nil, d.fail(ModelFile, "inconsistent lists: rank %d, %d interactions", lj.Rank, lj.Interactions)
+	if lj.Rank < 1 || js.Users < 1 || js.Items < 1 {
+		return nil, d.fail(ModelFile, "inconsistent lists: rank %d of %d users and %d items", lj.Rank, js.Users, js.Items)
 	}
 	p, err := d.floats(ListsPFile, js.Users, lj.Rank)
 	if err != nil {
@@ -232,41 +279,52 @@ func (d *modelDir) lists() (*Lists, error) {
 	if err != nil {
 		return nil, err
 	}
+	scale, err := d.floats(ListsScaleFile, js.Items)
+	if err != nil {
+		return nil, err
+	}
+	sig2, err := d.floats(ListsSig2File, lj.Rank)
+	if err != nil {
+		return nil, err
+	}
+	return &Lists{P: mat.NewDense(js.Users, lj.Rank, p), Q: mat.NewDense(js.Items, lj.Rank, q), Pop: lj.Pop, Lambda: lj.Lambda,
+		Scale: scale, Sig2: sig2, Lambda0: lj.Lambda0, Weights: lj.Weights, Lo: lj.Lo, Span: lj.Span, Selection: lj.Selection}, nil
+}
+
+// seen reads the n training ratings by user.
+func (d *modelDir) seen(n int) (*Seen, error) {
+	js := d.js
+	if n < 0 {
+		return nil, d.fail(ModelFile, "%d training ratings", n)
+	}
 	start, err := d.ints(SeenStartFile, js.Users+1)
 	if err != nil {
 		return nil, err
 	}
-	items, err := d.ints(SeenItemsFile, lj.Interactions)
+	items, err := d.ints(SeenItemsFile, n)
 	if err != nil {
 		return nil, err
 	}
-	seen := Seen{Start: start, Items: make([]int32, len(items))}
+	values, err := d.floats(SeenValuesFile, n)
+	if err != nil {
+		return nil, err
+	}
+	s := &Seen{Start: start, Items: make([]int32, n), Values: make([]float32, n)}
 	for k, i := range items {
 		if i < 0 || i >= int64(js.Items) {
 			return nil, d.fail(SeenItemsFile, "item position %d at [%d] is out of range [0, %d)", i, k, js.Items)
 		}
-		seen.Items[k] = int32(i)
+		s.Items[k], s.Values[k] = int32(i), float32(values[k])
 	}
-	if start[0] != 0 || start[js.Users] != int64(lj.Interactions) {
-		return nil, d.fail(SeenStartFile, "starts at %d and ends at %d, want 0 and %d", start[0], start[js.Users], lj.Interactions)
+	if start[0] != 0 || start[js.Users] != int64(n) {
+		return nil, d.fail(SeenStartFile, "starts at %d and ends at %d, want 0 and %d", start[0], start[js.Users], n)
 	}
 	for u := range js.Users {
-		if start[u+1] < start[u] || start[u+1] > int64(lj.Interactions) {
-			return nil, d.fail(SeenStartFile, "decreases or passes the interactions at [%d]", u+1)
-		}
-		for k := start[u] + 1; k < start[u+1]; k++ {
-			if seen.Items[k] <= seen.Items[k-1] {
-				return nil, d.fail(SeenItemsFile, "user position %d's items are not increasing at [%d]", u, k)
-			}
+		if start[u+1] < start[u] {
+			return nil, d.fail(SeenStartFile, "decreases at [%d]", u+1)
 		}
 	}
-	l := &Lists{Pop: lj.Pop, Lambda: lj.Lambda, Seen: seen, Selection: lj.Selection}
-	if js.Users > 0 && js.Items > 0 {
-		l.P, l.Q = mat.NewDense(js.Users, lj.Rank, p), mat.NewDense(js.Items, lj.Rank, q)
-	} else {
-		return nil, d.fail(ModelFile, "lists of %d users and %d items", js.Users, js.Items)
-	}
-	return l, nil
+	return s, nil
 }
 
 // ints reads the n integers of the file name.

@@ -78,7 +78,11 @@ func NewLists(m *recommend.Model) *Lists {
 	if l == nil {
 		return nil
 	}
-	return &Lists{Rank: l.Rank(), Pop: l.Pop, Lambda: l.Lambda, Interactions: l.Seen.Len(), Selection: l.Selection}
+	n := 0
+	if m.Seen != nil {
+		n = m.Seen.Len()
+	}
+	return &Lists{Rank: l.Rank(), Pop: l.Pop, Lambda: l.Lambda, Interactions: n, Selection: l.Selection}
 }
 
 // EvaluateLists scores m's lists of 10 and 20 items and the most popular

@@ -165,8 +165,7 @@ func writeModel(out string, m *recommend.Model, sum *report.Recommender) error {
 		return outputError("out", out, err)
 	}
 	defer unlock()
-	files := []string{recommend.ModelFile, recommend.UserIDsFile, recommend.ItemIDsFile, recommend.UserBiasFile, recommend.ItemBiasFile,
-		recommend.ListsPFile, recommend.ListsQFile, recommend.SeenStartFile, recommend.SeenItemsFile, "summary.json"}
+	files := append(recommend.ModelFiles(m), "summary.json")
 	sum.Files = files
 	extra := recommend.File{Name: "summary.json", Write: func(w io.Writer) error {
 		enc := json.NewEncoder(w)

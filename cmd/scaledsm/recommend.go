@@ -394,8 +394,9 @@ func (c *solveCmd) reportRecommender(fit *recommenderFit) error {
 
 // recommendOutputs are the files that a recommender's solve may write.
 var recommendOutputs = []string{recommend.ModelFile, recommend.UserIDsFile, recommend.ItemIDsFile, recommend.UserBiasFile,
-	recommend.ItemBiasFile, recommend.LFile, recommend.RFile, recommend.ListsPFile, recommend.ListsQFile, recommend.SeenStartFile,
-	recommend.SeenItemsFile, "trace.csv", "test.csv", "holdout.csv", "summary.json"}
+	recommend.ItemBiasFile, recommend.LFile, recommend.RFile, recommend.ListsPFile, recommend.ListsQFile, recommend.ListsScaleFile,
+	recommend.ListsSig2File, recommend.SeenStartFile, recommend.SeenItemsFile, recommend.SeenValuesFile, "trace.csv", "test.csv",
+	"holdout.csv", "summary.json"}
 
 // fitsMemory refuses work that needs more memory than the machine has
 // available: what names it.
@@ -470,13 +471,7 @@ func writeRecommender(out string, fit *recommenderFit) ([]string, error) {
 		return nil, outputError("out", out, err)
 	}
 	defer unlock()
-	files := []string{recommend.ModelFile, recommend.UserIDsFile, recommend.ItemIDsFile, recommend.UserBiasFile, recommend.ItemBiasFile}
-	if m.Rank() > 0 {
-		files = append(files, recommend.LFile, recommend.RFile)
-	}
-	if m.Lists != nil {
-		files = append(files, recommend.ListsPFile, recommend.ListsQFile, recommend.SeenStartFile, recommend.SeenItemsFile)
-	}
+	files := recommend.ModelFiles(m)
 	extra := []recommend.File{{Name: "trace.csv", Write: func(w io.Writer) error {
 		if _, err := io.WriteString(w, "stage,rank,sweep,rmse\n"); err != nil {
 			return err
