@@ -66,7 +66,7 @@ type modelJSON struct {
 	Info       Info              `json:"info"`
 	Lists      *listsJSON        `json:"lists,omitempty"`
 	Seen       *int              `json:"seen,omitempty"` // the training ratings held by user (Model.Seen)
-	Files      map[string]string `json:"files"` // name: FNV-1a 64 of its bytes, hex
+	Files      map[string]string `json:"files"`          // name: FNV-1a 64 of its bytes, hex
 }
 
 // listsJSON is model.json's account of the lists.
@@ -130,7 +130,9 @@ func (m *Model) Save(dir string, extra ...File) error {
 		arrays = append(arrays,
 			file{SeenStartFile, func(w io.Writer) error { return dataio.WriteInt64(w, []int{len(seen.Start)}, seen.Start) }},
 			file{SeenItemsFile, func(w io.Writer) error { return dataio.WriteInt32(w, []int{len(seen.Items)}, seen.Items) }},
-			file{SeenValuesFile, func(w io.Writer) error { return dataio.WriteArray(w, dataio.Header{Dtype: "<f4", Shape: []int{len(seen.Values)}}, seen.Values) }})
+			file{SeenValuesFile, func(w io.Writer) error {
+				return dataio.WriteArray(w, dataio.Header{Dtype: "<f4", Shape: []int{len(seen.Values)}}, seen.Values)
+			}})
 	}
 	js := modelJSON{Format: Format, Prediction: predictionFormula, Mean: m.Mean, Min: m.Min, Max: m.Max,
 		Users: len(m.Users), Items: len(m.Items), Rank: k, Info: m.Info, Files: map[string]string{}}
