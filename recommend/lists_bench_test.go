@@ -70,3 +70,74 @@ func itoa(k int) string {
 	}
 	return itoa(k/10) + digits[k%10:k%10+1]
 }
+
+// randomModel returns a model of ratings of n1 users and n2 items whose
+// ratings part has K columns and whose lists have rank k, with seen
+// ratings a user.
+func randomModel(n1, n2, kr, k, seen int) *Model {
+	m := randomListsModel(n1, n2, k, seen)
+	rng := rand.New(rand.NewPCG(3, 4))
+	l, r := make([]float64, n1*kr), make([]float64, n2*kr)
+	for i := range l {
+		l[i] = 0.1 * rng.NormFloat64()
+	}
+	for i := range r {
+		r[i] = 0.1 * rng.NormFloat64()
+	}
+	m.L, m.R = mat.NewDense(n1, kr, l), mat.NewDense(n2, kr, r)
+	m.UserBias, m.ItemBias = make([]float64, n1), make([]float64, n2)
+	m.Mean, m.Min, m.Max = 3.5, 1, 5
+	m.Info = Info{Method: "bayes", Rank: kr / 2, Nu: 6, NoiseSD: 0.8}
+	m.Seen.Values = make([]float32, len(m.Seen.Items))
+	for e := range m.Seen.Values {
+		m.Seen.Values[e] = float32(1 + rng.IntN(5))
+	}
+	l2 := m.Lists
+	l2.Scale, l2.Sig2, l2.Lambda, l2.Lambda0, l2.Weights, l2.Lo, l2.Span = make([]float64, n2), make([]float64, k), 30, 1, "rating", 1, 4
+	for i := range l2.Scale {
+		l2.Scale[i] = 0.5
+	}
+	for j := range l2.Sig2 {
+		l2.Sig2[j] = 100 / float64(j+1)
+	}
+	return m
+}
+
+// newRatings returns n users' ratings of per items each, the users' ids
+// from first on (new to a model of fewer users), the items drawn among n2.
+func newRatings(first, n, per, n2 int) Ratings {
+	rng := rand.New(rand.NewPCG(5, 6))
+	var r Ratings
+	for u := range n {
+		for _, i := range rng.Perm(n2)[:per] {
+			r.Users, r.Items, r.Values = append(r.Users, int64(first+u)), append(r.Items, int64(i)), append(r.Values, float64(1+rng.IntN(5)))
+		}
+	}
+	return r
+}
+
+// BenchmarkFoldInUser folds one new user's 100 ratings into a model of
+// MovieLens 100k's size at rank 40 (80 columns of the posterior mean,
+// lists of rank 256): the model's arrays copied, the user's rows made.
+func BenchmarkFoldInUser(b *testing.B) {
+	m := randomModel(943, 1682, 80, 256, 85)
+	r := newRatings(943, 1, 100, 1682)
+	for b.Loop() {
+		if _, _, err := m.FoldIn(context.Background(), r, 0); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkFoldIn100k folds 10^5 new users of 20 ratings each into a
+// model of 10^5 users and 17,770 items (the Netflix prize's items) at
+// rank 40 (80 columns, lists of rank 128).
+func BenchmarkFoldIn100k(b *testing.B) {
+	m := randomModel(100000, 17770, 80, 128, 100)
+	r := newRatings(100000, 100000, 20, 17770)
+	for b.Loop() {
+		if _, _, err := m.FoldIn(context.Background(), r, 0); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -35,6 +35,8 @@ type Model struct {
 	// known user's new ones adds to (FoldIn). A fit on MPI ranks keeps
 	// none.
 	Seen *Seen
+
+	priors [2]cachedPrior // the users' and the items' rows' priors (FoldIn)
 }
 
 // Info says how a model was fitted.
@@ -52,6 +54,12 @@ type Info struct {
 	NoiseSD   float64 `json:"noise_sd"` // the fitted noise level: the posterior mean of 1/√α ("bayes")
 	Seed      uint64  `json:"seed"`
 	Seconds   float64 `json:"seconds"` // the whole fit, selection included
+	// FoldedIn counts the ratings folded in since the fit (FoldIn).
+	FoldedIn int `json:"folded_in,omitempty"`
+	// Weight, for a model of implicit feedback, says how its interactions
+	// were weighed from the file's counts ("one", "log", "raw": solve
+	// --weight), for the fold-ins to weigh theirs alike; "" for "one".
+	Weight string `json:"weight,omitempty"`
 	// Selection is the validation that chose the rank and the number of
 	// sweeps (or the ridge penalty), nil when they were given.
 	Selection *Selection `json:"selection,omitempty"`

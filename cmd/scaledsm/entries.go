@@ -501,15 +501,32 @@ Writes one prediction per pair, in the pairs' order.`, stdout)
 	factors := fs.String("factors", "", "the directory of a solve's results: model.json of a recommender, or L.npy and R.npy\n(R.npy absent: X = L Lᵀ)")
 	pairs := fs.String("pairs", "", "the pairs: a .npy file of integers, shape (m, 2), or a CSV file whose first two\ncolumns are the row and the column (a header line is skipped; other columns are ignored)")
 	out := fs.String("out", "", "the predictions: a .npy file (float64, shape (m,)) or a .csv file (row,col,prediction)")
+	var fold foldFlags
+	fold.register(fs, "first (a recommender's model)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if err := checkPredictFlags(*factors, *pairs, *out); err != nil {
+	if err := checkPredictFlags(*factors, *pairs, *out, fold.inputs()...); err != nil {
+		return err
+	}
+	if err := fold.check(); err != nil {
 		return err
 	}
 	model, err := predict.Load(*factors)
 	if err != nil {
 		return exitError{fmt.Errorf("--factors %v", err), exitBadInput}
+	}
+	var folded *recommend.FoldReport
+	if fold.given() {
+		rec, ok := model.(predict.Recommender)
+		if !ok {
+			return badFlag("factors", *factors, "holds low-rank factors, not a recommender: new ratings fold into a recommender's model")
+		}
+		m, rep, err := fold.apply(rec.Model, *factors)
+		if err != nil {
+			return err
+		}
+		model, folded = predict.Recommender{Model: m}, rep
 	}
 	pp, err := dataio.ReadPairs(*pairs)
 	if err != nil {
@@ -526,6 +543,9 @@ Writes one prediction per pair, in the pairs' order.`, stdout)
 	if err := predict.Write(*out, pp.Rows, pp.Cols, p); err != nil {
 		return outputError("out", *out, err)
 	}
+	if folded != nil {
+		fmt.Fprintf(stdout, "%s\n", describe(folded))
+	}
 	if _, ok := model.(predict.Recommender); ok {
 		fmt.Fprintf(stdout, "wrote %d predictions to %s (%d pairs with a user or an item the ratings did not have, predicted from the biases)\n", len(p.Values), *out, p.Unseen)
 	} else {
@@ -537,7 +557,7 @@ Writes one prediction per pair, in the pairs' order.`, stdout)
 // checkPredictFlags checks predict's flags before anything is read: each
 // given, an output of a known kind that can be written and that overwrites
 // no input.
-func checkPredictFlags(factors, pairs, out string) error {
+func checkPredictFlags(factors, pairs, out string, more ...input) error {
 	for _, f := range [][2]string{{"factors", factors}, {"pairs", pairs}, {"out", out}} {
 		if f[1] == "" {
 			return usageError{"--" + f[0] + ": missing"}
@@ -552,7 +572,7 @@ func checkPredictFlags(factors, pairs, out string) error {
 	if err := writableParent(out); err != nil {
 		return badFlag("out", out, "cannot be written: "+err.Error())
 	}
-	return refuseOverwrite("out", out, []string{out}, input{"pairs", pairs}, input{"factors", factors},
-		input{"factors", filepath.Join(factors, "L.npy")}, input{"factors", filepath.Join(factors, "R.npy")},
-		input{"factors", filepath.Join(factors, recommend.ModelFile)})
+	return refuseOverwrite("out", out, []string{out}, append([]input{{"pairs", pairs}, {"factors", factors},
+		{"factors", filepath.Join(factors, "L.npy")}, {"factors", filepath.Join(factors, "R.npy")},
+		{"factors", filepath.Join(factors, recommend.ModelFile)}}, more...)...)
 }

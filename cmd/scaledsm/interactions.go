@@ -61,6 +61,9 @@ func runInteractions(c *solveCmd) error {
 	}
 	m, err := recommend.FitInteractions(ctx, x, recommend.Settings{Seed: c.sp.seed})
 	bar.done()
+	if m != nil {
+		m.Info.Weight = rf.weight
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return exitError{errors.New("interrupted while fitting; nothing written"), exitInterrupted}

@@ -40,16 +40,28 @@ func runRecommendLists(args []string, stdout, stderr io.Writer) error {
 	fs.BoolVar(&f.includeSeen, "include-seen", false, "list the users' training items too")
 	fs.StringVar(&f.cold, "cold", "none", "a user of --users the model has not seen: none (no list) or popular (the items with\nthe most training interactions)")
 	fs.StringVar(&f.out, "out", "", "the lists, a CSV file")
+	var fold foldFlags
+	fold.register(fs, "first")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	o, err := f.check()
+	o, err := f.check(fold.inputs()...)
 	if err != nil {
 		return err
 	}
-	m, err := recommend.Load(f.factors)
+	if err := fold.check(); err != nil {
+		return err
+	}
+	m, err := loadModel(f.factors)
 	if err != nil {
-		return exitError{fmt.Errorf("--factors %v", err), exitBadInput}
+		return err
+	}
+	m, folded, err := fold.apply(m, f.factors)
+	if err != nil {
+		return err
+	}
+	if folded != nil {
+		fmt.Fprintf(stdout, "%s\n", describe(folded))
 	}
 	if m.Lists == nil {
 		return exitError{fmt.Errorf("--factors %s: the model has no lists (fitted with --lists=false, on MPI ranks, or by an earlier version): fit it again", f.factors), exitBadInput}
@@ -138,7 +150,7 @@ func runRecommendLists(args []string, stdout, stderr io.Writer) error {
 
 // check checks recommend's flags before anything is read, and returns the
 // lists' options.
-func (f *listFlags) check() (recommend.ListOptions, error) {
+func (f *listFlags) check(more ...input) (recommend.ListOptions, error) {
 	o := recommend.ListOptions{N: f.top, IncludeSeen: f.includeSeen}
 	for _, g := range [][2]string{{"factors", f.factors}, {"out", f.out}} {
 		if g[1] == "" {
@@ -167,7 +179,7 @@ func (f *listFlags) check() (recommend.ListOptions, error) {
 	if err := writableParent(f.out); err != nil {
 		return o, badFlag("out", f.out, "cannot be written: "+err.Error())
 	}
-	inputs := []input{{"factors", filepath.Join(f.factors, recommend.ModelFile)}}
+	inputs := append([]input{{"factors", filepath.Join(f.factors, recommend.ModelFile)}}, more...)
 	if f.users != "" {
 		inputs = append(inputs, input{"users", f.users})
 	}

@@ -146,3 +146,77 @@ func TestSolveInteractions(t *testing.T) {
 		t.Errorf("--nu with --interactions: exit %d, %q", code, errs)
 	}
 }
+
+// TestUpdateCommand folds new ratings in as a service would: update
+// writes the updated model to a new directory and leaves the one given as
+// it was; predict and recommend with --ratings fold the same ratings in
+// first and give what the updated model gives; bad input is one line,
+// exit 2, nothing written.
+func TestUpdateCommand(t *testing.T) {
+	model, data := listsModel(t)
+	dir := t.TempDir()
+	before, _ := os.ReadFile(filepath.Join(model, "model.json"))
+	newRatings := filepath.Join(dir, "new.csv")
+	rows := readCSV(t, filepath.Join(data, "test.csv"))
+	var b strings.Builder
+	b.WriteString("userId,movieId,rating\n")
+	for k, r := range rows[1:] {
+		if k%2 == 0 {
+			b.WriteString(strings.Join(r[:3], ",") + "\n")
+		}
+	}
+	b.WriteString("777777,1,5\n777777,2,4\n") // a new user
+	os.WriteFile(newRatings, []byte(b.String()), 0o644)
+	updated := filepath.Join(dir, "updated")
+	code, stdout, errs := cli(t, "update", "--factors", model, "--ratings", newRatings, "--out", updated)
+	if code != 0 || !strings.Contains(stdout, "1 new users") {
+		t.Fatalf("update: exit %d, %q, %s", code, stdout, errs)
+	}
+	if after, _ := os.ReadFile(filepath.Join(model, "model.json")); string(after) != string(before) {
+		t.Error("update changed the model given")
+	}
+	pairs := filepath.Join(data, "test.csv")
+	p1, p2 := filepath.Join(dir, "p1.csv"), filepath.Join(dir, "p2.csv")
+	if code, _, errs := cli(t, "predict", "--factors", model, "--ratings", newRatings, "--pairs", pairs, "--out", p1); code != 0 {
+		t.Fatal(errs)
+	}
+	if code, _, errs := cli(t, "predict", "--factors", updated, "--pairs", pairs, "--out", p2); code != 0 {
+		t.Fatal(errs)
+	}
+	if a, b := readCSV(t, p1), readCSV(t, p2); len(a) != len(b) || strings.Join(a[len(a)-1], ",") != strings.Join(b[len(b)-1], ",") {
+		t.Error("predict --ratings differs from predict of the updated model")
+	}
+	l1, l2 := filepath.Join(dir, "l1.csv"), filepath.Join(dir, "l2.csv")
+	cli(t, "recommend", "--factors", model, "--ratings", newRatings, "--out", l1)
+	cli(t, "recommend", "--factors", updated, "--out", l2)
+	if a, b := readCSV(t, l1), readCSV(t, l2); len(a) != len(b) || len(a) != 1+301*10 {
+		t.Errorf("recommend --ratings: %d rows, of the updated model %d, want %d", len(a), len(b), 1+301*10)
+	}
+	// Bad input.
+	bad := filepath.Join(dir, "bad.csv")
+	os.WriteFile(bad, []byte("1,1,9\n"), 0o644)
+	cols := filepath.Join(dir, "cols.csv")
+	os.WriteFile(cols, []byte("a,b\n1,2\n"), 0o644)
+	other := filepath.Join(dir, "other")
+	os.MkdirAll(other, 0o755)
+	os.WriteFile(filepath.Join(other, "model.json"), []byte(`{"format": "someone-else/3"}`), 0o644)
+	fresh := filepath.Join(dir, "fresh")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--factors", model, "--ratings", bad, "--out", fresh}, "outside the model's scale"},
+		{[]string{"--factors", model, "--ratings", cols, "--out", fresh}, "--ratings " + cols},
+		{[]string{"--factors", other, "--ratings", newRatings, "--out", fresh}, "format"},
+		{[]string{"--factors", model, "--ratings", newRatings, "--out", model}, "is the directory of --factors"},
+		{[]string{"--factors", model, "--interactions", newRatings, "--out", fresh}, "the model is of ratings"},
+	} {
+		code, _, errs := cli(t, append([]string{"update"}, c.args...)...)
+		if code != 2 || !strings.Contains(errs, c.want) || strings.Count(strings.TrimSpace(errs), "\n") > 0 {
+			t.Errorf("%v: exit %d, %q; want exit 2 and one line with %q", c.args, code, errs, c.want)
+		}
+		if _, err := os.Stat(fresh); err == nil {
+			t.Fatalf("%v: %s written", c.args, fresh)
+		}
+	}
+}

@@ -49,6 +49,7 @@ func init() {
 		{"generate", "write a synthetic problem as NumPy .npy files", runGenerate},
 		{"predict", "predict entries of L Rᵀ from the factors a solve wrote", runPredict},
 		{"recommend", "list the best items for users from the model a solve of ratings or interactions wrote", runRecommendLists},
+		{"update", "fold new ratings into a recommender's model without a refit, and write the updated model", runUpdate},
 		{"table1", "measure Table 1: iterations of GD, ScaledGD, VanillaSM, ScaledSM against kappa", runTable1},
 		{"overspec", "measure the over-specified rank study (beyond the paper): damping, random starts", runOverSpec},
 		{"completion", "measure the matrix completion, robust PCA and photograph studies (beyond the paper)", runStudies},

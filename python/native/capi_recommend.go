@@ -169,6 +169,38 @@ func scaledsm_rec_predict(h C.int64_t, n C.int64_t, users, items *C.int64_t, out
 	return 0
 }
 
+//export scaledsm_rec_foldin
+func scaledsm_rec_foldin(h C.int64_t, m C.int64_t, users, items *C.int64_t, values *C.double, cancel *C.int32_t,
+	code *C.int32_t, msg *C.char, msgLen C.int64_t) (out C.int64_t) {
+	defer func() {
+		if r := recover(); r != nil {
+			*code = recError(fmt.Errorf("internal error: %v", r), msg, msgLen)
+			out = 0
+		}
+	}()
+	model := recGet(h)
+	if model == nil {
+		*code = recError(errors.New("no such model"), msg, msgLen)
+		return 0
+	}
+	n := int(m)
+	// FoldIn copies what it keeps: Python's memory is read during the call only.
+	r := recommend.Ratings{
+		Users:  unsafe.Slice((*int64)(unsafe.Pointer(users)), n),
+		Items:  unsafe.Slice((*int64)(unsafe.Pointer(items)), n),
+		Values: unsafe.Slice((*float64)(unsafe.Pointer(values)), n),
+	}
+	ctx, stop := capiCancel((*int32)(unsafe.Pointer(cancel)))
+	defer stop()
+	folded, _, err := model.FoldIn(ctx, r, 0)
+	if err != nil {
+		*code = recError(err, msg, msgLen)
+		return 0
+	}
+	*code = 0
+	return recStore(folded)
+}
+
 //export scaledsm_rec_recommend
 func scaledsm_rec_recommend(h C.int64_t, nu C.int64_t, users *C.int64_t, n C.int64_t, includeSeen, cold C.int32_t,
 	outItems *C.int64_t, outScores *C.double, cancel *C.int32_t, code *C.int32_t, msg *C.char, msgLen C.int64_t) {

@@ -103,6 +103,8 @@ def library():
             lib.scaledsm_rec_recommend.argtypes = [ctypes.c_int64, ctypes.c_int64, i64, ctypes.c_int64, ctypes.c_int32, ctypes.c_int32,
                                                    i64, d, i32, i32, ctypes.c_char_p, ctypes.c_int64]
             lib.scaledsm_rec_recommend.restype = None
+            lib.scaledsm_rec_foldin.argtypes = [ctypes.c_int64, ctypes.c_int64, i64, i64, d, i32, i32, ctypes.c_char_p, ctypes.c_int64]
+            lib.scaledsm_rec_foldin.restype = ctypes.c_int64
             lib.scaledsm_rec_release.argtypes = [ctypes.c_int64]
             lib.scaledsm_rec_release.restype = None
             _lib, _loaded_pid = lib, os.getpid()

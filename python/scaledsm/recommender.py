@@ -171,6 +171,45 @@ class Recommender:
         self._adopt(out["h"])
         return self
 
+    def partial_fit(self, users, items, ratings=None):
+        """Folds new ratings (or, for a model of implicit feedback, new
+        interactions: ratings are their weights, 1 by default) into the
+        fitted model without a refit: each user of them gets its rows
+        recomputed against the fixed items, a known user's new ratings
+        added to those the model holds (a pair it holds replaced), new
+        users and items added (scikit-learn's name for learning more).
+        Returns self; predict and recommend then see the new rows."""
+        self._check_fitted()
+        implicit = self.info_["method"] == "implicit"
+        if ratings is None:
+            if not implicit:
+                raise ValueError("Recommender.partial_fit: ratings: missing (the model is of ratings)")
+            ratings = np.ones(len(np.asarray(users)))
+        ratings = np.asarray(ratings)
+        if ratings.ndim != 1 or ratings.dtype.kind not in "fiu":
+            raise ValueError("ratings: want a vector of numbers, got shape %s dtype %s" % (ratings.shape, ratings.dtype))
+        ratings = np.ascontiguousarray(ratings, dtype=np.float64)
+        u, ulabels = _encode(users, "users", len(ratings), self._user_labels, grow=True)
+        i, ilabels = _encode(items, "items", len(ratings), self._item_labels, grow=True)
+        lib = _native.library()
+        code, cancel = ctypes.c_int32(0), ctypes.c_int32(0)
+        msg = ctypes.create_string_buffer(2048)
+        i64 = ctypes.POINTER(ctypes.c_int64)
+        out = {}
+
+        def call():
+            out["h"] = lib.scaledsm_rec_foldin(self._handle, len(ratings), u.ctypes.data_as(i64), i.ctypes.data_as(i64),
+                                               ratings.ctypes.data_as(ctypes.POINTER(ctypes.c_double)),
+                                               ctypes.byref(cancel), ctypes.byref(code), msg, len(msg))
+
+        if interruptible(call, cancel, "scaledsm-fold") or code.value == 130:
+            raise KeyboardInterrupt("scaledsm: Recommender.partial_fit interrupted")
+        if code.value != 0:
+            raise (ValueError if code.value == 2 else RuntimeError)("Recommender.partial_fit: " + msg.value.decode("utf-8", "replace"))
+        self._user_labels, self._item_labels = ulabels, ilabels
+        self._adopt(out["h"])
+        return self
+
     def _adopt(self, handle):
         """Takes the model behind handle: copies its arrays, then frees it in Go."""
         lib = _native.library()
@@ -328,12 +367,13 @@ _DEFAULTS = Recommender.__init__.__defaults__
 _DEFAULTS = dict(zip(_PARAMS, _DEFAULTS))
 
 
-def _encode(ids, name, n, labels=None):
+def _encode(ids, name, n, labels=None, grow=False):
     """Returns the ids as int64 codes for Go, and the labels of string ids.
 
     Integer ids pass as they are. String ids are coded by their position in
-    the sorted labels (labels, from fit, when given; an unknown label gets
-    -1 - its position among the unknown ones, which no known id has)."""
+    the labels (fit's sorted labels when given; an unknown label gets -1 -
+    its position among the unknown ones, which no known id has, or with
+    grow a new code after the labels', the labels returned grown)."""
     a = np.asarray(ids)
     if a.ndim != 1:
         raise ValueError("%s: want a vector of ids, got shape %s" % (name, a.shape))
@@ -354,13 +394,14 @@ def _encode(ids, name, n, labels=None):
         labels, codes = np.unique(a, return_inverse=True)
         return np.ascontiguousarray(codes, dtype=np.int64), labels
     a = a.astype(str)
-    pos = np.searchsorted(labels, a)
-    pos = np.minimum(pos, len(labels) - 1) if len(labels) else np.zeros(len(a), dtype=np.int64)
-    known = len(labels) > 0
-    codes = pos.astype(np.int64)
-    if known:
-        miss = labels[pos] != a
-    else:
-        miss = np.ones(len(a), dtype=bool)
+    index = {label: k for k, label in enumerate(labels.tolist())}
+    codes = np.array([index.get(x, -1) for x in a.tolist()], dtype=np.int64)
+    miss = codes < 0
+    if grow and miss.any():
+        new = np.unique(a[miss])
+        for k, label in enumerate(new.tolist()):
+            index[label] = len(labels) + k
+        codes = np.array([index[x] for x in a.tolist()], dtype=np.int64)
+        return np.ascontiguousarray(codes), np.concatenate([labels, new])
     codes[miss] = -1 - np.arange(int(miss.sum()))
     return np.ascontiguousarray(codes), labels

@@ -162,3 +162,34 @@ def test_implicit_feedback(ratings):
     labelled = scaledsm.Recommender().fit(names, np.array(["i%d" % x for x in i]))
     got, _ = labelled.recommend(["u%d" % u[0]], n=4)
     assert all(isinstance(x, str) and x.startswith("i") for x in got[0])
+
+
+def test_partial_fit(cli, ratings, tmp_path):
+    """partial_fit folds new ratings in as `scaledsm update` does (the same
+    predictions to the last bit), adds new users, and takes string ids."""
+    d, train, test = ratings
+    u, i, r = cols(train)
+    tu, ti, tr = cols(test)
+    half = np.arange(len(tu)) % 2 == 0
+    out = tmp_path / "model"
+    run(cli, "solve", "--ratings", d / "train.csv", "--out", out)
+    new = tmp_path / "new.csv"
+    np.savetxt(new, test[half], fmt="%d,%d,%g", header="userId,movieId,rating", comments="")
+    run(cli, "update", "--factors", out, "--ratings", new, "--out", tmp_path / "updated")
+    run(cli, "predict", "--factors", tmp_path / "updated", "--pairs", d / "test.csv", "--out", tmp_path / "p.csv")
+    want = np.loadtxt(tmp_path / "p.csv", delimiter=",", skiprows=1)[:, 2]
+    rec = scaledsm.Recommender().fit(u, i, r)
+    before = -rec.score(tu[~half], ti[~half], tr[~half])
+    assert rec.partial_fit(tu[half], ti[half], tr[half]) is rec
+    assert np.abs(rec.predict(tu, ti) - want).max() <= 1e-9
+    assert -rec.score(tu[~half], ti[~half], tr[~half]) < before
+    # A new user, with string ids.
+    names = np.array(["u%d" % x for x in u])
+    things = np.array(["i%d" % x for x in i])
+    srec = scaledsm.Recommender(rank=5, sweeps=40).fit(names, things, r)
+    srec.partial_fit(["newcomer"] * 3, things[:3], [5.0, 5.0, 1.0])
+    assert "newcomer" in srec._user_labels.tolist()
+    items, _ = srec.recommend(["newcomer"], n=4)
+    assert all(x.startswith("i") for x in items[0]) and not set(items[0]) & set(things[:3].tolist())
+    with pytest.raises(ValueError, match="outside the model's scale"):
+        rec.partial_fit(tu[:1], ti[:1], [9.0])

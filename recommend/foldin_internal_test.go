@@ -1,0 +1,153 @@
+package recommend
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// TestFewObservations checks the posterior mean of a new row from fewer
+// observations than dimensions (Woodbury, in the observations' space)
+// against the row's own normal equations, (Λ + α RᵀR)⁻¹ (Λμ + α Rᵀe).
+func TestFewObservations(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	d, n := 9, 4
+	x := make([]float64, 50*(d-1))
+	bias := make([]float64, 50)
+	for i := range x {
+		x[i] = rng.NormFloat64()
+	}
+	for i := range bias {
+		bias[i] = rng.NormFloat64()
+	}
+	rows := make([]int, 50)
+	for i := range rows {
+		rows[i] = i
+	}
+	xm := mat2(50, d-1, x)
+	prior, ok := priorOf(xm, bias, rows, 2)
+	if !ok {
+		t.Fatal("prior")
+	}
+	f := rowFit{d: d, prior: prior, alpha: 2.5, bayes: true}
+	rs, es := make([]float64, n*(d-1)), make([]float64, n)
+	for i := range rs {
+		rs[i] = rng.NormFloat64()
+	}
+	for i := range es {
+		es[i] = rng.NormFloat64()
+	}
+	got := f.fewObservations(rs, es)
+	a, b := slices.Clone(prior.prec), make([]float64, d)
+	for p := range d {
+		for q := range d {
+			b[p] += prior.prec[p*d+q] * prior.mean[q]
+		}
+	}
+	r := make([]float64, d)
+	for j := range n {
+		copy(r, rs[j*(d-1):(j+1)*(d-1)])
+		r[d-1] = 1
+		for p := range d {
+			b[p] += f.alpha * r[p] * es[j]
+			for q := range d {
+				a[p*d+q] += f.alpha * r[p] * r[q]
+			}
+		}
+	}
+	want := make([]float64, d)
+	if !solveSym(a, b, d, want) {
+		t.Fatal("solve")
+	}
+	for p := range d {
+		if math.Abs(got[p]-want[p]) > 1e-10*(1+math.Abs(want[p])) {
+			t.Fatalf("coordinate %d: %v, the normal equations %v", p, got[p], want[p])
+		}
+	}
+}
+
+// TestFoldInRows checks a fold-in's rows: a known user's lists row
+// recomputed from its ratings (one re-rated with the same value) is the
+// fit's to rounding, every row not folded in is the model's bit for bit,
+// and the rows do not depend on the workers.
+func TestFoldInRows(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var r Ratings
+	for u := range 200 {
+		for i := range 150 {
+			if rng.Float64() < 0.15 {
+				r.Users, r.Items, r.Values = append(r.Users, int64(u)), append(r.Items, int64(i)), append(r.Values, float64(1+rng.IntN(5)))
+			}
+		}
+	}
+	ctx := context.Background()
+	m, err := Fit(ctx, r, Settings{Seed: 1, Rank: 5, Sweeps: 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := 7
+	k := m.Seen.Start[u]
+	again := Ratings{Users: []int64{m.Users[u], 999}, Items: []int64{m.Items[m.Seen.Items[k]], 3}, Values: []float64{float64(m.Seen.Values[k]), 4}}
+	var first *Model
+	for _, workers := range []int{1, 3} {
+		out, rep, err := m.FoldIn(ctx, again, workers)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Replaced != 1 || rep.NewUsers != 1 || rep.KnownUsers != 1 {
+			t.Errorf("report %+v", rep)
+		}
+		if first == nil {
+			first = out
+		} else if !slices.Equal(out.Lists.P.RawMatrix().Data, first.Lists.P.RawMatrix().Data) || !slices.Equal(out.L.RawMatrix().Data, first.L.RawMatrix().Data) {
+			t.Errorf("%d workers: rows differ from one worker's", workers)
+		}
+	}
+	out := first
+	for j, v := range m.Lists.P.RawRowView(u) {
+		if g := out.Lists.P.At(u, j); math.Abs(g-v) > 1e-10*(1+math.Abs(v)) {
+			t.Fatalf("the known user's lists row, dimension %d: %v after its fold-in, %v fitted", j, g, v)
+		}
+	}
+	for v := range len(m.Users) {
+		if v == u {
+			continue
+		}
+		w := v // the new user 999 comes after every old one
+		if !slices.Equal(out.L.RawRowView(w), m.L.RawRowView(v)) || out.UserBias[w] != m.UserBias[v] || !slices.Equal(out.Lists.P.RawRowView(w), m.Lists.P.RawRowView(v)) {
+			t.Fatalf("user %d's rows changed", m.Users[v])
+		}
+	}
+	if !slices.Equal(out.R.RawMatrix().Data, m.R.RawMatrix().Data) || !slices.Equal(out.ItemBias, m.ItemBias) {
+		t.Error("the items' rows changed, and no item was added")
+	}
+	if _, ok := out.Users.Index(999); !ok || out.Predict(999, 3) == m.Mean+m.ItemBias[3] {
+		t.Error("the new user has no row of its own")
+	}
+}
+
+// TestFoldInErrors checks the refusals: a rating off the scale, a model
+// without its training ratings.
+func TestFoldInErrors(t *testing.T) {
+	r := Ratings{Users: []int64{1, 1, 2, 2, 3}, Items: []int64{1, 2, 1, 2, 1}, Values: []float64{1, 5, 3, 4, 2}}
+	ctx := context.Background()
+	m, err := Fit(ctx, r, Settings{Seed: 1, Rank: 1, Sweeps: 5, NoLists: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ie *InputError
+	if _, _, err := m.FoldIn(ctx, Ratings{Users: []int64{1}, Items: []int64{1}, Values: []float64{6}}, 0); !errors.As(err, &ie) {
+		t.Errorf("a rating of 6 on [1, 5]: %v", err)
+	}
+	m.Seen = nil
+	if _, _, err := m.FoldIn(ctx, Ratings{Users: []int64{1}, Items: []int64{1}, Values: []float64{3}}, 0); !errors.As(err, &ie) {
+		t.Errorf("no training ratings: %v", err)
+	}
+}
+
+func mat2(r, c int, x []float64) *mat.Dense { return mat.NewDense(r, c, x) }
