@@ -49,7 +49,8 @@ func (l *Lists) Rank() int {
 // each setting tried.
 type ListSelection struct {
 	Fraction   float64         `json:"fraction"`
-	HeldOut    int             `json:"held_out"` // interactions held out
+	Sampled    int             `json:"sampled_users,omitempty"` // the users whose ratings the validation drew from, when not all
+	HeldOut    int             `json:"held_out"`                // interactions held out
 	Relevant   float64         `json:"relevant,omitempty"`
 	Users      int             `json:"users"`  // scored: users with a relevant interaction held out
 	Metric     string          `json:"metric"` // "NDCG@20"

@@ -450,6 +450,27 @@ func (v *listValidation) ndcg(s []float64) float64 {
 // the popularity exponent.
 var listCoords = []int{2, 0}
 
+// listSampleUsers bounds the users of the lists' validation: past it, the
+// setting is chosen on the ratings of that many users drawn at random.
+const listSampleUsers = 20000
+
+// sampleUsers returns the table of the ratings of n of t's users, drawn
+// from the seed's stream, in their order; the items are t's.
+func sampleUsers(t *table, n int, seed uint64) *table {
+	st := newStream()
+	st.seed(seed, 0, streamLists, 4)
+	users := st.rng.Perm(t.n1)[:n]
+	slices.Sort(users)
+	var rows, cols []int32
+	var vals []float32
+	for r, u := range users {
+		for e := t.uStart[u]; e < t.uStart[u+1]; e++ {
+			rows, cols, vals = append(rows, int32(r)), append(cols, t.uItem[e]), append(vals, t.y[e])
+		}
+	}
+	return newTable(n, t.n2, rows, cols, vals)
+}
+
 // listFixed, when not nil, is the setting fitLists fits without a search
 // (tests).
 var listFixed *listChoice
@@ -468,25 +489,34 @@ func fitLists(ctx context.Context, t *table, implicit bool, s Settings) (*Lists,
 		x = ratingsMatrix(t)
 	}
 	sel := &ListSelection{Fraction: listHeldOut, Metric: "NDCG@20"}
-	p := holdOut(t, listHeldOut, s.Seed, streamLists)
-	sel.HeldOut = p.n
 	rel := math.Inf(-1)
 	if !implicit {
 		lo, hi := valueRange(nil, t.y)
 		rel = DefaultRelevant(lo, hi)
 		sel.Relevant = rel
 	}
-	t.mark(&p, true)
-	v := newListValidation(t, &p, implicit, rel, s.Seed, s.Workers)
+	// The validation: on a sample of the users when there are many, whose
+	// ratings make a table of their own (the setting's penalty is relative
+	// to the columns' norms, so that it carries to all of them).
+	vt, vx := t, x
+	if t.n1 > listSampleUsers {
+		vt = sampleUsers(t, listSampleUsers, s.Seed)
+		vx = imat{t: vt, mode: x.mode, lo: x.lo, span: x.span}
+		sel.Sampled = vt.n1
+	}
+	p := holdOut(vt, listHeldOut, s.Seed, streamLists)
+	sel.HeldOut = p.n
+	vt.mark(&p, true)
+	v := newListValidation(vt, &p, implicit, rel, s.Seed, s.Workers)
 	sel.Users = len(v.users)
 	choice, k := listChoice{1, len(listRanks) - 1, 2}, listRanks[len(listRanks)-1]
 	if listFixed != nil {
 		choice, k = *listFixed, listRanks[listFixed[1]]
 	} else if len(v.users) > 0 && p.n > 0 {
-		choice, k = searchLists(x, v, sel, s)
+		choice, k = searchLists(vx, v, sel, s)
 	}
 	k = min(k, t.n1, t.n2)
-	t.mark(&p, false)
+	vt.mark(&p, false)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

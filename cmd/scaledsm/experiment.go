@@ -66,6 +66,9 @@ func runExperiment(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if e.foldin {
+		return runFoldExperiment(splits, e, stdout)
+	}
 	splits, oracles := experiment.CorruptSplits(splits, e.corrupt, e.seed, e.oracle)
 	ctx, stop := interruptContext()
 	defer stop()
@@ -133,7 +136,7 @@ type experimentFlags struct {
 	holdout, corrupt, nu             float64
 	seed                             uint64
 	lists                            int
-	oracle                           bool
+	oracle, foldin                   bool
 	fs                               *flag.FlagSet
 }
 
@@ -155,6 +158,7 @@ func newExperimentFlags(kind string, stdout io.Writer) *experimentFlags {
 	}
 	fs.IntVar(&e.lists, "lists", lists, "the length of the top-N lists scored (0: none)")
 	fs.StringVar(&e.baselines, "baselines", strings.Join(recommend.Baselines, ","), "the ranking baselines run beside the lists (\"\": none)")
+	fs.BoolVar(&e.foldin, "foldin", false, "movielens, ratings: measure the fold-in instead: 10% of the users (then of the items) held\nout of each split's fit and folded in, against the fit of all (RMSE and P@10 on their test ratings);\nand half of each test user's test ratings folded in, the RMSE on the other half")
 	fs.StringVar(&e.train, "train", "", "implicit: the training interactions, user,item[,weight] lines")
 	fs.StringVar(&e.test, "test", "", "implicit: the test interactions")
 	fs.StringVar(&e.interactions, "interactions", "", "implicit: one file of interactions, split at random (--holdout of it for the test)")
@@ -178,6 +182,8 @@ func (e *experimentFlags) check() error {
 		return badFlag("baselines", e.baselines, "want some of "+strings.Join(recommend.Baselines, ","))
 	case e.lists < 0:
 		return badFlag("lists", e.lists, "must be positive, or 0 for none")
+	case e.foldin && (e.kind == "implicit" || e.corrupt > 0):
+		return badFlag("foldin", true, "applies to experiment movielens or ratings, without --corrupt")
 	case e.kind == "implicit" && e.lists == 0:
 		return badFlag("lists", e.lists, "experiment implicit measures the lists alone")
 	case math.IsNaN(e.nu) || e.nu < 1:
@@ -228,6 +234,25 @@ func (e *experimentFlags) splits() ([]experiment.RatingsSplit, error) {
 	}
 	train, test, err := recommend.Split(all, e.holdout, e.seed)
 	return []experiment.RatingsSplit{{Name: "split", Train: train, Test: test}}, err
+}
+
+// runFoldExperiment is experiment --foldin.
+func runFoldExperiment(splits []experiment.RatingsSplit, e *experimentFlags, stdout io.Writer) error {
+	ctx, stop := interruptContext()
+	defer stop()
+	s := recommend.Settings{Seed: e.seed, Nu: e.nu}
+	rows, err := experiment.RunFoldIn(ctx, splits, s, 0.1, e.seed)
+	if err != nil {
+		return err
+	}
+	known, err := experiment.RunKnownFold(ctx, splits, s, e.seed)
+	if err != nil {
+		return err
+	}
+	experiment.WriteFoldTable(stdout, rows)
+	fmt.Fprintln(stdout)
+	experiment.WriteKnownTable(stdout, known)
+	return nil
 }
 
 // implicitSplits reads experiment implicit's split: --train and --test,
