@@ -35,7 +35,7 @@ def build_library(out):
             json.dump({"Replace": {
                 os.path.join(ROOT, "cmd", "scaledsm", name):
                     os.path.join(HERE, "native", name)
-                for name in ("capi.go", "capi_recommend.go", "capi_predict.go")}}, f)
+                for name in ("capi.go", "capi_recommend.go", "capi_predict.go", "capi_background.go")}}, f)
         cmd = [go, "build", "-overlay", overlay, "-tags", "scaledsm_capi",
                "-buildmode=c-shared", "-trimpath", "-ldflags=-s -w",
                "-o", out, "./cmd/scaledsm"]

@@ -45,6 +45,7 @@ func init() {
 	commands = []command{
 		{"demo", "recover a matrix from corrupted measurements and show how", runDemo},
 		{"solve", "recover a matrix from a synthetic problem or from NumPy files", runSolve},
+		{"background", "write a video's foreground masks frame by frame (background subtraction)", runBackground},
 		{"video", "separate a large matrix (a video: pixels × frames) into a low-rank background and a foreground", runVideo},
 		{"generate", "write a synthetic problem as NumPy .npy files", runGenerate},
 		{"predict", "predict entries of L Rᵀ from the factors a solve wrote", runPredict},

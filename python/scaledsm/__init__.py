@@ -11,6 +11,8 @@ Chi), from NumPy: the Go library of the scaledsm command, called in process.
                                           float32, as `scaledsm video`
     Recommender(...).fit(users, items, ratings).predict(users, items)
                                           ratings: mean + biases + factors
+    BackgroundSubtractor(...).apply(frame) -> mask
+                                          foreground masks of a video, frame by frame (OpenCV's interface)
 
 Every function takes the settings of `scaledsm solve` as keyword arguments
 with the flags' names and meanings (method, loss, step, eta, lam for
@@ -44,9 +46,10 @@ import numpy as np
 
 from . import _native
 from ._call import interruptible
+from .background import BackgroundSubtractor
 from .recommender import Recommender
 
-__all__ = ["solve_sensing", "solve_quadratic", "complete", "rpca", "separate", "predict", "Result", "Interrupted", "Recommender"]
+__all__ = ["solve_sensing", "solve_quadratic", "complete", "rpca", "separate", "predict", "Result", "Interrupted", "Recommender", "BackgroundSubtractor"]
 
 TRACE_FIELDS = ("iteration", "rel_error", "change", "loss", "gap", "step", "step_length")
 

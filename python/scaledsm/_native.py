@@ -107,5 +107,17 @@ def library():
             lib.scaledsm_rec_foldin.restype = ctypes.c_int64
             lib.scaledsm_rec_release.argtypes = [ctypes.c_int64]
             lib.scaledsm_rec_release.restype = None
+            u8 = ctypes.POINTER(ctypes.c_uint8)
+            lib.scaledsm_bg_new.argtypes = [ctypes.c_int64, ctypes.c_int64, ctypes.c_char_p, ctypes.c_int64, i32, ctypes.c_char_p,
+                                            ctypes.c_int64]
+            lib.scaledsm_bg_new.restype = ctypes.c_int64
+            lib.scaledsm_bg_apply.argtypes = [ctypes.c_int64, u8, u8, i64, i32, ctypes.c_char_p, ctypes.c_int64]
+            lib.scaledsm_bg_apply.restype = None
+            lib.scaledsm_bg_take.argtypes = [ctypes.c_int64, ctypes.c_int64, u8]
+            lib.scaledsm_bg_take.restype = ctypes.c_int32
+            lib.scaledsm_bg_background.argtypes = [ctypes.c_int64, u8]
+            lib.scaledsm_bg_background.restype = ctypes.c_int32
+            lib.scaledsm_bg_release.argtypes = [ctypes.c_int64]
+            lib.scaledsm_bg_release.restype = None
             _lib, _loaded_pid = lib, os.getpid()
         return _lib

@@ -1,0 +1,305 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"image"
+	"image/color"
+	"image/png"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/scaledsm/scaledsm/background"
+	"github.com/scaledsm/scaledsm/internal/atomicio"
+)
+
+const backgroundSynopsis = `Separates a video's moving foreground from its background, frame by frame, and writes
+one mask a frame into --out: binNNNNNN.png (0 background, 255 foreground; the number from
+the frame's file name, else its position from 1: CDnet's layout) and summary.json. The
+background is learned from the first --learn frames by the robust PCA of "scaledsm video",
+then tracked: each frame fitted to its basis by a robust regression, a pixel foreground
+where its residual is beyond --threshold of the pixel's own scale and --min-contrast of the
+gray range, the mask made coherent by a --median majority filter, the basis and the scales
+moved toward the background by --rate. Memory does not depend on the video's length; the
+first masks come out once the learning frames are in. "scaledsm video" separates a whole
+video at once.
+
+  scaledsm background --in frames/ --out masks/       PNG or JPEG frames, in name order
+  scaledsm background --in video.npy --out masks/     frames × height × width, uint8 or float
+  ffmpeg -i in.mp4 -f rawvideo -pix_fmt gray - | scaledsm background --in - --size 320x240 --out masks/`
+
+// bgFlags are background's flags.
+type bgFlags struct {
+	in, size, out string
+	json          bool
+	s             background.Settings
+}
+
+// runBackground runs "scaledsm background".
+func runBackground(args []string, stdout, stderr io.Writer) error {
+	var f bgFlags
+	fs := newFlagSet("background", backgroundSynopsis, stdout)
+	f.register(fs)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	src, err := f.open()
+	if err != nil {
+		return err
+	}
+	w, h := src.Size()
+	sub, err := background.New(w, h, f.s)
+	if err != nil {
+		return bgError(err)
+	}
+	ctx, stop := interruptContext()
+	defer stop()
+	bar := newProgressBar(stderr, "background")
+	begin := time.Now()
+	out := newMaskWriter(f.out, w, h)
+	var numbers []int
+	var decoding, subtracting time.Duration
+	emit := func(index int, mask []uint8) error { return out.write(numbers[index], mask) }
+	for {
+		t0 := time.Now()
+		frame, number, err := src.Next()
+		decoding += time.Since(t0)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			out.close()
+			return bgError(err)
+		}
+		numbers = append(numbers, number)
+		t1 := time.Now()
+		err = sub.Apply(ctx, frame, emit)
+		subtracting += time.Since(t1)
+		if err != nil {
+			out.close()
+			if ctx.Err() != nil {
+				return exitError{errors.New("interrupted; the masks written are whole files"), exitInterrupted}
+			}
+			return bgError(err)
+		}
+		if len(numbers)%100 == 0 {
+			bar.show("%d frames, %s", len(numbers), time.Since(begin).Round(time.Second))
+		}
+	}
+	t1 := time.Now()
+	if err := sub.Flush(ctx, emit); err != nil {
+		out.close()
+		return bgError(err)
+	}
+	subtracting += time.Since(t1)
+	bar.done()
+	if err := out.close(); err != nil {
+		return outputError("out", f.out, err)
+	}
+	if len(numbers) == 0 {
+		return exitError{fmt.Errorf("--in %s: no frames", f.in), exitBadInput}
+	}
+	sum := bgSummary{Frames: len(numbers), Width: w, Height: h, Seconds: time.Since(begin).Seconds(),
+		DecodeSeconds: decoding.Seconds(), SubtractSeconds: subtracting.Seconds(), Settings: sub.Settings(), Learned: sub.LearnInfo,
+		Masks: fmt.Sprintf("bin%06d.png to bin%06d.png", numbers[0], numbers[len(numbers)-1])}
+	sum.FramesPerSecond = float64(sum.Frames) / subtracting.Seconds()
+	b, _ := json.MarshalIndent(sum, "", "  ")
+	if err := atomicio.WriteFile(filepath.Join(f.out, "summary.json"), func(w io.Writer) error { _, err := w.Write(append(b, '\n')); return err }); err != nil {
+		return outputError("out", f.out, err)
+	}
+	if f.json {
+		_, err := stdout.Write(append(b, '\n'))
+		return err
+	}
+	fmt.Fprintf(stdout, "wrote %d masks (%s) to %s: %dx%d, background of rank %d learned from %d frames (%s after %d iterations on %d pixels, median pixel scale %.3g)\n",
+		sum.Frames, sum.Masks, f.out, w, h, sub.LearnInfo.Rank, sub.LearnInfo.Frames, sub.LearnInfo.Status, sub.LearnInfo.Iterations, sub.LearnInfo.SampleRows, sub.LearnInfo.Scale)
+	fmt.Fprintf(stdout, "time       %.3g s in all: %.0f frames a second subtracting (%.3g s), %.3g s reading and decoding, the rest writing\n",
+		sum.Seconds, sum.FramesPerSecond, sum.SubtractSeconds, sum.DecodeSeconds)
+	return nil
+}
+
+// bgSummary is background's summary.json.
+type bgSummary struct {
+	Frames          int                  `json:"frames"`
+	Width           int                  `json:"width"`
+	Height          int                  `json:"height"`
+	Masks           string               `json:"masks"`
+	FramesPerSecond float64              `json:"frames_per_second"` // of the subtraction, decoding and writing aside
+	Seconds         float64              `json:"seconds"`
+	DecodeSeconds   float64              `json:"decode_seconds"`
+	SubtractSeconds float64              `json:"subtract_seconds"`
+	Settings        background.Settings  `json:"settings"`
+	Learned         background.LearnInfo `json:"learned"`
+}
+
+func (f *bgFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.in, "in", "", "the frames: a folder of PNG or JPEG files, a .npy file (frames × height × width), or - for raw\n8-bit gray frames on stdin (with --size)")
+	fs.StringVar(&f.size, "size", "", "with --in -: the frames' size, WxH (as 320x240)")
+	fs.StringVar(&f.out, "out", "", "the directory of the masks")
+	fs.BoolVar(&f.json, "json", false, "print the summary as JSON")
+	fs.IntVar(&f.s.Learn, "learn", background.DefaultLearn, "the frames the background is learned from before the first mask")
+	fs.IntVar(&f.s.Rank, "rank", background.DefaultRank, "the background's rank")
+	fs.Float64Var(&f.s.Threshold, "threshold", background.DefaultThreshold, "a foreground pixel's residual is beyond this many of its pixel's robust scales")
+	fs.Float64Var(&f.s.MinContrast, "min-contrast", background.DefaultMinContrast, "and beyond this fraction of the gray range")
+	fs.IntVar(&f.s.Median, "median", background.DefaultMedian, "the majority filter's window (odd; 1 for none)")
+	fs.Float64Var(&f.s.Rate, "rate", background.DefaultRate, "how fast the background and the pixels' scales follow the frames, in (0, 1)")
+	fs.BoolVar(&f.s.KeepHoles, "keep-holes", false, "leave the background that foreground encloses as it is (by default the holes are filled)")
+}
+
+// open checks the flags and the output, and opens the frames.
+func (f *bgFlags) open() (background.Source, error) {
+	if f.in == "" {
+		return nil, usageError{"--in: missing: give a folder of frames, a .npy file or - for stdin"}
+	}
+	if f.out == "" {
+		return nil, usageError{"--out: missing: give the directory of the masks"}
+	}
+	if _, err := f.s.Resolved(); err != nil {
+		return nil, bgError(err)
+	}
+	if st, err := os.Stat(f.out); err == nil && !st.IsDir() {
+		return nil, badFlag("out", f.out, "is not a directory")
+	}
+	if filepath.Clean(f.out) == filepath.Clean(f.in) {
+		return nil, badFlag("out", f.out, "is the folder of the frames (--in)")
+	}
+	if err := os.MkdirAll(f.out, 0o755); err != nil {
+		return nil, badFlag("out", f.out, "cannot be created: "+unwrapPath(err).Error())
+	}
+	if err := probe(f.out); err != nil {
+		return nil, badFlag("out", f.out, "cannot write there: "+unwrapPath(err).Error())
+	}
+	if f.in == "-" {
+		var w, h int
+		if _, err := fmt.Sscanf(strings.ToLower(f.size), "%dx%d", &w, &h); err != nil || w < 1 || h < 1 {
+			return nil, badFlag("size", f.size, "want WxH, as 320x240, with --in -")
+		}
+		return background.OpenRaw(os.Stdin, w, h), nil
+	}
+	if f.size != "" {
+		return nil, badFlag("size", f.size, "applies to --in - (raw frames on stdin)")
+	}
+	st, err := os.Stat(f.in)
+	if err != nil {
+		return nil, exitError{fmt.Errorf("--in %s: cannot read: %v", f.in, unwrapPath(err)), exitBadInput}
+	}
+	var src background.Source
+	if st.IsDir() {
+		src, err = background.OpenFolder(f.in)
+	} else {
+		src, err = background.OpenNpy(f.in)
+	}
+	if err != nil {
+		return nil, bgError(err)
+	}
+	return src, nil
+}
+
+// bgError words an error of the background package for the command line.
+func bgError(err error) error {
+	var ie *background.InputError
+	if errors.As(err, &ie) {
+		switch ie.Input {
+		case "in", "frame":
+			return exitError{fmt.Errorf("--in %v: %s", ie.Value, ie.Reason), exitBadInput}
+		case "size":
+			return exitError{fmt.Errorf("the frames' size %v: %s", ie.Value, ie.Reason), exitBadInput}
+		case "frames":
+			return exitError{fmt.Errorf("--in: %v frames: %s", ie.Value, ie.Reason), exitBadInput}
+		}
+		return badFlag(ie.Input, ie.Value, ie.Reason)
+	}
+	return err
+}
+
+// maskWriter writes masks as 1-bit PNG files on a goroutine of its own,
+// each file whole (written to a temporary name and renamed).
+type maskWriter struct {
+	dir   string
+	w, h  int
+	jobs  chan maskJob
+	done  sync.WaitGroup
+	mu    sync.Mutex
+	err   error
+	free  chan []uint8
+	enc   png.Encoder
+	palet color.Palette
+}
+
+type maskJob struct {
+	number int
+	mask   []uint8
+}
+
+func newMaskWriter(dir string, w, h int) *maskWriter {
+	m := &maskWriter{dir: dir, w: w, h: h, jobs: make(chan maskJob, 64), free: make(chan []uint8, 64),
+		enc: png.Encoder{CompressionLevel: png.BestSpeed}, palet: color.Palette{color.Gray{0}, color.Gray{255}}}
+	m.done.Add(1)
+	go func() {
+		defer m.done.Done()
+		im := image.NewPaletted(image.Rect(0, 0, w, h), m.palet)
+		var buf bytes.Buffer
+		for j := range m.jobs {
+			for p, v := range j.mask {
+				im.Pix[p] = v >> 7 // 0 or 1: the palette's index
+			}
+			select {
+			case m.free <- j.mask:
+			default:
+			}
+			if m.failed() {
+				continue
+			}
+			buf.Reset()
+			err := m.enc.Encode(&buf, im)
+			if err == nil {
+				err = atomicio.WriteFile(filepath.Join(dir, fmt.Sprintf("bin%06d.png", j.number)), func(w io.Writer) error {
+					_, err := w.Write(buf.Bytes())
+					return err
+				})
+			}
+			if err != nil {
+				m.mu.Lock()
+				m.err = err
+				m.mu.Unlock()
+			}
+		}
+	}()
+	return m
+}
+
+func (m *maskWriter) failed() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.err != nil
+}
+
+// write queues a copy of the mask of frame number.
+func (m *maskWriter) write(number int, mask []uint8) error {
+	if m.failed() {
+		return m.err
+	}
+	var c []uint8
+	select {
+	case c = <-m.free:
+	default:
+		c = make([]uint8, len(mask))
+	}
+	copy(c, mask)
+	m.jobs <- maskJob{number, c}
+	return nil
+}
+
+// close waits for the masks queued and returns the first error.
+func (m *maskWriter) close() error {
+	close(m.jobs)
+	m.done.Wait()
+	return m.err
+}
