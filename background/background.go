@@ -322,9 +322,15 @@ func (b *Subtractor) fitSample(ctx context.Context, t, k int) ([]float64, LearnI
 	case ctx.Err() != nil:
 		return nil, LearnInfo{}, ctx.Err()
 	case err != nil:
-		return nil, LearnInfo{}, fmt.Errorf("background: the learning fit: %w", err)
+		return nil, LearnInfo{}, fmt.Errorf("the learning fit: %w", err)
 	case res.Status.Failed():
-		return nil, LearnInfo{}, fmt.Errorf("background: the learning fit: %v", res.Status)
+		// Frames with nothing to factor (all of one value, say black):
+		// a background of rank one, each pixel's median.
+		r := make([]float64, t)
+		for j := range r {
+			r[j] = 1
+		}
+		return r, LearnInfo{Frames: t, Rank: 1, Status: res.Status.String() + ", each pixel's median instead", Iterations: res.Iterations, SampleRows: rows}, nil
 	}
 	rm := res.Factors.R
 	_, k = rm.Dims()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/scaledsm/scaledsm/background"
@@ -159,4 +160,65 @@ func TestLengthIndependent(t *testing.T) {
 	if late > early+64 || early > float64(v.Width*v.Height)/2 {
 		t.Errorf("a frame allocates %.0f bytes at frame 2000, %.0f at frame 100: the work grows with the video", late, early)
 	}
+}
+
+// TestFirstMasks checks when the masks come: none before the Learn-th
+// frame, the learning frames' with it, then one a frame; and that a frame
+// of another size is refused by name.
+func TestFirstMasks(t *testing.T) {
+	v := background.NewSynthetic(64, 48, 2, 4)
+	sub, err := background.New(v.Width, v.Height, background.Settings{Learn: 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []int
+	emit := func(i int, _ []uint8) error { got = append(got, i); return nil }
+	frame := make([]uint8, v.Width*v.Height)
+	for i := range 32 {
+		v.Frame(i, frame, nil)
+		if err := sub.Apply(context.Background(), frame, emit); err != nil {
+			t.Fatal(err)
+		}
+		want := 0
+		if i >= 29 {
+			want = i + 1
+		}
+		if len(got) != want || (want > 0 && got[want-1] != i) {
+			t.Fatalf("after frame %d: masks %v, want %d of them, the last %d", i, got, want, i)
+		}
+	}
+	if err := sub.Apply(context.Background(), frame[1:], emit); err == nil || !strings.Contains(err.Error(), "frame 32: has 3071 values") {
+		t.Errorf("a short frame: %v", err)
+	}
+}
+
+// Example separates a synthetic video's moving squares from its
+// background, frame by frame, and counts the foreground pixels of a frame
+// against the truth.
+func Example() {
+	v := background.NewSynthetic(160, 120, 3, 1)
+	sub, err := background.New(v.Width, v.Height, background.Settings{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	frame, truth := make([]uint8, v.Width*v.Height), make([]uint8, v.Width*v.Height)
+	for i := range 300 {
+		v.Frame(i, frame, truth)
+		err := sub.Apply(context.Background(), frame, func(index int, mask []uint8) error {
+			if index == 250 {
+				var sc score
+				sc.add(mask, truth)
+				f, _, _ := sc.f()
+				fmt.Printf("frame 250: F above 0.95: %v\n", f > 0.95) // 904 pixels of 928 found, 6 wrongly
+			}
+			return nil
+		})
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+	}
+	// Output:
+	// frame 250: F above 0.95: true
 }

@@ -35,6 +35,9 @@ video at once.
   scaledsm background --in video.npy --out masks/     frames × height × width, uint8 or float
   ffmpeg -i in.mp4 -f rawvideo -pix_fmt gray - | scaledsm background --in - --size 320x240 --out masks/`
 
+// stdin is what --in - reads (a test's stream in tests).
+var stdin io.Reader = os.Stdin
+
 // bgFlags are background's flags.
 type bgFlags struct {
 	in, size, out string
@@ -181,7 +184,7 @@ func (f *bgFlags) open() (background.Source, error) {
 		if _, err := fmt.Sscanf(strings.ToLower(f.size), "%dx%d", &w, &h); err != nil || w < 1 || h < 1 {
 			return nil, badFlag("size", f.size, "want WxH, as 320x240, with --in -")
 		}
-		return background.OpenRaw(os.Stdin, w, h), nil
+		return background.OpenRaw(stdin, w, h), nil
 	}
 	if f.size != "" {
 		return nil, badFlag("size", f.size, "applies to --in - (raw frames on stdin)")

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"os"
 	"math"
 	"path/filepath"
 	"slices"
@@ -12,6 +15,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/scaledsm/scaledsm"
+	"github.com/scaledsm/scaledsm/background"
 	"github.com/scaledsm/scaledsm/dataio"
 	"github.com/scaledsm/scaledsm/experiment"
 	"github.com/scaledsm/scaledsm/recommend"
@@ -40,6 +44,7 @@ func TestGrid(t *testing.T) {
 	t.Run("ratings", gridRatings)
 	t.Run("lists", gridLists)
 	t.Run("foldin", gridFoldIn)
+	t.Run("background", gridBackground)
 }
 
 // gridRun is one solve of the grid: what it runs and what it must give.
@@ -430,4 +435,78 @@ func minMax(v []int) (lo, hi int) {
 		lo, hi = min(lo, x), max(hi, x)
 	}
 	return lo, hi
+}
+
+// gridBackground is issue 61's acceptance in small: `scaledsm background`
+// on a synthetic video (moving squares, the light up and down by 20%, its
+// masks known) of 600 frames and of 1800, the masks scored past the
+// learning frames; the F it must keep, and a frame's work independent of
+// the length (the bytes allocated a frame, the same for both), without
+// timing.
+func gridBackground(t *testing.T) {
+	v := background.NewSynthetic(160, 120, 4, 11)
+	for _, n := range []int{600, 1800} {
+		d := t.TempDir()
+		raw := make([]byte, 0, n*v.Width*v.Height)
+		truth := make([][]uint8, n)
+		one := make([]uint8, v.Width*v.Height)
+		for i := range n {
+			truth[i] = make([]uint8, len(one))
+			v.Frame(i, one, truth[i])
+			raw = append(raw, one...)
+		}
+		stdin = bytes.NewReader(raw)
+		code, out, errs := cli(t, "background", "--in", "-", "--size", "160x120", "--out", d, "--json")
+		stdin = os.Stdin
+		if code != 0 {
+			t.Fatalf("%d frames: exit %d: %s", n, code, errs)
+		}
+		var sum bgSummary
+		if err := json.Unmarshal([]byte(out), &sum); err != nil {
+			t.Fatal(err)
+		}
+		var tp, fp, fn int
+		for i := background.DefaultLearn; i < n; i++ {
+			m := readMask(t, filepath.Join(d, fmt.Sprintf("bin%06d.png", i+1)))
+			for p, x := range m {
+				switch {
+				case x != 0 && truth[i][p] != 0:
+					tp++
+				case x != 0:
+					fp++
+				case truth[i][p] != 0:
+					fn++
+				}
+			}
+		}
+		f := 2 * float64(tp) / float64(2*tp+fp+fn)
+		t.Logf("%d frames: F %.4f past the learning frames; learned %s", n, f, sum.Learned.Status)
+		if f < 0.95 {
+			t.Errorf("%d frames: F %.4f, want 0.95 at least", n, f)
+		}
+	}
+	// A tracked frame's allocations do not grow with the video.
+	sub, err := background.New(v.Width, v.Height, background.Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	frame := make([]uint8, v.Width*v.Height)
+	none := func(int, []uint8) error { return nil }
+	apply := func(i int) {
+		v.Frame(i, frame, nil)
+		if err := sub.Apply(context.Background(), frame, none); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 1500 {
+		apply(i)
+	}
+	early := testing.AllocsPerRun(50, func() { apply(1500) })
+	for i := 1500; i < 3000; i++ {
+		apply(i)
+	}
+	late := testing.AllocsPerRun(50, func() { apply(3000) })
+	if late > early {
+		t.Errorf("allocations a frame: %.0f after 1500 frames, %.0f after 3000", early, late)
+	}
 }

@@ -1,0 +1,222 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"image"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/scaledsm/scaledsm/background"
+	"github.com/scaledsm/scaledsm/dataio"
+)
+
+// writeFrames writes frames [0, n) of v into dir as in%06d.png from
+// first, CDnet's layout, and returns their true masks.
+func writeFrames(t *testing.T, v *background.Synthetic, n, first int, dir string) [][]uint8 {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	truth := make([][]uint8, n)
+	for i := range n {
+		im := image.NewGray(image.Rect(0, 0, v.Width, v.Height))
+		truth[i] = make([]uint8, len(im.Pix))
+		v.Frame(i, im.Pix, truth[i])
+		var b bytes.Buffer
+		if err := png.Encode(&b, im); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "in"+pad6(first+i)+".png"), b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return truth
+}
+
+func pad6(n int) string {
+	s := strings.Repeat("0", 6) + itoa(n)
+	return s[len(s)-6:]
+}
+
+func itoa(n int) string {
+	b, _ := json.Marshal(n)
+	return string(b)
+}
+
+// readMask reads a mask PNG as gray values.
+func readMask(t *testing.T, path string) []uint8 {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	m, err := png.Decode(f)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	b := m.Bounds()
+	out := make([]uint8, 0, b.Dx()*b.Dy())
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			r, _, _, _ := m.At(x, y).RGBA()
+			out = append(out, uint8(r>>8))
+		}
+	}
+	return out
+}
+
+// TestBackgroundCommand runs the command on a folder of PNG frames, a .npy
+// and raw frames on stdin: the same masks from each, named from the
+// frames' numbers (or positions), 0 or 255, close to the truth.
+func TestBackgroundCommand(t *testing.T) {
+	d := t.TempDir()
+	v := background.NewSynthetic(96, 72, 3, 7)
+	n := 160
+	truth := writeFrames(t, v, n, 1, filepath.Join(d, "input"))
+	code, out, errs := cli(t, "background", "--in", filepath.Join(d, "input"), "--out", filepath.Join(d, "masks"), "--learn", "60")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	t.Log(out)
+	var tp, fp, fn int
+	for i := range n {
+		m := readMask(t, filepath.Join(d, "masks", "bin"+pad6(i+1)+".png"))
+		for p, x := range m {
+			if x != 0 && x != 255 {
+				t.Fatalf("mask %d pixel %d is %d, want 0 or 255", i+1, p, x)
+			}
+			switch {
+			case x != 0 && truth[i][p] != 0:
+				tp++
+			case x != 0:
+				fp++
+			case truth[i][p] != 0:
+				fn++
+			}
+		}
+	}
+	f := 2 * float64(tp) / float64(2*tp+fp+fn)
+	if f < 0.85 {
+		t.Errorf("F %.4f over the %d frames, want 0.85 at least", f, n)
+	}
+	var sum bgSummary
+	b, err := os.ReadFile(filepath.Join(d, "masks", "summary.json"))
+	if err != nil || json.Unmarshal(b, &sum) != nil {
+		t.Fatalf("summary.json: %v", err)
+	}
+	if sum.Frames != n || sum.Learned.Frames != 60 || sum.Learned.Rank != 2 || sum.Masks != "bin000001.png to bin000160.png" {
+		t.Errorf("summary %+v", sum)
+	}
+	// The same frames as a .npy and on stdin: the same masks.
+	var rawFrames []byte
+	one := make([]uint8, v.Width*v.Height)
+	for i := range n {
+		v.Frame(i, one, nil)
+		rawFrames = append(rawFrames, one...)
+	}
+	npy := filepath.Join(d, "video.npy")
+	var nb bytes.Buffer
+	if err := dataio.WriteHeader(&nb, dataio.Header{Dtype: "|u1", Shape: []int{n, v.Height, v.Width}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(npy, append(nb.Bytes(), rawFrames...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errs := cli(t, "background", "--in", npy, "--out", filepath.Join(d, "npy"), "--learn", "60"); code != 0 {
+		t.Fatalf("npy: exit %d: %s", code, errs)
+	}
+	stdin = bytes.NewReader(rawFrames)
+	defer func() { stdin = os.Stdin }()
+	if code, _, errs := cli(t, "background", "--in", "-", "--size", "96x72", "--out", filepath.Join(d, "raw"), "--learn", "60"); code != 0 {
+		t.Fatalf("stdin: exit %d: %s", code, errs)
+	}
+	for i := range n {
+		name := "bin" + pad6(i+1) + ".png"
+		a := readMask(t, filepath.Join(d, "masks", name))
+		if !bytes.Equal(a, readMask(t, filepath.Join(d, "npy", name))) || !bytes.Equal(a, readMask(t, filepath.Join(d, "raw", name))) {
+			t.Fatalf("%s differs between the PNG frames, the .npy and stdin", name)
+		}
+	}
+}
+
+// noise returns n bytes of a fixed pseudo-random sequence.
+func noise(n int) []byte {
+	b := make([]byte, n)
+	x := uint32(1)
+	for i := range b {
+		x = x*1664525 + 1013904223
+		b[i] = byte(x >> 24)
+	}
+	return b
+}
+
+// TestBackgroundBadInput checks that each bad input exits 2 with one line
+// naming it, and that the masks written before a bad frame are whole.
+func TestBackgroundBadInput(t *testing.T) {
+	d := t.TempDir()
+	v := background.NewSynthetic(64, 48, 2, 8)
+	good := filepath.Join(d, "good")
+	writeFrames(t, v, 40, 1, good)
+	if err := os.MkdirAll(filepath.Join(d, "empty"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// Frames of two sizes; a truncated PNG after 30 good frames.
+	sizes := filepath.Join(d, "sizes")
+	writeFrames(t, v, 30, 1, sizes)
+	writeFrames(t, background.NewSynthetic(32, 48, 1, 9), 1, 31, sizes)
+	trunc := filepath.Join(d, "trunc")
+	writeFrames(t, v, 31, 1, trunc)
+	last := filepath.Join(trunc, "in000031.png")
+	b, _ := os.ReadFile(last)
+	if err := os.WriteFile(last, b[:len(b)/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name  string
+		args  []string
+		stdin []byte
+		want  string
+	}{
+		{"empty folder", []string{"--in", filepath.Join(d, "empty")}, nil, "no PNG or JPEG"},
+		{"sizes differ", []string{"--in", sizes, "--learn", "20"}, nil, "is 32x48, the first frame 64x48"},
+		{"truncated PNG", []string{"--in", trunc, "--learn", "20"}, nil, "in000031.png: cannot decode"},
+		{"stdin ends inside a frame", []string{"--in", "-", "--size", "64x48", "--learn", "20"}, noise(64*48*25 + 100), "ends inside frame 26"},
+		{"no size for stdin", []string{"--in", "-"}, nil, "--size"},
+		{"missing", []string{"--in", filepath.Join(d, "nothing")}, nil, "cannot read"},
+		{"median even", []string{"--in", good, "--median", "4"}, nil, "--median 4"},
+		{"rank too large", []string{"--in", good, "--rank", "200"}, nil, "--rank 200"},
+		{"too few frames", []string{"--in", good, "--rank", "2", "--learn", "100"}, nil, ""},
+		{"black frames", []string{"--in", "-", "--size", "64x48", "--learn", "20"}, make([]byte, 64*48*30), ""},
+	}
+	for _, c := range cases {
+		out := filepath.Join(d, "out-"+strings.ReplaceAll(c.name, " ", "-"))
+		if c.stdin != nil {
+			stdin = bytes.NewReader(c.stdin)
+		}
+		code, _, errs := cli(t, append([]string{"background", "--out", out}, c.args...)...)
+		stdin = os.Stdin
+		if c.want == "" { // a short video: learned from the frames it has
+			if code != 0 {
+				t.Errorf("%s: exit %d: %s", c.name, code, errs)
+			}
+			continue
+		}
+		if code != 2 || !strings.Contains(errs, c.want) || strings.Count(strings.TrimSpace(errs), "\n") > 0 {
+			t.Errorf("%s: exit %d, %q: want exit 2 and one line with %q", c.name, code, errs, c.want)
+		}
+		// What was written is whole masks.
+		names, _ := filepath.Glob(filepath.Join(out, "*"))
+		for _, name := range names {
+			if strings.HasSuffix(name, ".png") {
+				readMask(t, name)
+			} else {
+				t.Errorf("%s: %s left in the output", c.name, filepath.Base(name))
+			}
+		}
+	}
+}
