@@ -29,10 +29,10 @@ import (
 	"math"
 	"runtime"
 	"slices"
-	"sort"
 	"time"
 
 	"github.com/scaledsm/scaledsm"
+	"github.com/scaledsm/scaledsm/internal/order"
 	"github.com/scaledsm/scaledsm/internal/par"
 )
 
@@ -42,8 +42,10 @@ const (
 	DefaultRank        = 2
 	DefaultThreshold   = 3
 	DefaultMinContrast = 0.06
+	DefaultMaxContrast = 0.12
 	DefaultMedian      = 5
 	DefaultRate        = 0.02
+	DefaultAbsorb      = 200
 )
 
 // minScale is the least scale of a pixel, of the gray range [0, 1]: a
@@ -58,9 +60,11 @@ type Settings struct {
 	Rank        int     // the background's rank (DefaultRank)
 	Threshold   float64 // a foreground residual is beyond this many of its pixel's scales (DefaultThreshold)
 	MinContrast float64 // and beyond this fraction of the gray range (DefaultMinContrast)
+	MaxContrast float64 // a residual beyond this fraction is foreground whatever its pixel's scale (DefaultMaxContrast; 1 for none)
 	Median      int     // the majority filter's window, odd; 1 for none (DefaultMedian)
 	Rate        float64 // how fast the basis and the scales follow the background, in (0, 1) (DefaultRate)
 	KeepHoles   bool    // leave the background enclosed by foreground as it is (by default it is filled)
+	Absorb      int     // a pixel foreground this many frames in a row is updated as background (DefaultAbsorb; -1 never)
 	Workers     int     // goroutines; 0 for GOMAXPROCS
 }
 
@@ -71,8 +75,10 @@ func (s Settings) Resolved() (Settings, error) {
 	s.Rank = cmp.Or(s.Rank, DefaultRank)
 	s.Threshold = cmp.Or(s.Threshold, DefaultThreshold)
 	s.MinContrast = cmp.Or(s.MinContrast, DefaultMinContrast)
+	s.MaxContrast = cmp.Or(s.MaxContrast, DefaultMaxContrast)
 	s.Median = cmp.Or(s.Median, DefaultMedian)
 	s.Rate = cmp.Or(s.Rate, DefaultRate)
+	s.Absorb = cmp.Or(s.Absorb, DefaultAbsorb)
 	if s.Workers <= 0 {
 		s.Workers = runtime.GOMAXPROCS(0)
 	}
@@ -85,8 +91,12 @@ func (s Settings) Resolved() (Settings, error) {
 		return s, &InputError{"threshold", s.Threshold, "must be positive"}
 	case !(s.MinContrast >= 0 && s.MinContrast < 1):
 		return s, &InputError{"min-contrast", s.MinContrast, "must lie in [0, 1)"}
+	case !(s.MaxContrast > s.MinContrast && s.MaxContrast <= 1):
+		return s, &InputError{"max-contrast", s.MaxContrast, fmt.Sprintf("must lie in (min-contrast %g, 1]", s.MinContrast)}
 	case s.Median < 1 || s.Median%2 == 0:
 		return s, &InputError{"median", s.Median, "must be odd and positive (1 for no filter)"}
+	case s.Absorb < -1 || s.Absorb > 60000:
+		return s, &InputError{"absorb", s.Absorb, "must lie in [1, 60000] frames, or be -1 for never"}
 	case !(s.Rate > 0 && s.Rate < 1):
 		return s, &InputError{"rate", s.Rate, "must lie in (0, 1)"}
 	}
@@ -127,6 +137,10 @@ type Subtractor struct {
 	hits  []uint8   // pixels beyond both thresholds, 0 or 1
 	rowS  []uint8   // hits summed over each pixel's window of its row
 	mask  []uint8
+	// Each pixel's frames in a row in the mask, up to Absorb: a pixel
+	// foreground that long is updated as background (a ghost or an object
+	// that stopped is absorbed).
+	still []uint16
 	// The runs of background of hole filling, and each row's first.
 	runs   []run
 	rowRun []int32
@@ -159,15 +173,15 @@ const (
 	huber = 2
 	// regressionSteps are the reweighted solves of a frame's
 	// coefficients, from the last frame's.
-	regressionSteps = 2
+	regressionSteps = 1
 	// learnBudget is the most entries of the sample of pixels the
 	// learning fit runs on (one row in 30 of a 320 × 240 × 100 block),
 	// and learnIterations its iterations: 0.3 s on 2 cores.
 	learnBudget     = 1 << 18
-	learnIterations = 50
+	learnIterations = 25
 	// ladSteps are the reweighted least-squares steps of each pixel's
 	// least absolute deviations against the frames' factors.
-	ladSteps = 8
+	ladSteps = 3
 )
 
 // New returns a Subtractor of width × height gray frames.
@@ -188,6 +202,7 @@ func New(width, height int, s Settings) (*Subtractor, error) {
 	}
 	b := &Subtractor{s: s, width: width, height: height, n: n, learn: make([]float32, n*s.Learn)}
 	b.resid, b.hits, b.rowS, b.mask = make([]float32, n), make([]uint8, n), make([]uint8, n), make([]uint8, n)
+	b.still = make([]uint16, n)
 	return b, nil
 }
 
@@ -347,6 +362,9 @@ func (b *Subtractor) fitSample(ctx context.Context, t, k int) ([]float64, LearnI
 // (t × k), by reweighted least squares from the least-squares fit; e is
 // left holding the residuals, w is scratch.
 func ladRow(y []float32, r []float64, k int, e, w []float64) []float64 {
+	if k == 2 {
+		return ladRow2(y, r, e, w)
+	}
 	t := len(y)
 	x := make([]float64, k)
 	a := make([]float64, k*k)
@@ -383,17 +401,55 @@ func ladRow(y []float32, r []float64, k int, e, w []float64) []float64 {
 	}
 }
 
+// ladRow2 is ladRow of rank 2, its sums in scalars.
+func ladRow2(y []float32, r []float64, e, w []float64) []float64 {
+	r, e, w = r[:2*len(y)], e[:len(y)], w[:len(y)]
+	for j := range w {
+		w[j] = 1
+	}
+	var x0, x1 float64
+	for step := 0; ; step++ {
+		var a00, a01, a11, b0, b1 float64
+		for j, v := range y {
+			r0, r1, wj := r[2*j], r[2*j+1], w[j]
+			yv := float64(v)
+			a00 += wj * r0 * r0
+			a01 += wj * r0 * r1
+			a11 += wj * r1 * r1
+			b0 += wj * r0 * yv
+			b1 += wj * r1 * yv
+		}
+		if det := a00*a11 - a01*a01; det > 1e-12*a00*a11 && a00 > 0 {
+			x0, x1 = (a11*b0-a01*b1)/det, (a00*b1-a01*b0)/det
+		} else {
+			x0, x1 = 0, 0
+		}
+		for j, v := range y {
+			d := float64(v) - r[2*j]*x0 - r[2*j+1]*x1
+			e[j] = d
+			w[j] = 1 / max(math.Abs(d), 1e-4)
+		}
+		if step == ladSteps {
+			return []float64{x0, x1}
+		}
+	}
+}
+
 // median returns the median of v, which it reorders.
 func median(v []float64) float64 {
-	if len(v) == 0 {
+	n := len(v)
+	switch {
+	case n == 0:
 		return 0
+	case n%2 == 1:
+		return order.Kth(v, n/2)
 	}
-	sort.Float64s(v)
-	if n := len(v); n%2 == 1 {
-		return v[n/2]
-	} else {
-		return (v[n/2-1] + v[n/2]) / 2
+	hi := order.Kth(v, n/2)
+	lo := v[0] // the largest of the lower half, which Kth left before n/2
+	for _, x := range v[:n/2] {
+		lo = max(lo, x)
 	}
+	return (lo + hi) / 2
 }
 
 // track fits the frame to the background, decides its mask and moves the
@@ -686,10 +742,10 @@ func (b *Subtractor) hitRow(y int, frame []uint8, c []float32) {
 			}
 		}
 	}
-	t2, d := float32(b.s.Threshold*b.s.Threshold), float32(b.s.MinContrast)
+	t2, d, dd := float32(b.s.Threshold*b.s.Threshold), float32(b.s.MinContrast), float32(b.s.MaxContrast)
 	for x, e := range res {
 		hits[x] = 0
-		if e*e > t2*vari[x] && (e > d || e < -d) {
+		if a := max(e, -e); (e*e > t2*vari[x] && a > d) || a > dd {
 			hits[x] = 1
 		}
 	}
@@ -726,17 +782,60 @@ func (b *Subtractor) updateRow(y int, c []float32) {
 	eta := float32(b.s.Rate)
 	floor := float32(minScale * minScale)
 	lo, hi := y*b.width, (y+1)*b.width
-	mask, hits, res, vari, u := b.mask[lo:hi], b.hits[lo:hi], b.resid[lo:hi], b.vari[lo:hi], b.u[lo*k:hi*k]
-	for x, m := range mask {
-		if m != 0 || hits[x] != 0 {
-			continue
+	mask, hits, res, vari := b.mask[lo:hi], b.hits[lo:hi], b.resid[lo:hi], b.vari[lo:hi]
+	mask, hits, res = mask[:len(vari)], hits[:len(vari)], res[:len(vari)]
+	g := eta / cc
+	still := b.still[lo:hi]
+	still = still[:len(vari)]
+	absorb := uint16(min(60000, max(0, b.s.Absorb)))
+	if b.s.Absorb < 0 {
+		absorb = 0xffff
+	}
+	if k == 2 {
+		u := b.u[2*lo : 2*hi]
+		u = u[:2*len(vari)]
+		g0, g1 := g*c[0], g*c[1]
+		for x := range vari {
+			if mask[x]|hits[x] != 0 {
+				if mask[x] == 0 {
+					still[x] = 0
+				} else if still[x] < absorb {
+					still[x]++
+					continue
+				}
+				if still[x] < absorb {
+					continue
+				}
+			} else {
+				still[x] = 0
+			}
+			e := res[x]
+			u[2*x] += g0 * e
+			u[2*x+1] += g1 * e
+			vari[x] += eta * (max(e*e, floor) - vari[x])
+		}
+		return
+	}
+	u := b.u[lo*k : hi*k]
+	for x := range vari {
+		if mask[x]|hits[x] != 0 {
+			if mask[x] == 0 {
+				still[x] = 0
+			} else if still[x] < absorb {
+				still[x]++
+				continue
+			}
+			if still[x] < absorb {
+				continue
+			}
+		} else {
+			still[x] = 0
 		}
 		e := res[x]
-		g := eta * e / cc
 		for a, ca := range c {
-			u[x*k+a] += g * ca
+			u[x*k+a] += g * e * ca
 		}
-		vari[x] = (1-eta)*vari[x] + eta*max(e*e, floor)
+		vari[x] += eta * (max(e*e, floor) - vari[x])
 	}
 }
 

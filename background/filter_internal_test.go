@@ -2,6 +2,7 @@ package background
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -110,6 +111,26 @@ func TestFillHoles(t *testing.T) {
 		}
 		if trial < 3 && filled == 0 {
 			t.Errorf("trial %d: no hole to fill: the test does not test", trial)
+		}
+	}
+}
+
+// TestMedian checks the median against a sort's, odd and even lengths.
+func TestMedian(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for n := 1; n < 60; n++ {
+		v := make([]float64, n)
+		for i := range v {
+			v[i] = float64(rng.IntN(10))
+		}
+		s := slices.Clone(v)
+		slices.Sort(s)
+		want := s[n/2]
+		if n%2 == 0 {
+			want = (s[n/2-1] + s[n/2]) / 2
+		}
+		if got := median(v); got != want {
+			t.Fatalf("n %d: median %v, want %v", n, got, want)
 		}
 	}
 }

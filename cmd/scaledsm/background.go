@@ -151,8 +151,10 @@ func (f *bgFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.s.Rank, "rank", background.DefaultRank, "the background's rank")
 	fs.Float64Var(&f.s.Threshold, "threshold", background.DefaultThreshold, "a foreground pixel's residual is beyond this many of its pixel's robust scales")
 	fs.Float64Var(&f.s.MinContrast, "min-contrast", background.DefaultMinContrast, "and beyond this fraction of the gray range")
+	fs.Float64Var(&f.s.MaxContrast, "max-contrast", background.DefaultMaxContrast, "a residual beyond this fraction of the gray range is foreground whatever its pixel's scale (1 for none)")
 	fs.IntVar(&f.s.Median, "median", background.DefaultMedian, "the majority filter's window (odd; 1 for none)")
 	fs.Float64Var(&f.s.Rate, "rate", background.DefaultRate, "how fast the background and the pixels' scales follow the frames, in (0, 1)")
+	fs.IntVar(&f.s.Absorb, "absorb", background.DefaultAbsorb, "a pixel foreground this many frames in a row is taken into the background (-1 never)")
 	fs.BoolVar(&f.s.KeepHoles, "keep-holes", false, "leave the background that foreground encloses as it is (by default the holes are filled)")
 }
 

@@ -1,0 +1,154 @@
+"""scaledsm.BackgroundSubtractor: OpenCV's interface, the command's masks to
+the bit, errors in Python's terms; and docs/cdnet.py's counting."""
+
+import importlib.util
+import os
+import subprocess
+
+import numpy as np
+import pytest
+
+import scaledsm
+from conftest import ROOT
+
+
+def video(n=120, h=48, w=64, seed=1):
+    """A textured background, a bright square moving right and a dark one
+    moving down, noise of 2 gray levels; the frames and their true masks."""
+    rng = np.random.default_rng(seed)
+    base = 80 + 60 * np.linspace(0, 1, w)[None, :] + rng.integers(-15, 15, (h, w))
+    frames, truth = [], []
+    for t in range(n):
+        f = base + rng.normal(0, 2, (h, w))
+        m = np.zeros((h, w), bool)
+        x = (t * 2) % (w - 10)
+        m[10:20, x:x + 10] = True
+        f[10:20, x:x + 10] = 240
+        y = (t * 1) % (h - 8)
+        m[y:y + 8, 40:48] = True
+        f[y:y + 8, 40:48] = 15
+        frames.append(np.clip(np.rint(f), 0, 255).astype(np.uint8))
+        truth.append(m)
+    return frames, truth
+
+
+def test_opencv_interface_and_command(cli, tmp_path):
+    """apply returns H x W uint8 masks, zeros while learning; the learning
+    frames' masks come from learned_masks(); every mask is the command's
+    (raw frames on stdin) to the bit; the masks find the squares."""
+    frames, truth = video()
+    sub = scaledsm.BackgroundSubtractor(learn=40)
+    assert sub.getBackgroundImage() is None
+    masks = {}
+    for i, f in enumerate(frames):
+        m = sub.apply(f)
+        assert m.shape == f.shape and m.dtype == np.uint8
+        if i < 39:
+            assert not m.any()
+        else:
+            masks[i] = m
+        if i == 39:
+            learnt = sub.learned_masks()
+            assert [j for j, _ in learnt] == list(range(39))
+            masks.update(dict(learnt))
+            assert sub.learned_masks() == []
+    out = tmp_path / "masks"
+    raw = b"".join(f.tobytes() for f in frames)
+    subprocess.run([cli, "background", "--in", "-", "--size", "64x48", "--learn", "40", "--out", str(out)], input=raw, check=True,
+                   capture_output=True)
+    for i in range(len(frames)):
+        assert np.array_equal(read_png_1bit(out / ("bin%06d.png" % (i + 1))), masks[i]), "frame %d" % i
+    tp = sum(np.sum((masks[i] > 0) & truth[i]) for i in range(40, len(frames)))
+    fp = sum(np.sum((masks[i] > 0) & ~truth[i]) for i in range(40, len(frames)))
+    fn = sum(np.sum((masks[i] == 0) & truth[i]) for i in range(40, len(frames)))
+    assert 2 * tp / (2 * tp + fp + fn) > 0.85  # 0.893 measured
+    bg = sub.getBackgroundImage()
+    assert bg.shape == (48, 64) and bg.dtype == np.uint8
+    assert abs(int(bg[30, 5]) - int(np.median([f[30, 5] for f in frames]))) <= 8
+
+
+def read_png_1bit(path):
+    """The gray values of a 1-bit palette PNG (0 and 255), as the command
+    writes its masks."""
+    import struct
+    import zlib
+    data = open(path, "rb").read()
+    pos, idat, w = 8, b"", None
+    while pos < len(data):
+        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + n]
+        if kind == b"IHDR":
+            w, h, depth = struct.unpack(">IIB", body[:9])
+            assert depth == 1
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + n
+    raw = zlib.decompress(idat)
+    stride = (w + 7) // 8
+    out = np.zeros((h, w), np.uint8)
+    prev = bytearray(stride)
+    for y in range(h):
+        f, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for x in range(stride):  # PNG's filters, for a 1-byte pixel step
+            a = line[x - 1] if x else 0
+            b, c = prev[x], prev[x - 1] if x else 0
+            if f == 1:
+                line[x] = (line[x] + a) & 255
+            elif f == 2:
+                line[x] = (line[x] + b) & 255
+            elif f == 3:
+                line[x] = (line[x] + (a + b) // 2) & 255
+            elif f == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        bits = np.unpackbits(np.frombuffer(bytes(line), np.uint8))[:w]
+        out[y] = bits * 255
+        prev = line
+    return out
+
+
+def test_colour_and_float_frames():
+    """A BGR frame is taken in OpenCV's gray; floats in [0, 1] are scaled."""
+    frames, _ = video(n=60)
+    gray = scaledsm.BackgroundSubtractor(learn=30)
+    colour = scaledsm.BackgroundSubtractor(learn=30)
+    floats = scaledsm.BackgroundSubtractor(learn=30)
+    for f in frames:
+        a = gray.apply(f)
+        b = colour.apply(np.stack([f, f, f], axis=2))
+        c = floats.apply(f / 255.0)
+        assert np.array_equal(a, b) and np.array_equal(a, c)
+
+
+@pytest.mark.parametrize("kwargs,frame,text", [
+    ({"median": 4}, None, "median=4: must be odd"),
+    ({"rank": 50, "learn": 20}, None, "rank=50"),
+    ({"min_contrast": 2}, None, "min_contrast=2"),
+    ({}, np.zeros((4, 4, 2)), "image: want H x W gray"),
+])
+def test_errors_in_python_terms(kwargs, frame, text):
+    sub = scaledsm.BackgroundSubtractor(**kwargs)
+    with pytest.raises(ValueError, match=text):
+        sub.apply(np.zeros((48, 64), np.uint8) if frame is None else frame)
+
+
+def test_frame_of_another_size():
+    sub = scaledsm.BackgroundSubtractor()
+    sub.apply(np.zeros((48, 64), np.uint8))
+    with pytest.raises(ValueError, match="frame 1 is 32x48, the first was 64x48"):
+        sub.apply(np.zeros((48, 32), np.uint8))
+
+
+def test_cdnet_counts():
+    """docs/cdnet.py's counting: labels 85 and 170 and pixels outside the
+    ROI are not scored; 50 (shadow) is background."""
+    spec = importlib.util.spec_from_file_location("cdnet", os.path.join(ROOT, "docs", "cdnet.py"))
+    cdnet = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(cdnet)
+    gt = np.array([[255, 255, 0, 50], [85, 170, 255, 0]], np.uint8)
+    mask = np.array([[255, 0, 255, 255], [255, 255, 0, 0]], np.uint8)
+    roi = np.array([[255, 255, 255, 255], [255, 255, 255, 0]], np.uint8)
+    assert cdnet.count(mask, gt, roi) == (1, 2, 2)
+    f, p, r = cdnet.measure(1, 2, 2)
+    assert (round(p, 4), round(r, 4), round(f, 4)) == (0.3333, 0.3333, 0.3333)
