@@ -177,11 +177,11 @@ const (
 	// learnBudget is the most entries of the sample of pixels the
 	// learning fit runs on (one row in 30 of a 320 × 240 × 100 block),
 	// and learnIterations its iterations: 0.3 s on 2 cores.
-	learnBudget     = 1 << 18
+	learnBudget     = 1 << 16
 	learnIterations = 25
 	// ladSteps are the reweighted least-squares steps of each pixel's
 	// least absolute deviations against the frames' factors.
-	ladSteps = 3
+	ladSteps = 2
 )
 
 // New returns a Subtractor of width × height gray frames.
@@ -278,14 +278,33 @@ func (b *Subtractor) finishLearning(ctx context.Context, t int, emit func(int, [
 	par.Do(b.s.Workers, (b.n+1023)/1024, func(blk int) {
 		e, w := make([]float64, t), make([]float64, t)
 		for p := blk * 1024; p < min(b.n, (blk+1)*1024); p++ {
-			lp := ladRow(b.learn[p*t:(p+1)*t], r, k, e, w)
+			y := b.learn[p*t : (p+1)*t]
+			lp := ladRow(y, r, k, e, w)
 			for c, v := range lp {
 				b.u[p*k+c] = float32(v)
 			}
+			// The residuals of the basis as kept (float32), in place of
+			// the frames, and their sizes.
 			for j := range e {
-				e[j] = math.Abs(e[j])
+				var x float32
+				for c := range k {
+					x += b.u[p*k+c] * float32(r[j*k+c])
+				}
+				y[j] -= x
+				e[j] = math.Abs(float64(y[j]))
 			}
-			s := max(minScale, 1.4826*median(e))
+			// max(minScale, 1.4826 × the median), without the median when
+			// half the sizes are within the floor's (most pixels).
+			small := 0
+			for _, v := range e {
+				if v <= minScale/1.4826 {
+					small++
+				}
+			}
+			s := minScale
+			if 2*small <= t {
+				s = max(minScale, 1.4826*median(e))
+			}
 			b.vari[p] = float32(s * s)
 		}
 	})
@@ -294,18 +313,28 @@ func (b *Subtractor) finishLearning(ctx context.Context, t int, emit func(int, [
 		scales[p] = math.Sqrt(float64(v))
 	}
 	info.Scale = median(scales)
-	// The learning frames' masks, from the fit's residuals.
-	for j := range t {
-		for p := range b.n {
-			var x float32
-			for c := range k {
-				x += b.u[p*k+c] * float32(r[j*k+c])
+	// The learning frames' masks, from the fit's residuals (which b.learn
+	// now holds), gathered a group of frames at a time.
+	const group = 16
+	frames := make([][]float32, min(group, t))
+	for i := range frames {
+		frames[i] = make([]float32, b.n)
+	}
+	for j0 := 0; j0 < t; j0 += group {
+		j1 := min(t, j0+group)
+		par.Do(b.s.Workers, (b.n+4095)/4096, func(blk int) {
+			for p := blk * 4096; p < min(b.n, (blk+1)*4096); p++ {
+				for j, e := range b.learn[p*t+j0 : p*t+j1] {
+					frames[j][p] = e
+				}
 			}
-			b.resid[p] = b.learn[p*t+j] - x
-		}
-		b.decide(nil, nil)
-		if err := emit(j, b.mask); err != nil {
-			return err
+		})
+		for j := j0; j < j1; j++ {
+			copy(b.resid, frames[j-j0])
+			b.decide(nil, nil)
+			if err := emit(j, b.mask); err != nil {
+				return err
+			}
 		}
 	}
 	b.coef = slices.Clone(r[(t-1)*k : t*k])

@@ -17,7 +17,19 @@ import (
 // holds either its old content or the whole new one, never part of it. On
 // any failure the temporary file is removed.
 func WriteFile(path string, write func(io.Writer) error) error {
-	tmp, err := WriteTemp(path, write)
+	return writeFile(path, write, true)
+}
+
+// WriteFileUnsynced is WriteFile without the sync: a process that stops
+// (or is killed) still leaves path old or whole, but a machine that stops
+// may lose the latest files. It is for many small files, such as a video's
+// masks, where a sync each would cost more than the work that made them.
+func WriteFileUnsynced(path string, write func(io.Writer) error) error {
+	return writeFile(path, write, false)
+}
+
+func writeFile(path string, write func(io.Writer) error, sync bool) error {
+	tmp, err := writeTemp(path, write, sync)
 	if err != nil {
 		return err
 	}
@@ -36,6 +48,10 @@ func WriteFile(path string, write func(io.Writer) error) error {
 // its name. On any failure the temporary
 // file is removed.
 func WriteTemp(path string, write func(io.Writer) error) (tmp string, err error) {
+	return writeTemp(path, write, true)
+}
+
+func writeTemp(path string, write func(io.Writer) error, sync bool) (tmp string, err error) {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
@@ -63,8 +79,10 @@ func WriteTemp(path string, write func(io.Writer) error) (tmp string, err error)
 	if err = bw.Flush(); err != nil {
 		return "", err
 	}
-	if err = f.Sync(); err != nil {
-		return "", err
+	if sync {
+		if err = f.Sync(); err != nil {
+			return "", err
+		}
 	}
 	if err = f.Close(); err != nil {
 		return "", err
