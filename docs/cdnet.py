@@ -24,6 +24,7 @@ needs the scaledsm package (python/).
 """
 
 import os
+import re
 import sys
 import time
 
@@ -50,8 +51,10 @@ def measure(tp, fp, fn):
 
 
 def _number(name):
-    digits = "".join(c for c in name if c.isdigit())
-    return int(digits) if digits else None
+    """The number a file name's last run of digits spells (as `scaledsm
+    background` numbers its masks), or None."""
+    runs = re.findall(r"[0-9]+", name)
+    return int(runs[-1]) if runs else None
 
 
 def _scored(seq):

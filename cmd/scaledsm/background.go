@@ -22,14 +22,16 @@ import (
 
 const backgroundSynopsis = `Separates a video's moving foreground from its background, frame by frame, and writes
 one mask a frame into --out: binNNNNNN.png (0 background, 255 foreground; the number from
-the frame's file name, else its position from 1: CDnet's layout) and summary.json. The
-background is learned from the first --learn frames by the robust PCA of "scaledsm video",
-then tracked: each frame fitted to its basis by a robust regression, a pixel foreground
-where its residual is beyond --threshold of the pixel's own scale and --min-contrast of the
-gray range, the mask made coherent by a --median majority filter, the basis and the scales
-moved toward the background by --rate. Memory does not depend on the video's length; the
-first masks come out once the learning frames are in. "scaledsm video" separates a whole
-video at once.
+the frame's file name, else its position from 1: CDnet's layout) and summary.json. Colour
+frames are taken in gray. The background is learned from the first --learn frames (the
+scaled subgradient method's robust PCA of a sample of their pixels, then each pixel by
+least absolute deviations), then tracked: each frame fitted to its basis by a robust
+regression, a pixel foreground where its residual is beyond --threshold of the pixel's own
+scale and --min-contrast of the gray range (or beyond --max-contrast at all), the mask
+made coherent by a --median majority filter and its holes filled, the basis and the scales
+moved toward the background pixels by --rate. Memory does not depend on the video's
+length; the first masks come out once the learning frames are in. "scaledsm video"
+separates a whole video at once. docs/completion.md has the defaults measured on CDnet.
 
   scaledsm background --in frames/ --out masks/       PNG or JPEG frames, in name order
   scaledsm background --in video.npy --out masks/     frames × height × width, uint8 or float
@@ -121,8 +123,8 @@ func runBackground(args []string, stdout, stderr io.Writer) error {
 		_, err := stdout.Write(append(b, '\n'))
 		return err
 	}
-	fmt.Fprintf(stdout, "wrote %d masks (%s) to %s: %dx%d, background of rank %d learned from %d frames (%s after %d iterations on %d pixels, median pixel scale %.3g)\n",
-		sum.Frames, sum.Masks, f.out, w, h, sub.LearnInfo.Rank, sub.LearnInfo.Frames, sub.LearnInfo.Status, sub.LearnInfo.Iterations, sub.LearnInfo.SampleRows, sub.LearnInfo.Scale)
+	fmt.Fprintf(stdout, "wrote %d masks (%s) to %s: %dx%d, a background of rank %d learned from the first %d frames (%d ScaledSM iterations on a sample of %d pixels, then each pixel; median pixel scale %.3g of the gray range)\n",
+		sum.Frames, sum.Masks, f.out, w, h, sub.LearnInfo.Rank, sub.LearnInfo.Frames, sub.LearnInfo.Iterations, sub.LearnInfo.SampleRows, sub.LearnInfo.Scale)
 	fmt.Fprintf(stdout, "time       %.3g s in all: %.0f frames a second subtracting (%.3g s), %.3g s reading and decoding, the rest writing\n",
 		sum.Seconds, sum.FramesPerSecond, sum.SubtractSeconds, sum.DecodeSeconds)
 	return nil
