@@ -67,6 +67,7 @@ type Settings struct {
 	Rate        float64 // how fast the basis and the scales follow the background, in (0, 1) (DefaultRate)
 	KeepHoles   bool    // leave the background enclosed by foreground as it is (by default it is filled)
 	Absorb      int     // a pixel foreground this many frames in a row is updated as background (DefaultAbsorb; -1 never)
+	Color       bool    // frames of 3 channels a pixel (R, G, B interleaved), each a row of the model; a pixel is a hit when a channel is
 	Workers     int     // goroutines; 0 for GOMAXPROCS
 }
 
@@ -126,16 +127,18 @@ type Subtractor struct {
 	s             Settings
 	width, height int
 	n             int       // pixels
-	learn         []float32 // the learning frames, pixel by pixel (n × Learn)
+	ch            int       // channels a pixel: 1 (gray) or 3 (colour)
+	rows          int       // the model's rows, a pixel's channel each: n × ch
+	learn         []float32 // the learning frames, row by row (rows × Learn)
 	frames        int       // frames applied
 	learned       bool
-	// The model: the basis (n × Rank, row-major), each pixel's variance
+	// The model: the basis (rows × Rank, row-major), each row's variance
 	// (its scale squared), the last frame's coefficients.
 	u    []float32
 	vari []float32
 	coef []float64
 	// Buffers of a frame.
-	resid []float32 // the frame's residual
+	resid []float32 // the frame's residual, a row each
 	hits  []uint8   // pixels beyond both thresholds, 0 or 1
 	rowS  []uint8   // hits summed over each pixel's window of its row
 	mask  []uint8
@@ -183,7 +186,7 @@ const (
 	learnIterations = 25
 	// ladSteps are the reweighted least-squares steps of each pixel's
 	// least absolute deviations against the frames' factors.
-	ladSteps = 2
+	ladSteps = 4
 )
 
 // New returns a Subtractor of width × height gray frames.
@@ -202,8 +205,12 @@ func New(width, height int, s Settings) (*Subtractor, error) {
 	if s.Median > 255 || s.Median > min(width, height) {
 		return nil, &InputError{"median", s.Median, "the majority filter's window is wider than the frame (or 255)"}
 	}
-	b := &Subtractor{s: s, width: width, height: height, n: n, learn: make([]float32, n*s.Learn)}
-	b.resid, b.hits, b.rowS, b.mask = make([]float32, n), make([]uint8, n), make([]uint8, n), make([]uint8, n)
+	ch := 1
+	if s.Color {
+		ch = 3
+	}
+	b := &Subtractor{s: s, width: width, height: height, n: n, ch: ch, rows: n * ch, learn: make([]float32, n*ch*s.Learn)}
+	b.resid, b.hits, b.rowS, b.mask = make([]float32, n*ch), make([]uint8, n), make([]uint8, n), make([]uint8, n)
 	b.still = make([]uint16, n)
 	return b, nil
 }
@@ -219,14 +226,14 @@ func (b *Subtractor) Settings() Settings { return b.s }
 func (b *Subtractor) Learning() bool { return !b.learned }
 
 // Apply takes the next frame (width × height gray values, row by row, 0 to
-// 255) and calls emit with the masks that are ready, in frame order: none
+// 255; with Settings.Color three values a pixel, R, G and B) and calls emit with the masks that are ready, in frame order: none
 // while the background is learned, then those of the learning frames and
 // of this one at once, then one a frame. A mask is 0 (background) or 255
 // (foreground) a pixel, row by row; emit must not keep it past its call.
 // index counts the frames from 0.
 func (b *Subtractor) Apply(ctx context.Context, frame []uint8, emit func(index int, mask []uint8) error) error {
-	if len(frame) != b.n {
-		return &InputError{"frame", b.frames, fmt.Sprintf("has %d values, want %d × %d = %d", len(frame), b.width, b.height, b.n)}
+	if len(frame) != b.rows {
+		return &InputError{"frame", b.frames, fmt.Sprintf("has %d values, want %d × %d × %d = %d", len(frame), b.width, b.height, b.ch, b.rows)}
 	}
 	if !b.learned {
 		t := b.frames
@@ -256,8 +263,8 @@ func (b *Subtractor) Flush(ctx context.Context, emit func(index int, mask []uint
 	}
 	// The first frames, compacted to their own columns.
 	t := b.frames
-	short := make([]float32, b.n*t)
-	for p := range b.n {
+	short := make([]float32, b.rows*t)
+	for p := range b.rows {
 		copy(short[p*t:(p+1)*t], b.learn[p*b.s.Learn:p*b.s.Learn+t])
 	}
 	b.learn = short
@@ -274,12 +281,12 @@ func (b *Subtractor) finishLearning(ctx context.Context, t int, emit func(int, [
 		return err
 	}
 	k = len(r) / t
-	b.u, b.vari = make([]float32, b.n*k), make([]float32, b.n)
-	// Each pixel's row by least absolute deviations against r, and its
-	// scale: 1.4826 × the median |residual| over the frames.
-	par.Do(b.s.Workers, (b.n+1023)/1024, func(blk int) {
+	b.u, b.vari = make([]float32, b.rows*k), make([]float32, b.rows)
+	// Each row by least absolute deviations against r, and its scale:
+	// 1.4826 × the median |residual| over the frames.
+	par.Do(b.s.Workers, (b.rows+1023)/1024, func(blk int) {
 		e, w := make([]float64, t), make([]float64, t)
-		for p := blk * 1024; p < min(b.n, (blk+1)*1024); p++ {
+		for p := blk * 1024; p < min(b.rows, (blk+1)*1024); p++ {
 			y := b.learn[p*t : (p+1)*t]
 			lp := ladRow(y, r, k, e, w)
 			for c, v := range lp {
@@ -310,7 +317,7 @@ func (b *Subtractor) finishLearning(ctx context.Context, t int, emit func(int, [
 			b.vari[p] = float32(s * s)
 		}
 	})
-	scales := make([]float64, b.n)
+	scales := make([]float64, b.rows)
 	for p, v := range b.vari {
 		scales[p] = math.Sqrt(float64(v))
 	}
@@ -320,12 +327,12 @@ func (b *Subtractor) finishLearning(ctx context.Context, t int, emit func(int, [
 	const group = 16
 	frames := make([][]float32, min(group, t))
 	for i := range frames {
-		frames[i] = make([]float32, b.n)
+		frames[i] = make([]float32, b.rows)
 	}
 	for j0 := 0; j0 < t; j0 += group {
 		j1 := min(t, j0+group)
-		par.Do(b.s.Workers, (b.n+4095)/4096, func(blk int) {
-			for p := blk * 4096; p < min(b.n, (blk+1)*4096); p++ {
+		par.Do(b.s.Workers, (b.rows+4095)/4096, func(blk int) {
+			for p := blk * 4096; p < min(b.rows, (blk+1)*4096); p++ {
 				for j, e := range b.learn[p*t+j0 : p*t+j1] {
 					frames[j][p] = e
 				}
@@ -349,8 +356,8 @@ func (b *Subtractor) finishLearning(ctx context.Context, t int, emit func(int, [
 // subgradient method's robust PCA of a sample of the learning frames'
 // pixels, every stride-th, no more than learnBudget entries.
 func (b *Subtractor) fitSample(ctx context.Context, t, k int) ([]float64, LearnInfo, error) {
-	stride := max(1, (b.n*t+learnBudget-1)/learnBudget)
-	rows := (b.n + stride - 1) / stride
+	stride := max(1, (b.rows*t+learnBudget-1)/learnBudget)
+	rows := (b.rows + stride - 1) / stride
 	start, cols, y := make([]int, rows+1), make([]int32, rows*t), make([]float64, rows*t)
 	for i := range rows {
 		start[i+1] = (i + 1) * t
@@ -515,7 +522,7 @@ func (b *Subtractor) regress(frame []uint8) []float64 {
 	c := slices.Clone(b.coef)
 	kk := k*k + k
 	parts := make([]float64, chunks*kk)
-	samples := (b.n + sampleStride - 1) / sampleStride
+	samples := (b.rows + sampleStride - 1) / sampleStride
 	for range regressionSteps {
 		par.Do(b.s.Workers, chunks, func(ch int) {
 			a, rhs := parts[ch*kk:ch*kk+k*k], parts[ch*kk+k*k:(ch+1)*kk]
@@ -748,6 +755,11 @@ func clear255(m []uint8) {
 // hitRow sets row y's residual (from the frame and its coefficients c,
 // unless they are nil), its hits and their sums over the window's width.
 func (b *Subtractor) hitRow(y int, frame []uint8, c []float32) {
+	if b.ch > 1 {
+		b.hitRowColor(y, frame, c)
+		b.rowSums(y)
+		return
+	}
 	w, k := b.width, len(b.coef)
 	lo, hi := y*w, (y+1)*w
 	res, vari, hits := b.resid[lo:hi], b.vari[lo:hi], b.hits[lo:hi]
@@ -789,8 +801,13 @@ func (b *Subtractor) hitRow(y int, frame []uint8, c []float32) {
 			hits[x] = h
 		}
 	}
-	half := b.s.Median / 2
-	sr := b.rowS[lo:hi]
+	b.rowSums(y)
+}
+
+// rowSums sets row y's hits summed over the window's width.
+func (b *Subtractor) rowSums(y int) {
+	w, half := b.width, b.s.Median/2
+	hits, sr := b.hits[y*w:(y+1)*w], b.rowS[y*w:(y+1)*w]
 	var run uint8
 	for x := range min(half, w) {
 		run += hits[x]
@@ -806,11 +823,44 @@ func (b *Subtractor) hitRow(y int, frame []uint8, c []float32) {
 	}
 }
 
+// hitRowColor is hitRow of colour frames: a pixel is a hit when one of
+// its channels is.
+func (b *Subtractor) hitRowColor(y int, frame []uint8, c []float32) {
+	w, k, ch := b.width, len(b.coef), b.ch
+	lo, hi := y*w*ch, (y+1)*w*ch
+	res, vari := b.resid[lo:hi], b.vari[lo:hi]
+	if c != nil {
+		u, f := b.u[lo*k:hi*k], frame[lo:hi]
+		for r := range res {
+			v := float32(f[r]) * (1.0 / 255)
+			for a, ca := range c {
+				v -= u[r*k+a] * ca
+			}
+			res[r] = v
+		}
+	}
+	t2, d2, dd2 := float32(b.s.Threshold*b.s.Threshold), float32(b.s.MinContrast*b.s.MinContrast), float32(b.s.MaxContrast*b.s.MaxContrast)
+	hits := b.hits[y*w : (y+1)*w]
+	for x := range hits {
+		var h uint8
+		for r := x * ch; r < (x+1)*ch; r++ {
+			if e2 := res[r] * res[r]; (e2 > t2*vari[r] && e2 > d2) || e2 > dd2 {
+				h = 1
+			}
+		}
+		hits[x] = h
+	}
+}
+
 // updateRow moves the basis and the variances of row y toward the frame's
 // background pixels: a rank-one step of the basis along the coefficients,
 // U_p += Rate e_p cᵀ/|c|², and the variance toward e_p² (no less than
 // minScale²).
 func (b *Subtractor) updateRow(y int, c []float32) {
+	if b.ch > 1 {
+		b.updateRowColor(y, c)
+		return
+	}
 	k := len(c)
 	var cc float32
 	for _, v := range c {
@@ -879,15 +929,59 @@ func (b *Subtractor) updateRow(y int, c []float32) {
 	}
 }
 
+// updateRowColor is updateRow of colour frames: a pixel's channels move
+// together, as the pixel is background or not.
+func (b *Subtractor) updateRowColor(y int, c []float32) {
+	k, ch := len(c), b.ch
+	var cc float32
+	for _, v := range c {
+		cc += v * v
+	}
+	if !(cc > 0) {
+		return
+	}
+	eta := float32(b.s.Rate)
+	floor := float32(minScale * minScale)
+	g := eta / cc
+	lo, hi := y*b.width, (y+1)*b.width
+	mask, hits, still := b.mask[lo:hi], b.hits[lo:hi], b.still[lo:hi]
+	absorb := uint16(min(60000, max(0, b.s.Absorb)))
+	if b.s.Absorb < 0 {
+		absorb = 0xffff
+	}
+	for x := range mask {
+		if mask[x]|hits[x] != 0 {
+			if mask[x] == 0 {
+				still[x] = 0
+			} else if still[x] < absorb {
+				still[x]++
+				continue
+			}
+			if still[x] < absorb {
+				continue
+			}
+		} else {
+			still[x] = 0
+		}
+		for r := (lo + x) * ch; r < (lo+x+1)*ch; r++ {
+			e := b.resid[r]
+			for a, ca := range c {
+				b.u[r*k+a] += g * e * ca
+			}
+			b.vari[r] += eta * (max(e*e, floor) - b.vari[r])
+		}
+	}
+}
+
 // Background returns the background the model holds for the last frame,
-// 0 to 255 a pixel (nil before it has learned).
+// 0 to 255 a value, the frames' layout (nil before it has learned).
 func (b *Subtractor) Background() []uint8 {
 	if !b.learned {
 		return nil
 	}
 	k := len(b.coef)
-	out := make([]uint8, b.n)
-	for p := range b.n {
+	out := make([]uint8, b.rows)
+	for p := range b.rows {
 		var x float64
 		for a, ca := range b.coef {
 			x += float64(b.u[p*k+a]) * ca

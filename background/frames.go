@@ -20,12 +20,15 @@ import (
 	"github.com/scaledsm/scaledsm/dataio"
 )
 
-// A Source gives a video's gray frames one at a time.
+// A Source gives a video's frames one at a time, gray or in colour.
 type Source interface {
 	// Size returns the frames' width and height.
 	Size() (width, height int)
-	// Next returns the next frame (width × height values 0 to 255, row
-	// by row, valid until the next call) and its number: from its file
+	// Channels returns a pixel's values: 1 (gray) or 3 (R, G, B).
+	Channels() int
+	// Next returns the next frame (width × height × Channels values 0 to
+	// 255, row by row, a pixel's channels together, valid until the next
+	// call) and its number: from its file
 	// name's digits (CDnet's in000470.jpg is 470), else its position from
 	// 1. It returns io.EOF after the last frame, and an *InputError for a
 	// frame it cannot read.
@@ -70,24 +73,48 @@ func grayOf(m image.Image, dst []uint8) {
 	}
 }
 
+// rgbOf sets dst to the R, G and B values of m, a pixel's together.
+func rgbOf(m image.Image, dst []uint8) {
+	bd := m.Bounds()
+	w := bd.Dx()
+	if im, ok := m.(*image.YCbCr); ok { // a JPEG's planes, without At's interface a pixel
+		for y := range bd.Dy() {
+			for x := range w {
+				yi, ci := im.YOffset(bd.Min.X+x, bd.Min.Y+y), im.COffset(bd.Min.X+x, bd.Min.Y+y)
+				p := 3 * (y*w + x)
+				dst[p], dst[p+1], dst[p+2] = color.YCbCrToRGB(im.Y[yi], im.Cb[ci], im.Cr[ci])
+			}
+		}
+		return
+	}
+	for y := range bd.Dy() {
+		for x := range w {
+			r, g, b, _ := m.At(bd.Min.X+x, bd.Min.Y+y).RGBA()
+			p := 3 * (y*w + x)
+			dst[p], dst[p+1], dst[p+2] = uint8(r>>8), uint8(g>>8), uint8(b>>8)
+		}
+	}
+}
+
 // folder is a Source of the image files of a directory, in name order.
 type folder struct {
 	dir    string
 	names  []string
 	next   int
 	w, h   int
+	ch     int
 	buf    []uint8
 	digits bool // every name has digits, which number the frames
 }
 
 // OpenFolder returns the frames of the PNG and JPEG files of dir, in the
-// order of their names.
-func OpenFolder(dir string) (Source, error) {
+// order of their names: in gray, or in colour (R, G, B) when color.
+func OpenFolder(dir string, color bool) (Source, error) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, &InputError{"in", dir, "cannot read: " + unwrap(err).Error()}
 	}
-	f := &folder{dir: dir, digits: true}
+	f := &folder{dir: dir, digits: true, ch: channels(color)}
 	for _, e := range ents {
 		ext := strings.ToLower(filepath.Ext(e.Name()))
 		if e.Type().IsRegular() && (ext == ".png" || ext == ".jpg" || ext == ".jpeg") {
@@ -106,8 +133,16 @@ func OpenFolder(dir string) (Source, error) {
 		return nil, err
 	}
 	f.w, f.h = cfg.Width, cfg.Height
-	f.buf = make([]uint8, f.w*f.h)
+	f.buf = make([]uint8, f.w*f.h*f.ch)
 	return f, nil
+}
+
+// channels returns 3 for colour, 1 for gray.
+func channels(color bool) int {
+	if color {
+		return 3
+	}
+	return 1
 }
 
 // numberOf returns the number that a file name's last run of digits
@@ -140,6 +175,7 @@ func decodeConfig(path string) (image.Config, error) {
 }
 
 func (f *folder) Size() (int, int) { return f.w, f.h }
+func (f *folder) Channels() int    { return f.ch }
 
 func (f *folder) Next() ([]uint8, int, error) {
 	if f.next >= len(f.names) {
@@ -160,7 +196,11 @@ func (f *folder) Next() ([]uint8, int, error) {
 	if b := m.Bounds(); b.Dx() != f.w || b.Dy() != f.h {
 		return nil, 0, &InputError{"frame", path, fmt.Sprintf("is %dx%d, the first frame %dx%d", b.Dx(), b.Dy(), f.w, f.h)}
 	}
-	grayOf(m, f.buf)
+	if f.ch == 3 {
+		rgbOf(m, f.buf)
+	} else {
+		grayOf(m, f.buf)
+	}
 	number := f.next
 	if f.digits {
 		number, _ = numberOf(name)
@@ -168,21 +208,25 @@ func (f *folder) Next() ([]uint8, int, error) {
 	return f.buf, number, nil
 }
 
-// raw is a Source of raw 8-bit gray frames from a reader (what ffmpeg
-// -f rawvideo -pix_fmt gray writes).
+// raw is a Source of raw 8-bit frames from a reader (what ffmpeg -f
+// rawvideo -pix_fmt gray, or rgb24, writes).
 type raw struct {
 	r    io.Reader
 	w, h int
+	ch   int
 	buf  []uint8
 	next int
 }
 
-// OpenRaw returns the frames of width × height bytes each that r gives.
-func OpenRaw(r io.Reader, width, height int) Source {
-	return &raw{r: bufio.NewReaderSize(r, 1<<20), w: width, h: height, buf: make([]uint8, width*height)}
+// OpenRaw returns the frames of width × height bytes each that r gives,
+// or of width × height × 3 (R, G, B) when color.
+func OpenRaw(r io.Reader, width, height int, color bool) Source {
+	ch := channels(color)
+	return &raw{r: bufio.NewReaderSize(r, 1<<20), w: width, h: height, ch: ch, buf: make([]uint8, width*height*ch)}
 }
 
 func (s *raw) Size() (int, int) { return s.w, s.h }
+func (s *raw) Channels() int    { return s.ch }
 
 func (s *raw) Next() ([]uint8, int, error) {
 	n, err := io.ReadFull(s.r, s.buf)
@@ -190,7 +234,7 @@ func (s *raw) Next() ([]uint8, int, error) {
 	case err == io.EOF:
 		return nil, 0, io.EOF
 	case errors.Is(err, io.ErrUnexpectedEOF):
-		return nil, 0, &InputError{"in", "-", fmt.Sprintf("ends inside frame %d: %d of its %d bytes (%dx%d)", s.next+1, n, len(s.buf), s.w, s.h)}
+		return nil, 0, &InputError{"in", "-", fmt.Sprintf("ends inside frame %d: %d of its %d bytes (%dx%d, %d a pixel)", s.next+1, n, len(s.buf), s.w, s.h, s.ch)}
 	case err != nil:
 		return nil, 0, &InputError{"in", "-", err.Error()}
 	}
@@ -198,14 +242,17 @@ func (s *raw) Next() ([]uint8, int, error) {
 	return s.buf, s.next, nil
 }
 
-// npyFrames is a Source of a .npy file of frames × height × width.
+// npyFrames is a Source of a .npy file of frames × height × width (×
+// 3).
 type npyFrames struct {
 	f      *os.File
 	r      *bufio.Reader
 	h      dataio.Header
 	w, ht  int
+	in, ch int // channels in the file, and given
 	frames int
 	next   int
+	raw    []uint8 // a frame as the file holds it
 	buf    []uint8
 	floats []float64
 	path   string
@@ -213,9 +260,11 @@ type npyFrames struct {
 }
 
 // OpenNpy returns the frames of a NumPy file of shape (frames, height,
-// width): uint8, or float32 or float64 in [0, 1] (or [0, 255] when a
-// value of the first frame passes 1), C order.
-func OpenNpy(path string) (Source, error) {
+// width), or (frames, height, width, 3) in R, G, B: uint8, or float32 or
+// float64 in [0, 1] (or [0, 255] when a value of the first frame passes
+// 1), C order. Colour frames are given in gray unless color; gray frames
+// cannot be given in colour.
+func OpenNpy(path string, color bool) (Source, error) {
 	fh, err := os.Open(path)
 	if err != nil {
 		return nil, &InputError{"in", path, "cannot read: " + unwrap(err).Error()}
@@ -226,16 +275,24 @@ func OpenNpy(path string) (Source, error) {
 		fh.Close()
 		return nil, &InputError{"in", path, err.Error()}
 	}
-	if len(h.Shape) != 3 || h.Fortran || h.Shape[0] < 1 || h.Shape[1] < 1 || h.Shape[2] < 1 {
-		fh.Close()
-		return nil, &InputError{"in", path, fmt.Sprintf("shape %s (Fortran order %v): want frames × height × width, C order", dataio.ShapeString(h.Shape), h.Fortran)}
+	in := 1
+	if len(h.Shape) == 4 && h.Shape[3] == 3 {
+		in = 3
 	}
-	s := &npyFrames{f: fh, r: r, h: h, frames: h.Shape[0], ht: h.Shape[1], w: h.Shape[2], path: path}
-	s.buf = make([]uint8, s.w*s.ht)
+	if (len(h.Shape) != 3 && in == 1) || h.Fortran || h.Shape[0] < 1 || h.Shape[1] < 1 || h.Shape[2] < 1 {
+		fh.Close()
+		return nil, &InputError{"in", path, fmt.Sprintf("shape %s (Fortran order %v): want frames × height × width (× 3), C order", dataio.ShapeString(h.Shape), h.Fortran)}
+	}
+	if color && in == 1 {
+		fh.Close()
+		return nil, &InputError{"in", path, fmt.Sprintf("shape %s: gray frames, no colour to take", dataio.ShapeString(h.Shape))}
+	}
+	s := &npyFrames{f: fh, r: r, h: h, frames: h.Shape[0], ht: h.Shape[1], w: h.Shape[2], in: in, ch: channels(color), path: path}
+	s.raw, s.buf = make([]uint8, s.w*s.ht*in), make([]uint8, s.w*s.ht*s.ch)
 	switch h.Dtype {
 	case "|u1", "<u1":
 	case "<f4", "<f8", ">f4", ">f8":
-		s.floats = make([]float64, s.w*s.ht)
+		s.floats = make([]float64, s.w*s.ht*in)
 	default:
 		fh.Close()
 		return nil, &InputError{"in", path, fmt.Sprintf("dtype %s: want uint8, float32 or float64", h.Dtype)}
@@ -244,6 +301,7 @@ func OpenNpy(path string) (Source, error) {
 }
 
 func (s *npyFrames) Size() (int, int) { return s.w, s.ht }
+func (s *npyFrames) Channels() int    { return s.ch }
 
 func (s *npyFrames) Next() ([]uint8, int, error) {
 	if s.next >= s.frames {
@@ -256,29 +314,37 @@ func (s *npyFrames) Next() ([]uint8, int, error) {
 		return nil, 0, &InputError{"in", s.path, fmt.Sprintf("frame %d: %v (truncated?)", s.next, err)}
 	}
 	if s.floats == nil {
-		if _, err := io.ReadFull(s.r, s.buf); err != nil {
+		if _, err := io.ReadFull(s.r, s.raw); err != nil {
 			return fail(err)
 		}
-		return s.buf, s.next, nil
-	}
-	one := dataio.Header{Dtype: s.h.Dtype, Shape: []int{s.ht, s.w}}
-	if err := dataio.ReadData(s.r, one, s.floats); err != nil {
-		return fail(err)
-	}
-	if s.unit == 0 {
-		s.unit = 255
-		for _, v := range s.floats {
-			if v > 1 {
-				s.unit = 1
-				break
+	} else {
+		one := dataio.Header{Dtype: s.h.Dtype, Shape: []int{len(s.floats)}}
+		if err := dataio.ReadData(s.r, one, s.floats); err != nil {
+			return fail(err)
+		}
+		if s.unit == 0 {
+			s.unit = 255
+			for _, v := range s.floats {
+				if v > 1 {
+					s.unit = 1
+					break
+				}
 			}
 		}
-	}
-	for p, v := range s.floats {
-		if math.IsNaN(v) {
-			return fail(fmt.Errorf("pixel %d is NaN", p))
+		for p, v := range s.floats {
+			if math.IsNaN(v) {
+				return fail(fmt.Errorf("value %d is NaN", p))
+			}
+			s.raw[p] = uint8(min(255, max(0, math.Round(v*s.unit))))
 		}
-		s.buf[p] = uint8(min(255, max(0, math.Round(v*s.unit))))
+	}
+	if s.in == s.ch {
+		copy(s.buf, s.raw)
+	} else { // colour in the file, gray wanted: the luma
+		for p := range s.buf {
+			r, g, b := uint32(s.raw[3*p]), uint32(s.raw[3*p+1]), uint32(s.raw[3*p+2])
+			s.buf[p] = uint8((19595*r + 38470*g + 7471*b + 1<<15) >> 16)
+		}
 	}
 	return s.buf, s.next, nil
 }

@@ -23,7 +23,7 @@ import (
 const backgroundSynopsis = `Separates a video's moving foreground from its background, frame by frame, and writes
 one mask a frame into --out: binNNNNNN.png (0 background, 255 foreground; the number from
 the frame's file name, else its position from 1: CDnet's layout) and summary.json. Colour
-frames are taken in gray. The background is learned from the first --learn frames (the
+frames are taken in gray (--color models their channels). The background is learned from the first --learn frames (the
 scaled subgradient method's robust PCA of a sample of their pixels, then each pixel by
 least absolute deviations), then tracked: each frame fitted to its basis by a robust
 regression, a pixel foreground where its residual is beyond --threshold of the pixel's own
@@ -157,6 +157,7 @@ func (f *bgFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.s.Median, "median", background.DefaultMedian, "the majority filter's window (odd; 1 for none)")
 	fs.Float64Var(&f.s.Rate, "rate", background.DefaultRate, "how fast the background and the pixels' scales follow the frames, in (0, 1)")
 	fs.IntVar(&f.s.Absorb, "absorb", background.DefaultAbsorb, "a pixel foreground this many frames in a row is taken into the background (-1 never)")
+	fs.BoolVar(&f.s.Color, "color", false, "model the frames' three colour channels (a pixel a hit when one is), not their gray; with --in -,\nraw rgb24 frames (ffmpeg -pix_fmt rgb24)")
 	fs.BoolVar(&f.s.KeepHoles, "keep-holes", false, "leave the background that foreground encloses as it is (by default the holes are filled)")
 }
 
@@ -188,7 +189,7 @@ func (f *bgFlags) open() (background.Source, error) {
 		if _, err := fmt.Sscanf(strings.ToLower(f.size), "%dx%d", &w, &h); err != nil || w < 1 || h < 1 {
 			return nil, badFlag("size", f.size, "want WxH, as 320x240, with --in -")
 		}
-		return background.OpenRaw(stdin, w, h), nil
+		return background.OpenRaw(stdin, w, h, f.s.Color), nil
 	}
 	if f.size != "" {
 		return nil, badFlag("size", f.size, "applies to --in - (raw frames on stdin)")
@@ -199,9 +200,9 @@ func (f *bgFlags) open() (background.Source, error) {
 	}
 	var src background.Source
 	if st.IsDir() {
-		src, err = background.OpenFolder(f.in)
+		src, err = background.OpenFolder(f.in, f.s.Color)
 	} else {
-		src, err = background.OpenNpy(f.in)
+		src, err = background.OpenNpy(f.in, f.s.Color)
 	}
 	if err != nil {
 		return nil, bgError(err)

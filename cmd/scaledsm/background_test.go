@@ -220,3 +220,72 @@ func TestBackgroundBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestBackgroundColor runs --color on RGB PNG frames, the same frames as a
+// .npy of frames × height × width × 3 and as raw rgb24 on stdin: the same
+// masks from each; and refuses --color for a .npy of gray frames.
+func TestBackgroundColor(t *testing.T) {
+	d := t.TempDir()
+	v := background.NewSynthetic(64, 48, 2, 12)
+	n := 70
+	gray := make([]uint8, v.Width*v.Height)
+	var rgb []byte
+	if err := os.MkdirAll(filepath.Join(d, "in"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		v.Frame(i, gray, nil)
+		im := image.NewNRGBA(image.Rect(0, 0, v.Width, v.Height))
+		for p, g := range gray {
+			c := []byte{g, uint8(min(255, int(g)+30)), g / 2}
+			copy(im.Pix[4*p:], c)
+			im.Pix[4*p+3] = 255
+			rgb = append(rgb, c...)
+		}
+		var b bytes.Buffer
+		if err := png.Encode(&b, im); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(d, "in", "in"+pad6(i+1)+".png"), b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var nb bytes.Buffer
+	if err := dataio.WriteHeader(&nb, dataio.Header{Dtype: "|u1", Shape: []int{n, v.Height, v.Width, 3}}); err != nil {
+		t.Fatal(err)
+	}
+	npy := filepath.Join(d, "v.npy")
+	if err := os.WriteFile(npy, append(nb.Bytes(), rgb...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := func(name string, args ...string) {
+		t.Helper()
+		if code, _, errs := cli(t, append([]string{"background", "--color", "--learn", "30", "--out", filepath.Join(d, name)}, args...)...); code != 0 {
+			t.Fatalf("%s: exit %d: %s", name, code, errs)
+		}
+	}
+	run("png", "--in", filepath.Join(d, "in"))
+	run("npy", "--in", npy)
+	stdin = bytes.NewReader(rgb)
+	run("raw", "--in", "-", "--size", "64x48")
+	stdin = os.Stdin
+	for i := range n {
+		name := "bin" + pad6(i+1) + ".png"
+		a := readMask(t, filepath.Join(d, "png", name))
+		if !bytes.Equal(a, readMask(t, filepath.Join(d, "npy", name))) || !bytes.Equal(a, readMask(t, filepath.Join(d, "raw", name))) {
+			t.Fatalf("%s differs between the PNG frames, the .npy and stdin", name)
+		}
+	}
+	// A gray .npy has no colour to take.
+	var gb bytes.Buffer
+	if err := dataio.WriteHeader(&gb, dataio.Header{Dtype: "|u1", Shape: []int{2, 48, 64}}); err != nil {
+		t.Fatal(err)
+	}
+	grayNpy := filepath.Join(d, "gray.npy")
+	if err := os.WriteFile(grayNpy, append(gb.Bytes(), make([]byte, 2*48*64)...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errs := cli(t, "background", "--color", "--in", grayNpy, "--out", filepath.Join(d, "g")); code != 2 || !strings.Contains(errs, "gray frames, no colour to take") {
+		t.Errorf("--color of a gray .npy: exit %d, %q", code, errs)
+	}
+}

@@ -44,6 +44,7 @@ type bgSettings struct {
 	Median      int     `json:"median"`
 	Rate        float64 `json:"rate"`
 	KeepHoles   bool    `json:"keep_holes"`
+	Color       bool    `json:"color"`
 }
 
 // bgPython names the Python keyword of a background.InputError's input.
@@ -77,7 +78,7 @@ func scaledsm_bg_new(width, height C.int64_t, settings *C.char, settingsLen C.in
 		return 0
 	}
 	sub, err := background.New(int(width), int(height), background.Settings{Learn: js.Learn, Rank: js.Rank, Threshold: js.Threshold,
-		MinContrast: js.MinContrast, Median: js.Median, Rate: js.Rate, KeepHoles: js.KeepHoles})
+		MinContrast: js.MinContrast, Median: js.Median, Rate: js.Rate, KeepHoles: js.KeepHoles, Color: js.Color})
 	if err != nil {
 		*code = bgCError(err, msg, msgLen)
 		return 0
@@ -96,7 +97,8 @@ func bgGet(h C.int64_t) *bgState {
 	return bgSubs[int64(h)]
 }
 
-// scaledsm_bg_apply feeds one gray frame (width × height bytes) and writes
+// scaledsm_bg_apply feeds one frame (width × height bytes, × 3 in colour:
+// R, G, B) and writes
 // the mask of the frame index *index into mask; *index is -1 when no mask
 // is ready (a learning frame). The masks of the learning frames are kept
 // until scaledsm_bg_take asks for them.
@@ -109,7 +111,11 @@ func scaledsm_bg_apply(h C.int64_t, frame *C.uint8_t, mask *C.uint8_t, index *C.
 		return
 	}
 	w, ht := st.sub.Size()
-	f := unsafe.Slice((*uint8)(unsafe.Pointer(frame)), w*ht)
+	ch := 1
+	if st.sub.Settings().Color {
+		ch = 3
+	}
+	f := unsafe.Slice((*uint8)(unsafe.Pointer(frame)), w*ht*ch)
 	out := unsafe.Slice((*uint8)(unsafe.Pointer(mask)), w*ht)
 	this := st.sub.Frames()
 	*index = -1
@@ -156,7 +162,8 @@ func scaledsm_bg_take(h C.int64_t, index C.int64_t, mask *C.uint8_t) C.int32_t {
 }
 
 // scaledsm_bg_background writes the background the subtractor holds into
-// out (width × height bytes); it returns 0 before the background is learned.
+// out (width × height bytes, × 3 in colour); it returns 0 before the
+// background is learned.
 //
 //export scaledsm_bg_background
 func scaledsm_bg_background(h C.int64_t, out *C.uint8_t) C.int32_t {

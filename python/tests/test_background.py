@@ -61,7 +61,7 @@ def test_opencv_interface_and_command(cli, tmp_path):
     tp = sum(np.sum((masks[i] > 0) & truth[i]) for i in range(40, len(frames)))
     fp = sum(np.sum((masks[i] > 0) & ~truth[i]) for i in range(40, len(frames)))
     fn = sum(np.sum((masks[i] == 0) & truth[i]) for i in range(40, len(frames)))
-    assert 2 * tp / (2 * tp + fp + fn) > 0.85  # 0.893 measured
+    assert 2 * tp / (2 * tp + fp + fn) > 0.85  # 0.890 measured (0.825 when the pixels took two reweighted steps)
     bg = sub.getBackgroundImage()
     assert bg.shape == (48, 64) and bg.dtype == np.uint8
     assert abs(int(bg[30, 5]) - int(np.median([f[30, 5] for f in frames]))) <= 8
@@ -152,3 +152,32 @@ def test_cdnet_counts():
     assert cdnet.count(mask, gt, roi) == (1, 2, 2)
     f, p, r = cdnet.measure(1, 2, 2)
     assert (round(p, 4), round(r, 4), round(f, 4)) == (0.3333, 0.3333, 0.3333)
+
+
+def test_color_equals_command(cli, tmp_path):
+    """color=True on BGR frames gives the command's --color masks on the
+    same frames as raw rgb24, to the bit, and a BGR background."""
+    frames, truth = video(n=80)
+    rng = np.random.default_rng(5)
+    tint = rng.integers(-20, 20, (1, 1, 3))
+    bgr = [np.clip(np.stack([f, f, f], axis=2).astype(int) + tint, 0, 255).astype(np.uint8) for f in frames]
+    sub = scaledsm.BackgroundSubtractor(learn=30, color=True)
+    masks = {}
+    for i, f in enumerate(bgr):
+        m = sub.apply(f)
+        if i >= 29:
+            masks[i] = m
+        if i == 29:
+            masks.update(dict(sub.learned_masks()))
+    out = tmp_path / "masks"
+    raw = b"".join(f[..., ::-1].tobytes() for f in bgr)  # rgb24
+    subprocess.run([cli, "background", "--in", "-", "--size", "64x48", "--color", "--learn", "30", "--out", str(out)], input=raw,
+                   check=True, capture_output=True)
+    for i in range(len(frames)):
+        assert np.array_equal(read_png_1bit(out / ("bin%06d.png" % (i + 1))), masks[i]), "frame %d" % i
+    bg = sub.getBackgroundImage()
+    assert bg.shape == (48, 64, 3)
+    med = np.median(np.stack([f[30, 5] for f in bgr]), axis=0)
+    assert np.abs(bg[30, 5].astype(int) - med).max() <= 8
+    with pytest.raises(ValueError, match="color=True wants H x W x 3"):
+        sub.apply(frames[0])
