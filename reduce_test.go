@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/scaledsm/scaledsm"
+	"github.com/scaledsm/scaledsm/ranks"
 	"github.com/scaledsm/scaledsm/synth"
 )
 
@@ -19,7 +20,7 @@ import (
 // drawing only its shard (synth.NewShard), and returns every rank's result.
 func solveShards(t *testing.T, c synth.Config, s synth.Setting, set scaledsm.Settings, p int) []*scaledsm.Result {
 	t.Helper()
-	reds := scaledsm.NewLocalReducers(p)
+	reds := ranks.NewLocal(p)
 	res := make([]*scaledsm.Result, p)
 	errs := make([]error, p)
 	var wg sync.WaitGroup
@@ -157,7 +158,7 @@ func TestShardedTrimTies(t *testing.T) {
 		}
 		wantX := want.Product()
 		for p := 2; p <= 3; p++ {
-			reds := scaledsm.NewLocalReducers(p)
+			reds := ranks.NewLocal(p)
 			got := make([]scaledsm.Factors, p)
 			errs := make([]error, p)
 			var wg sync.WaitGroup
@@ -197,7 +198,7 @@ func TestShardedTrimTies(t *testing.T) {
 // rank to itself), and checks what each receives.
 func TestLocalExchange(t *testing.T) {
 	const p = 3
-	reds := scaledsm.NewLocalReducers(p)
+	reds := ranks.NewLocal(p)
 	msg := func(from, to int) []byte {
 		if from == to {
 			return nil
@@ -212,7 +213,7 @@ func TestLocalExchange(t *testing.T) {
 			for to := range p {
 				send[to] = msg(me, to)
 			}
-			got[me] = reds[me].(scaledsm.Exchanger).Exchange(send)
+			got[me] = reds[me].(ranks.Exchanger).Exchange(send)
 		})
 	}
 	wg.Wait()
