@@ -1,7 +1,6 @@
 package scaledsm_test
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"math"
@@ -188,39 +187,6 @@ func TestShardedTrimTies(t *testing.T) {
 				if rel := mat.Norm(&d, 2) / mat.Norm(wantX, 2); !(rel < 1e-12) {
 					t.Errorf("trim %v, P=%d, rank %d: spectral estimate %.3g from the single process's", trim, p, k, rel)
 				}
-			}
-		}
-	}
-}
-
-// TestLocalExchange sends each in-process rank a message naming the sender
-// and the receiver, of a length that differs between pairs (none from a
-// rank to itself), and checks what each receives.
-func TestLocalExchange(t *testing.T) {
-	const p = 3
-	reds := ranks.NewLocal(p)
-	msg := func(from, to int) []byte {
-		if from == to {
-			return nil
-		}
-		return bytes.Repeat([]byte{byte(16*from + to)}, 1+from+3*to)
-	}
-	got := make([][][]byte, p)
-	var wg sync.WaitGroup
-	for me := range p {
-		wg.Go(func() {
-			send := make([][]byte, p)
-			for to := range p {
-				send[to] = msg(me, to)
-			}
-			got[me] = reds[me].(ranks.Exchanger).Exchange(send)
-		})
-	}
-	wg.Wait()
-	for me := range p {
-		for from := range p {
-			if !bytes.Equal(got[me][from], msg(from, me)) {
-				t.Errorf("rank %d got %v from rank %d, want %v", me, got[me][from], from, msg(from, me))
 			}
 		}
 	}
