@@ -1,6 +1,8 @@
 package scaledsm
 
-import "math"
+import (
+	"math"
+)
 
 // Evidence is what the last iterate of a run shows of its own recovery,
 // with or without a truth: how many measurements it leaves unfitted, and

@@ -1,7 +1,6 @@
 package scaledsm_test
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"math"
@@ -12,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/scaledsm/scaledsm"
+	"github.com/scaledsm/scaledsm/ranks"
 	"github.com/scaledsm/scaledsm/synth"
 )
 
@@ -19,7 +19,7 @@ import (
 // drawing only its shard (synth.NewShard), and returns every rank's result.
 func solveShards(t *testing.T, c synth.Config, s synth.Setting, set scaledsm.Settings, p int) []*scaledsm.Result {
 	t.Helper()
-	reds := scaledsm.NewLocalReducers(p)
+	reds := ranks.NewLocal(p)
 	res := make([]*scaledsm.Result, p)
 	errs := make([]error, p)
 	var wg sync.WaitGroup
@@ -157,7 +157,7 @@ func TestShardedTrimTies(t *testing.T) {
 		}
 		wantX := want.Product()
 		for p := 2; p <= 3; p++ {
-			reds := scaledsm.NewLocalReducers(p)
+			reds := ranks.NewLocal(p)
 			got := make([]scaledsm.Factors, p)
 			errs := make([]error, p)
 			var wg sync.WaitGroup
@@ -187,39 +187,6 @@ func TestShardedTrimTies(t *testing.T) {
 				if rel := mat.Norm(&d, 2) / mat.Norm(wantX, 2); !(rel < 1e-12) {
 					t.Errorf("trim %v, P=%d, rank %d: spectral estimate %.3g from the single process's", trim, p, k, rel)
 				}
-			}
-		}
-	}
-}
-
-// TestLocalExchange sends each in-process rank a message naming the sender
-// and the receiver, of a length that differs between pairs (none from a
-// rank to itself), and checks what each receives.
-func TestLocalExchange(t *testing.T) {
-	const p = 3
-	reds := scaledsm.NewLocalReducers(p)
-	msg := func(from, to int) []byte {
-		if from == to {
-			return nil
-		}
-		return bytes.Repeat([]byte{byte(16*from + to)}, 1+from+3*to)
-	}
-	got := make([][][]byte, p)
-	var wg sync.WaitGroup
-	for me := range p {
-		wg.Go(func() {
-			send := make([][]byte, p)
-			for to := range p {
-				send[to] = msg(me, to)
-			}
-			got[me] = reds[me].(scaledsm.Exchanger).Exchange(send)
-		})
-	}
-	wg.Wait()
-	for me := range p {
-		for from := range p {
-			if !bytes.Equal(got[me][from], msg(from, me)) {
-				t.Errorf("rank %d got %v from rank %d, want %v", me, got[me][from], from, msg(from, me))
 			}
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/scaledsm/scaledsm/ranks"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -40,10 +41,10 @@ type Problem struct {
 	Clean bool
 
 	// Reducer, when not nil, makes this a shard of a problem solved on
-	// several ranks (see Reducer): Op and Y hold this rank's measurements,
+	// several ranks (see ranks.Reducer): Op and Y hold this rank's measurements,
 	// which come after those of the lower ranks, and Truth and Rank are the
 	// whole problem's. Every rank calls Solve with the same Settings.
-	Reducer Reducer
+	Reducer ranks.Reducer
 }
 
 // Settings say how a Problem is solved. The zero value runs ScaledSM on the

@@ -15,6 +15,7 @@ import (
 	"github.com/scaledsm/scaledsm"
 	"github.com/scaledsm/scaledsm/internal/mem"
 	"github.com/scaledsm/scaledsm/internal/reduce"
+	"github.com/scaledsm/scaledsm/ranks"
 )
 
 // A FileError is a problem with one input file: it names the input, the
@@ -246,15 +247,15 @@ func Load(f Files, rank int) (scaledsm.Problem, error) {
 }
 
 // LoadShard is Load for the rank of red in a data-parallel solve (see
-// scaledsm.Reducer): it reads the rows [rank·m/P, (rank+1)·m/P) of the
+// ranks.Reducer): it reads the rows [rank·m/P, (rank+1)·m/P) of the
 // operator and of y only, at their offsets in the files (which needs the
 // operator file in C order), and returns that shard of the problem, its
 // operator scaled as the whole problem's, with the truth read whole.
-func LoadShard(f Files, rank int, red scaledsm.Reducer) (scaledsm.Problem, error) {
+func LoadShard(f Files, rank int, red ranks.Reducer) (scaledsm.Problem, error) {
 	return load(f, rank, red)
 }
 
-func load(f Files, rank int, red scaledsm.Reducer) (scaledsm.Problem, error) {
+func load(f Files, rank int, red ranks.Reducer) (scaledsm.Problem, error) {
 	switch {
 	case f.Sensing == "" && f.Quadratic == "":
 		return scaledsm.Problem{}, errors.New("dataio: no operator file: set Sensing or Quadratic")
@@ -425,7 +426,7 @@ func operatorShape(op *array, f Files) (m, n1, n2 int, err error) {
 
 // shard returns op as the shard of a problem of m measurements, or op
 // itself alone.
-func shard(op scaledsm.Operator, red scaledsm.Reducer, m int) (scaledsm.Operator, error) {
+func shard(op scaledsm.Operator, red ranks.Reducer, m int) (scaledsm.Operator, error) {
 	if red == nil {
 		return op, nil
 	}

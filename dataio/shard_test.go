@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/scaledsm/scaledsm"
+	"github.com/scaledsm/scaledsm/ranks"
 	"github.com/scaledsm/scaledsm/synth"
 )
 
@@ -45,7 +46,7 @@ func TestLoadShard(t *testing.T) {
 		m := len(whole.Y)
 		data := opData(whole.Op)
 		for p := 1; p <= 3; p++ {
-			reds := scaledsm.NewLocalReducers(p)
+			reds := ranks.NewLocal(p)
 			probs := make([]scaledsm.Problem, p)
 			errs := make([]error, p)
 			var wg sync.WaitGroup
@@ -92,7 +93,7 @@ func TestLoadShardFortran(t *testing.T) {
 		}),
 		N1: 3, N2: 3, Y: save(t, dir, "y.npy", f64([]int{m}, ms.Y)),
 	}
-	reds := scaledsm.NewLocalReducers(2)
+	reds := ranks.NewLocal(2)
 	errs := make([]error, 2)
 	var wg sync.WaitGroup
 	for k := range 2 {

@@ -1,5 +1,5 @@
 // Package mpi joins the processes that mpirun starts into the ranks of a
-// data-parallel solve: World returns a scaledsm.Reducer over
+// data-parallel solve: World returns a ranks.Reducer over
 // MPI_COMM_WORLD.
 //
 // Built with the mpi tag it calls Open MPI through cgo (Debian's

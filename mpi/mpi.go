@@ -41,7 +41,7 @@ import (
 	"sync"
 	"unsafe"
 
-	"github.com/scaledsm/scaledsm"
+	"github.com/scaledsm/scaledsm/ranks"
 )
 
 // Enabled reports whether the package was built with the mpi tag.
@@ -63,7 +63,7 @@ var (
 // World initializes MPI (MPI_THREAD_FUNNELED) on first use and returns the
 // job's ranks, or nil when the job has one rank, which then solves alone
 // exactly as without MPI.
-func World() (scaledsm.Reducer, error) {
+func World() (ranks.Reducer, error) {
 	once.Do(start)
 	if err0 != nil {
 		return nil, err0

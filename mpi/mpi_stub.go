@@ -5,14 +5,14 @@ package mpi
 import (
 	"os"
 
-	"github.com/scaledsm/scaledsm"
+	"github.com/scaledsm/scaledsm/ranks"
 )
 
 // Enabled reports whether the package was built with the mpi tag.
 const Enabled = false
 
 // World returns nil without the mpi tag: the process is the only rank.
-func World() (scaledsm.Reducer, error) { return nil, nil }
+func World() (ranks.Reducer, error) { return nil, nil }
 
 // Finalize ends MPI; without the mpi tag it does nothing.
 func Finalize() {}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/scaledsm/scaledsm"
 	"github.com/scaledsm/scaledsm/mpi"
+	"github.com/scaledsm/scaledsm/ranks"
 	"github.com/scaledsm/scaledsm/synth"
 )
 
@@ -27,7 +28,7 @@ func TestMain(m *testing.M) {
 }
 
 // world returns the job's Reducer and its size (nil and 1 alone).
-func world(t *testing.T) (scaledsm.Reducer, int) {
+func world(t *testing.T) (ranks.Reducer, int) {
 	t.Helper()
 	red, err := mpi.World()
 	if err != nil {
@@ -75,7 +76,7 @@ func TestExchange(t *testing.T) {
 	if red == nil {
 		t.Skip("one rank: run under mpirun -np 2 or more")
 	}
-	ex, ok := red.(scaledsm.Exchanger)
+	ex, ok := red.(ranks.Exchanger)
 	if !ok {
 		t.Fatal("the MPI Reducer is not an Exchanger")
 	}
@@ -116,7 +117,7 @@ func TestShardedSolvesOverMPI(t *testing.T) {
 	}
 	for _, tc := range cases {
 		set := tc.set
-		solve := func(red scaledsm.Reducer) *scaledsm.Result {
+		solve := func(red ranks.Reducer) *scaledsm.Result {
 			var d *synth.Draw
 			var err error
 			if red == nil {

@@ -5,9 +5,9 @@ import (
 	"runtime"
 	"slices"
 
-	"github.com/scaledsm/scaledsm"
 	"github.com/scaledsm/scaledsm/internal/fsum"
 	"github.com/scaledsm/scaledsm/internal/par"
+	"github.com/scaledsm/scaledsm/ranks"
 )
 
 // The baselines that a recommender must beat, as models: every user and
@@ -158,14 +158,14 @@ func checkPenalties(lambdaUser, lambdaItem float64) error {
 }
 
 // BiasesShared is BiasesIndexed on the ranks of an MPI job (red, a
-// scaledsm.Exchanger): x is this rank's part of the ratings, indexing the
+// ranks.Exchanger): x is this rank's part of the ratings, indexing the
 // ids of all of them, as FitIndexed's on ranks (see Settings.Reducer).
 // Every rank gets the same model, whatever the number of ranks (alone,
 // with a nil red, BiasesIndexed's): that of
 // one process's BiasesIndexed on up to 2^20 ratings, and to rounding
 // above (each item's sum runs along the item's ratings, in the users'
 // order, where one process adds it by blocks of users).
-func BiasesShared(x *Indexed, lambdaUser, lambdaItem float64, red scaledsm.Reducer) (*Model, error) {
+func BiasesShared(x *Indexed, lambdaUser, lambdaItem float64, red ranks.Reducer) (*Model, error) {
 	if err := x.check("ratings"); err != nil {
 		return nil, err
 	}

@@ -5,8 +5,8 @@ import (
 	"math"
 	"slices"
 
-	"github.com/scaledsm/scaledsm"
 	"github.com/scaledsm/scaledsm/internal/fsum"
+	"github.com/scaledsm/scaledsm/ranks"
 )
 
 // Ratings are ratings of items by users: Users[k] rated Items[k] with
@@ -175,7 +175,7 @@ type table struct {
 	// this rank's table holds the ratings of its users in the users' half
 	// and of its items in the items' half (see shardTable and part), the
 	// others' rows are empty.
-	red  scaledsm.Exchanger
+	red  ranks.Exchanger
 	gbuf []float64 // share's buffers
 }
 

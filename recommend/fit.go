@@ -10,8 +10,8 @@ import (
 	"slices"
 	"time"
 
-	"github.com/scaledsm/scaledsm"
 	"github.com/scaledsm/scaledsm/internal/par"
+	"github.com/scaledsm/scaledsm/ranks"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -122,7 +122,7 @@ type Settings struct {
 	// ranks of an MPI job makes none.
 	NoLists bool
 	// Reducer, when not nil, shares the fit among the ranks of an MPI job
-	// (package mpi; it must be a scaledsm.Exchanger): every rank calls Fit
+	// (package mpi; it must be a ranks.Exchanger): every rank calls Fit
 	// with its part of the ratings and the same settings, the ranks'
 	// parts one after the other being the ratings a single process would
 	// fit (FitIndexed's parts index the ids of all of them: see
@@ -131,7 +131,7 @@ type Settings struct {
 	// makes the rows of its blocks in every sweep, and the rows are
 	// gathered after each half of a sweep. Every rank gets the model that
 	// one process makes from the parts put together, bit for bit.
-	Reducer scaledsm.Reducer
+	Reducer ranks.Reducer
 }
 
 // Progress is the state of a fit, for a progress display.
@@ -321,7 +321,7 @@ func FitTable(ctx context.Context, tb *Table, s Settings) (*Model, error) {
 // sameRanks reports whether a and b are the same Exchanger, both nil
 // alone. Two of a type that == cannot compare (it would panic) are taken
 // as the same when their types are.
-func sameRanks(a, b scaledsm.Exchanger) bool {
+func sameRanks(a, b ranks.Exchanger) bool {
 	if a == nil || b == nil {
 		return a == nil && b == nil
 	}
@@ -336,7 +336,7 @@ func sameRanks(a, b scaledsm.Exchanger) bool {
 // name it; then the items' half is made, once nothing here holds those
 // ratings (the caller may let them go). On ranks, this rank's share
 // (shardTable).
-func layOut(x *Indexed, red scaledsm.Exchanger, workers int) (*table, error) {
+func layOut(x *Indexed, red ranks.Exchanger, workers int) (*table, error) {
 	if red == nil {
 		t := userOrder(len(x.Users), len(x.Items), x.Rows, x.Cols, x.Values)
 		if t.rerated(workers) {

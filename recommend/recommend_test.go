@@ -12,7 +12,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/scaledsm/scaledsm"
+	"github.com/scaledsm/scaledsm/ranks"
 	"github.com/scaledsm/scaledsm/recommend"
 	"github.com/scaledsm/scaledsm/synth"
 )
@@ -272,7 +272,7 @@ func TestIndexedSplit(t *testing.T) {
 // TestRanksSameBits fits the default model (selection, Student-t weights,
 // the continued chain) and the ridge model (its penalty chosen, then a
 // refit) alone and shared among 2 and 3 in-process ranks
-// (scaledsm.NewLocalReducers, the stand-in for MPI), each given a
+// (ranks.NewLocal, the stand-in for MPI), each given a
 // contiguous part of the ratings (one part empty, on 3 ranks): every
 // rank's model predicts what the one process's does, bit for bit. A pair
 // rated twice, its ratings on two ranks, is named as alone.
@@ -285,7 +285,7 @@ func TestRanksSameBits(t *testing.T) {
 		}
 		want := alone.PredictAll(test.Users, test.Items, nil)
 		for _, p := range []int{2, 3} {
-			onRanks(t, p, train, func(r int, part recommend.Ratings, red scaledsm.Reducer) error {
+			onRanks(t, p, train, func(r int, part recommend.Ratings, red ranks.Reducer) error {
 				s := s
 				s.Reducer = red
 				m, err := recommend.Fit(context.Background(), part, s)
@@ -303,7 +303,7 @@ func TestRanksSameBits(t *testing.T) {
 	if !errors.As(err, &want) || want.First != 5 || want.Second != train.Len() {
 		t.Fatalf("alone: %v, want ratings 5 and %d named", err, train.Len())
 	}
-	onRanks(t, 2, twice, func(r int, part recommend.Ratings, red scaledsm.Reducer) error {
+	onRanks(t, 2, twice, func(r int, part recommend.Ratings, red ranks.Reducer) error {
 		_, err := recommend.Fit(context.Background(), part, recommend.Settings{Reducer: red})
 		var got *recommend.DuplicateError
 		if !errors.As(err, &got) || *got != *want {
@@ -325,7 +325,7 @@ func TestBiasesShared(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, p := range []int{2, 3} {
-			onRanks(t, p, train, func(r int, part recommend.Ratings, red scaledsm.Reducer) error {
+			onRanks(t, p, train, func(r int, part recommend.Ratings, red ranks.Reducer) error {
 				x := part.Index()
 				recommend.ShareIDs(x, red)
 				m, err := recommend.BiasesShared(x, l, l, red)
@@ -341,9 +341,9 @@ func TestBiasesShared(t *testing.T) {
 
 // onRanks runs f on p in-process ranks, each with its contiguous part of
 // the ratings (on 3 ranks, rank 1's empty), and fails on a rank's error.
-func onRanks(t *testing.T, p int, r recommend.Ratings, f func(rank int, part recommend.Ratings, red scaledsm.Reducer) error) {
+func onRanks(t *testing.T, p int, r recommend.Ratings, f func(rank int, part recommend.Ratings, red ranks.Reducer) error) {
 	t.Helper()
-	reds := scaledsm.NewLocalReducers(p)
+	reds := ranks.NewLocal(p)
 	errs := make([]error, p)
 	var wg sync.WaitGroup
 	for rank := range p {
@@ -409,7 +409,7 @@ func TestTable(t *testing.T) {
 	if err := check(train.Index(), s, 2); err != nil {
 		t.Fatal(err)
 	}
-	onRanks(t, 2, train, func(r int, part recommend.Ratings, red scaledsm.Reducer) error {
+	onRanks(t, 2, train, func(r int, part recommend.Ratings, red ranks.Reducer) error {
 		x := part.Index()
 		recommend.ShareIDs(x, red)
 		s := s
@@ -420,7 +420,7 @@ func TestTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.Reducer = scaledsm.NewLocalReducers(1)[0]
+	s.Reducer = ranks.NewLocal(1)[0]
 	var ie *recommend.InputError
 	if _, err := recommend.FitTable(ctx, tb, s); !errors.As(err, &ie) {
 		t.Fatalf("a fit with another Reducer than the table's: %v, want an InputError", err)

@@ -7,9 +7,9 @@ import (
 	"slices"
 	"sort"
 
-	"github.com/scaledsm/scaledsm"
 	"github.com/scaledsm/scaledsm/internal/fsum"
 	"github.com/scaledsm/scaledsm/internal/reduce"
+	"github.com/scaledsm/scaledsm/ranks"
 )
 
 // A fit shared among the ranks of an MPI job (Settings.Reducer) starts
@@ -35,13 +35,13 @@ const exchangeChunk = 1 << 18
 const ratingBytes = 12
 
 // exchanger returns the settings' Reducer as an Exchanger, nil alone.
-func exchanger(red scaledsm.Reducer) (scaledsm.Exchanger, error) {
+func exchanger(red ranks.Reducer) (ranks.Exchanger, error) {
 	if red == nil {
 		return nil, nil
 	}
-	ex, ok := red.(scaledsm.Exchanger)
+	ex, ok := red.(ranks.Exchanger)
 	if !ok {
-		return nil, &InputError{Input: "Reducer", Reason: "cannot exchange ratings (want a scaledsm.Exchanger, as package mpi's)"}
+		return nil, &InputError{Input: "Reducer", Reason: "cannot exchange ratings (want a ranks.Exchanger, as package mpi's)"}
 	}
 	return ex, nil
 }
@@ -52,7 +52,7 @@ func exchanger(red scaledsm.Reducer) (scaledsm.Exchanger, error) {
 // from the ranks' users' halves, and the mean of all the ratings. It does
 // not read x once the users' half is made, so that a caller that lets x
 // go lets it be collected as the items' half is made.
-func shardTable(x *Indexed, red scaledsm.Exchanger, workers int) (*table, error) {
+func shardTable(x *Indexed, red ranks.Exchanger, workers int) (*table, error) {
 	n1, n2 := len(x.Users), len(x.Items)
 	sizes := reduce.Gather(red, []float64{float64(n1), float64(n2)})
 	for r := 0; r < len(sizes); r += 2 {
@@ -117,7 +117,7 @@ func (t *table) usersSource() source {
 // side and their values. Each rating is put in its place as it is
 // received: the ranks first tell each row's rank how many ratings they
 // send it for each of its rows.
-func half(src source, red scaledsm.Exchanger, items bool, n int) (start []int, idx []int32, vals []float32) {
+func half(src source, red ranks.Exchanger, items bool, n int) (start []int, idx []int32, vals []float32) {
 	p := red.Size()
 	key := func(u, i int32) int32 {
 		if items {
@@ -169,7 +169,7 @@ func half(src source, red scaledsm.Exchanger, items bool, n int) (start []int, i
 
 // sharedMean returns the mean of the ranks' parts of the ratings, added
 // as one process adds them, in their order, and their number.
-func sharedMean(x *Indexed, red scaledsm.Reducer) (mean float64, m int) {
+func sharedMean(x *Indexed, red ranks.Reducer) (mean float64, m int) {
 	m = reduce.Count(red, x.Len())
 	state := make([]float64, 2)
 	reduce.Relay(red, state, func() {
@@ -186,7 +186,7 @@ func sharedMean(x *Indexed, red scaledsm.Reducer) (mean float64, m int) {
 // calls got with each rating this rank receives and the rank it came
 // from: those of rank 0 first, each rank's in its order, in rounds of at
 // most exchangeChunk ratings a rank.
-func exchange(src source, red scaledsm.Exchanger, owner func(u, i int32) int, got func(from int, u, i int32, v float32)) {
+func exchange(src source, red ranks.Exchanger, owner func(u, i int32) int, got func(from int, u, i int32, v float32)) {
 	p := red.Size()
 	rounds := int(reduce.Max(red, float64((src.n+exchangeChunk-1)/exchangeChunk)))
 	send := make([][]byte, p)
@@ -253,7 +253,7 @@ func (t *table) relay(state []float64, f func()) {
 
 // valueRange returns the smallest and the largest of every rank's values
 // (this process's alone).
-func valueRange[V float32 | float64](red scaledsm.Reducer, v []V) (lo, hi float64) {
+func valueRange[V float32 | float64](red ranks.Reducer, v []V) (lo, hi float64) {
 	lo, hi = math.Inf(1), math.Inf(-1)
 	if len(v) > 0 {
 		lo, hi = float64(slices.Min(v)), float64(slices.Max(v))
@@ -269,14 +269,14 @@ func valueRange[V float32 | float64](red scaledsm.Reducer, v []V) (lo, hi float6
 // all the ranks' parts instead: Users and Items become the union of the
 // ranks' ids, increasing, the same on every rank, as FitIndexed on ranks
 // wants them; Rows and Cols are mapped to them in place.
-func ShareIDs(x *Indexed, red scaledsm.Reducer) {
+func ShareIDs(x *Indexed, red ranks.Reducer) {
 	x.Users = shareIDs(x.Users, x.Rows, red)
 	x.Items = shareIDs(x.Items, x.Cols, red)
 }
 
 // shareIDs returns the union of the ranks' ids, and maps the indices idx
 // of this rank's ids to it.
-func shareIDs(ids IDs, idx []int32, red scaledsm.Reducer) IDs {
+func shareIDs(ids IDs, idx []int32, red ranks.Reducer) IDs {
 	counts := reduce.Counts(red, len(ids))
 	most := slices.Max(counts)
 	buf := make([]float64, 2*most) // each id as its high and low 32 bits, exactly

@@ -1,13 +1,13 @@
 package synth
 
 import (
-	"github.com/scaledsm/scaledsm"
 	"github.com/scaledsm/scaledsm/internal/fsum"
 	"github.com/scaledsm/scaledsm/internal/reduce"
+	"github.com/scaledsm/scaledsm/ranks"
 )
 
 // NewShard draws the ingredients of the shard of a problem that red's rank
-// holds in a data-parallel solve (see scaledsm.Reducer): the measurements
+// holds in a data-parallel solve (see ranks.Reducer): the measurements
 // [rank·m/P, (rank+1)·m/P) of the Gaussian models, the entries of the rows
 // [rank·n1/P, (rank+1)·n1/P) of the entry models, each drawn from the
 // streams the whole problem draws it from, so that the shards of all the
@@ -15,7 +15,7 @@ import (
 // Instance, with the same arguments; the instance's Y, Clean, Noise and
 // Outlier are the shard's, its FStar, Outliers and truth the whole
 // problem's, and its Problem carries red.
-func NewShard(c Config, red scaledsm.Reducer) (*Draw, error) {
+func NewShard(c Config, red ranks.Reducer) (*Draw, error) {
 	return newDraw(c, red)
 }
 

@@ -30,6 +30,7 @@ import (
 	"github.com/scaledsm/scaledsm/internal/mem"
 	"github.com/scaledsm/scaledsm/internal/par"
 	"github.com/scaledsm/scaledsm/internal/reduce"
+	"github.com/scaledsm/scaledsm/ranks"
 )
 
 // Kind is the measurement model.
@@ -160,7 +161,7 @@ type Draw struct {
 
 	// A shard (see NewShard) holds measurements [lo, lo+len) of the
 	// Gaussian models, or the entries of rows [lo, hi) of the entry models.
-	red    scaledsm.Reducer
+	red    ranks.Reducer
 	lo, hi int
 
 	outlierSign    []float64 // uniform in [-1, 1]
@@ -264,7 +265,7 @@ func New(c Config) (*Draw, error) {
 
 // newDraw draws the ingredients of a problem, or of the shard of it that
 // red's rank holds.
-func newDraw(c Config, red scaledsm.Reducer) (*Draw, error) {
+func newDraw(c Config, red ranks.Reducer) (*Draw, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
@@ -354,7 +355,7 @@ type Instance struct {
 	Outliers int              // the measurements corrupted
 	FStar    float64          // f(X*) = ||y - A(X*)||_1 = ||w + s||_1
 
-	red scaledsm.Reducer // the ranks of a shard (see NewShard)
+	red ranks.Reducer // the ranks of a shard (see NewShard)
 	// An entry model's outliers are drawn again when asked for (see
 	// Corrupted): its seed.
 	entrySeed uint64

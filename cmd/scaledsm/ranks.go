@@ -11,6 +11,7 @@ import (
 	"github.com/scaledsm/scaledsm/internal/mem"
 	"github.com/scaledsm/scaledsm/internal/reduce"
 	"github.com/scaledsm/scaledsm/mpi"
+	"github.com/scaledsm/scaledsm/ranks"
 	"github.com/scaledsm/scaledsm/report"
 )
 
@@ -18,7 +19,7 @@ import (
 // tag), nil when the process solves alone: "mpirun -np P scaledsm solve
 // ..." solves one problem on P ranks, each holding its shard of the
 // measurements, rank 0 printing and writing the results.
-var world scaledsm.Reducer
+var world ranks.Reducer
 
 // settled is set once the ranks have finished their solve together: from
 // then on a rank's error (an outcome every rank shares, or rank 0's failure
@@ -113,7 +114,7 @@ func rankFigures(sum *report.Summary, p scaledsm.Problem, iterations int) {
 // ranks' parts, a Sum's or a Broadcast's values, an Exchange's messages
 // (apart, in xbytes).
 type timedReducer struct {
-	scaledsm.Reducer
+	ranks.Reducer
 	calls  int
 	bytes  int64
 	wait   time.Duration
@@ -163,7 +164,7 @@ func (t *timedReducer) Broadcast(x []float64) {
 }
 
 // Exchange passes the recommender's exchange of ratings on to the ranks
-// (package mpi's Reducer is a scaledsm.Exchanger), its bytes counted as
+// (package mpi's Reducer is a ranks.Exchanger), its bytes counted as
 // eighths of values.
 func (t *timedReducer) Exchange(send [][]byte) [][]byte {
 	var got [][]byte
@@ -171,7 +172,7 @@ func (t *timedReducer) Exchange(send [][]byte) [][]byte {
 	for _, m := range send {
 		n += len(m)
 	}
-	t.time((n+7)/8, 0, func() { got = t.Reducer.(scaledsm.Exchanger).Exchange(send) })
+	t.time((n+7)/8, 0, func() { got = t.Reducer.(ranks.Exchanger).Exchange(send) })
 	for _, m := range got {
 		t.xbytes += int64(len(m))
 	}

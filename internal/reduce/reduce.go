@@ -1,5 +1,5 @@
 // Package reduce combines the partial results of the ranks of a
-// data-parallel solve over a Group (the method set of scaledsm.Reducer):
+// data-parallel solve over a Group (the method set of ranks.Reducer):
 // compensated sums added in rank order, counts, maxima and order
 // statistics. Every rank must make the same calls in the same order.
 package reduce
@@ -10,7 +10,7 @@ import (
 	"github.com/scaledsm/scaledsm/internal/fsum"
 )
 
-// Group is the collectives of the ranks (see scaledsm.Reducer).
+// Group is the collectives of the ranks (see ranks.Reducer).
 type Group interface {
 	Rank() int
 	Size() int

@@ -7,14 +7,14 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/scaledsm/scaledsm"
 	"github.com/scaledsm/scaledsm/internal/fsum"
 	"github.com/scaledsm/scaledsm/internal/reduce"
+	"github.com/scaledsm/scaledsm/ranks"
 )
 
 // onRanks runs f on p in-process ranks and waits for them.
 func onRanks(p int, f func(g reduce.Group)) {
-	reds := scaledsm.NewLocalReducers(p)
+	reds := ranks.NewLocal(p)
 	var wg sync.WaitGroup
 	for _, r := range reds {
 		wg.Go(func() { f(r) })
