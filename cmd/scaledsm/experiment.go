@@ -12,8 +12,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/scaledsm/scaledsm/experiment"
 	"github.com/scaledsm/scaledsm/internal/atomicio"
+	"github.com/scaledsm/scaledsm/internal/experiment"
 	"github.com/scaledsm/scaledsm/recommend"
 )
 

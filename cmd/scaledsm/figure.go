@@ -12,8 +12,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/scaledsm/scaledsm/experiment"
 	"github.com/scaledsm/scaledsm/internal/atomicio"
+	"github.com/scaledsm/scaledsm/internal/experiment"
 	"github.com/scaledsm/scaledsm/internal/mem"
 )
 

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/scaledsm/scaledsm/experiment"
+	"github.com/scaledsm/scaledsm/internal/experiment"
 )
 
 // TestFigureCommand runs "figure 4" at a small size, then "figure 2" into

@@ -17,7 +17,7 @@ import (
 	"github.com/scaledsm/scaledsm"
 	"github.com/scaledsm/scaledsm/background"
 	"github.com/scaledsm/scaledsm/dataio"
-	"github.com/scaledsm/scaledsm/experiment"
+	"github.com/scaledsm/scaledsm/internal/experiment"
 	"github.com/scaledsm/scaledsm/recommend"
 )
 

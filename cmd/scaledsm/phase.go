@@ -5,8 +5,8 @@ import (
 	"io"
 	"path/filepath"
 
-	"github.com/scaledsm/scaledsm/experiment"
 	"github.com/scaledsm/scaledsm/internal/atomicio"
+	"github.com/scaledsm/scaledsm/internal/experiment"
 )
 
 const phaseSynopsis = `Measures the phase study of robust PCA (issue 24): the success rate (relative

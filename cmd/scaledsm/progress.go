@@ -10,7 +10,7 @@ import (
 
 	"golang.org/x/term"
 
-	"github.com/scaledsm/scaledsm/experiment"
+	"github.com/scaledsm/scaledsm/internal/experiment"
 )
 
 // progressBar draws the runs and iterations done on one line of stderr,

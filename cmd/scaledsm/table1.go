@@ -7,8 +7,8 @@ import (
 	"os"
 	"time"
 
-	"github.com/scaledsm/scaledsm/experiment"
 	"github.com/scaledsm/scaledsm/internal/atomicio"
+	"github.com/scaledsm/scaledsm/internal/experiment"
 )
 
 func runTable1(args []string, stdout, stderr io.Writer) error {

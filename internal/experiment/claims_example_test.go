@@ -5,7 +5,7 @@ import (
 	"math"
 
 	"github.com/scaledsm/scaledsm"
-	"github.com/scaledsm/scaledsm/experiment"
+	"github.com/scaledsm/scaledsm/internal/experiment"
 )
 
 // The claims checker works on traces, wherever they come from: here,

@@ -18,7 +18,7 @@ import (
 // skips without it. It fails when an instance's blocks cover less than
 // p_s of it (not the study's instances).
 //
-//	SCALEDSM_PHASE_CSV=DIR/phase.csv go test ./experiment -run TestPhaseBlocksCoverage -v
+//	SCALEDSM_PHASE_CSV=DIR/phase.csv go test ./internal/experiment -run TestPhaseBlocksCoverage -v
 func TestPhaseBlocksCoverage(t *testing.T) {
 	path := os.Getenv("SCALEDSM_PHASE_CSV")
 	if path == "" {

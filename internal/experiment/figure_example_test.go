@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/scaledsm/scaledsm/experiment"
+	"github.com/scaledsm/scaledsm/internal/experiment"
 )
 
 // Reproduce Figure 2 (quadratic sampling under κ = 1, 5, 10, 20, without
