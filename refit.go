@@ -295,15 +295,3 @@ func addNormal(a, b []float64, w, y float64, v []float64) {
 		}
 	}
 }
-
-// dot returns x·y in order.
-func dot(x, y []float64) float64 {
-	var s float64
-	for i, v := range x {
-		s += v * y[i]
-	}
-	return s
-}
-
-// norm returns the Euclidean norm of v.
-func norm(v []float64) float64 { return math.Sqrt(dot(v, v)) }
