@@ -8,7 +8,7 @@ import "context"
 //
 //  1. the rank: by validation on entries held out (chooseRank,
 //     rankchoice.go), or for other operators read from an over-specified
-//     fit (overspecified, rank.go);
+//     fit (overspecified, autorank.go);
 //  2. the first fit, unpenalized, from the settings' start (fit,
 //     fitlog.go);
 //  3. the other starts, when that fit is not exact (restart, restart.go);
