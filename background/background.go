@@ -132,6 +132,7 @@ type Subtractor struct {
 	learn         []float32 // the learning frames, row by row (rows × Learn)
 	frames        int       // frames applied
 	learned       bool
+	failed        error // the learning's failure, which every later call returns
 	// The model: the basis (rows × Rank, row-major), each row's variance
 	// (its scale squared), the last frame's coefficients.
 	u    []float32
@@ -189,6 +190,14 @@ const (
 	ladSteps = 4
 )
 
+// channels3 returns 3 for colour, 1 for gray.
+func channels3(color bool) int {
+	if color {
+		return 3
+	}
+	return 1
+}
+
 // New returns a Subtractor of width × height gray frames.
 func New(width, height int, s Settings) (*Subtractor, error) {
 	s, err := s.Resolved()
@@ -201,6 +210,9 @@ func New(width, height int, s Settings) (*Subtractor, error) {
 	n := width * height
 	if n < 100*sampleStride {
 		return nil, &InputError{"size", fmt.Sprintf("%dx%d", width, height), fmt.Sprintf("too few pixels (want at least %d)", 100*sampleStride)}
+	}
+	if ch := int64(channels3(s.Color)); int64(n)*ch*int64(s.Learn) > 1<<31 {
+		return nil, &InputError{"learn", s.Learn, fmt.Sprintf("%d frames of %dx%d hold %d values, more than 2^31", s.Learn, width, height, int64(n)*ch*int64(s.Learn))}
 	}
 	if s.Median > 255 || s.Median > min(width, height) {
 		return nil, &InputError{"median", s.Median, "the majority filter's window is wider than the frame (or 255)"}
@@ -232,6 +244,9 @@ func (b *Subtractor) Learning() bool { return !b.learned }
 // (foreground) a pixel, row by row; emit must not keep it past its call.
 // index counts the frames from 0.
 func (b *Subtractor) Apply(ctx context.Context, frame []uint8, emit func(index int, mask []uint8) error) error {
+	if b.failed != nil {
+		return b.failed
+	}
 	if len(frame) != b.rows {
 		return &InputError{"frame", b.frames, fmt.Sprintf("has %d values, want %d × %d × %d = %d", len(frame), b.width, b.height, b.ch, b.rows)}
 	}
@@ -244,7 +259,7 @@ func (b *Subtractor) Apply(ctx context.Context, frame []uint8, emit func(index i
 		if b.frames < b.s.Learn {
 			return nil
 		}
-		return b.finishLearning(ctx, b.s.Learn, emit)
+		return b.learnOnce(ctx, b.s.Learn, emit)
 	}
 	index := b.frames
 	b.frames++
@@ -255,11 +270,14 @@ func (b *Subtractor) Apply(ctx context.Context, frame []uint8, emit func(index i
 // Flush learns from the frames applied when fewer than Settings.Learn came
 // (a short video), and emits their masks; it does nothing once learned.
 func (b *Subtractor) Flush(ctx context.Context, emit func(index int, mask []uint8) error) error {
+	if b.failed != nil {
+		return b.failed
+	}
 	if b.learned || b.frames == 0 {
 		return nil
 	}
-	if b.frames < max(2, b.s.Rank+1) {
-		return &InputError{"frames", b.frames, fmt.Sprintf("too few to learn a background of rank %d from", b.s.Rank)}
+	if b.frames < 2 {
+		return &InputError{"frames", b.frames, "too few to learn a background from: want 2 at least"}
 	}
 	// The first frames, compacted to their own columns.
 	t := b.frames
@@ -268,7 +286,18 @@ func (b *Subtractor) Flush(ctx context.Context, emit func(index int, mask []uint
 		copy(short[p*t:(p+1)*t], b.learn[p*b.s.Learn:p*b.s.Learn+t])
 	}
 	b.learn = short
-	return b.finishLearning(ctx, t, emit)
+	return b.learnOnce(ctx, t, emit)
+}
+
+// learnOnce runs finishLearning; a failure (the fit's, emit's or ctx's)
+// ends the Subtractor, whose learning frames may then be half overwritten
+// by their residuals: every later Apply and Flush returns it.
+func (b *Subtractor) learnOnce(ctx context.Context, t int, emit func(int, []uint8) error) error {
+	if err := b.finishLearning(ctx, t, emit); err != nil {
+		b.failed = fmt.Errorf("the background's learning failed: %w", err)
+		return err
+	}
+	return nil
 }
 
 // finishLearning fits the background to the t learning frames and emits
@@ -357,6 +386,9 @@ func (b *Subtractor) finishLearning(ctx context.Context, t int, emit func(int, [
 // pixels, every stride-th, no more than learnBudget entries.
 func (b *Subtractor) fitSample(ctx context.Context, t, k int) ([]float64, LearnInfo, error) {
 	stride := max(1, (b.rows*t+learnBudget-1)/learnBudget)
+	if b.ch > 1 && stride%b.ch == 0 { // else every row sampled is one channel's
+		stride++
+	}
 	rows := (b.rows + stride - 1) / stride
 	start, cols, y := make([]int, rows+1), make([]int32, rows*t), make([]float64, rows*t)
 	for i := range rows {
@@ -878,7 +910,8 @@ func (b *Subtractor) updateRow(y int, c []float32) {
 	still := b.still[lo:hi]
 	still = still[:len(vari)]
 	absorb := uint16(min(60000, max(0, b.s.Absorb)))
-	if b.s.Absorb < 0 {
+	never := b.s.Absorb < 0 // the count stops at 0xffff, short of it
+	if never {
 		absorb = 0xffff
 	}
 	if k == 2 {
@@ -893,7 +926,7 @@ func (b *Subtractor) updateRow(y int, c []float32) {
 					still[x]++
 					continue
 				}
-				if still[x] < absorb {
+				if still[x] < absorb || never {
 					continue
 				}
 			} else {
@@ -915,7 +948,7 @@ func (b *Subtractor) updateRow(y int, c []float32) {
 				still[x]++
 				continue
 			}
-			if still[x] < absorb {
+			if still[x] < absorb || never {
 				continue
 			}
 		} else {
@@ -946,7 +979,8 @@ func (b *Subtractor) updateRowColor(y int, c []float32) {
 	lo, hi := y*b.width, (y+1)*b.width
 	mask, hits, still := b.mask[lo:hi], b.hits[lo:hi], b.still[lo:hi]
 	absorb := uint16(min(60000, max(0, b.s.Absorb)))
-	if b.s.Absorb < 0 {
+	never := b.s.Absorb < 0
+	if never {
 		absorb = 0xffff
 	}
 	for x := range mask {
@@ -957,7 +991,7 @@ func (b *Subtractor) updateRowColor(y int, c []float32) {
 				still[x]++
 				continue
 			}
-			if still[x] < absorb {
+			if still[x] < absorb || never {
 				continue
 			}
 		} else {

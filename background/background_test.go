@@ -285,3 +285,53 @@ func TestColor(t *testing.T) {
 		t.Errorf("an object of the background's luma: F %.4f in colour, %.4f in gray: want colour at 0.85 and well above gray", fc, fg)
 	}
 }
+
+// TestFailures checks the failures that must not panic: a learning whose
+// emit fails leaves a Subtractor that says so at every later call; a
+// learning window too large to hold, a raw stream of frames too large, a
+// .npy frame that is not finite are each refused by name; a short video of
+// two frames is learned at rank 1.
+func TestFailures(t *testing.T) {
+	v := background.NewSynthetic(64, 48, 1, 9)
+	frame := make([]uint8, 64*48)
+	sub, err := background.New(64, 48, background.Settings{Learn: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	boom := fmt.Errorf("boom")
+	for i := range 5 {
+		v.Frame(i, frame, nil)
+		err = sub.Apply(context.Background(), frame, func(int, []uint8) error { return boom })
+	}
+	if err != boom {
+		t.Fatalf("the learning's emit failed: Apply returned %v", err)
+	}
+	for range 2 {
+		if err := sub.Apply(context.Background(), frame, func(int, []uint8) error { return nil }); err == nil || !strings.Contains(err.Error(), "learning failed: boom") {
+			t.Fatalf("after a failed learning: %v", err)
+		}
+	}
+	if err := sub.Flush(context.Background(), func(int, []uint8) error { return nil }); err == nil {
+		t.Fatal("Flush after a failed learning: no error")
+	}
+	if _, err := background.New(32768, 32768, background.Settings{Learn: 10000}); err == nil || !strings.Contains(err.Error(), "more than 2^31") {
+		t.Errorf("a learning window of 10^13 values: %v", err)
+	}
+	if _, err := background.OpenRaw(strings.NewReader(""), 3037000500, 3037000500, false); err == nil || !strings.Contains(err.Error(), "at most 32768") {
+		t.Errorf("raw frames of 3037000500x3037000500: %v", err)
+	}
+	short, err := background.New(64, 48, background.Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	masks := 0
+	for i := range 2 {
+		v.Frame(i, frame, nil)
+		if err := short.Apply(context.Background(), frame, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := short.Flush(context.Background(), func(int, []uint8) error { masks++; return nil }); err != nil || masks != 2 || short.LearnInfo.Rank != 1 {
+		t.Errorf("two frames flushed: %v, %d masks, rank %d", err, masks, short.LearnInfo.Rank)
+	}
+}

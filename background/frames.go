@@ -133,16 +133,23 @@ func OpenFolder(dir string, color bool) (Source, error) {
 		return nil, err
 	}
 	f.w, f.h = cfg.Width, cfg.Height
+	if err := checkSize(filepath.Join(dir, f.names[0]), f.w, f.h); err != nil {
+		return nil, err
+	}
 	f.buf = make([]uint8, f.w*f.h*f.ch)
 	return f, nil
 }
 
 // channels returns 3 for colour, 1 for gray.
-func channels(color bool) int {
-	if color {
-		return 3
+func channels(color bool) int { return channels3(color) }
+
+// checkSize returns an *InputError naming in when width × height is not a
+// frame New takes, before a buffer of that size is made.
+func checkSize(in string, width, height int) error {
+	if width < 1 || height < 1 || width > 1<<15 || height > 1<<15 {
+		return &InputError{in, fmt.Sprintf("%dx%d", width, height), "frames of that size: want positive dimensions of at most 32768"}
 	}
-	return 1
+	return nil
 }
 
 // numberOf returns the number that a file name's last run of digits
@@ -220,9 +227,12 @@ type raw struct {
 
 // OpenRaw returns the frames of width × height bytes each that r gives,
 // or of width × height × 3 (R, G, B) when color.
-func OpenRaw(r io.Reader, width, height int, color bool) Source {
+func OpenRaw(r io.Reader, width, height int, color bool) (Source, error) {
+	if err := checkSize("size", width, height); err != nil {
+		return nil, err
+	}
 	ch := channels(color)
-	return &raw{r: bufio.NewReaderSize(r, 1<<20), w: width, h: height, ch: ch, buf: make([]uint8, width*height*ch)}
+	return &raw{r: bufio.NewReaderSize(r, 1<<20), w: width, h: height, ch: ch, buf: make([]uint8, width*height*ch)}, nil
 }
 
 func (s *raw) Size() (int, int) { return s.w, s.h }
@@ -287,6 +297,10 @@ func OpenNpy(path string, color bool) (Source, error) {
 		fh.Close()
 		return nil, &InputError{"in", path, fmt.Sprintf("shape %s: gray frames, no colour to take", dataio.ShapeString(h.Shape))}
 	}
+	if err := checkSize("in", h.Shape[2], h.Shape[1]); err != nil {
+		fh.Close()
+		return nil, &InputError{"in", path, fmt.Sprintf("frames of %dx%d: want positive dimensions of at most 32768", h.Shape[2], h.Shape[1])}
+	}
 	s := &npyFrames{f: fh, r: r, h: h, frames: h.Shape[0], ht: h.Shape[1], w: h.Shape[2], in: in, ch: channels(color), path: path}
 	s.raw, s.buf = make([]uint8, s.w*s.ht*in), make([]uint8, s.w*s.ht*s.ch)
 	switch h.Dtype {
@@ -318,8 +332,13 @@ func (s *npyFrames) Next() ([]uint8, int, error) {
 			return fail(err)
 		}
 	} else {
+		// ReadData reads an array to its end: give it this frame's bytes.
+		size := 8
+		if strings.HasSuffix(s.h.Dtype, "f4") {
+			size = 4
+		}
 		one := dataio.Header{Dtype: s.h.Dtype, Shape: []int{len(s.floats)}}
-		if err := dataio.ReadData(s.r, one, s.floats); err != nil {
+		if err := dataio.ReadData(io.LimitReader(s.r, int64(size*len(s.floats))), one, s.floats); err != nil {
 			return fail(err)
 		}
 		if s.unit == 0 {
@@ -332,8 +351,9 @@ func (s *npyFrames) Next() ([]uint8, int, error) {
 			}
 		}
 		for p, v := range s.floats {
-			if math.IsNaN(v) {
-				return fail(fmt.Errorf("value %d is NaN", p))
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				s.f.Close()
+				return nil, 0, &InputError{"in", s.path, fmt.Sprintf("frame %d: value %d is %v, not a gray level", s.next, p, v)}
 			}
 			s.raw[p] = uint8(min(255, max(0, math.Round(v*s.unit))))
 		}

@@ -101,6 +101,9 @@ func runBackground(args []string, stdout, stderr io.Writer) error {
 	t1 := time.Now()
 	if err := sub.Flush(ctx, emit); err != nil {
 		out.close()
+		if ctx.Err() != nil {
+			return exitError{errors.New("interrupted; the masks written are whole files"), exitInterrupted}
+		}
 		return bgError(err)
 	}
 	subtracting += time.Since(t1)
@@ -189,7 +192,11 @@ func (f *bgFlags) open() (background.Source, error) {
 		if _, err := fmt.Sscanf(strings.ToLower(f.size), "%dx%d", &w, &h); err != nil || w < 1 || h < 1 {
 			return nil, badFlag("size", f.size, "want WxH, as 320x240, with --in -")
 		}
-		return background.OpenRaw(stdin, w, h, f.s.Color), nil
+		src, err := background.OpenRaw(stdin, w, h, f.s.Color)
+		if err != nil {
+			return nil, bgError(err)
+		}
+		return src, nil
 	}
 	if f.size != "" {
 		return nil, badFlag("size", f.size, "applies to --in - (raw frames on stdin)")

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"image"
+	"math"
 	"image/png"
 	"os"
 	"path/filepath"
@@ -130,6 +131,21 @@ func TestBackgroundCommand(t *testing.T) {
 	if code, _, errs := cli(t, "background", "--in", npy, "--out", filepath.Join(d, "npy"), "--learn", "60"); code != 0 {
 		t.Fatalf("npy: exit %d: %s", code, errs)
 	}
+	// The same frames as floats in [0, 1] (float32): the same gray levels.
+	floats := make([]float64, len(rawFrames))
+	for p, x := range rawFrames {
+		floats[p] = float64(x) / 255
+	}
+	var fb bytes.Buffer
+	if err := dataio.WriteFloat32(&fb, []int{n, v.Height, v.Width}, floats); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(d, "float.npy"), fb.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errs := cli(t, "background", "--in", filepath.Join(d, "float.npy"), "--out", filepath.Join(d, "float"), "--learn", "60"); code != 0 {
+		t.Fatalf("float npy: exit %d: %s", code, errs)
+	}
 	stdin = bytes.NewReader(rawFrames)
 	defer func() { stdin = os.Stdin }()
 	if code, _, errs := cli(t, "background", "--in", "-", "--size", "96x72", "--out", filepath.Join(d, "raw"), "--learn", "60"); code != 0 {
@@ -138,8 +154,9 @@ func TestBackgroundCommand(t *testing.T) {
 	for i := range n {
 		name := "bin" + pad6(i+1) + ".png"
 		a := readMask(t, filepath.Join(d, "masks", name))
-		if !bytes.Equal(a, readMask(t, filepath.Join(d, "npy", name))) || !bytes.Equal(a, readMask(t, filepath.Join(d, "raw", name))) {
-			t.Fatalf("%s differs between the PNG frames, the .npy and stdin", name)
+		if !bytes.Equal(a, readMask(t, filepath.Join(d, "npy", name))) || !bytes.Equal(a, readMask(t, filepath.Join(d, "raw", name))) ||
+			!bytes.Equal(a, readMask(t, filepath.Join(d, "float", name))) {
+			t.Fatalf("%s differs between the PNG frames, the .npy (uint8 or float) and stdin", name)
 		}
 	}
 }
@@ -176,6 +193,16 @@ func TestBackgroundBadInput(t *testing.T) {
 	if err := os.WriteFile(last, b[:len(b)/2], 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// A float .npy with an infinity in its second frame.
+	var fb bytes.Buffer
+	inf := make([]float64, 2*64*48)
+	inf[64*48+5] = math.Inf(1)
+	if err := dataio.WriteFloat64(&fb, []int{2, 48, 64}, inf); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(d, "inf.npy"), fb.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	cases := []struct {
 		name  string
 		args  []string
@@ -187,6 +214,8 @@ func TestBackgroundBadInput(t *testing.T) {
 		{"truncated PNG", []string{"--in", trunc, "--learn", "20"}, nil, "in000031.png: cannot decode"},
 		{"stdin ends inside a frame", []string{"--in", "-", "--size", "64x48", "--learn", "20"}, noise(64*48*25 + 100), "ends inside frame 26"},
 		{"no size for stdin", []string{"--in", "-"}, nil, "--size"},
+		{"infinite value", []string{"--in", filepath.Join(d, "inf.npy")}, nil, "frame 2: value 5 is +Inf"},
+		{"huge raw frames", []string{"--in", "-", "--size", "3037000500x3037000500"}, nil, "at most 32768"},
 		{"missing", []string{"--in", filepath.Join(d, "nothing")}, nil, "cannot read"},
 		{"median even", []string{"--in", good, "--median", "4"}, nil, "--median 4"},
 		{"rank too large", []string{"--in", good, "--rank", "200"}, nil, "--rank 200"},

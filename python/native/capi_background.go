@@ -12,10 +12,12 @@ package main
 import "C"
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"unsafe"
 
@@ -23,8 +25,10 @@ import (
 )
 
 // bgState is a subtractor and the masks it has emitted that Python has
-// not yet taken (those of the learning frames come out at once).
+// not yet taken (those of the learning frames come out at once). mu
+// serializes the calls on one subtractor: ctypes releases the GIL.
 type bgState struct {
+	mu    sync.Mutex
 	sub   *background.Subtractor
 	ready map[int][]uint8
 }
@@ -41,14 +45,16 @@ type bgSettings struct {
 	Rank        int     `json:"rank"`
 	Threshold   float64 `json:"threshold"`
 	MinContrast float64 `json:"min_contrast"`
+	MaxContrast float64 `json:"max_contrast"`
 	Median      int     `json:"median"`
+	Absorb      int     `json:"absorb"`
 	Rate        float64 `json:"rate"`
 	KeepHoles   bool    `json:"keep_holes"`
 	Color       bool    `json:"color"`
 }
 
 // bgPython names the Python keyword of a background.InputError's input.
-var bgPython = map[string]string{"min-contrast": "min_contrast"}
+var bgPython = map[string]string{"min-contrast": "min_contrast", "max-contrast": "max_contrast"}
 
 // bgCError writes err into msg (n bytes) and returns its exit code.
 func bgCError(err error, msg *C.char, n C.int64_t) C.int32_t {
@@ -73,12 +79,15 @@ func bgCError(err error, msg *C.char, n C.int64_t) C.int32_t {
 //export scaledsm_bg_new
 func scaledsm_bg_new(width, height C.int64_t, settings *C.char, settingsLen C.int64_t, code *C.int32_t, msg *C.char, msgLen C.int64_t) C.int64_t {
 	var js bgSettings
-	if err := json.Unmarshal(C.GoBytes(unsafe.Pointer(settings), C.int(settingsLen)), &js); err != nil {
+	dec := json.NewDecoder(bytes.NewReader(C.GoBytes(unsafe.Pointer(settings), C.int(settingsLen))))
+	dec.DisallowUnknownFields() // a keyword Go does not know is an error, not ignored
+	if err := dec.Decode(&js); err != nil {
 		*code = bgCError(err, msg, msgLen)
 		return 0
 	}
 	sub, err := background.New(int(width), int(height), background.Settings{Learn: js.Learn, Rank: js.Rank, Threshold: js.Threshold,
-		MinContrast: js.MinContrast, Median: js.Median, Rate: js.Rate, KeepHoles: js.KeepHoles, Color: js.Color})
+		MinContrast: js.MinContrast, MaxContrast: js.MaxContrast, Median: js.Median, Rate: js.Rate, Absorb: js.Absorb,
+		KeepHoles: js.KeepHoles, Color: js.Color})
 	if err != nil {
 		*code = bgCError(err, msg, msgLen)
 		return 0
@@ -110,6 +119,8 @@ func scaledsm_bg_apply(h C.int64_t, frame *C.uint8_t, mask *C.uint8_t, index *C.
 		*code = bgCError(errors.New("no such subtractor"), msg, msgLen)
 		return
 	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
 	w, ht := st.sub.Size()
 	ch := 1
 	if st.sub.Settings().Color {
@@ -151,6 +162,8 @@ func scaledsm_bg_take(h C.int64_t, index C.int64_t, mask *C.uint8_t) C.int32_t {
 	if st == nil {
 		return 0
 	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
 	m, ok := st.ready[int(index)]
 	if !ok {
 		return 0
@@ -171,12 +184,62 @@ func scaledsm_bg_background(h C.int64_t, out *C.uint8_t) C.int32_t {
 	if st == nil {
 		return 0
 	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
 	b := st.sub.Background()
 	if b == nil {
 		return 0
 	}
 	copy(unsafe.Slice((*uint8)(unsafe.Pointer(out)), len(b)), b)
 	return 1
+}
+
+// scaledsm_bg_flush learns from the frames applied when fewer than the
+// learning window came (a short video) and keeps their masks for
+// scaledsm_bg_take; it returns the number of masks kept.
+//
+//export scaledsm_bg_flush
+func scaledsm_bg_flush(h C.int64_t, code *C.int32_t, msg *C.char, msgLen C.int64_t) C.int64_t {
+	st := bgGet(h)
+	if st == nil {
+		*code = bgCError(errors.New("no such subtractor"), msg, msgLen)
+		return 0
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	err := st.sub.Flush(context.Background(), func(i int, m []uint8) error {
+		st.ready[i] = append([]uint8(nil), m...)
+		return nil
+	})
+	if err != nil {
+		*code = bgCError(err, msg, msgLen)
+		return 0
+	}
+	*code = 0
+	return C.int64_t(len(st.ready))
+}
+
+// scaledsm_bg_kept writes the indices of the masks kept (up to n, in
+// increasing order) into out and returns how many there are.
+//
+//export scaledsm_bg_kept
+func scaledsm_bg_kept(h C.int64_t, out *C.int64_t, n C.int64_t) C.int64_t {
+	st := bgGet(h)
+	if st == nil {
+		return 0
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	idx := make([]int, 0, len(st.ready))
+	for i := range st.ready {
+		idx = append(idx, i)
+	}
+	slices.Sort(idx)
+	dst := unsafe.Slice((*int64)(unsafe.Pointer(out)), int(n))
+	for j := range min(len(idx), int(n)) {
+		dst[j] = int64(idx[j])
+	}
+	return C.int64_t(len(idx))
 }
 
 //export scaledsm_bg_release

@@ -117,6 +117,10 @@ def library():
             lib.scaledsm_bg_take.restype = ctypes.c_int32
             lib.scaledsm_bg_background.argtypes = [ctypes.c_int64, u8]
             lib.scaledsm_bg_background.restype = ctypes.c_int32
+            lib.scaledsm_bg_flush.argtypes = [ctypes.c_int64, i32, ctypes.c_char_p, ctypes.c_int64]
+            lib.scaledsm_bg_flush.restype = ctypes.c_int64
+            lib.scaledsm_bg_kept.argtypes = [ctypes.c_int64, i64, ctypes.c_int64]
+            lib.scaledsm_bg_kept.restype = ctypes.c_int64
             lib.scaledsm_bg_release.argtypes = [ctypes.c_int64]
             lib.scaledsm_bg_release.restype = None
             _lib, _loaded_pid = lib, os.getpid()

@@ -9,7 +9,8 @@ the manner of OpenCV's subtractors:
 
 The background is learned from the first `learn` frames (their masks are
 all zeros from apply, and the masks the learning fit gives them come from
-learned_masks() once it has run), then tracked frame by frame.
+learned_masks() once it has run; flush() learns from a video shorter than
+that), then tracked frame by frame.
 """
 
 import ctypes
@@ -112,13 +113,29 @@ class BackgroundSubtractor:
         if self._handle == 0:
             return []
         lib = _native.library()
+        n = lib.scaledsm_bg_kept(self._handle, None, 0)
+        idx = np.zeros(n, np.int64)
+        if n:
+            lib.scaledsm_bg_kept(self._handle, idx.ctypes.data_as(ctypes.POINTER(ctypes.c_int64)), n)
         out = []
         u8 = ctypes.POINTER(ctypes.c_uint8)
-        for i in range(self._frames):
+        for i in idx:
             m = np.empty(self._shape, np.uint8)
-            if lib.scaledsm_bg_take(self._handle, i, m.ctypes.data_as(u8)):
-                out.append((i, m))
+            if lib.scaledsm_bg_take(self._handle, int(i), m.ctypes.data_as(u8)):
+                out.append((int(i), m))
         return out
+
+    def flush(self):
+        """Learns from the frames applied when fewer than `learn` came (a
+        short video) and returns their masks, as learned_masks() does; an
+        empty list once the background is learned."""
+        if self._handle == 0:
+            return []
+        code, msg = ctypes.c_int32(0), ctypes.create_string_buffer(2048)
+        _native.library().scaledsm_bg_flush(self._handle, ctypes.byref(code), msg, len(msg))
+        if code.value != 0:
+            raise ValueError(msg.value.decode())
+        return self.learned_masks()
 
     def getBackgroundImage(self, backgroundImage=None):
         """Returns the background the model holds for the last frame, H x W
@@ -161,10 +178,9 @@ def _gray(image):
     """The frame as C-ordered uint8 gray: BGR weighted as OpenCV's gray
     (0.114 B + 0.587 G + 0.299 R), floats in [0, 1] scaled to 255."""
     a = np.asarray(image)
+    floats = a.dtype.kind == "f"
     if a.ndim == 3 and a.shape[2] in (3, 4):
         a = a[..., :3].astype(np.float64) @ np.array([0.114, 0.587, 0.299])
-        if np.asarray(image).dtype != np.uint8:
-            a = a * 255 if a.max(initial=0) <= 1 else a
     elif a.ndim == 3 and a.shape[2] == 1:
         a = a[..., 0]
     if a.ndim != 2:
@@ -173,7 +189,7 @@ def _gray(image):
         a = np.asarray(a, np.float64)
         if not np.all(np.isfinite(a)):
             raise ValueError("image: not finite")
-        if a.max(initial=0) <= 1 and np.asarray(image).dtype.kind == "f" and np.asarray(image).ndim == 2:
+        if floats and a.max(initial=0) <= 1:
             a = a * 255
         a = np.clip(np.rint(a), 0, 255).astype(np.uint8)
     return np.ascontiguousarray(a)

@@ -125,6 +125,8 @@ def test_colour_and_float_frames():
     ({"median": 4}, None, "median=4: must be odd"),
     ({"rank": 50, "learn": 20}, None, "rank=50"),
     ({"min_contrast": 2}, None, "min_contrast=2"),
+    ({"max_contrast": 5}, None, "max_contrast=5"),
+    ({"absorb": -5}, None, "absorb=-5"),
     ({}, np.zeros((4, 4, 2)), "image: want H x W gray"),
 ])
 def test_errors_in_python_terms(kwargs, frame, text):
@@ -181,3 +183,17 @@ def test_color_equals_command(cli, tmp_path):
     assert np.abs(bg[30, 5].astype(int) - med).max() <= 8
     with pytest.raises(ValueError, match="color=True wants H x W x 3"):
         sub.apply(frames[0])
+
+
+def test_flush_short_video():
+    """A video shorter than the learning window: flush() learns from its
+    frames and returns their masks; apply's were zeros."""
+    frames, truth = video(n=20)
+    sub = scaledsm.BackgroundSubtractor()
+    for f in frames:
+        assert not sub.apply(f).any()
+    got = sub.flush()
+    assert [i for i, _ in got] == list(range(20))
+    assert sum(int(np.sum((m > 0) & t)) for (_, m), t in zip(got, truth)) > 0
+    assert sub.getBackgroundImage().shape == (48, 64)
+    assert sub.flush() == []
