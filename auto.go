@@ -9,62 +9,16 @@ import (
 
 // Auto is a stepsize rule that needs neither f(X*) nor the outlier fraction
 // p_s: Polyak's step with the gap f(X_t) - f(X*) estimated from what the
-// iterate shows, its residuals and the loss history. It has no parameter.
-// It is the step rule used when Settings.Step is nil.
-//
-// # The estimate
-//
-// With d = A(X_t - X*) and observations y = A(X*) + w + s, the residuals
-// are z = d - w - s. Without dense noise, the l1 gap splits into
-//
-//	f(X_t) - f(X*) = Σ_{i∉S} |d_i| + Σ_{i∈S} (|d_i - s_i| - |s_i|),
-//
-// the inliers' residuals C = Σ_{i∉S} |d_i| plus outlier terms each in
-// [-|d_i|, |d_i|]. The outlier support is independent of the measurements,
-// so Σ_{i∈S} |d_i| ≈ p/(1-p)·C and the gap lies between (1-2p)/(1-p)·C and
-// C/(1-p). Near the truth the inliers are plain to see: their residuals
-// shrink with X_t - X* while the outliers' stay near |s_i|. Auto keeps the
-// residuals no larger than ten times the lower quartile of |z| (a quartile
-// set by inliers whenever p < 1/2), takes their loss as C and the fraction
-// left out as p, and uses the lower bound
-//
-//	ĝ_t = (1-2p̂)/(1-p̂) · C,   η_t = ĝ_t / Norm²,
-//
-// the factor (1-2p) being the one that the paper's sharpness constant, and
-// so its iteration count 1/(1-2p_s)², carries. A Polyak step shortened by a
-// factor in [1/2, 1] costs little, a lengthened one much: measured by
-// TestPolyakShortenedAndLengthened (quadratic sampling, n=40, r=3, κ=10,
-// p_s = 0.1 to 0.3), Polyak's step times 0.6 to 0.9 takes 0.85 to 1.0 times
-// Polyak's iterations to 1e-10, times 1.3 takes 1.2 to 1.5 times, and times
-// 1.6 twice to five times as many or diverges. The bound keeps ĝ_t/(f - f*)
-// between about 0.6 and 1; heavy-tailed inlier residuals (quadratic
-// sampling) above the threshold make it err lower still, on the safe side.
-// For losses other than l1, C is the loss of all residuals minus that of
-// the residuals left out.
-//
-// # The noise floor
-//
-// With dense noise w, the inliers' residuals bottom out at |w_i| and ĝ_t
-// stops shrinking: it measures the noise, no longer the distance to X*.
-// The iterates reach the noise floor as fast as with Polyak's step, whose
-// numerator f(X_t) - f(X*) turns negative there, and then wander around it.
-// Auto sees this in the history of its estimates (Iteration.Gap): an
-// iteration is stagnant when the smallest estimate of its last 25
-// iterations is not below the smallest before them by 1% of ĝ_t. A
-// converging run never stalls that long (ScaledSM shrinks the gap more than
-// tenfold in 25 iterations); at a noise floor nearly every iteration
-// stalls. (The loss would tell the same where it is not dominated by a few
-// huge observations; with one y_i of 1e12 it keeps no digit below 1e-4,
-// and the estimates, which leave such observations out, keep them all.) Each stagnant iteration in the history
-// shortens the step by 0.9, so that at the floor the steps decay
-// geometrically, as a geometric schedule's do, and the iterate settles,
-// measured at about half the error at which Polyak's step stops: the
-// minimizer of f is closer to X* than the points where f(X_t) = f(X*).
-//
-// The README gives the measurements and the commands that made them. Its
-// limit: VanillaSM at large κ can go 25 iterations and more without a new
-// best loss while it still converges; Auto then takes it for a floor and
-// slows it down further.
+// iterate shows. It has no parameter, and is the rule when Settings.Step is
+// nil. The estimate keeps the residuals no larger than ten times the lower
+// quartile of |z| (the inliers, whenever p < 1/2), takes their loss C and
+// the fraction left out p̂, and steps by ĝ = (1-2p̂)/(1-p̂)·C over Norm²: a
+// lower bound of the gap, since a Polyak step shortened costs little and
+// one lengthened much. At a noise floor the estimates stop falling; each
+// iteration whose last 25 estimates bring no new minimum shortens the step
+// by 0.9, so that the iterate settles there. docs/auto.md has the bounds,
+// the measurements behind each constant, and the rule's known limit
+// (VanillaSM at large κ, slowed where it only stalls).
 type Auto struct{}
 
 // Constants of Auto, fixed by the measurements its documentation cites.
