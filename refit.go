@@ -10,44 +10,16 @@ import (
 
 // The robust refit of TrimmedL2 on entries. A small outlier kept while
 // the bounds are lenient can be absorbed: the fit bends until its
-// residual there is zero, and no bound on residuals drops it again, while
-// the error the bend spreads over every row keeps the run from converging
-// (issue 24: `solve --problem mc --n 2000 --n2 500 --p 0.1 --ps 0.2
-// --kappa 20 --seed 9` stalled at 2.7e-2 around entry (1855, 492), and
-// `--n 1000 --p 0.1 --ps 0.2 --kappa 100 --seed 3` at 8.5e-3 around
-// (302, 553)). A least-absolute-deviations fit of one row (or column) of
-// the factors with the other factor held, over all the row's observations,
-// sees the outlier at its full size. So once the kept loss of a run has
+// residual there is zero, and no bound on residuals drops it again. A
+// least-absolute-deviations fit of one row (or column) of the factors with
+// the other held sees it at its full size. So once the kept loss has
 // fallen by less than refitFall over refitWindow passes, the run refits
-// every row of L and then every row of R so, each by iteratively
-// reweighted least squares and kept only where it lowers that row's (or
-// column's) Σ|y - x| without doubling its norm (a direction the
-// observations do not see would otherwise grow), and goes on from there
-// with the bounds it had; from then on, whether the refit stays or not, a
-// row or column most of whose residuals were gross at the refit and that
-// keeps at most r of its observations, and fewer than a quarter, takes the
-// bound 0 and has its factor row cleared (see markFew: an outlier column
-// fitted through r of its entries). The refit is on trial for
-// refitLength iterations: it stays if by then Σ|y - x| over all the
-// observations is below its value before the refit and the kept loss is
-// still falling, by
-// tenfold over the trial's second half (a refit can also leave a few rows
-// with too few kept entries, fitted exactly and wrongly: the kept loss
-// then drops once and stalls, `--seed 6` of the case above at 1.5e-3);
-// otherwise the run returns to where it was, factors, bounds and
-// trimming, and goes on as if the refit had not been made. A run
-// refits once at most, and only as Settings.Refit lets it. Measured on a probe of the phase study's cells
-// (random, whole-column and block outliers on four shapes, κ 1 and 100,
-// p_s 0.05 to 0.2, seeds 1 and 2: 144 runs) and 21 runs of the recipe
-// and issue 24's cases: the two cases above and two column cells converge
-// (200 × 50, κ = 100, seed 2), nothing that converged before fails;
-// refitting again at every stall, or keeping the refit on the total
-// Σ|y - x| alone, lost three κ = 100 block cells that converge slowly.
-// With markFew, two more column cells converge (200 × 200, κ 10 and 100,
-// p_s 0.1, seed 2), and with the rows cleared and the rule kept after a
-// refit undone, two more (50 × 200, κ = 100, p_s 0.1 and 0.2, seed 1),
-// whose absorbed entries the rows' bounds kept; no other run of the phase
-// study changed its outcome.
+// every row of L, then of R, each kept only where it lowers its Σ|y - x|
+// without doubling its norm; the refit is on trial for refitLength
+// iterations and stays if Σ|y - x| fell and the kept loss still falls
+// tenfold over the trial's second half, else the run returns to where it
+// was. Once a run, as Settings.Refit lets it. docs/completion.md ("Issue
+// 24's cases off the recipe", "The refit") has the cases and measurements.
 const (
 	refitWindow = 60
 	refitFall   = 0.9
