@@ -12,46 +12,18 @@ import (
 	"github.com/scaledsm/scaledsm/internal/fsum"
 )
 
-// The polish: a stage of the default on robust PCA (every entry of the
-// matrix observed, TrimmedL2, AutoRidge, one process) when its fit is
-// not exact (it fits fewer than exactFit of the entries to
-// FitTolerance; an exact fit is returned as it is). Outliers that come in
-// blobs (a pedestrian in a video, a block of a matrix) have faint borders
-// that no bound on residuals sees while the fit bends toward them, and
-// they persist at a pixel for many frames, so the fit's bounds, means of
-// its kept residuals, open around them. A round of the polish makes three
-// candidates from the factors it has:
-//
-//   - least absolute deviations: polishLAD sweeps of ladRows (each row
-//     of L, then of R, fitted by iteratively reweighted least squares to
-//     all of its entries, which sees a blob at its full size: the robust
-//     refit's refitRows and refitCols, to the bit);
-//   - the completions of the entries the outlier bounds at the factors
-//     keep, with their floor and without it (see outlierBounds; an entry
-//     is marked beyond the smaller of its row's and its column's bound),
-//     the marks grown by one entry up, down, left and right (dilate: in a
-//     pixels × frames video, a pixel's neighbours in its frame and itself
-//     in the frames before and after), by alternating least squares from
-//     the factors (complete).
-//
-// The candidate with the smallest Σ|y - x| over every entry is kept if it
-// lowers that sum: an outlier adds about its own size to the sum whatever
-// the estimate, so the estimate nearer a low-rank matrix that agrees with
-// most entries has the smaller sum. That is the polish's choice among
-// its candidates, made on the data's own statistic. Up to polishRounds rounds,
-// until one lowers nothing. (At outlier fractions near 0.3 the sum is
-// lowest away from X*: six exact fits of the phase study, at 8e-10, were
-// polished to 0.04 before exact fits were left alone.)
-//
-// It runs on the unpenalized fit, and the penalty is validated only when
-// the polished fit is not a recovery (polishFirst).
-//
-// Measured (issue 44, docs/completion.md): the phase study's clustered
-// blocks from 29 cells (76 runs) to 37 (84), every other default run's
-// outcome unchanged; synth.BlobVideo's seeds 1 and 3 from 2.4e-2 and
-// 1.1e-1 to 1e-15; the real video of docs/video_npy.py from 3.3e-3 to
-// 6.9e-4 (PCP 4.2e-3) in 36 s (PCP 454 s), 6.85e-4 on data perturbed by
-// 1e-7 of its rms.
+// The polish: a stage of the default on robust PCA (every entry observed,
+// TrimmedL2, AutoRidge, one process) when its fit is not exact. Outliers
+// in blobs (a pedestrian in a video, a block of a matrix) have faint
+// borders that no bound on residuals sees, so the fit bends toward them. A
+// round makes three candidates from the factors: polishLAD sweeps of
+// least absolute deviations over every entry (ladRows, which sees a blob
+// at its full size), and the completions, by alternating least squares,
+// of the entries the outlier bounds keep, with their floor and without,
+// the marks dilated by one entry. The candidate with the smallest Σ|y - x|
+// is kept if it lowers that sum (an outlier adds about its own size to it
+// whatever the estimate); up to polishRounds rounds, on the unpenalized
+// fit. docs/completion.md ("Blobs: the polish") has what it fixed.
 const (
 	polishRounds = 3
 	polishLAD    = 3
