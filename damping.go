@@ -9,42 +9,17 @@ import (
 )
 
 // Damping says how the scaled methods damp their preconditioner: the
-// directions become
-//
-//	L -= η GL (RᵀR + λ_t I)^{-1},  R -= η GR (LᵀL + λ_t I)^{-1},
-//
-// and the Polyak and automatic steps measure the subgradient in the same
-// damped metric, Norm² = <GL, GL (RᵀR + λ_t I)^{-1}> + <GR, ...>.
-//
-// The zero value is the automatic rule
-//
-//	λ_t = c · ρ_t · tr(RᵀR)  (and tr(LᵀL) for R's step),
-//
-// where ρ_t = ĝ_t/ĝ_0 is the relative misfit: the automatic gap estimate
-// at X_t (see AutoGap) over the loss at X = 0 of the observations that the
-// median rule of Truncation keeps (its square root for the squared l2 loss, to
-// keep the units of X), and c = 0.1 (0.3 for TrimmedL2).
-// The estimate is Auto's whatever the step rule, so that rules compare on
-// the same damping (with Polyak's true gap instead, tests that scale
-// Polyak's step, whose wrappers borrow Auto's estimate, measured the
-// damping's difference rather than the step's); it costs one more O(m)
-// selection per iteration unless the step is Auto, whose estimate is
-// reused.
-// It follows PrecGD (Zhang, Fattahi and Zhang), whose damping is
-// proportional to the current misfit, in the units of X: when the rank is
-// over-specified, the spare columns of the factors shrink with the error
-// X_t - X*, and so does λ_t, so that the damped Gram matrix keeps their
-// directions conditioned to about 1/c instead of letting (RᵀR)^{-1} blow
-// up; when the fit is exact λ_t fades geometrically with the error and the
-// step becomes the paper's. Relative to the trace of the Gram matrix, the
-// rule is invariant to the scale of the data and of the factors (a small
-// random start is damped as much as a spectral one), and needs neither
-// f(X*), nor the singular values of X*, nor the operator's constants.
-// OPSA (Giampouras, Cai and Vidal) and ScaledGD(λ) (Xu, Shen, Chi and Ma)
-// keep λ fixed, at a value their analyses tie to the unknown singular
-// values of X*; that choice is available as Fixed.
-//
-// The vanilla methods have no preconditioner and ignore the damping.
+// directions become L -= η GL (RᵀR + λ_t I)^{-1}, R -= η GR (LᵀL + λ_t I)^{-1}.
+// The zero value is the automatic rule λ_t = c · ρ_t · tr(RᵀR) (tr(LᵀL)
+// for R), ρ_t = ĝ_t/ĝ_0 the relative misfit (Auto's gap estimate, whatever
+// the step rule, over the loss at X = 0 of the observations Truncation's
+// median rule keeps; square roots for the squared l2 loss), c = 0.1 (0.3
+// for TrimmedL2). As in PrecGD, the damping shrinks with the misfit, so an
+// over-specified fit's spare directions stay conditioned to about 1/c and
+// an exact fit's step becomes the paper's; relative to tr(RᵀR) it needs
+// neither f(X*), nor X*'s singular values, nor the data's scale. Fixed is
+// OPSA's and ScaledGD(λ)'s constant λ. The vanilla methods ignore it.
+// docs/rank.md ("The damped step") has why and what it measured.
 type Damping struct {
 	// Fixed, when positive, is a constant λ_t = Fixed, in the units of the
 	// Gram matrices (those of the singular values of X).
