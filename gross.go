@@ -10,29 +10,17 @@ import (
 // The gross marks of TrimmedL2, in this file: a row or column found
 // corrupted keeps nothing by its own bound (mark, see grossFactor), one
 // that keeps too few of its observations after the refit neither
-// (markFew), and the mark's second look, below, lifts the marks of honest
-// ones.
+// (markFew), and the mark's second look lifts the marks of honest ones.
 //
-// The mark's second look. TrimmedL2 marks a row or column gross on
-// one pass's evidence (see grossFactor), which a wholly corrupted column
-// needs at once: each pass that keeps its outliers bends the fit of every
-// row they cross. But a start far from an honest row or column leaves it
-// with residuals as large, and the mark then keeps it unfitted for good
-// (issue 34: column 4542 of `generate --problem mc --n 10000 --r 10 --p
-// 0.01 --kappa 2 --seed 1`, solved with `--ps 0`, averaged 12 times the
-// median |y| at the fourth pass, a quarter of that a pass later when not
-// marked; marked, the run stopped at 2.6e-2 with its 112 entries unfitted
-// and called itself stationary). Every liftEvery passes, each marked row
-// or column is fitted on its own to all its observations with the other
-// factor held, by least absolute deviations (see irls): where the rest of
-// the fit explains it, more than half of its observations within the
-// other side's bounds, it is honest, and the mark is lifted and the fit
-// kept. A corrupted column's best fit leaves its outliers as they were,
-// and it stays marked. (Marking only after four passes of evidence instead
-// spared the honest column but lost 6 of the phase study's 60
-// whole-column cells, whose corrupted columns then bent the fit for those
-// passes.) On several processes, whose observations of a row are spread
-// over the ranks, the marks stay.
+// The second look: a mark rests on one pass's evidence, which a wholly
+// corrupted column needs at once, but a start far from an honest row
+// leaves it with residuals as large. Every liftEvery passes each marked
+// row or column is fitted on its own to all its observations, the other
+// factor held, by least absolute deviations (irls); where more than half
+// of them fall within the other side's bounds it is honest, and the mark
+// is lifted and the fit kept. On several processes the marks stay.
+// docs/completion.md (the default's changes, 6) has the case and the
+// alternative it beat.
 const liftEvery = 10
 
 // grossFactor is the multiple of the observations' scale (FitScale, the
