@@ -909,28 +909,14 @@ func (b *Subtractor) updateRow(y int, c []float32) {
 	g := eta / cc
 	still := b.still[lo:hi]
 	still = still[:len(vari)]
-	absorb := uint16(min(60000, max(0, b.s.Absorb)))
-	never := b.s.Absorb < 0 // the count stops at 0xffff, short of it
-	if never {
-		absorb = 0xffff
-	}
+	ab := newAbsorber(b.s.Absorb)
 	if k == 2 {
 		u := b.u[2*lo : 2*hi]
 		u = u[:2*len(vari)]
 		g0, g1 := g*c[0], g*c[1]
 		for x := range vari {
-			if mask[x]|hits[x] != 0 {
-				if mask[x] == 0 {
-					still[x] = 0
-				} else if still[x] < absorb {
-					still[x]++
-					continue
-				}
-				if still[x] < absorb || never {
-					continue
-				}
-			} else {
-				still[x] = 0
+			if !ab.updates(mask[x], hits[x], &still[x]) {
+				continue
 			}
 			e := res[x]
 			u[2*x] += g0 * e
@@ -941,18 +927,8 @@ func (b *Subtractor) updateRow(y int, c []float32) {
 	}
 	u := b.u[lo*k : hi*k]
 	for x := range vari {
-		if mask[x]|hits[x] != 0 {
-			if mask[x] == 0 {
-				still[x] = 0
-			} else if still[x] < absorb {
-				still[x]++
-				continue
-			}
-			if still[x] < absorb || never {
-				continue
-			}
-		} else {
-			still[x] = 0
+		if !ab.updates(mask[x], hits[x], &still[x]) {
+			continue
 		}
 		e := res[x]
 		for a, ca := range c {
@@ -960,6 +936,32 @@ func (b *Subtractor) updateRow(y int, c []float32) {
 		}
 		vari[x] += eta * (max(e*e, floor) - vari[x])
 	}
+}
+
+// An absorber says which pixels update the model: those neither hits nor
+// in the mask, and those in the mask after frames in a row (never, for
+// Settings.Absorb -1), counting each pixel's frames in the mask.
+type absorber struct {
+	after uint16
+	never bool
+}
+
+func newAbsorber(absorb int) absorber {
+	return absorber{after: uint16(min(60000, max(1, absorb))), never: absorb < 0}
+}
+
+// updates reports whether a pixel of this mask and hit value updates the
+// model, and counts its frames in the mask in still.
+func (a absorber) updates(mask, hit uint8, still *uint16) bool {
+	switch {
+	case mask == 0:
+		*still = 0
+		return hit == 0
+	case *still < a.after:
+		*still++
+		return false
+	}
+	return !a.never
 }
 
 // updateRowColor is updateRow of colour frames: a pixel's channels move
@@ -978,24 +980,10 @@ func (b *Subtractor) updateRowColor(y int, c []float32) {
 	g := eta / cc
 	lo, hi := y*b.width, (y+1)*b.width
 	mask, hits, still := b.mask[lo:hi], b.hits[lo:hi], b.still[lo:hi]
-	absorb := uint16(min(60000, max(0, b.s.Absorb)))
-	never := b.s.Absorb < 0
-	if never {
-		absorb = 0xffff
-	}
+	ab := newAbsorber(b.s.Absorb)
 	for x := range mask {
-		if mask[x]|hits[x] != 0 {
-			if mask[x] == 0 {
-				still[x] = 0
-			} else if still[x] < absorb {
-				still[x]++
-				continue
-			}
-			if still[x] < absorb || never {
-				continue
-			}
-		} else {
-			still[x] = 0
+		if !ab.updates(mask[x], hits[x], &still[x]) {
+			continue
 		}
 		for r := (lo + x) * ch; r < (lo+x+1)*ch; r++ {
 			e := b.resid[r]
