@@ -48,6 +48,25 @@ func itoa(n int) string {
 	return string(b)
 }
 
+// maskScore counts masks against their truth, pixel by pixel.
+type maskScore struct{ tp, fp, fn int }
+
+func (s *maskScore) add(mask, truth []uint8) {
+	for p, x := range mask {
+		switch {
+		case x != 0 && truth[p] != 0:
+			s.tp++
+		case x != 0:
+			s.fp++
+		case truth[p] != 0:
+			s.fn++
+		}
+	}
+}
+
+// f returns the F-measure of the counts.
+func (s maskScore) f() float64 { return 2 * float64(s.tp) / float64(max(1, 2*s.tp+s.fp+s.fn)) }
+
 // readMask reads a mask PNG as gray values.
 func readMask(t *testing.T, path string) []uint8 {
 	t.Helper()
@@ -84,24 +103,17 @@ func TestBackgroundCommand(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	t.Log(out)
-	var tp, fp, fn int
+	var sc maskScore
 	for i := range n {
 		m := readMask(t, filepath.Join(d, "masks", "bin"+pad6(i+1)+".png"))
 		for p, x := range m {
 			if x != 0 && x != 255 {
 				t.Fatalf("mask %d pixel %d is %d, want 0 or 255", i+1, p, x)
 			}
-			switch {
-			case x != 0 && truth[i][p] != 0:
-				tp++
-			case x != 0:
-				fp++
-			case truth[i][p] != 0:
-				fn++
-			}
 		}
+		sc.add(m, truth[i])
 	}
-	f := 2 * float64(tp) / float64(2*tp+fp+fn)
+	f := sc.f()
 	if f < 0.85 {
 		t.Errorf("F %.4f over the %d frames, want 0.85 at least", f, n)
 	}

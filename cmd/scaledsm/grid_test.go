@@ -465,21 +465,11 @@ func gridBackground(t *testing.T) {
 		if err := json.Unmarshal([]byte(out), &sum); err != nil {
 			t.Fatal(err)
 		}
-		var tp, fp, fn int
+		var sc maskScore
 		for i := background.DefaultLearn; i < n; i++ {
-			m := readMask(t, filepath.Join(d, fmt.Sprintf("bin%06d.png", i+1)))
-			for p, x := range m {
-				switch {
-				case x != 0 && truth[i][p] != 0:
-					tp++
-				case x != 0:
-					fp++
-				case truth[i][p] != 0:
-					fn++
-				}
-			}
+			sc.add(readMask(t, filepath.Join(d, fmt.Sprintf("bin%06d.png", i+1))), truth[i])
 		}
-		f := 2 * float64(tp) / float64(2*tp+fp+fn)
+		f := sc.f()
 		t.Logf("%d frames: F %.4f past the learning frames; learned %s", n, f, sum.Learned.Status)
 		if f < 0.95 {
 			t.Errorf("%d frames: F %.4f, want 0.95 at least", n, f)
