@@ -636,24 +636,27 @@ type cachedPrior struct {
 // ratingsModel reports whether the model has a ratings part to fold in.
 func (f *fold) ratingsModel() bool { return f.m.Info.Method != MethodImplicit }
 
+// sideFit returns the row fit of the users' side (or the items', when
+// items) with all n of its rows as the prior's sample, and whether the
+// model is the ratings model and the fit could be made.
+func (f *fold) sideFit(x *mat.Dense, bias []float64, n, workers int, items bool) (rowFit, bool) {
+	if !f.ratingsModel() {
+		return rowFit{}, false
+	}
+	all := make([]int, n)
+	for i := range all {
+		all[i] = i
+	}
+	return f.newRowFit(x, bias, all, workers, items)
+}
+
 // fitUsers fits the rows of the users to refit against the fixed items.
 func (f *fold) fitUsers(out *Model, workers int) {
 	if len(f.refit) == 0 {
 		return
 	}
 	m := f.m
-	var rf rowFit
-	fitRatings := f.ratingsModel()
-	if fitRatings {
-		var ok bool
-		all := make([]int, len(m.Users))
-		for u := range all {
-			all[u] = u
-		}
-		if rf, ok = f.newRowFit(m.L, m.UserBias, all, workers, false); !ok {
-			fitRatings = false
-		}
-	}
+	rf, fitRatings := f.sideFit(m.L, m.UserBias, len(m.Users), workers, false)
 	l := out.Lists
 	var filt []float64
 	if l != nil {
@@ -735,18 +738,7 @@ func (f *fold) fitItems(out *Model, workers int) {
 	for _, u := range f.refit {
 		fitted[u] = true
 	}
-	var rf rowFit
-	fitRatings := f.ratingsModel()
-	if fitRatings {
-		var ok bool
-		all := make([]int, len(m.Items))
-		for i := range all {
-			all[i] = i
-		}
-		if rf, ok = f.newRowFit(m.R, m.ItemBias, all, workers, true); !ok {
-			fitRatings = false
-		}
-	}
+	rf, fitRatings := f.sideFit(m.R, m.ItemBias, len(m.Items), workers, true)
 	l := out.Lists
 	var filt []float64
 	if l != nil {
