@@ -218,7 +218,9 @@ func (s Status) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
 // Singular.
 func (s Status) Failed() bool { return s == Diverged || s == Singular }
 
-// Result is what a run produced.
+// Result is what a run produced: the last iterate and how the run ended,
+// its spectrum, what it measured (Stats) and what the policy chose
+// (Choices). The groups are embedded, so res.Runtime is res.Stats.Runtime.
 type Result struct {
 	Factors                // the last iterate
 	Status     Status      // why the run stopped
@@ -226,7 +228,6 @@ type Result struct {
 	RelError   float64     // final relative error; NaN without a truth
 	Loss       float64     // final loss
 	Trace      []Iteration // one record per iterate, 0 ... Iterations
-	Fallbacks  int         // updates whose preconditioner needed the pseudo-inverse
 	// SingularValues are those of the last iterate L Rᵀ, largest first,
 	// computed from QR factorizations of the factors (never forming
 	// L Rᵀ), and EffectiveRank is its rank by EffectiveRank; with
@@ -234,6 +235,34 @@ type Result struct {
 	// rank was read from (the factors have EffectiveRank columns).
 	SingularValues []float64
 	EffectiveRank  int
+	Stats
+	Choices
+	// Fits are the fits Solve made besides this one, in order (see Fit).
+	Fits []Fit
+	fit  int // this fit's place in its Solve's log, from 1 (see fitLog)
+}
+
+// Stats is what a run measured besides its iterate: the evidence of
+// recovery, the preconditioner's fallbacks and the wall times.
+type Stats struct {
+	// FitFraction is the fraction of the measurements that the last
+	// iterate fits exactly, to FitTolerance times the median |y_i|:
+	// evidence of recovery that needs no truth. Without dense noise, an
+	// exact recovery fits every measurement but the outliers, a fraction
+	// 1 - p_s; an iterate far from X* fits almost none. Evidence says
+	// how many are unfitted and, on entries, where.
+	FitFraction float64
+	Evidence
+	Fallbacks     int           // updates whose preconditioner needed the pseudo-inverse
+	Runtime       time.Duration // wall time of the iterations (initialization excluded)
+	InitRuntime   time.Duration // wall time of the initialization (a given Settings.Init: its checks)
+	FirstRuntime  time.Duration // with Restarted, the earlier fits' Runtime
+	PolishRuntime time.Duration // wall time of the polish, kept or not
+}
+
+// Choices is what the policy chose for a run: the rank and the penalty
+// by validation, another start, the polish, the trimming floor.
+type Choices struct {
 	// RankChoice, with Problem.Rank = AutoRank on entries, is how the rank
 	// was chosen by validation (see ChooseRank); nil otherwise.
 	RankChoice *RankChoice
@@ -246,33 +275,16 @@ type Result struct {
 	// one, from the start RestartStart (the spectral start truncated at
 	// the largest 40% of |y| dropped, or ConvexStart), fits them
 	// exactly.
-	Restarted bool
+	Restarted         bool
+	RestartStart      Start
+	RestartTruncation Truncation // the truncation of RestartStart, for SpectralStart
 	// Polished, with Settings.Ridge = AutoRidge on robust PCA, is the
 	// number of the polish's rounds kept (see Polish): the factors are
 	// then those of the completion of the entries the fit did not mark,
 	// and RelError, Loss, the evidence and the singular values are
 	// theirs, while Status, Iterations and Trace are the fit's.
-	Polished          int
-	PolishRuntime     time.Duration // wall time of the polish, kept or not
-	RestartStart      Start
-	RestartTruncation Truncation    // the truncation of RestartStart, for SpectralStart
-	FirstRuntime      time.Duration // with Restarted, the earlier fits' Runtime
-	TrimFloor         float64       // with TrimmedL2, the floor of its factor (Settings.TrimFloor, 4.5 for its 0)
-	Runtime           time.Duration // wall time of the iterations (initialization excluded)
-	InitRuntime       time.Duration // wall time of the initialization (a given Settings.Init: its checks)
-
-	// FitFraction is the fraction of the measurements that the last
-	// iterate fits exactly, to FitTolerance times the median |y_i|:
-	// evidence of recovery that needs no truth. Without dense noise, an
-	// exact recovery fits every measurement but the outliers, a fraction
-	// 1 - p_s; an iterate far from X* fits almost none. Evidence says
-	// how many are unfitted and, on entries, where.
-	FitFraction float64
-	Evidence
-
-	// Fits are the fits Solve made besides this one, in order (see Fit).
-	Fits []Fit
-	fit  int // this fit's place in its Solve's log, from 1 (see fitLog)
+	Polished  int
+	TrimFloor float64 // with TrimmedL2, the floor of its factor (Settings.TrimFloor, 4.5 for its 0)
 }
 
 // FitTolerance is the residual, relative to the median magnitude of the

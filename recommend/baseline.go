@@ -56,7 +56,7 @@ func BiasesIndexed(x *Indexed, lambdaUser, lambdaItem float64) (*Model, error) {
 		return nil, err
 	}
 	if x.Len() == 0 {
-		return nil, &InputError{Input: "ratings", Reason: "no ratings"}
+		return nil, &InputError{Source: "recommend", Input: "ratings", Reason: "no ratings"}
 	}
 	if err := checkPenalties(lambdaUser, lambdaItem); err != nil {
 		return nil, err
@@ -151,7 +151,7 @@ func checkPenalties(lambdaUser, lambdaItem float64) error {
 		v    float64
 	}{{"lambda_user", lambdaUser}, {"lambda_item", lambdaItem}} {
 		if math.IsNaN(l.v) || l.v < 0 {
-			return &InputError{Input: l.name, Value: l.v, Reason: "must be at least 0"}
+			return &InputError{Source: "recommend", Input: l.name, Value: l.v, Reason: "must be at least 0"}
 		}
 	}
 	return nil
@@ -184,7 +184,7 @@ func BiasesShared(x *Indexed, lambdaUser, lambdaItem float64, red ranks.Reducer)
 		m.Min, m.Max = valueRange(red, x.Values)
 		var n int
 		if m.Mean, n = sharedMean(x, red); n == 0 {
-			return nil, &InputError{Input: "ratings", Reason: "no ratings"}
+			return nil, &InputError{Source: "recommend", Input: "ratings", Reason: "no ratings"}
 		}
 		m.Info = Info{Method: "mean", Ratings: n}
 		return m, nil

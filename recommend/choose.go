@@ -69,7 +69,7 @@ func choose(ctx context.Context, t *table, s Settings) (*chosen, error) {
 	p := holdOut(t, s.Validation, s.Seed, streamSplit)
 	nv := p.n
 	if nv < 1 || nv >= t.m {
-		return nil, &InputError{Input: "ratings", Reason: "too few ratings to hold some out for validation: give the rank and the number of sweeps"}
+		return nil, &InputError{Source: "recommend", Input: "ratings", Reason: "too few ratings to hold some out for validation: give the rank and the number of sweeps"}
 	}
 	t.mark(&p, true)
 	v := validation{p: &p, t: t, lo: lo, hi: hi, mean: t.mean, sd: fittedSD(t, nv)}
@@ -165,7 +165,7 @@ func growChain(ctx context.Context, t *table, s Settings, v validation, ch *chos
 	}
 	limit := maxRank(t)
 	if ranks[0] > limit {
-		return &InputError{Input: "ratings", Reason: fmt.Sprintf("%d ratings are too few for a rank-%d model of %d users and %d items", t.m-v.p.n, ranks[0], t.n1, t.n2)}
+		return &InputError{Source: "recommend", Input: "ratings", Reason: fmt.Sprintf("%d ratings are too few for a rank-%d model of %d users and %d items", t.m-v.p.n, ranks[0], t.n1, t.n2)}
 	}
 	k := ranks[0]
 	smp := newSampler(t, k, s.Nu, s.Seed, s.Workers)
@@ -247,7 +247,7 @@ func ridgeGrid(ctx context.Context, t *table, s Settings, v validation, ch *chos
 		}
 	}
 	if g.best < 0 {
-		return &InputError{Input: "ratings", Reason: fmt.Sprintf("%d ratings are too few for a rank-%d model of %d users and %d items", t.m-v.p.n, ranks[0], t.n1, t.n2)}
+		return &InputError{Source: "recommend", Input: "ratings", Reason: fmt.Sprintf("%d ratings are too few for a rank-%d model of %d users and %d items", t.m-v.p.n, ranks[0], t.n1, t.n2)}
 	}
 	sel.Chosen = g.best
 	c := sel.Candidates[g.best]

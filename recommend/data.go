@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/scaledsm/scaledsm/internal/fsum"
+	"github.com/scaledsm/scaledsm/internal/inputerr"
 	"github.com/scaledsm/scaledsm/ranks"
 )
 
@@ -23,11 +24,11 @@ func (r Ratings) Len() int { return len(r.Values) }
 // or a value that is not finite. what names the set ("ratings", "test").
 func (r Ratings) check(what string) error {
 	if len(r.Users) != len(r.Values) || len(r.Items) != len(r.Values) {
-		return &InputError{Input: what, Reason: fmt.Sprintf("%d users, %d items and %d values: want one of each per rating", len(r.Users), len(r.Items), len(r.Values))}
+		return &InputError{Source: "recommend", Input: what, Reason: fmt.Sprintf("%d users, %d items and %d values: want one of each per rating", len(r.Users), len(r.Items), len(r.Values))}
 	}
 	for k, v := range r.Values {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return &InputError{Input: what, Reason: fmt.Sprintf("rating %d (user %d, item %d) is %v", k, r.Users[k], r.Items[k], v)}
+			return &InputError{Source: "recommend", Input: what, Reason: fmt.Sprintf("rating %d (user %d, item %d) is %v", k, r.Users[k], r.Items[k], v)}
 		}
 	}
 	return nil
@@ -43,20 +44,9 @@ func (r Ratings) subset(idx []int) Ratings {
 }
 
 // An InputError is an invalid input of Fit or Load: it names the input
-// and the reason.
-type InputError struct {
-	Input  string // "ratings", "rank", "validation", ...
-	Value  any    // the value, or nil when too long to print
-	Reason string
-}
-
-// Error returns "recommend: <input> <value>: <reason>".
-func (e *InputError) Error() string {
-	if e.Value == nil {
-		return fmt.Sprintf("recommend: %s: %s", e.Input, e.Reason)
-	}
-	return fmt.Sprintf("recommend: %s %v: %s", e.Input, e.Value, e.Reason)
-}
+// and the reason, its message prefixed "recommend:". It is the type of
+// scaledsm.InputError too.
+type InputError = inputerr.Error
 
 // IDs are distinct ids in increasing order; an id's index is its position.
 type IDs []int64
@@ -122,7 +112,7 @@ func (r Ratings) Index() *Indexed {
 // ids not increasing, an index out of range or a value not finite.
 func (x *Indexed) check(what string) error {
 	bad := func(format string, args ...any) error {
-		return &InputError{Input: what, Reason: fmt.Sprintf(format, args...)}
+		return &InputError{Source: "recommend", Input: what, Reason: fmt.Sprintf(format, args...)}
 	}
 	if len(x.Rows) != len(x.Values) || len(x.Cols) != len(x.Values) {
 		return bad("%d rows, %d columns and %d values: want one of each per rating", len(x.Rows), len(x.Cols), len(x.Values))

@@ -47,7 +47,7 @@ func ParseMethod(s string) (Method, error) {
 			return m, nil
 		}
 	}
-	return 0, &InputError{Input: "method", Value: s, Reason: "want bayes or ridge"}
+	return 0, &InputError{Source: "recommend", Input: "method", Value: s, Reason: "want bayes or ridge"}
 }
 
 // Defaults of Settings.
@@ -145,7 +145,7 @@ type Progress struct {
 // validate checks the settings and fills in the defaults.
 func (s Settings) validate() (Settings, error) {
 	bad := func(input string, v any, reason string) (Settings, error) {
-		return s, &InputError{Input: input, Value: v, Reason: reason}
+		return s, &InputError{Source: "recommend", Input: input, Value: v, Reason: reason}
 	}
 	switch {
 	case s.Method != Bayes && s.Method != Ridge:
@@ -250,7 +250,7 @@ func LayOut(x *Indexed, s Settings) (*Table, error) {
 		return nil, err
 	}
 	if x.Len() == 0 && red == nil {
-		return nil, &InputError{Input: "ratings", Reason: "no ratings"}
+		return nil, &InputError{Source: "recommend", Input: "ratings", Reason: "no ratings"}
 	}
 	if s, err = s.validate(); err != nil {
 		return nil, err
@@ -275,7 +275,7 @@ func FitTable(ctx context.Context, tb *Table, s Settings) (*Model, error) {
 		return nil, err
 	}
 	if !sameRanks(red, t.red) {
-		return nil, &InputError{Input: "Reducer", Reason: "is not the one the table was laid out with"}
+		return nil, &InputError{Source: "recommend", Input: "Reducer", Reason: "is not the one the table was laid out with"}
 	}
 	if s, err = s.validate(); err != nil {
 		return nil, err

@@ -59,15 +59,15 @@ func (m *Model) FoldIn(ctx context.Context, r Ratings, workers int) (*Model, Fol
 		return nil, rep, err
 	}
 	if m.Seen == nil {
-		return nil, rep, &InputError{Input: "model", Reason: "holds no training ratings (seen_*.npy) to fold new ones in with: fit it again"}
+		return nil, rep, &InputError{Source: "recommend", Input: "model", Reason: "holds no training ratings (seen_*.npy) to fold new ones in with: fit it again"}
 	}
 	implicit := m.Info.Method == MethodImplicit
 	for k, v := range r.Values {
 		if implicit && !(v > 0) {
-			return nil, rep, &InputError{Input: "ratings", Reason: fmt.Sprintf("interaction #%d (user %d, item %d) has weight %v: weights must be positive", k+1, r.Users[k], r.Items[k], v)}
+			return nil, rep, &InputError{Source: "recommend", Input: "ratings", Reason: fmt.Sprintf("interaction #%d (user %d, item %d) has weight %v: weights must be positive", k+1, r.Users[k], r.Items[k], v)}
 		}
 		if !implicit && (v < m.Min || v > m.Max) {
-			return nil, rep, &InputError{Input: "ratings", Reason: fmt.Sprintf("rating #%d (user %d, item %d) is %v, outside the model's scale [%v, %v]", k+1, r.Users[k], r.Items[k], v, m.Min, m.Max)}
+			return nil, rep, &InputError{Source: "recommend", Input: "ratings", Reason: fmt.Sprintf("rating #%d (user %d, item %d) is %v, outside the model's scale [%v, %v]", k+1, r.Users[k], r.Items[k], v, m.Min, m.Max)}
 		}
 	}
 	if workers <= 0 {

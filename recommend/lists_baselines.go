@@ -60,7 +60,7 @@ const (
 func FitBaseline(ctx context.Context, x *Indexed, name string, relevant float64, s Settings) (*Ranking, error) {
 	begin := time.Now()
 	if !slices.Contains(Baselines, name) {
-		return nil, &InputError{Input: "baseline", Value: name, Reason: "want one of " + strings.Join(Baselines, ", ")}
+		return nil, &InputError{Source: "recommend", Input: "baseline", Value: name, Reason: "want one of " + strings.Join(Baselines, ", ")}
 	}
 	s.NoLists = true
 	tb, err := LayOut(x, s)

@@ -58,10 +58,10 @@ func (m *Model) Recommend(ctx context.Context, users []int64, o ListOptions, eac
 func (m *Model) Ranking() (*Ranking, error) {
 	l := m.Lists
 	if l == nil {
-		return nil, &InputError{Input: "model", Reason: "has no lists (fitted without them, or saved by an earlier version): fit it again"}
+		return nil, &InputError{Source: "recommend", Input: "model", Reason: "has no lists (fitted without them, or saved by an earlier version): fit it again"}
 	}
 	if m.Seen == nil {
-		return nil, &InputError{Input: "model", Reason: "has lists and no training interactions to leave out of them"}
+		return nil, &InputError{Source: "recommend", Input: "model", Reason: "has lists and no training interactions to leave out of them"}
 	}
 	k := l.Rank()
 	sc := newFactorScorer(l.P.RawMatrix().Data, l.Q.RawMatrix().Data, k)
@@ -90,7 +90,7 @@ type Ranking struct {
 func (rk *Ranking) Recommend(ctx context.Context, users []int64, o ListOptions, each func(List) error) error {
 	n2 := len(rk.Items)
 	if o.N < 1 || o.N > n2 {
-		return &InputError{Input: "N", Value: o.N, Reason: fmt.Sprintf("must lie in [1, %d], the model's items", n2)}
+		return &InputError{Source: "recommend", Input: "N", Value: o.N, Reason: fmt.Sprintf("must lie in [1, %d], the model's items", n2)}
 	}
 	if o.Workers <= 0 {
 		o.Workers = runtime.GOMAXPROCS(0)
@@ -238,11 +238,11 @@ func FitInteractions(ctx context.Context, x *Indexed, s Settings) (*Model, error
 	begin := time.Now()
 	for k, v := range x.Values {
 		if !(v > 0) || math.IsInf(float64(v), 0) {
-			return nil, &InputError{Input: "interactions", Reason: fmt.Sprintf("interaction %d has weight %v: weights must be positive and finite", k, v)}
+			return nil, &InputError{Source: "recommend", Input: "interactions", Reason: fmt.Sprintf("interaction %d has weight %v: weights must be positive and finite", k, v)}
 		}
 	}
 	if s.Reducer != nil {
-		return nil, &InputError{Input: "Reducer", Reason: "interactions are fitted by one process"}
+		return nil, &InputError{Source: "recommend", Input: "Reducer", Reason: "interactions are fitted by one process"}
 	}
 	tb, err := LayOut(x, s)
 	if err != nil {

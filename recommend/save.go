@@ -353,7 +353,7 @@ type modelDir struct {
 
 // fail is the error of the file name in the directory.
 func (d *modelDir) fail(name string, format string, args ...any) error {
-	return &InputError{Input: filepath.Join(d.dir, name), Reason: fmt.Sprintf(format, args...)}
+	return &InputError{Source: "recommend", Input: filepath.Join(d.dir, name), Reason: fmt.Sprintf(format, args...)}
 }
 
 // readJSON reads and checks model.json.

@@ -41,7 +41,7 @@ func exchanger(red ranks.Reducer) (ranks.Exchanger, error) {
 	}
 	ex, ok := red.(ranks.Exchanger)
 	if !ok {
-		return nil, &InputError{Input: "Reducer", Reason: "cannot exchange ratings (want a ranks.Exchanger, as package mpi's)"}
+		return nil, &InputError{Source: "recommend", Input: "Reducer", Reason: "cannot exchange ratings (want a ranks.Exchanger, as package mpi's)"}
 	}
 	return ex, nil
 }
@@ -57,12 +57,12 @@ func shardTable(x *Indexed, red ranks.Exchanger, workers int) (*table, error) {
 	sizes := reduce.Gather(red, []float64{float64(n1), float64(n2)})
 	for r := 0; r < len(sizes); r += 2 {
 		if sizes[r] != float64(n1) || sizes[r+1] != float64(n2) {
-			return nil, &InputError{Input: "ratings", Reason: fmt.Sprintf("rank %d has %d users and %d items, rank %d %v and %v: every rank must have the ids of all the ratings (ShareIDs)", red.Rank(), n1, n2, r/2, sizes[r], sizes[r+1])}
+			return nil, &InputError{Source: "recommend", Input: "ratings", Reason: fmt.Sprintf("rank %d has %d users and %d items, rank %d %v and %v: every rank must have the ids of all the ratings (ShareIDs)", red.Rank(), n1, n2, r/2, sizes[r], sizes[r+1])}
 		}
 	}
 	mean, m := sharedMean(x, red)
 	if m == 0 {
-		return nil, &InputError{Input: "ratings", Reason: "no ratings"}
+		return nil, &InputError{Source: "recommend", Input: "ratings", Reason: "no ratings"}
 	}
 	t := &table{n1: n1, n2: n2, m: m, mean: mean, red: red}
 	t.uStart, t.uItem, t.y = half(partSource(x), red, false, n1)

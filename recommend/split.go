@@ -12,7 +12,7 @@ func Split(r Ratings, fraction float64, seed uint64) (rest, held Ratings, err er
 		return rest, held, err
 	}
 	if !(fraction >= 0 && fraction < 1) {
-		return rest, held, &InputError{Input: "fraction", Value: fraction, Reason: "must lie in [0, 1)"}
+		return rest, held, &InputError{Source: "recommend", Input: "fraction", Value: fraction, Reason: "must lie in [0, 1)"}
 	}
 	in, out := splitIndices(r.Len(), fraction, seed)
 	return r.subset(in), r.subset(out), nil
@@ -48,7 +48,7 @@ func (x *Indexed) Split(fraction float64, seed uint64) (*Indexed, Ratings, error
 		return nil, Ratings{}, err
 	}
 	if !(fraction >= 0 && fraction < 1) {
-		return nil, Ratings{}, &InputError{Input: "fraction", Value: fraction, Reason: "must lie in [0, 1)"}
+		return nil, Ratings{}, &InputError{Source: "recommend", Input: "fraction", Value: fraction, Reason: "must lie in [0, 1)"}
 	}
 	in, out := splitIndices(x.Len(), fraction, seed)
 	held := x.ratings(out)
