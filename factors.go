@@ -69,7 +69,7 @@ func (f Factors) Product() *mat.Dense {
 // would keep none. It keeps its buffers between calls.
 type lowRank struct {
 	buf, tau, work, t1, t2, prod []float64
-	blocks                       []float64 // the blocks' triangles, stacked (see triangle)
+	blocks                       []float64 // the blocks' triangles, stacked (see triangleOf)
 	// each block's workspace, kept from one call to the next so that a
 	// run's measures allocate nothing after the first
 	blockQ []lowRank
@@ -177,22 +177,13 @@ func (q *lowRank) product(k1, k2, k, cols int) float64 {
 // not depend on the number of cores.
 const tsqrRows = 4096
 
-// triangle factors the n×k matrix a (overwriting it) and returns its
+// triangleOf factors the stacked matrix sd, n×k, and returns its
 // triangular factor, min(n, k)×k, row-major in dst: by Householder QR,
-// and for a tall matrix by blocks of tsqrRows rows (TSQR: Demmel, Grigori,
-// Hoemmen and Langou), as stable and about twice as fast on two cores.
-func (q *lowRank) triangle(dst, a []float64, n, k int) []float64 {
-	if !tall(n, k) {
-		return q.householder(dst, a, n, k)
-	}
-	return q.tsqr(dst, n, k, func(lo, hi int, _ *[]float64) []float64 { return a[lo*k : hi*k] })
-}
-
-// triangleOf is triangle of the stacked matrix sd, n×k, never formed
-// whole when it is tall: each block's rows are stacked in a buffer of
-// their own as the block is factored (at 10^5 rows of rank 10 this saves
-// 15 MB that a run's change would otherwise hold). The bits are
-// triangle's of the stacked matrix.
+// and for a tall matrix by blocks of tsqrRows rows (TSQR: Demmel,
+// Grigori, Hoemmen and Langou), as stable and about twice as fast on two
+// cores. sd is never formed whole when it is tall: each block's rows are
+// stacked in a buffer of their own as the block is factored (at 10^5 rows
+// of rank 10 this saves 15 MB that a run's change would otherwise hold).
 func (q *lowRank) triangleOf(dst []float64, n, k int, sd side) []float64 {
 	if !tall(n, k) {
 		q.buf = sd.rows(q.buf, 0, n)
@@ -207,7 +198,7 @@ func (q *lowRank) triangleOf(dst []float64, n, k int, sd side) []float64 {
 // tall says whether an n×k matrix is factored by blocks.
 func tall(n, k int) bool { return n/tsqrRows >= 2 && tsqrRows >= 4*k }
 
-// tsqr is triangle by blocks of tsqrRows rows (the last takes the
+// tsqr is triangleOf by blocks of tsqrRows rows (the last takes the
 // remainder), block(lo, hi, buf) giving rows lo to hi, which the
 // factorization overwrites, in a buffer of the goroutine's (buf) or
 // elsewhere.
@@ -235,7 +226,7 @@ func (q *lowRank) tsqr(dst []float64, n, k int, block func(lo, hi int, buf *[]fl
 	return q.householder(dst, stacked, nb*k, k)
 }
 
-// householder is triangle by one Householder QR factorization (LAPACK's
+// householder is triangleOf by one Householder QR factorization (LAPACK's
 // Geqrf).
 func (q *lowRank) householder(dst, a []float64, n, k int) []float64 {
 	kk := min(n, k)

@@ -7,8 +7,6 @@ import (
 	"strconv"
 
 	"gonum.org/v1/gonum/mat"
-
-	"github.com/scaledsm/scaledsm/internal/fsum"
 )
 
 // Truncation says which observations the spectral initialization leaves out, so
@@ -319,9 +317,6 @@ func absValues[T float](dst []float64, v []T) []float64 {
 func dropCount(m int, f float64) int {
 	return max(0, min(m, int(math.Ceil(f*float64(m)-1e-9))))
 }
-
-// sumOf returns the compensated sum of v.
-func sumOf(v []float64) float64 { return fsum.Of(v) }
 
 // topSingular returns the factors U_r Σ_r^{1/2}, V_r Σ_r^{1/2} of the best
 // rank-r approximation of a.

@@ -716,8 +716,7 @@ type run struct {
 func (b *Subtractor) fillHoles() {
 	w, h := int32(b.width), b.height
 	runs, first := b.runs[:0], b.rowRun[:0]
-	var find func(i int32) int32
-	find = func(i int32) int32 {
+	find := func(i int32) int32 {
 		for runs[i].parent != i {
 			runs[i].parent = runs[runs[i].parent].parent
 			i = runs[i].parent

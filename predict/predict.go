@@ -120,7 +120,7 @@ func LoadFactors(dir string) (*Factors, error) {
 	n1, k := f.L.Dims()
 	n2, k2 := f.R.Dims()
 	if k != k2 {
-		return nil, &LoadError{dir, fmt.Errorf("L.npy has %d columns, R.npy %d", k, k2)}
+		return nil, &LoadError{dir, fmt.Errorf("the factors L.npy and R.npy have %d and %d columns", k, k2)}
 	}
 	if _, err := os.Stat(filepath.Join(dir, "row_ids.npy")); err == nil {
 		if f.RowIDs, err = readIDs(dir, "row_ids.npy", n1); err != nil {

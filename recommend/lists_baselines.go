@@ -110,8 +110,6 @@ type baseline struct {
 	t *table
 	x imat
 	s Settings
-	// spectrum of the interactions for PureSVD, made once for a fit
-	sp *spectrum
 }
 
 // grid returns the values of each of the baseline's hyperparameters.
