@@ -13,29 +13,17 @@ import (
 )
 
 // Entries is the entrywise operator of matrix completion and robust PCA,
-// A(X) = {X_ij : (i, j) ∈ Ω}, measuring X = L Rᵀ at a set Ω of m observed
-// entries (robust PCA observes them all).
+// A(X) = {X_ij : (i, j) ∈ Ω}, measuring X = L Rᵀ at a set Ω of m observed entries (robust PCA
+// observes them all). It holds the positions only, in compressed sparse rows (sorted by row, then
+// column; one 32-bit column index, 4 bytes, an entry); the observed values are the Problem's Y
+// in the operator's order (NewEntries sorts a list of triplets and returns the values so).
 //
-// It holds the positions only, sorted by row and within a row by column
-// (compressed sparse rows: the start of each row's entries and one 32-bit
-// column index per entry, 4 bytes an entry); the observed values are the
-// Problem's Y, in the operator's order. NewEntries sorts a list of
-// triplets and returns the values in that order.
-//
-// Unlike the Gaussian operators it does not scale by 1/m: a residual is
-// X_ij - y_ij itself, so the l1 loss is Σ|X_ij - y_ij|. Its isometry
-// factor is n1·n2/m (see Isometric): A*A = P_Ω, about (m/(n1·n2))·I, so
-// that the smooth loss L2Squared is (n1·n2/2m)·||P_Ω(X - Y)||², the loss of
-// ScaledGD's paper for matrix completion, whose step 0.5 applies as is.
-//
-// # The pass
-//
-// Evaluate makes one pass over the entries on every core: for each entry,
-// the residual <L_i, R_j> - y_ij and its weight w, then w·R_j added to row
-// i of GL and w·L_i to row j of GR. The rows are split into a fixed number
-// of chunks (at row boundaries, a number that depends on m and n2 only); each
-// chunk writes its own rows of GL and a partial GR, and the partials are
-// added in chunk order, so the bits do not depend on the number of cores.
+// Unlike the Gaussian operators it does not scale by 1/m: a residual is X_ij - y_ij itself, so
+// the l1 loss is Σ|X_ij - y_ij|. Its isometry factor is n1·n2/m (see Isometric): A*A = P_Ω, about
+// (m/(n1·n2))·I, so L2Squared is (n1·n2/2m)·||P_Ω(X - Y)||², ScaledGD's completion loss, whose
+// step 0.5 applies as is. Evaluate makes one pass over the entries on every core, in a number of
+// row chunks set by m and n2 only, each with its own rows of GL and a partial GR; the partials
+// are added in chunk order, so the bits do not depend on the number of cores.
 type Entries struct {
 	n1, n2 int
 	start  []int                   // entries of row i: start[i] to start[i+1]

@@ -235,17 +235,13 @@ func (e *Entries) grossShare(f Factors, y obs, t float64, observed []float64) []
 // grossKept is the fraction of its observations that a row or column
 // must keep not to be marked by markFew. A column of outliers keeps those
 // few of its entries that a lenient bound lets in, and with rank r the
-// fit can fit r of them in r rows, whose fits they pull (a 200 × 200
-// matrix, rank 5, 20 whole columns corrupted: one column kept 5 outliers,
-// at residuals of 5e-3, and the run crawled at 1.5e-4 after 2000
-// iterations); its mean, that of what it keeps, is small, and only the
-// number it keeps tells, beside most of its residuals being gross. A
-// marked row or column also has its factor row cleared (clearFew), since
-// the other direction's bounds can still keep what it absorbed. The refit
-// (see refit.go) turns the rule on: from the start of a run it also
-// took rows and columns that a poor start leaves keeping little, and κ =
-// 100 cells of the phase study that converged failed; without the gross
-// residuals it took honest rows that the refit left keeping few (`solve
-// --problem mc --n 1000 --p 0.1 --ps 0.2 --kappa 100 --seed 6` stopped at
-// 1.5e-3, where it converges).
+// fit can fit r of them in r rows, whose fits they pull; its mean, that
+// of what it keeps, is small, and only the number it keeps tells, beside
+// most of its residuals being gross. A marked row or column also has its
+// factor row cleared (clearFew), since the other direction's bounds can
+// still keep what it absorbed. The refit (see refit.go) turns the rule
+// on: from the start of a run it also took rows and columns that a poor
+// start leaves keeping little; without the gross residuals it took honest
+// rows that the refit left keeping few (measurements: docs/completion.md,
+// "Where robust PCA succeeds: the phase study", change 5).
 const grossKept = 0.25

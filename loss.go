@@ -37,21 +37,18 @@ const (
 	// GD and ScaledGD.
 	L2Squared
 	// TrimmedL2 is L2Squared over the residuals that are not outliers, for
-	// operators that measure entries (Entries): the residual of entry
-	// (i, j) counts when |z_ij| is at most c times the larger of the mean
-	// |z| of row i and of column j over the residuals kept at the previous
-	// iterate (at the first, the medians), and is dropped otherwise. The
-	// factor c starts at 6 and follows the fit's progress, down to
-	// 4.5 while the fit stalls. The bounds follow the fit as it
-	// improves, row by row and column by column, so that gross errors are
-	// left out at every accuracy while an error that gathers in a few rows
-	// or columns (whose medians it raises) is still fitted. A row or
-	// column whose kept residuals average 10 times the data's
-	// scale is gross, a corrupted one, and keeps nothing by its own bound
-	// from then on, unless a fit of it alone to its observations shows it
-	// honest (see liftEvery). It is the
-	// default loss of the entry models (see DefaultSettings): ScaledGD on
-	// it converges linearly with outliers, where the l1 loss converges
+	// operators that measure entries (Entries): the residual of entry (i, j)
+	// counts when |z_ij| is at most c times the larger of the mean |z| of
+	// row i and of column j over the residuals kept at the previous iterate
+	// (at the first, the medians). The factor c starts at 6 and follows the
+	// fit's progress, down to 4.5 while the fit stalls. The bounds follow the
+	// fit row by row and column by column, so that gross errors are left out
+	// at every accuracy while an error that gathers in a few rows or columns
+	// is still fitted. A row or column whose kept residuals average 10 times
+	// the data's scale is gross and keeps nothing by its own bound from then
+	// on, unless a fit of it alone shows it honest (see liftEvery). It is the
+	// entry models' default loss (see DefaultSettings): ScaledGD on it
+	// converges linearly with outliers, where the l1 loss converges
 	// sublinearly on sampled entries.
 	TrimmedL2
 )
@@ -72,16 +69,8 @@ const trimFactor = 6
 // keeps trimFactor but on its plateaus, where 4.5 costs it little; the fit
 // of a photograph, only approximately low rank, stalls at its own
 // residuals, whose mean at rank 30 lets most salt-and-pepper errors under
-// 6 times it, and is trimmed harder.
-// Measured on the photograph study (experiment.DefaultImage; least
-// squares 16.9 dB) and on matrix completion (n1 = n2 = 1000, r = 5,
-// p = 0.1, p_s = 0.1, κ = 1, 10, 100, seeds 1 to 4; docs/completion.md):
-// a constant factor of 6 gives 17.6 dB, 4 gives 21.1 dB but stalls every
-// κ = 100 run at 3.9e-2 to 0.11; shrinking to 4.5 gives 21.1 dB with the
-// iterations to 1e-10 within 1% of the constant 6's (robust PCA at
-// n = 500, p_s = 0.2, κ = 100: 87 against 83), and to 5 only 20.0 dB; 4
-// also gives 21.1 dB but stalls a small run (n = 100, r = 2, p = 0.5,
-// κ = 100, seed 1) that 4.5 recovers in 919 iterations and 6 in 505.
+// 6 times it, and is trimmed harder (measurements: docs/completion.md,
+// "Why the trimming factor follows the fit").
 const trimFactorMin = 4.5
 
 var lossNames = [...]string{DefaultLoss: "default", L1: "l1", L2: "l2", L2Squared: "l2sq", TrimmedL2: "l2trim"}

@@ -2,32 +2,21 @@ package scaledsm
 
 import "context"
 
-// solve is Solve within the pipeline pl: one fit, unless the problem asks
-// for a choice (Problem.Rank = AutoRank, Settings.Ridge = AutoRidge). Then
-// the stages run in this order, each owned by its own file:
+// solve is Solve within the pipeline pl: one fit, unless the problem asks for a choice
+// (Problem.Rank = AutoRank, Settings.Ridge = AutoRidge); then these stages run, each in its file:
 //
-//  1. the rank: by validation on entries held out (chooseRank,
-//     rankchoice.go), or for other operators read from an over-specified
-//     fit (overspecified, autorank.go);
-//  2. the first fit, unpenalized, from the settings' start (fit,
-//     fitlog.go);
+//  1. the rank: validation on entries held out (chooseRank, rankchoice.go), or for other
+//     operators an over-specified fit (overspecified, autorank.go);
+//  2. the first fit, unpenalized, from the settings' start (fit, fitlog.go);
 //  3. the other starts, when that fit is not exact (restart, restart.go);
-//  4. the judgement of the fit kept: exact, or stopped too soon to tell,
-//     or neither (needsPenalty, ridge.go);
-//  5. for a fit that is neither, the penalty, trimming floor and number
-//     of iterations, by validation (chooseRidge, ridge.go), and the final
-//     fit with them (penalize, ridge.go); with the rank chosen too, the
-//     largest rank the entries support is fitted instead, through stages
-//     2-5 with its own penalty;
-//  6. on robust PCA whose fit is not exact, the polish: least absolute
-//     deviations, or a completion of the entries the fit does not mark as
-//     outliers with the marks grown by one entry, kept while it lowers
-//     Σ|y - x| (polish, polish.go). It runs before stage 5, on the
-//     unpenalized fit, and stage 5 and another polish only when its fit
-//     is not exact (polishFirst).
+//  4. the judgement: exact, stopped too soon to tell, or neither (needsPenalty, ridge.go);
+//  5. for neither, the penalty, trimming floor and iterations by validation (chooseRidge), and the
+//     final fit with them (penalize, ridge.go); with the rank chosen too, the largest rank the
+//     entries support is fitted instead, through stages 2-5 with its own penalty;
+//  6. robust PCA not fitted exactly: the polish (polish, polish.go), kept while Σ|y - x| falls; it
+//     runs first, on the unpenalized fit (polishFirst); stage 5 and a second polish if not exact.
 //
-// A new stage goes here, in its place, with its mechanism in a file of
-// its own.
+// A new stage goes here, in its place, with its mechanism in a file of its own.
 func (pl pipeline) solve(ctx context.Context, p Problem, s Settings) (*Result, error) {
 	autoRank, autoRidge := p.Rank == AutoRank, s.Ridge == AutoRidge
 	if !autoRank && !autoRidge {

@@ -36,31 +36,19 @@ const (
 	rankTolerance = 0.005
 )
 
-// ChooseRank chooses the rank of an entry problem (Entries: matrix
-// completion, robust PCA) by validation: it holds a seeded 5% of the
-// entries out, fits the others with the settings s at the ranks 1, 2, 3, 4,
-// 5, 6, 8, 10, 12, 15, 20, ... up to maxRank (SupportedRank of the entries
-// fitted when 0), and scores each fit by the mean |y - x| over the entries
-// held out. The mean of absolute values, not of squares: an outlier among
-// them adds nearly the same |y - x| at every rank, so it shifts the scores
-// without reordering them, while a fit that chases noise or outliers into
-// a few large errors where the entries are scarce pays for each (a median
-// or a trimmed mean would not see them). It stops two ranks past the best
-// and returns the smallest rank whose error is within 0.5% of the fall from
-// rank 1's error to the best (or, on an exactly low-rank X* fitted to
-// FitTolerance, the first such rank). A rank whose fit fits most of the
-// entries fitted and predicts most of those held out to FitTolerance is
-// exact whatever the outliers among them add to the mean: the first such
-// rank ends the search (RankChoice.Exact), and a smaller rank whose fit
-// from the spectral start truncated harder (the largest 40% of |y|
-// dropped) is exact is taken
-// instead, as an over-specified rank is exact from starts where the true
-// one is not (the convex start, an SVD an iteration, is left to the fit
-// of the rank chosen).
-// On data that are only approximately
-// low rank the error falls while a rank adds signal and rises once it fits
-// noise: the choice is the rank at which the matrix is best, not the
-// largest one asked for.
+// ChooseRank chooses the rank of an entry problem (Entries: matrix completion, robust PCA) by
+// validation: it holds a seeded 5% of the entries out, fits the others with the settings s at the
+// ranks 1, 2, 3, 4, 5, 6, 8, 10, 12, 15, 20, ... up to maxRank (SupportedRank of the entries
+// fitted when 0), scores each fit by the mean |y - x| over the entries held out, stops two ranks
+// past the best and returns the smallest rank whose error is within 0.5% of the fall from rank 1's
+// error to the best (on an exactly low-rank X* fitted to FitTolerance, the first such rank).
+// Absolute values, not squares: an outlier held out shifts every rank's score alike, while a fit
+// that chases noise or outliers into a few large errors where entries are scarce pays for each.
+// A rank whose fit fits most of the entries fitted and predicts most of those held out to
+// FitTolerance is exact and ends the search (RankChoice.Exact); a smaller rank exact from the
+// spectral start truncated harder (the largest 40% of |y| dropped) is taken instead. On data only
+// approximately low rank the choice is the rank at which the matrix is best, not the largest one
+// asked for (docs/rank.md, "Entries: the rank by validation").
 func ChooseRank(ctx context.Context, p Problem, s Settings, maxRank int) (RankChoice, error) {
 	return pipeline{}.chooseRank(ctx, p, s, maxRank)
 }

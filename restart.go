@@ -5,20 +5,14 @@ import "context"
 // restartTruncation is the truncation of the spectral start from which
 // AutoRidge fits again when the fit from its start (by default the median
 // rule's) fits the entries inexactly: the paper's, dropping the 40% of the
-// observations largest in magnitude. A start is what some draws with
-// outliers lack, not the loss (issue 24: n = 100, r = 2, p = 0.3,
-// κ = 100, p_s = 0.1, seeds 2 and 3, stop at 0.13 and 0.041 from the
-// median rule's start and converge from this one; a 200 × 50 matrix with
-// whole columns corrupted, κ = 100, p_s = 0.05, seed 2, stops at 0.14 and
-// converges from the truncations 0.1 to 0.4). Over the phase study's
-// grid, 0.4 recovers 3 runs more than 0.3 (random outliers, κ = 100,
-// p_s 0.2 and 0.3) and none fewer. When that fit is not exact either and
+// observations largest in magnitude, since a start, not the loss, is what
+// some draws with outliers lack. When that fit is not exact either and
 // the matrix is small (n1·n2·min(n1, n2) at most 200³), AutoRidge fits
 // from the convex start (ConvexStart), which reaches draws that no
-// truncation does (the same case's seed 1). A later fit is kept only when
-// it fits the entries exactly (see exactFit), which a fit of data that are
-// only approximately low rank never does: there it costs a fit or two and
-// changes nothing.
+// truncation does. A later fit is kept only when it fits the entries
+// exactly (see exactFit), which a fit of data that are only approximately
+// low rank never does: there it costs a fit or two and changes nothing
+// (measurements: docs/completion.md, "A second start").
 const restartTruncation = 0.4
 
 // restart fits p again from the spectral start truncated at restartTruncation,

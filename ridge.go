@@ -70,33 +70,19 @@ const (
 	ridgeClip    = 30
 )
 
-// ChooseRidge chooses the penalty of an entry problem (Settings.Ridge) and
-// the number of iterations of its fit by validation. It holds out the
-// same seeded 5% of the entries as ChooseRank, fits the others with the
-// settings s and the penalties μ = base·2^(k/2) for k = 2, 1, 0, -1, ...
-// -10, and scores each fit every 10 iterations over the entries held out
-// (early stopping, as the recommender's sweeps are chosen: on data that
-// are only approximately low rank a fit first takes in the signal, then
-// bends towards the noise and trims honest entries with large residuals,
-// an image's edges). It stops once a penalty's least score is above the
-// best (when the best is the first, it goes on upwards, k = 3, 4, ... 16,
-// while the score falls), and returns the penalty and the iteration of
-// the least score.
-//
-// fit is an unpenalized fit of all the entries; σ = 1.4826 median|y - x|
-// over its residuals is the noise's scale, and base = σ (√n1 + √n2)
-// √(n1 n2/m) the operator norm of dense noise of that size in the loss's
-// units: the penalty nuclear-norm theory asks for is a fraction of it.
-//
-// The score is the mean of min((y - x)², (30σ)²). Squares, not
-// ChooseRank's |y - x|: the penalty and the iterations trade a fit's
-// tails, which squares weigh as a user's error (PSNR, RMSE) does; on the
-// photograph study at rank 50 the mean |y - x| chose 1000 iterations and
-// 21.2 dB, the squares 590 and 22.1 dB. Clipped, so that a gross outlier
-// held out adds the same (30σ)² to every candidate instead of ranking them
-// by how near they pass it: with 5% of the entries replaced by N(0, 4)
-// (rankchoice_test.go's data, rank 8) plain squares chose a fit 25% worse;
-// a clip at 10σ reaches an image's edges and loses the photograph's 0.9 dB.
+// ChooseRidge chooses the penalty of an entry problem (Settings.Ridge) and the number of
+// iterations of its fit by validation. It holds out the same seeded 5% of the entries as
+// ChooseRank, fits the others with the settings s at the penalties μ = base·2^(k/2) for k = 2, 1,
+// 0, ... -10 (on upwards to 16 while the score falls, when the best is the first), and scores each
+// fit every 10 iterations on the entries held out: early stopping, since on data only
+// approximately low rank a fit first takes in the signal, then bends towards the noise and trims
+// honest entries (an image's edges). It stops once a penalty's least score is above the best and
+// returns the penalty and the iteration of the least score. fit is an unpenalized fit of all the
+// entries: σ = 1.4826 median|y - x| over its residuals is the noise's scale, and base = σ (√n1 +
+// √n2) √(n1 n2/m) the operator norm of dense noise of that size. The score is the mean of
+// min((y - x)², (30σ)²): squares weigh a fit's tails as PSNR and RMSE do, and the clip makes a
+// gross outlier held out add the same to every candidate (measurements: docs/completion.md,
+// "More rank, no worse picture").
 func ChooseRidge(ctx context.Context, p Problem, s Settings, fit Factors) (RidgeChoice, error) {
 	return pipeline{}.chooseRidge(ctx, p, s, fit)
 }

@@ -9,28 +9,18 @@ import (
 	"github.com/scaledsm/scaledsm/internal/kernel"
 )
 
-// Sensing is the dense matrix-sensing operator A_i(X) = <A_i, X>/m for
-// n1×n2 matrices A_i, measuring X = L Rᵀ.
+// Sensing is the dense matrix-sensing operator A_i(X) = <A_i, X>/m for n1×n2 matrices A_i,
+// measuring X = L Rᵀ. The matrices are the rows of an m×(n1·n2) matrix (row i holds A_i in
+// row-major order, entry (j, k) at j·n2 + k), held as float64 (NewSensing) or float32
+// (NewSensing32), which halves the memory and shortens a pass; arithmetic is float64 either way.
 //
-// The matrices are stored as the rows of an m×(n1·n2) matrix: row i holds
-// A_i in row-major order, entry (j, k) at position j·n2 + k. They are held
-// as float64 (NewSensing) or as float32 (NewSensing32), which halves the
-// memory and shortens a pass; products and sums are float64 either way.
-//
-// # The pass
-//
-// Evaluate reads each row from memory once: a block of kernel.BlockRows
-// rows at a time, the dot products (the rows stream into the caches), the
-// residuals and weights, then the weighted rows added to the adjoint
-// S = Σ_i w_i A_i while they are in the cache. With float32 data the pass
-// is software-pipelined: one sweep adds a block from the cache while the
-// next block streams in for its dot products (kernel.DotAxpyRows), with
-// the same operations on every row. The rows are split into a
-// fixed number of chunks that the goroutines take in turn (see chunks);
-// every pass, EvaluateBatch's included, adds the rows in the same order, so
-// that the results have the same bits with GOMAXPROCS = 1 as with any
-// other value, and EvaluateBatch gives each run the bits Evaluate gives it
-// alone.
+// Evaluate reads each row from memory once: a block of kernel.BlockRows rows at a time, the dot
+// products, the residuals and weights, then the weighted rows added to the adjoint
+// S = Σ_i w_i A_i while they are in the cache (with float32 data, software-pipelined: one sweep
+// adds a block while the next streams in, kernel.DotAxpyRows). The rows are split into a fixed
+// number of chunks that the goroutines take in turn (see chunks); every pass, EvaluateBatch's
+// included, adds the rows in the same order, so the bits do not depend on GOMAXPROCS and
+// EvaluateBatch gives each run the bits Evaluate gives it alone.
 type Sensing struct {
 	m, n1, n2 int
 	total     int       // the measurements of the whole problem, when this is a shard (see Shard)

@@ -18,11 +18,8 @@ import (
 // operating system deschedules on a busy machine delays the pass by at most
 // one chunk. The batched passes reproduce the same order for every run.
 //
-// (A design without partial sums, in which the goroutines split a block's
-// rows for the dot products, meet at a barrier, then split the columns of
-// the adjoint for the additions, measured 1.25 to 1.5 times the floor on
-// the 2-core machine this was developed on, against 1.05 to 1.12 for the
-// chunks: see BenchmarkPassDesigns.)
+// (A design without partial sums, with a barrier between the dot products
+// and the additions, was slower: docs/performance.md, BenchmarkPassDesigns.)
 
 // Chunking of the rows of a pass.
 const (

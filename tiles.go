@@ -10,18 +10,14 @@ import "github.com/scaledsm/scaledsm/internal/kernel"
 // instead of memory. Every sum keeps its order: a row's entries are still
 // added to its row of GL in column order, a column's to its row of GR in
 // row order, so the bits are those of a pass row after row (TestTiled*).
-//
-// Tiles the size of L2 (512 KB) lost to no tiles on a CPU with AVX-512
-// and fast memory (a row has too few entries in such a tile to repay a
-// call of the kernel); tiles the size of a shared L3, with each row's
-// entries in a tile found once and not by a scan each pass, win where
-// memory is slow: issue 36's 10^7 problem on a 2-core AMD EPYC (Zen 3, 32
-// MB L3, AVX2), an iteration in 404 ms against 684 (medians of 25 in one
-// process, interleaved), the spectral start in 16.9 s against 32.2.
+// Tiles the size of a shared L3, each row's entries in a tile found once
+// and not by a scan each pass, win where memory is slow; tiles the size
+// of L2 lose to none on fast memory (measurements: docs/performance.md,
+// "28 Nov 2026: tiles of columns, for CPUs with AVX2 and slower memory").
 
 // passTileBytes is the most bytes of R's and a partial GR's rows that a
 // tile of columns spans: a few megabytes, which the last level of cache
-// holds for both cores (issue 36's 10^7 problem on that EPYC: an iteration
+// holds for both cores (issue 36's 10^7 problem on a 2-core EPYC: an iteration
 // in 454 ms with 4 MB tiles, 427 with 8 and 444 with 2, against 639 without
 // tiles, medians of 25 interleaved in one process, before the rows' first
 // lines were asked for ahead).
