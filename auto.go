@@ -50,7 +50,7 @@ func (Auto) EstimateGap(c *StepContext) float64 {
 	if iso == 0 {
 		iso = float64(len(c.Residuals))
 	}
-	if c.dist.on() {
+	if c.dist.On() {
 		return autoGapOver(c.Objective, c.Residuals, iso, c.dist, c.measurements)
 	}
 	return autoGap(c.Objective, c.Residuals, iso)
@@ -86,7 +86,7 @@ func autoGapOver(l Loss, z []float64, iso float64, d dist, m int) float64 {
 	for i, v := range z {
 		abs[i] = math.Abs(v)
 	}
-	tau := autoMultiple * d.kth(abs, int(autoQuantile*float64(m-1)))
+	tau := autoMultiple * d.Kth(abs, int(autoQuantile*float64(m-1)))
 	var kept, left, outs fsum.Sum // Σ|z_i| (l1) or Σz_i² (l2) of the kept and the left out, and how many left out
 	for _, v := range z {
 		a := math.Abs(v)
@@ -101,7 +101,7 @@ func autoGapOver(l Loss, z []float64, iso float64, d dist, m int) float64 {
 			kept.Add(t)
 		}
 	}
-	d.sums(&kept, &left, &outs)
+	d.Sums(&kept, &left, &outs)
 	out := outs.Value()
 	var c float64
 	fm := float64(m)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/scaledsm/scaledsm/internal/reduce"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
@@ -207,7 +208,7 @@ func (f Factors) Truncate(k int) (Factors, bool) {
 func (pl pipeline) overspecified(ctx context.Context, p Problem, s Settings) (*Result, error) {
 	// On ranks, every rank counts the whole problem's m, to fit the same K.
 	m, n1, n2 := p.Op.Dims()
-	k := SupportedRank(dist{p.Reducer}.count(m), n1, n2, s.Truncation.Fraction)
+	k := SupportedRank(reduce.Over(p.Reducer).Count(m), n1, n2, s.Truncation.Fraction)
 	if s.Init != nil && s.Init.L != nil {
 		k = s.Init.Rank()
 	}

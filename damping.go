@@ -146,7 +146,7 @@ func (dm *damper) measure(y obs, scratch []float64, ranks dist) {
 // rule keeps (see Truncation), over the ranks of d: from y itself on one
 // process, else through scratch (len(y) values, or nil for a new slice).
 func zeroLoss[T float](loss Loss, y []T, iso float64, d dist, scratch []float64) float64 {
-	if !d.on() {
+	if !d.On() {
 		return keptValue(loss, y, Truncation{}, iso)
 	}
 	v, _ := trimmed(scratch, y, Truncation{}, d)

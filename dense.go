@@ -6,6 +6,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/scaledsm/scaledsm/internal/kernel"
+	"github.com/scaledsm/scaledsm/internal/par"
 )
 
 // Small dense helpers of the solver and the operators. Those of the
@@ -104,7 +105,7 @@ func mulSmall(d, g *mat.Dense, s mat.Matrix) {
 	sr := rowMajor(s, r, r)
 	gr, dr := g.RawMatrix(), d.RawMatrix()
 	const rows = 1024
-	parallel(teamSize(n*r*r), (n+rows-1)/rows, func(b int) {
+	par.Do(par.TeamSize(n*r*r), (n+rows-1)/rows, func(b int) {
 		for i := b * rows; i < min((b+1)*rows, n); i++ {
 			gi, di := gr.Data[i*gr.Stride:i*gr.Stride+r], dr.Data[i*dr.Stride:i*dr.Stride+r]
 			// Each element summed in a register, the rows of s in order:
@@ -133,7 +134,7 @@ func gramTall(dst *mat.SymDense, f *mat.Dense, buf *[]float64) {
 	*buf = grow(*buf, nb*r*r)
 	parts := *buf
 	clear(parts)
-	parallel(teamSize(n*r*r), nb, func(b int) {
+	par.Do(par.TeamSize(n*r*r), nb, func(b int) {
 		acc := parts[b*r*r : (b+1)*r*r]
 		for i := b * rows; i < min((b+1)*rows, n); i++ {
 			fi := fr.Data[i*fr.Stride : i*fr.Stride+r]
@@ -145,7 +146,7 @@ func gramTall(dst *mat.SymDense, f *mat.Dense, buf *[]float64) {
 			}
 		}
 	})
-	addPartials(parts[:r*r], parts, nb, r*r)
+	par.AddPartials(parts[:r*r], parts, nb, r*r)
 	for a := range r {
 		for b := a; b < r; b++ {
 			dst.SetSym(a, b, parts[a*r+b])

@@ -14,12 +14,12 @@ import (
 // sums the factor subgradients over the ranks, in one reduction.
 func (u *run) evaluate() {
 	u.p.Op.Evaluate(u.eval)
-	if !u.d.on() {
+	if !u.d.On() {
 		return
 	}
 	gl := u.eval.GL.RawMatrix().Data
 	if u.sym {
-		u.d.sum(gl)
+		u.d.Sum(gl)
 		return
 	}
 	gr := u.eval.GR.RawMatrix().Data
@@ -29,7 +29,7 @@ func (u *run) evaluate() {
 	buf := u.sums
 	copy(buf, gl)
 	copy(buf[len(gl):], gr)
-	u.d.sum(buf)
+	u.d.Sum(buf)
 	copy(gl, buf)
 	copy(gr, buf[len(gl):])
 }
@@ -41,7 +41,7 @@ func (u *run) loss(ctx context.Context) (float64, bool) {
 	if u.eval.Z == nil {
 		return math.NaN(), ctx.Err() != nil // TrimmedL2's: the pass's sums
 	}
-	if !u.d.on() {
+	if !u.d.On() {
 		return u.s.Loss.value(u.eval.Z, u.iso), ctx.Err() != nil
 	}
 	return u.s.Loss.valueOver(u.eval.Z, u.iso, u.d, ctx.Err() != nil)
@@ -50,7 +50,7 @@ func (u *run) loss(ctx context.Context) (float64, bool) {
 // valueOver is value over the ranks of d, z being this rank's residuals,
 // and reports whether any rank raised its flag stop.
 func (l Loss) valueOver(z []float64, iso float64, d dist, stop bool) (float64, bool) {
-	if !d.on() {
+	if !d.On() {
 		return l.value(z, iso), stop
 	}
 	// The partial sum of |z_i| (l1) or of (z_i/scale)², scale being the
@@ -78,7 +78,7 @@ func (l Loss) valueOver(z []float64, iso float64, d dist, stop bool) (float64, b
 	if stop {
 		flag = 1
 	}
-	all := d.gather([]float64{s, c, scale, flag})
+	all := d.Gather([]float64{s, c, scale, flag})
 	var total fsum.Sum
 	var top float64
 	stopped := false
@@ -116,7 +116,7 @@ func (l Loss) valueOver(z []float64, iso float64, d dist, stop bool) (float64, b
 // ranks, the exact median of all |y_i| (FitScale samples beyond
 // scaleSample of them).
 func (u *run) fitScale() float64 {
-	if !u.d.on() {
+	if !u.d.On() {
 		return u.y.fitScale()
 	}
 	y := u.p.Y // on several ranks there is no Y32
@@ -126,9 +126,9 @@ func (u *run) fitScale() float64 {
 		abs[i] = math.Abs(v)
 		top = max(top, abs[i])
 	}
-	scale := u.d.kth(abs, u.m/2)
+	scale := u.d.Kth(abs, u.m/2)
 	if scale == 0 {
-		scale = u.d.max(top)
+		scale = u.d.Max(top)
 	}
 	return scale
 }

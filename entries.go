@@ -10,6 +10,7 @@ import (
 
 	"github.com/scaledsm/scaledsm/internal/fsum"
 	"github.com/scaledsm/scaledsm/internal/kernel"
+	"github.com/scaledsm/scaledsm/internal/par"
 )
 
 // Entries is the entrywise operator of matrix completion and robust PCA,
@@ -154,19 +155,19 @@ func checkEntryShape(n1, n2 int) error {
 }
 
 // split sets the chunks of a pass, each starting at the first row whose
-// entries begin at or after its share of m: chunks(m) of them, but no more
+// entries begin at or after its share of m: par.Chunks(m) of them, but no more
 // than m/(32·n2) (and at least 4), so that the chunks' partial sums of GR,
 // n2·r values each, take at most r/4 bytes an entry: a sparse matrix with
 // many columns would otherwise spend more memory on them than on its
 // entries.
 func (e *Entries) split() {
 	m := len(e.cols)
-	nc := min(chunks(m), max(4, m/(32*e.n2)))
+	nc := min(par.Chunks(m), max(4, m/(32*e.n2)))
 	e.chunks = make([]int, nc+1)
 	e.tiled = new(atomic.Pointer[tiling])
 	row := 0
 	for c := 1; c < nc; c++ {
-		lo, _ := chunkRange(c, nc, m)
+		lo, _ := par.ChunkRange(c, nc, m)
 		for row < e.n1 && e.start[row] < lo {
 			row++
 		}
@@ -207,7 +208,7 @@ func (e *Entries) Bytes() int64 { return 4*int64(len(e.cols)) + 8*int64(len(e.st
 func (e *Entries) Apply(dst []float64, x mat.Matrix) {
 	f, ok := x.(Factors)
 	if !ok {
-		parallel(teamSize(len(e.cols)), e.n1, func(i int) {
+		par.Do(par.TeamSize(len(e.cols)), e.n1, func(i int) {
 			for k := e.start[i]; k < e.start[i+1]; k++ {
 				dst[k] = x.At(i, int(e.cols[k]))
 			}
@@ -218,7 +219,7 @@ func (e *Entries) Apply(dst []float64, x mat.Matrix) {
 	// prefetched.
 	rr := f.right().RawMatrix()
 	_, r := f.L.Dims()
-	parallel(teamSize(len(e.cols)), e.n1, func(i int) {
+	par.Do(par.TeamSize(len(e.cols)), e.n1, func(i int) {
 		if i+1 < e.n1 {
 			kernel.PrefetchRows(rr.Data, e.cols[e.start[i+1]:e.start[i+2]], rr.Stride, r)
 		}

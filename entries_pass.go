@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/scaledsm/scaledsm/internal/kernel"
+	"github.com/scaledsm/scaledsm/internal/par"
 )
 
 // Evaluate makes one pass over the entries at the factors of ev (see
@@ -38,8 +39,8 @@ func (e *Entries) Evaluate(ev *Evaluation) {
 		}
 		ev.rowZ = make([]float64, nc*longest)
 	}
-	w := teamSize(len(e.cols) * r)
-	parallel(w, nc, func(c int) {
+	w := par.TeamSize(len(e.cols) * r)
+	par.Do(w, nc, func(c int) {
 		p := chunkPass{e: e, ev: ev, ks: ks, c: c, nc: nc}
 		p.row.GR, p.row.S = parts[c*n2s:(c+1)*n2s], s
 		p.run()
@@ -48,7 +49,7 @@ func (e *Entries) Evaluate(ev *Evaluation) {
 	// goroutines, straight into GR (and the kept sums of the columns).
 	grr := ev.GR.RawMatrix()
 	const colsPer = 1024
-	parallel(w, (e.n2+colsPer-1)/colsPer, func(b int) {
+	par.Do(w, (e.n2+colsPer-1)/colsPer, func(b int) {
 		lo, hi := b*colsPer, min((b+1)*colsPer, e.n2)
 		for c := 1; c < nc; c++ {
 			kernel.Axpy(1, parts[c*n2s+lo*s:c*n2s+hi*s], parts[lo*s:hi*s])

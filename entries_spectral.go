@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/scaledsm/scaledsm/internal/kernel"
+	"github.com/scaledsm/scaledsm/internal/par"
 )
 
 // Spectral's randomized subspace iteration: oversampling, the most
@@ -85,7 +86,7 @@ func (e *Entries) spectralOf(v keptValues, kept int, r int, d dist) (Factors, er
 	}
 	y := mat.NewDense(e.n1, k, nil)
 	e.mulSparse(y, v, g, scale)
-	d.sum(y.RawMatrix().Data)
+	d.Sum(y.RawMatrix().Data)
 	z := mat.NewDense(e.n2, k, nil)
 	var prev []float64
 	for it := 0; ; it++ {
@@ -98,14 +99,14 @@ func (e *Entries) spectralOf(v keptValues, kept int, r int, d dist) (Factors, er
 		}
 		prev = sv
 		e.mulSparseT(z, v, y, scale)
-		d.sum(z.RawMatrix().Data)
+		d.Sum(z.RawMatrix().Data)
 		orthonormalize(z)
 		e.mulSparse(y, v, z, scale)
-		d.sum(y.RawMatrix().Data)
+		d.Sum(y.RawMatrix().Data)
 	}
 	// B = Qᵀ M is k×n2; its SVD gives M ≈ (Q U_B) Σ Vᵀ.
 	e.mulSparseT(z, v, y, scale) // z = Mᵀ Q = Bᵀ
-	d.sum(z.RawMatrix().Data)
+	d.Sum(z.RawMatrix().Data)
 	var svd mat.SVD
 	if !svd.Factorize(z, mat.SVDThin) {
 		return Factors{}, fmt.Errorf("scaledsm: spectral initialization: SVD did not converge")
@@ -173,12 +174,12 @@ func mulSparseOf[T float](e *Entries, dst *mat.Dense, v keptOf[T], x *mat.Dense,
 	}
 	// the goroutines' gathered rows and their weights, kept from block to
 	// block (a spectral start at 10^7 entries allocated 860 MB without)
-	bufs := newPool[[2][]float64]()
-	parallel(teamSize(len(e.cols)*k), (e.n1+rows-1)/rows, func(b int) {
+	bufs := par.NewPool[[2][]float64]()
+	par.Do(par.TeamSize(len(e.cols)*k), (e.n1+rows-1)/rows, func(b int) {
 		lo, hi := b*rows, min((b+1)*rows, e.n1)
-		ba := bufs.get()
+		ba := bufs.Get()
 		buf, alpha := ba[0], ba[1]
-		defer func() { bufs.put([2][]float64{buf, alpha}) }()
+		defer func() { bufs.Put([2][]float64{buf, alpha}) }()
 		for i := lo; i < hi; i++ {
 			clear(dr.Data[i*dr.Stride : i*dr.Stride+k])
 		}
@@ -225,7 +226,7 @@ func mulSparseTOf[T float](e *Entries, dst *mat.Dense, v keptOf[T], x *mat.Dense
 	_, k := x.Dims()
 	xr, dr := x.RawMatrix(), dst.RawMatrix()
 	dst.Zero()
-	w := teamSize(len(e.cols) * k)
+	w := par.TeamSize(len(e.cols) * k)
 	// Each goroutine adds into its own columns: its tiles, when dst's rows
 	// would overflow the caches (see tiles), else its share of them.
 	tl := e.tiles(passTiles(e.n2, k))
@@ -233,7 +234,7 @@ func mulSparseTOf[T float](e *Entries, dst *mat.Dense, v keptOf[T], x *mat.Dense
 	if n == 1 {
 		n = w
 	}
-	parallel(w, n, func(c int) {
+	par.Do(w, n, func(c int) {
 		t, lo, hi := c, int32(c*e.n2/n), int32((c+1)*e.n2/n)
 		if tl.n == 1 {
 			t = 0

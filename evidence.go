@@ -2,6 +2,8 @@ package scaledsm
 
 import (
 	"math"
+
+	"github.com/scaledsm/scaledsm/internal/par"
 )
 
 // Evidence is what the last iterate of a run shows of its own recovery,
@@ -62,10 +64,10 @@ func (u *run) evidence() Evidence {
 				n++
 			}
 		}
-		return Evidence{Unfitted: u.d.count(n)}
+		return Evidence{Unfitted: u.d.Count(n)}
 	}
 	counts := e.unfittedCounts(u.residuals(e), tol, tol/FitTolerance*missTolerance)
-	u.d.sum(counts)
+	u.d.Sum(counts)
 	n1, n2 := e.n1, e.n2
 	ev := Evidence{Unfitted: int(counts[len(counts)-1])}
 	for i := range n1 {
@@ -112,7 +114,7 @@ func (e *Entries) unfittedCounts(z func(i, k int) float64, tol, miss float64) []
 	counts := make([]float64, 2*(n1+n2)+1)
 	parts := make([]float64, n2*nc)
 	unfitted := make([]int, nc)
-	parallel(teamSize(len(e.cols)), nc, func(ch int) {
+	par.Do(par.TeamSize(len(e.cols)), nc, func(ch int) {
 		part := parts[n2*ch : n2*(ch+1)]
 		for i := e.chunks[ch]; i < e.chunks[ch+1]; i++ {
 			for k := e.start[i]; k < e.start[i+1]; k++ {
@@ -127,7 +129,7 @@ func (e *Entries) unfittedCounts(z func(i, k int) float64, tol, miss float64) []
 			}
 		}
 	})
-	addPartials(parts[:n2], parts, nc, n2)
+	par.AddPartials(parts[:n2], parts, nc, n2)
 	copy(counts[n1:n1+n2], parts[:n2])
 	copy(counts[n1+n2:], e.observedCounts())
 	for _, n := range unfitted {

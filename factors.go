@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/scaledsm/scaledsm/internal/fsum"
+	"github.com/scaledsm/scaledsm/internal/par"
 )
 
 // Factors are the factors of X = L Rᵀ; R is nil for X = L Lᵀ.
@@ -73,7 +74,7 @@ type lowRank struct {
 	// each block's workspace, kept from one call to the next so that a
 	// run's measures allocate nothing after the first
 	blockQ []lowRank
-	free   pool[[]float64] // the goroutines' buffers of a block's rows (see tsqr)
+	free   par.Pool[[]float64] // the goroutines' buffers of a block's rows (see tsqr)
 }
 
 // distance returns ||a - b||_F.
@@ -209,17 +210,17 @@ func (q *lowRank) tsqr(dst []float64, n, k int, block func(lo, hi int, buf *[]fl
 		q.blockQ = make([]lowRank, nb)
 	}
 	if q.free == nil {
-		q.free = newPool[[]float64]()
+		q.free = par.NewPool[[]float64]()
 	}
-	parallel(teamSize(n*k*k), nb, func(b int) {
+	par.Do(par.TeamSize(n*k*k), nb, func(b int) {
 		lo, hi := b*tsqrRows, (b+1)*tsqrRows
 		if b == nb-1 {
 			hi = n
 		}
-		buf := q.free.get()
+		buf := q.free.Get()
 		w := &q.blockQ[b]
 		w.t1 = w.householder(w.t1, block(lo, hi, &buf), hi-lo, k)
-		q.free.put(buf)
+		q.free.Put(buf)
 		copy(stacked[b*k*k:(b+1)*k*k], w.t1)
 	})
 	q.blocks = stacked

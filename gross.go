@@ -71,7 +71,7 @@ func (b *trimBounds) zeroed(k int) bool {
 // it records, and no step.
 func (u *run) lift(it Iteration) bool {
 	e, ok := u.p.Op.(*Entries)
-	if (u.t+1)%liftEvery != 0 || !ok || u.tr == nil || u.d.on() || !slices.Contains(u.tr.b.marks, true) {
+	if (u.t+1)%liftEvery != 0 || !ok || u.tr == nil || u.d.On() || !slices.Contains(u.tr.b.marks, true) {
 		return false
 	}
 	if !e.lift(u.tr.b, u.l, u.r, u.y) {

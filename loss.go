@@ -170,7 +170,7 @@ func gapOver[T float](l Loss, t gapTerms[T], iso float64, d dist) float64 {
 		for i, f := range fit {
 			g.Add(l1Term(f-fitStar[i], fitStar[i]-float64(y[i])))
 		}
-		d.sums(&g)
+		d.Sums(&g)
 		return g.Value()
 	case L2, L2Squared:
 		// z² - c² = d (d + 2c).
@@ -183,7 +183,7 @@ func gapOver[T float](l Loss, t gapTerms[T], iso float64, d dist) float64 {
 				cc.Add(c * c)
 			}
 		}
-		d.sums(&g, &zz, &cc)
+		d.Sums(&g, &zz, &cc)
 		if l == L2Squared {
 			return iso / 2 * g.Value()
 		}

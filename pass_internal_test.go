@@ -14,6 +14,7 @@ import (
 	"github.com/scaledsm/scaledsm/internal/cputime"
 	"github.com/scaledsm/scaledsm/internal/kernel"
 	"github.com/scaledsm/scaledsm/internal/mem"
+	"github.com/scaledsm/scaledsm/internal/par"
 )
 
 // Paper size of matrix sensing: m = 8000 rows of n1·n2 = 10000.
@@ -127,7 +128,7 @@ func colRange(k, w, cols int) (lo, hi int) {
 func (s *Sensing) passSuperblocks(x, y []float64, weight Weight, z, alpha, sv []float64) {
 	m, n := s.m, s.n1*s.n2
 	inv := 1 / float64(m)
-	w := teamSize(m * n)
+	w := par.TeamSize(m * n)
 	supers := (m + superRows - 1) / superRows
 	bar := &barrier{n: int32(w)}
 	bar.cond.L = &bar.mu

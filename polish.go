@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/scaledsm/scaledsm/internal/fsum"
+	"github.com/scaledsm/scaledsm/internal/par"
 )
 
 // The polish: a stage of the default on robust PCA (every entry observed,
@@ -192,7 +193,7 @@ func ladRows(x, other *mat.Dense, y []float64, scale float64) {
 		return
 	}
 	eps := 1e-9 * scale
-	parallel(teamSize(len(y)*k*refitSteps), xr.Rows, func(i int) {
+	par.Do(par.TeamSize(len(y)*k*refitSteps), xr.Rows, func(i int) {
 		ladRow(xr.Data[i*xr.Stride:i*xr.Stride+k], y[i*no:(i+1)*no], or, eps, 0)
 	})
 }
@@ -346,13 +347,13 @@ func solveRows(dst, other *mat.Dense, y []float64, drop []bool) {
 		a, b []float64
 		sol  *mat.VecDense
 	}
-	bufs := newPool[*buf]()
-	parallel(teamSize(len(y)*k), n, func(i int) {
-		w := bufs.get()
+	bufs := par.NewPool[*buf]()
+	par.Do(par.TeamSize(len(y)*k), n, func(i int) {
+		w := bufs.Get()
 		if w == nil {
 			w = &buf{a: make([]float64, k*k), b: make([]float64, k), sol: mat.NewVecDense(k, nil)}
 		}
-		defer bufs.put(w)
+		defer bufs.Put(w)
 		if keptNormal(w.a, w.b, y[i*no:(i+1)*no], drop[i*no:(i+1)*no], or) < k {
 			return
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/scaledsm/scaledsm/internal/fsum"
 	"github.com/scaledsm/scaledsm/internal/kernel"
+	"github.com/scaledsm/scaledsm/internal/par"
 )
 
 // Quadratic is the quadratic-sampling operator A_i(X) = a_iᵀ X a_i / m for
@@ -79,11 +80,11 @@ func (q *Quadratic) spectral(v []float64, kept int, r int, d dist) (Factors, err
 	for _, x := range v {
 		total.Add(x)
 	}
-	d.sums(&total)
+	d.Sums(&total)
 	sum := total.Value()
 	est := mat.NewDense(q.n, q.n, nil)
 	q.Adjoint(est, v)
-	d.sum(est.RawMatrix().Data)
+	d.Sum(est.RawMatrix().Data)
 	// The unscaled sum Σ y_i a_i a_iᵀ is m²·A*(v), and Σ y_i is m·sum.
 	fm, k := q.scale(), float64(kept)
 	est.Scale(fm*fm, est)
@@ -112,7 +113,7 @@ func (q *Quadratic) Apply(dst []float64, x mat.Matrix) {
 	mat.NewDense(n, n, xt).Copy(x.T())
 	inv := 1 / q.scale()
 	blocks := (q.m + kernel.BatchRows - 1) / kernel.BatchRows
-	parallel(teamSize(q.m*n*n), blocks, func(c int) {
+	par.Do(par.TeamSize(q.m*n*n), blocks, func(c int) {
 		lo, hi := c*kernel.BatchRows, min((c+1)*kernel.BatchRows, q.m)
 		ax := make([]float64, (hi-lo)*n)
 		kernel.DotBatch(ax, n, q.a[lo*n:], n, hi-lo, n, xt, n, n)
@@ -130,8 +131,8 @@ func (q *Quadratic) Adjoint(dst *mat.Dense, v []float64) {
 	inv := 1 / q.scale()
 	nc := quadChunks(m)
 	parts := make([]float64, nc*n*n)
-	parallel(teamSize(m*n*n), nc, func(c int) {
-		lo, hi := chunkRange(c, nc, m)
+	par.Do(par.TeamSize(m*n*n), nc, func(c int) {
+		lo, hi := par.ChunkRange(c, nc, m)
 		wt := make([]float64, kernel.BatchRows*n)
 		for i0 := lo; i0 < hi; i0 += kernel.BatchRows {
 			rows := min(kernel.BatchRows, hi-i0)
@@ -144,7 +145,7 @@ func (q *Quadratic) Adjoint(dst *mat.Dense, v []float64) {
 			kernel.AxpyBatch(parts[c*n*n:], n, wt, n, q.a[i0*n:], n, rows, n, n)
 		}
 	})
-	addPartials(parts[:n*n], parts, nc, n*n)
+	par.AddPartials(parts[:n*n], parts, nc, n*n)
 	dst.Copy(mat.NewDense(n, n, parts[:n*n]))
 }
 
@@ -158,11 +159,11 @@ func (q *Quadratic) Evaluate(e *Evaluation) {
 	l, parts, bt := ws[:nr], ws[nr:nr+nc*nr], ws[nr+nc*nr:]
 	mat.NewDense(n, r, l).Copy(e.L)
 	es := []*Evaluation{e}
-	parallel(teamSize(m*nr), nc, func(c int) {
-		lo, hi := chunkRange(c, nc, m)
+	par.Do(par.TeamSize(m*nr), nc, func(c int) {
+		lo, hi := par.ChunkRange(c, nc, m)
 		q.chunk(quadChunk{lo, hi, bt[r*lo : r*hi], parts[c*nr : (c+1)*nr]}, l, es)
 	})
-	addPartials(parts[:nr], parts, nc, nr)
+	par.AddPartials(parts[:nr], parts, nc, nr)
 	e.GL.Copy(mat.NewDense(n, r, parts[:nr]))
 }
 
@@ -229,7 +230,7 @@ func (q *Quadratic) EvaluateBatch(es []*Evaluation) {
 	n, m := q.n, q.m
 	_, r := es[0].L.Dims()
 	nr := n * r
-	w := teamSize(m * nr * len(es))
+	w := par.TeamSize(m * nr * len(es))
 	if len(es) < max(w, 2) {
 		for _, e := range es {
 			q.Evaluate(e)
@@ -246,7 +247,7 @@ func (q *Quadratic) EvaluateBatch(es []*Evaluation) {
 	buf := getBuffer(3*B*nr + B*r*maxK)
 	defer putBuffer(buf)
 	ls, gs, ps, bts := (*buf)[:B*nr], (*buf)[B*nr:2*B*nr], (*buf)[2*B*nr:3*B*nr], (*buf)[3*B*nr:]
-	parallel(w, w, func(k int) {
+	par.Do(w, w, func(k int) {
 		b0, b1 := k*B/w, (k+1)*B/w
 		ld := (b1 - b0) * r
 		l, g, p := ls[b0*nr:b1*nr], gs[b0*nr:b1*nr], ps[b0*nr:b1*nr]
@@ -257,7 +258,7 @@ func (q *Quadratic) EvaluateBatch(es []*Evaluation) {
 			}
 		}
 		for c := range nc {
-			lo, hi := chunkRange(c, nc, m)
+			lo, hi := par.ChunkRange(c, nc, m)
 			// Chunk 0's sums go to g, the others' to p, added to g in
 			// chunk order: the order of Evaluate.
 			acc := g

@@ -6,6 +6,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/scaledsm/scaledsm/internal/fsum"
+	"github.com/scaledsm/scaledsm/internal/par"
 )
 
 // The robust refit of TrimmedL2 on entries. A small outlier kept while
@@ -70,7 +71,7 @@ func (s Settings) refits(truth bool) bool {
 // recorded it), when the settings let it refit (Settings.Refit).
 func (u *run) refit(it Iteration) bool {
 	e, ok := u.p.Op.(*Entries)
-	if !ok || u.tr == nil || u.d.on() || !u.s.refits(u.truth) {
+	if !ok || u.tr == nil || u.d.On() || !u.s.refits(u.truth) {
 		return false
 	}
 	t := u.tr
@@ -118,7 +119,7 @@ func (u *run) refit(it Iteration) bool {
 func (u *run) totalL1(e *Entries) float64 {
 	at := e.residualAt(Factors{L: u.l, R: u.r}, u.y)
 	rows := make([]float64, e.n1)
-	parallel(teamSize(len(e.cols)), e.n1, func(i int) {
+	par.Do(par.TeamSize(len(e.cols)), e.n1, func(i int) {
 		var t fsum.Sum
 		for k := e.start[i]; k < e.start[i+1]; k++ {
 			t.Add(math.Abs(at(i, k)))
@@ -177,7 +178,7 @@ func (e *Entries) refitRows(l, r *mat.Dense, y obs, scale float64) {
 	lr, rr := l.RawMatrix(), r.RawMatrix()
 	k := lr.Cols
 	eps := 1e-9 * scale
-	parallel(teamSize(len(e.cols)*k*refitSteps), e.n1, func(i int) {
+	par.Do(par.TeamSize(len(e.cols)*k*refitSteps), e.n1, func(i int) {
 		lo, hi := e.start[i], e.start[i+1]
 		if hi-lo < k {
 			return

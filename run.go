@@ -5,6 +5,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/scaledsm/scaledsm/internal/reduce"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -67,7 +68,7 @@ type run struct {
 // it. A run with TrimmedL2's bounds (which advance moves between passes)
 // or on several ranks (whose pass is a collective) always makes its pass.
 func (u *run) needsPass() bool {
-	return !u.still || !skipStillPasses || u.tr != nil || u.d.on()
+	return !u.still || !skipStillPasses || u.tr != nil || u.d.On()
 }
 
 // skipStillPasses turns the skipping of needsPass on; tests turn it off to
@@ -81,7 +82,7 @@ var skipStillPasses = true
 // and the start's bounds and the end's fit fraction form residuals as
 // they go. At 10^8 entries that is 800 MB of the 2 GB a solve holds.
 func keepsResiduals(p Problem, s Settings, d dist) bool {
-	if _, ok := p.Op.(*Entries); !ok || !spareResiduals || s.Loss != TrimmedL2 || d.on() {
+	if _, ok := p.Op.(*Entries); !ok || !spareResiduals || s.Loss != TrimmedL2 || d.On() {
 		return true
 	}
 	switch s.Step.(type) {
@@ -102,8 +103,8 @@ func factorCost(n1, n2, r int) int { return 2 * (n1 + n2) * (2 * r) * (2 * r) }
 
 func newRun(p Problem, s Settings, init Factors) (*run, error) {
 	m, n1, n2 := p.Op.Dims()
-	u := &run{p: p, s: s, sym: p.Op.Symmetric(), iso: isometry(p.Op), start: time.Now(), d: dist{p.Reducer}}
-	u.m = u.d.count(m)
+	u := &run{p: p, s: s, sym: p.Op.Symmetric(), iso: isometry(p.Op), start: time.Now(), d: reduce.Over(p.Reducer)}
+	u.m = u.d.Count(m)
 	u.eval = newEvaluation(p.Op, p.Rank, keepsResiduals(p, s, u.d))
 	u.y = p.observations()
 	u.eval.Y, u.eval.y32 = u.y.f64, u.y.f32

@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/scaledsm/scaledsm/internal/fsum"
+	"github.com/scaledsm/scaledsm/internal/par"
 )
 
 // Robust PCA of a fully observed matrix too large for the default's passes
@@ -238,13 +239,13 @@ func (m Full32) sample(stride, r int) (Problem, error) {
 func (m Full32) ladRows(l, r *mat.Dense, eps float64, first bool) {
 	n2, k := m.N2, l.RawMatrix().Cols
 	rr := r.RawMatrix()
-	bufs := newPool[[]float64]()
-	parallel(teamSize(len(m.Y)*k*refitSteps), m.N1, func(i int) {
-		y := bufs.get()
+	bufs := par.NewPool[[]float64]()
+	par.Do(par.TeamSize(len(m.Y)*k*refitSteps), m.N1, func(i int) {
+		y := bufs.Get()
 		if y == nil {
 			y = make([]float64, n2)
 		}
-		defer bufs.put(y)
+		defer bufs.Put(y)
 		for j, v := range m.Y[i*n2 : (i+1)*n2] {
 			y[j] = float64(v)
 		}
@@ -268,13 +269,13 @@ func (m Full32) ladCols(r, l *mat.Dense, eps float64) {
 	// 256 MB together.
 	block := max(1, min(16, (256<<20)/(8*n1*runtime.GOMAXPROCS(0))))
 	blocks := (n2 + block - 1) / block
-	bufs := newPool[[]float64]()
-	parallel(teamSize(len(m.Y)*lr.Cols*refitSteps), blocks, func(b int) {
-		buf := bufs.get()
+	bufs := par.NewPool[[]float64]()
+	par.Do(par.TeamSize(len(m.Y)*lr.Cols*refitSteps), blocks, func(b int) {
+		buf := bufs.Get()
 		if buf == nil {
 			buf = make([]float64, block*n1)
 		}
-		defer bufs.put(buf)
+		defer bufs.Put(buf)
 		j0, j1 := b*block, min(n2, (b+1)*block)
 		for i := range n1 {
 			for c, v := range m.Y[i*n2+j0 : i*n2+j1] {
@@ -315,7 +316,7 @@ func (m Full32) absResidual(l, r *mat.Dense, tol float64) (float64, float64) {
 	rr := r.RawMatrix()
 	chunks := (n1 + chunk - 1) / chunk
 	sums, counts := make([]fsum.Sum, chunks), make([]int, chunks)
-	parallel(teamSize(len(m.Y)*k), chunks, func(c int) {
+	par.Do(par.TeamSize(len(m.Y)*k), chunks, func(c int) {
 		var s fsum.Sum
 		n := 0
 		for i := c * chunk; i < min(n1, (c+1)*chunk); i++ {

@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/scaledsm/scaledsm/internal/kernel"
+	"github.com/scaledsm/scaledsm/internal/par"
 )
 
 // Sensing is the dense matrix-sensing operator A_i(X) = <A_i, X>/m for n1×n2 matrices A_i,
@@ -132,7 +133,7 @@ func (s *Sensing) Spectral(v []float64, kept int, r int) (Factors, error) {
 func (s *Sensing) spectral(v []float64, kept int, r int, d dist) (Factors, error) {
 	est := mat.NewDense(s.n1, s.n2, nil)
 	s.Adjoint(est, v)
-	d.sum(est.RawMatrix().Data)
+	d.Sum(est.RawMatrix().Data)
 	// A*(v) carries a 1/m and so does each y_i: the unscaled sum
 	// Σ y_i A_i is m²·A*(v) in the operator's convention.
 	fm, k := s.scale(), float64(kept)
@@ -149,7 +150,7 @@ func (s *Sensing) Apply(dst []float64, x mat.Matrix) {
 	xv := rowMajor(x, s.n1, s.n2)
 	inv := 1 / s.scale()
 	blocks := (s.m + applyRows - 1) / applyRows
-	parallel(teamSize(s.m*n), blocks, func(c int) {
+	par.Do(par.TeamSize(s.m*n), blocks, func(c int) {
 		lo, hi := c*applyRows, min((c+1)*applyRows, s.m)
 		for i := lo; i < hi; i += kernel.BlockRows {
 			k := min(kernel.BlockRows, hi-i)
@@ -170,13 +171,13 @@ func (s *Sensing) Adjoint(dst *mat.Dense, v []float64) {
 	for i, vi := range v[:m] {
 		alpha[i] = vi * inv
 	}
-	nc := chunks(m)
+	nc := par.Chunks(m)
 	parts := make([]float64, nc*n)
-	parallel(teamSize(m*n), nc, func(c int) {
-		lo, hi := chunkRange(c, nc, m)
+	par.Do(par.TeamSize(m*n), nc, func(c int) {
+		lo, hi := par.ChunkRange(c, nc, m)
 		s.axpyRows(parts[c*n:(c+1)*n], alpha[lo:hi], lo)
 	})
-	addPartials(parts[:n], parts, nc, n)
+	par.AddPartials(parts[:n], parts, nc, n)
 	dst.Copy(mat.NewDense(s.n1, s.n2, parts[:n]))
 }
 
@@ -185,15 +186,15 @@ func (s *Sensing) Adjoint(dst *mat.Dense, v []float64) {
 // (see Sensing).
 func (s *Sensing) Evaluate(e *Evaluation) {
 	n, m := s.n1*s.n2, s.m
-	nc := chunks(m)
+	nc := par.Chunks(m)
 	ws := e.workspace(n + nc*n)
 	xv, parts := ws[:n], ws[n:]
 	mat.NewDense(s.n1, s.n2, xv).Mul(e.L, e.R.T())
-	parallel(teamSize(m*n), nc, func(c int) {
-		lo, hi := chunkRange(c, nc, m)
+	par.Do(par.TeamSize(m*n), nc, func(c int) {
+		lo, hi := par.ChunkRange(c, nc, m)
 		s.blockedChunk(e, parts[c*n:(c+1)*n], xv, lo, hi)
 	})
-	addPartials(parts[:n], parts, nc, n)
+	par.AddPartials(parts[:n], parts, nc, n)
 	S := mat.NewDense(s.n1, s.n2, parts[:n])
 	e.GL.Mul(S, e.R)
 	e.GR.Mul(S.T(), e.L)
@@ -272,7 +273,7 @@ const smallBatch = 16
 // are added in the chunks and order of Evaluate.
 func (s *Sensing) EvaluateBatch(es []*Evaluation) {
 	n, m := s.n1*s.n2, s.m
-	w := teamSize(m * n)
+	w := par.TeamSize(m * n)
 	switch {
 	case len(es) == 0:
 	case len(es) == 1:
@@ -288,7 +289,7 @@ func (s *Sensing) EvaluateBatch(es []*Evaluation) {
 // each with every run.
 func (s *Sensing) batchByChunks(es []*Evaluation, w int) {
 	n, m := s.n1*s.n2, s.m
-	B, nc := len(es), chunks(m)
+	B, nc := len(es), par.Chunks(m)
 	const rowsPer = kernel.BatchRows / 2
 	buf := getBuffer(B*n + nc*B*n + nc*rowsPer*B)
 	defer putBuffer(buf)
@@ -296,8 +297,8 @@ func (s *Sensing) batchByChunks(es []*Evaluation, w int) {
 	for b, e := range es {
 		mat.NewDense(s.n1, s.n2, xs[b*n:(b+1)*n]).Mul(e.L, e.R.T())
 	}
-	parallel(w, nc, func(c int) {
-		lo, hi := chunkRange(c, nc, m)
+	par.Do(w, nc, func(c int) {
+		lo, hi := par.ChunkRange(c, nc, m)
 		p := parts[c*B*n : (c+1)*B*n]
 		clear(p)
 		zw := ws[c*rowsPer*B : (c+1)*rowsPer*B]
@@ -347,11 +348,11 @@ func (s *Sensing) batchByRuns(es []*Evaluation, w int) {
 	buf := getBuffer(3*B*n + w*rowsPer*B)
 	defer putBuffer(buf)
 	xs, ss, ps, ws := (*buf)[:B*n], (*buf)[B*n:2*B*n], (*buf)[2*B*n:3*B*n], (*buf)[3*B*n:]
-	parallel(w, B, func(b int) {
+	par.Do(w, B, func(b int) {
 		mat.NewDense(s.n1, s.n2, xs[b*n:(b+1)*n]).Mul(es[b].L, es[b].R.T())
 	})
-	nc := chunks(m)
-	parallel(w, w, func(k int) {
+	nc := par.Chunks(m)
+	par.Do(w, w, func(k int) {
 		b0, b1 := k*B/w, (k+1)*B/w
 		runs := b1 - b0
 		zw := ws[k*rowsPer*B:][:rowsPer*runs]
@@ -365,7 +366,7 @@ func (s *Sensing) batchByRuns(es []*Evaluation, w int) {
 				acc = P
 				clear(P)
 			}
-			lo, hi := chunkRange(c, nc, m)
+			lo, hi := par.ChunkRange(c, nc, m)
 			for i := lo; i < hi; i += rowsPer {
 				rows := min(rowsPer, hi-i)
 				s.dotBatch(zw, i, rows, xs[b0*n:], runs)
@@ -379,7 +380,7 @@ func (s *Sensing) batchByRuns(es []*Evaluation, w int) {
 			}
 		}
 	})
-	parallel(w, B, func(b int) {
+	par.Do(w, B, func(b int) {
 		e := es[b]
 		S := mat.NewDense(s.n1, s.n2, ss[b*n:(b+1)*n])
 		e.GL.Mul(S, e.R)

@@ -6,6 +6,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/scaledsm/scaledsm/internal/reduce"
 	"github.com/scaledsm/scaledsm/ranks"
 	"gonum.org/v1/gonum/mat"
 )
@@ -530,7 +531,7 @@ func (p Problem) TruthLoss(l Loss) float64 {
 	for i := range z {
 		z[i] -= y.at(i)
 	}
-	f, _ := l.valueOver(z, isometry(p.Op), dist{p.Reducer}, false)
+	f, _ := l.valueOver(z, isometry(p.Op), reduce.Over(p.Reducer), false)
 	return f
 }
 
@@ -541,7 +542,7 @@ func (p Problem) Spectral(trim Truncation) (Factors, error) {
 	if p.Op == nil {
 		return Factors{}, inputError("operator", nil, "the problem has none")
 	}
-	return spectral(p.Op, p.observations(), p.Rank, trim, dist{p.Reducer})
+	return spectral(p.Op, p.observations(), p.Rank, trim, reduce.Over(p.Reducer))
 }
 
 // DefaultSettings returns the settings recommended for solving through

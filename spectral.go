@@ -134,10 +134,10 @@ func spectral(op Operator, y obs, r int, trim Truncation, d dist) (Factors, erro
 	ds, ok := op.(interface {
 		spectral(v []float64, kept, r int, d dist) (Factors, error)
 	})
-	if d.on() && !ok {
+	if d.On() && !ok {
 		return Factors{}, fmt.Errorf("scaledsm: spectral initialization: operator %T has no spectral estimate over ranks; give Settings.Init", op)
 	}
-	if e, ok := op.(*Entries); ok && !d.on() && !trim.None && trim.Fraction == 0 {
+	if e, ok := op.(*Entries); ok && !d.On() && !trim.None && trim.Fraction == 0 {
 		// The median rule keeps |y_i| below a bound: the sparse matrix's
 		// values are y and the bound, with no copy of those kept.
 		below, _, every := y.keepRule(trim, d, nil)
@@ -158,10 +158,10 @@ func spectral(op Operator, y obs, r int, trim Truncation, d dist) (Factors, erro
 		return e.spectralOf(keptValues{v: y, below: below}, kept, r, d)
 	}
 	v, kept := y.trimmed(nil, trim, d)
-	if kept = d.count(kept); kept == 0 {
+	if kept = d.Count(kept); kept == 0 {
 		return Factors{}, errNothingKept
 	}
-	if d.on() {
+	if d.On() {
 		return ds.spectral(v, kept, r, d)
 	}
 	return so.Spectral(v, kept, r)
@@ -234,7 +234,7 @@ func keepBy[T float](y []T, below float64, allow int, every bool, keep func(i in
 // keepRule returns the thresholds of keepEach: keep |y_i| < below and the
 // first allow of magnitude exactly below, or every observation.
 func keepRule[T float](y []T, trim Truncation, d dist, scratch []float64) (below float64, allow int, every bool) {
-	total := d.count(len(y))
+	total := d.Count(len(y))
 	if trim.None || total == 0 {
 		return 0, 0, true
 	}
@@ -249,7 +249,7 @@ func keepRule[T float](y []T, trim Truncation, d dist, scratch []float64) (below
 	if n == 0 {
 		return 0, 0, false // nothing is below 0
 	}
-	below = d.kth(absValues(scratch, y), n-1) // the largest magnitude kept
+	below = d.Kth(absValues(scratch, y), n-1) // the largest magnitude kept
 	less, ties := 0, 0
 	for _, x := range y {
 		switch a := math.Abs(float64(x)); {
@@ -259,11 +259,11 @@ func keepRule[T float](y []T, trim Truncation, d dist, scratch []float64) (below
 			ties++
 		}
 	}
-	allow = n - d.count(less)
-	if d.on() {
+	allow = n - d.Count(less)
+	if d.On() {
 		// The ties of the lower ranks come first.
-		for k, t := range d.counts(ties) {
-			if k == d.red.Rank() {
+		for k, t := range d.Counts(ties) {
+			if k == d.Group().Rank() {
 				break
 			}
 			allow -= t
@@ -279,17 +279,17 @@ func keepRule[T float](y []T, trim Truncation, d dist, scratch []float64) (below
 // medianAbs), which spares an m-sized copy of |y|. The copy, when there
 // is one, goes into scratch when it has len(y) values.
 func trimMedian[T float](y []T, d dist, scratch []float64) float64 {
-	m, total := len(y), d.count(len(y))
-	if !d.on() && m > medianSample {
+	m, total := len(y), d.Count(len(y))
+	if !d.On() && m > medianSample {
 		return medianAbs(y, medianSample)
 	}
 	abs := absValues(scratch, y)
-	med := d.kth(abs, total/2)
+	med := d.Kth(abs, total/2)
 	if total%2 == 0 {
 		// Alone, the lower middle is the largest of the lower half that
 		// the selection left in front.
-		if d.on() {
-			med = (d.kth(abs, total/2-1) + med) / 2
+		if d.On() {
+			med = (d.Kth(abs, total/2-1) + med) / 2
 		} else {
 			med = (selectKth(abs[:m/2], m/2-1) + med) / 2
 		}

@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/scaledsm/scaledsm/internal/reduce"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -82,7 +83,7 @@ func Random(p Problem, trim Truncation, scale float64, seed uint64) (Factors, er
 // random is Random, for a shard of a problem too: σ̂ is the whole
 // problem's, so that every rank draws the same factors.
 func random(p Problem, trim Truncation, scale float64, seed uint64) (Factors, error) {
-	op, y, r, d := p.Op, p.observations(), p.Rank, dist{p.Reducer}
+	op, y, r, d := p.Op, p.observations(), p.Rank, reduce.Over(p.Reducer)
 	_, n1, n2 := op.Dims()
 	top, err := spectral(op, y, 1, trim, d)
 	if err != nil {

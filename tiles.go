@@ -1,6 +1,9 @@
 package scaledsm
 
-import "github.com/scaledsm/scaledsm/internal/kernel"
+import (
+	"github.com/scaledsm/scaledsm/internal/kernel"
+	"github.com/scaledsm/scaledsm/internal/par"
+)
 
 // The pass and the spectral start's products in tiles of columns. Where
 // R's rows and a chunk's partial GR's (or the rows of a product's factor)
@@ -55,7 +58,7 @@ func (e *Entries) tiles(n int) *tiling {
 		return tl
 	}
 	tl := &tiling{n: n, ends: make([]uint32, e.n1*(n-1))}
-	parallel(teamSize(len(e.cols)), e.n1, func(i int) {
+	par.Do(par.TeamSize(len(e.cols)), e.n1, func(i int) {
 		p, hi := e.start[i], e.start[i+1]
 		for t := range n - 1 {
 			top := int32((t + 1) * e.n2 / n)

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/scaledsm/scaledsm/internal/fsum"
+	"github.com/scaledsm/scaledsm/internal/par"
 )
 
 // A bounder is an operator that implements TrimmedWeight: it sets the
@@ -76,10 +77,10 @@ func (tr *trimming) next(sq float64) {
 func startBounds(b bounder, z []float64, c, scale float64, d dist) *trimBounds {
 	_, n1, n2 := b.Dims()
 	var floor float64
-	if !d.on() && len(z) > scaleSample {
+	if !d.On() && len(z) > scaleSample {
 		floor = c * medianAbs(z, scaleSample) // of a sample: a scale
 	} else {
-		floor = c * d.kth(absValues(nil, z), (d.count(len(z))-1)/2)
+		floor = c * d.Kth(absValues(nil, z), (d.Count(len(z))-1)/2)
 	}
 	bounds := newBounds(n1, n2, floor, scale)
 	b.rebound(bounds, z, c, d, nil)
@@ -128,7 +129,7 @@ func (e *Entries) rebound(b *trimBounds, z []float64, c float64, d dist, ks *kep
 	}
 	cols := sums[2*n1:]
 	copy(cols, ks.cols)
-	d.sum(sums)
+	d.Sum(sums)
 	if b.scale > 0 {
 		b.mark(sums[:n1], sums[n1:2*n1], cols[:n2], cols[n2:])
 	}
@@ -205,7 +206,7 @@ func (e *Entries) keptByAt(ks *keptSums, b *Bounds, z func(i, k int) float64) {
 	n2, nc := e.n2, len(e.chunks)-1
 	ks.ready(e.n1, n2)
 	parts := make([]float64, 2*n2*nc)
-	parallel(teamSize(len(e.cols)), nc, func(ch int) {
+	par.Do(par.TeamSize(len(e.cols)), nc, func(ch int) {
 		part := parts[2*n2*ch : 2*n2*(ch+1)]
 		for i := e.chunks[ch]; i < e.chunks[ch+1]; i++ {
 			var rk rowKept
@@ -217,7 +218,7 @@ func (e *Entries) keptByAt(ks *keptSums, b *Bounds, z func(i, k int) float64) {
 			ks.set(i, &rk)
 		}
 	})
-	addPartials(parts[:2*n2], parts, nc, 2*n2)
+	par.AddPartials(parts[:2*n2], parts, nc, 2*n2)
 	for j := range n2 {
 		ks.cols[j], ks.cols[n2+j] = parts[2*j], parts[2*j+1]
 	}

@@ -23,7 +23,7 @@ type trimmer struct {
 // residuals of all the ranks d.
 func (t *trimmer) afterPass(z []float64, d dist, ks *keptSums) float64 {
 	sq := t.op.rebound(t.b, z, t.trim.factor, d, ks)
-	d.sums(&sq)
+	d.Sums(&sq)
 	t.trim.next(sq.Value())
 	return sq.Value()
 }

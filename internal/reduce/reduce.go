@@ -8,6 +8,7 @@ import (
 	"math"
 
 	"github.com/scaledsm/scaledsm/internal/fsum"
+	"github.com/scaledsm/scaledsm/internal/order"
 )
 
 // Group is the collectives of the ranks (see ranks.Reducer).
@@ -130,4 +131,75 @@ func Kth(g Group, v []float64, k int) float64 {
 // contiguous, in rank order, their lengths differing by at most 1.
 func Range(n, rank, size int) (lo, hi int) {
 	return rank * n / size, (rank + 1) * n / size
+}
+
+// Ranks is the reductions of a run over the ranks of a Group; its zero
+// value (no Group) leaves every partial result as it is, the single-rank
+// computation.
+type Ranks struct{ g Group }
+
+// Over returns the reductions over g, which may be nil: one process.
+func Over(g Group) Ranks { return Ranks{g} }
+
+// On reports whether the results are partial and must be combined.
+func (d Ranks) On() bool { return d.g != nil }
+
+// Group returns the ranks' group, nil on one process.
+func (d Ranks) Group() Group { return d.g }
+
+// Sum replaces x by its sum over the ranks.
+func (d Ranks) Sum(x []float64) {
+	if d.g != nil {
+		d.g.Sum(x)
+	}
+}
+
+// Gather returns the ranks' x one after the other.
+func (d Ranks) Gather(x []float64) []float64 {
+	if d.g == nil {
+		return x
+	}
+	return Gather(d.g, x)
+}
+
+// Sums replaces each compensated sum by its sum over the ranks (see
+// the function Sums).
+func (d Ranks) Sums(s ...*fsum.Sum) {
+	if d.g != nil {
+		Sums(d.g, s...)
+	}
+}
+
+// Count returns n summed over the ranks.
+func (d Ranks) Count(n int) int {
+	if d.g == nil {
+		return n
+	}
+	return Count(d.g, n)
+}
+
+// Counts returns the ranks' n in rank order.
+func (d Ranks) Counts(n int) []int {
+	if d.g == nil {
+		return []int{n}
+	}
+	return Counts(d.g, n)
+}
+
+// Max returns the largest of the ranks' x.
+func (d Ranks) Max(x float64) float64 {
+	if d.g == nil {
+		return x
+	}
+	return Max(d.g, x)
+}
+
+// Kth returns the k-th smallest (from 0) of the non-negative values of v
+// over all ranks: alone order.Kth, which reorders v; over ranks the
+// function Kth, which leaves it as it is.
+func (d Ranks) Kth(v []float64, k int) float64 {
+	if d.g == nil {
+		return order.Kth(v, k)
+	}
+	return Kth(d.g, v, k)
 }
