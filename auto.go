@@ -51,7 +51,7 @@ func (Auto) EstimateGap(c *StepContext) float64 {
 		iso = float64(len(c.Residuals))
 	}
 	if c.dist.On() {
-		return autoGapOver(c.Objective, c.Residuals, iso, c.dist, c.measurements)
+		return autoGapOver(baseOf(c.Objective), c.Residuals, iso, c.dist, c.measurements)
 	}
 	return autoGap(c.Objective, c.Residuals, iso)
 }
@@ -60,7 +60,7 @@ func (Auto) EstimateGap(c *StepContext) float64 {
 func (Auto) String() string { return "auto" }
 
 // AutoGap returns Auto's estimate of f(X) - f(X*) from the residuals
-// z = A(X) - y alone, for the loss l (DefaultLoss counts as L1): the loss of
+// z = A(X) - y alone, for the loss l (nil counts as L1): the loss of
 // the residuals no larger than ten times the lower quartile of |z|, times
 // (1-2p̂)/(1-p̂) for the fraction p̂ of residuals above it (see Auto). It
 // takes O(m) time: the quartile is found by selection, not by sorting.
@@ -68,17 +68,14 @@ func AutoGap(l Loss, z []float64) float64 { return autoGap(l, z, float64(len(z))
 
 // autoGap is AutoGap for an operator of isometry factor iso.
 func autoGap(l Loss, z []float64, iso float64) float64 {
-	return autoGapOver(l, z, iso, dist{}, len(z))
+	return autoGapOver(baseOf(l), z, iso, dist{}, len(z))
 }
 
 // autoGapOver is autoGap over the ranks of d, z being this rank's
 // residuals and m the number of all of them.
-func autoGapOver(l Loss, z []float64, iso float64, d dist, m int) float64 {
+func autoGapOver(l Standard, z []float64, iso float64, d dist, m int) float64 {
 	if m == 0 {
 		return 0
-	}
-	if l == DefaultLoss {
-		l = L1
 	}
 	buf := getBuffer(len(z)) // a copy of |z| for the selection, reused between calls
 	defer putBuffer(buf)
@@ -119,6 +116,14 @@ func autoGapOver(l Loss, z []float64, iso float64, d dist, m int) float64 {
 	}
 	p := min(out/fm, autoMaxP)
 	return max(c, 0) * (1 - 2*p) / (1 - p)
+}
+
+// baseOf returns the standard loss of l, L1 for nil.
+func baseOf(l Loss) Standard {
+	if l == nil {
+		return L1
+	}
+	return l.Base()
 }
 
 // selectKth returns the k-th smallest of v (from 0), reordering v (see

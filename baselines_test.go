@@ -76,7 +76,7 @@ func TestLossGradients(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, loss := range []scaledsm.Loss{scaledsm.L2Squared, scaledsm.L2} {
+		for _, loss := range []scaledsm.Standard{scaledsm.L2Squared, scaledsm.L2} {
 			method := scaledsm.GD
 			if loss == scaledsm.L2 {
 				method = scaledsm.VanillaSM
@@ -198,7 +198,7 @@ func TestDefaultLoss(t *testing.T) {
 			t.Errorf("ParseMethod(%q) = %v, %v", m.String(), p, err)
 		}
 	}
-	for _, l := range []scaledsm.Loss{scaledsm.L1, scaledsm.L2, scaledsm.L2Squared} {
+	for _, l := range []scaledsm.Standard{scaledsm.L1, scaledsm.L2, scaledsm.L2Squared} {
 		if p, err := scaledsm.ParseLoss(l.String()); err != nil || p != l {
 			t.Errorf("ParseLoss(%q) = %v, %v", l.String(), p, err)
 		}
@@ -220,8 +220,8 @@ func TestLossValues(t *testing.T) {
 	if got := scaledsm.L2Squared.Value(z); got != 50 { // 4/2·25
 		t.Errorf("l2sq = %g, want (m/2)||z||² = 50", got)
 	}
-	if got := scaledsm.DefaultLoss.Value(z); !math.IsNaN(got) {
-		t.Errorf("DefaultLoss.Value = %g, want NaN", got)
+	if got := scaledsm.Standard(0).Value(z); !math.IsNaN(got) {
+		t.Errorf("Standard(0).Value = %g, want NaN: it names no loss", got)
 	}
 }
 

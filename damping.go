@@ -24,8 +24,8 @@ type Damping struct {
 	// Fixed, when positive, is a constant λ_t = Fixed, in the units of the
 	// Gram matrices (those of the singular values of X).
 	Fixed float64
-	// Factor, when positive, replaces the default c: 0.1, or 0.3 for
-	// TrimmedL2.
+	// Factor, when positive, replaces the default c: 0.1, or 0.3 for a
+	// Tracked loss.
 	Factor float64
 	// None turns damping off: the paper's preconditioner (RᵀR)^{-1}, through
 	// the pseudo-inverse when RᵀR is singular.
@@ -47,15 +47,15 @@ type Damping struct {
 // it, 100 to 110 with c = 0.1).
 const defaultDampingFactor = 0.1
 
-// trimmedDampingFactor is the factor c of the automatic damping rule for
-// TrimmedL2, whose misfit is the square root of its kept loss over the
-// data's. Measured on matrix completion (n1 = n2 = 1000, r = 5, p = 0.1,
+// trackedDampingFactor is the factor c of the automatic damping rule for
+// a Tracked loss, whose misfit is the square root of its loss over what it
+// keeps over the data's. Chosen for TrimmedL2. Measured on matrix completion (n1 = n2 = 1000, r = 5, p = 0.1,
 // p_s = 0.1, seeds 1 to 4, ScaledGD with the constant step 0.5, to
 // 1e-10): with c = 0.3 the iterations at κ = 1, 10 and 100 are within 7%
 // of each other for every seed (129-161, 131-165, 136-168), where c = 0.1
 // lets one κ = 10 run take 200 against 159 at κ = 1, and c = 1 slows
 // every run by about 5%.
-const trimmedDampingFactor = 0.3
+const trackedDampingFactor = 0.3
 
 // NoDamping is the undamped preconditioner of the paper.
 var NoDamping = Damping{None: true}
@@ -111,7 +111,7 @@ func (d Damping) validate() error {
 // damper computes λ_t for a run.
 type damper struct {
 	d      Damping
-	loss   Loss
+	loss   Standard
 	iso    float64
 	scale  float64 // ĝ_0, the data's scale in the loss's units (see measure)
 	factor float64 // c when Damping.Factor is 0: the loss's default
@@ -121,11 +121,10 @@ type damper struct {
 // iso; measure then gives it the data's scale.
 func newDamper(d Damping, loss Loss, iso float64) damper {
 	factor := defaultDampingFactor
-	if loss == TrimmedL2 {
-		loss = L2Squared // in the units of its kept part
-		factor = trimmedDampingFactor
+	if _, ok := loss.(Tracked); ok {
+		factor = trackedDampingFactor
 	}
-	return damper{d: d, loss: loss, iso: iso, factor: factor}
+	return damper{d: d, loss: loss.Base(), iso: iso, factor: factor}
 }
 
 // measure sets the data's scale from the observations y, over the ranks
@@ -145,7 +144,7 @@ func (dm *damper) measure(y obs, scratch []float64, ranks dist) {
 // zeroLoss returns the loss at X = 0 of the observations y that the median
 // rule keeps (see Truncation), over the ranks of d: from y itself on one
 // process, else through scratch (len(y) values, or nil for a new slice).
-func zeroLoss[T float](loss Loss, y []T, iso float64, d dist, scratch []float64) float64 {
+func zeroLoss[T float](loss Standard, y []T, iso float64, d dist, scratch []float64) float64 {
 	if !d.On() {
 		return keptValue(loss, y, Truncation{}, iso)
 	}
@@ -157,7 +156,7 @@ func zeroLoss[T float](loss Loss, y []T, iso float64, d dist, scratch []float64)
 // keptValue returns the loss of the observations that trim keeps, the
 // others counted as 0: loss.value of trimmed's copy, with its bits (a
 // zero term leaves a compensated sum as it was), from y itself.
-func keptValue[T float](loss Loss, y []T, trim Truncation, iso float64) float64 {
+func keptValue[T float](loss Standard, y []T, trim Truncation, iso float64) float64 {
 	below, allow, every := keepRule(y, trim, dist{}, nil)
 	each := func(keep func(i int)) { keepBy(y, below, allow, every, keep) }
 	var a fsum.Sum
@@ -223,14 +222,15 @@ func (u *run) dampingMisfit(sc *StepContext) float64 {
 		return 0
 	}
 	var gap float64
+	_, tracked := u.s.Loss.(Tracked)
 	switch a, ok := u.s.Step.(Auto); {
-	case u.s.Loss == TrimmedL2:
-		// The loss of the kept residuals, whose minimum is about 0.
+	case tracked:
+		// The loss of what the tracker keeps, whose minimum is about 0.
 		gap = sc.Loss
 	case ok:
 		gap = sc.gapOf(a)
 	default:
-		gap = autoGapOver(u.s.Loss, sc.Residuals, u.iso, u.d, u.m)
+		gap = autoGapOver(u.s.Loss.Base(), sc.Residuals, u.iso, u.d, u.m)
 	}
 	return u.damp.misfit(gap)
 }

@@ -51,13 +51,14 @@ func TestResolvedDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Loss != scaledsm.L1 || s.MaxIter != 1000 || s.Tol != 1e-12 || s.InitScale != 1e-3 || s.Step != (scaledsm.Auto{}) || s.Refit != scaledsm.RefitAuto {
+	if s.Loss != scaledsm.L1 || s.MaxIter != 1000 || s.Tol != 1e-12 || s.InitScale != 1e-3 || s.Step != (scaledsm.Auto{}) {
 		t.Errorf("the zero Settings resolve to %+v", s)
 	}
 	if s, err := (scaledsm.Settings{InitScale: 0.01, MaxIter: 7}).Resolved(); err != nil || s.InitScale != 0.01 || s.MaxIter != 7 {
 		t.Errorf("set values resolve to %+v, %v", s, err)
 	}
-	for _, bad := range []scaledsm.Settings{{InitScale: -1}, {Refit: scaledsm.RefitNever + 1}, {TrimFloor: 0.5}} {
+	for _, bad := range []scaledsm.Settings{{InitScale: -1}, {Method: scaledsm.ScaledGD, Loss: scaledsm.TrimmedL2{Refit: scaledsm.RefitNever + 1}},
+		{Method: scaledsm.ScaledGD, Loss: scaledsm.TrimmedL2{Floor: 0.5}}} {
 		if _, err := bad.Resolved(); err == nil {
 			t.Errorf("%+v: no error", bad)
 		}
@@ -88,17 +89,17 @@ func TestRankExcess(t *testing.T) {
 }
 
 // TestResultTrimFloor: Result.TrimFloor is the floor of TrimmedL2's
-// factor that the fit used, the default 4.5 for a zero Settings.TrimFloor,
+// factor that the fit used, the default 4.5 for a zero TrimmedL2.Floor,
 // and 0 under another loss.
 func TestResultTrimFloor(t *testing.T) {
 	p := completion(t, 60, 2, 0.5, 0, 1, 1)
 	for _, c := range []struct {
 		loss        scaledsm.Loss
 		floor, want float64
-	}{{scaledsm.TrimmedL2, 0, 4.5}, {scaledsm.TrimmedL2, 2, 2}, {scaledsm.L1, 0, 0}} {
+	}{{scaledsm.TrimmedL2{}, 0, 4.5}, {scaledsm.TrimmedL2{Floor: 2}, 2, 2}, {scaledsm.L1, 0, 0}} {
 		s := scaledsm.DefaultSettings(p.Op)
-		s.Loss, s.TrimFloor, s.Ridge, s.MaxIter = c.loss, c.floor, 0, 3
-		if c.loss != scaledsm.TrimmedL2 {
+		s.Loss, s.Ridge, s.MaxIter = c.loss, 0, 3
+		if _, trimmed := c.loss.(scaledsm.TrimmedL2); !trimmed {
 			s.Method, s.Step = scaledsm.ScaledSM, scaledsm.Auto{}
 		}
 		res, err := scaledsm.Solve(context.Background(), p, s)

@@ -39,17 +39,17 @@ func (u *run) evaluate() {
 // partial sum and flag.
 func (u *run) loss(ctx context.Context) (float64, bool) {
 	if u.eval.Z == nil {
-		return math.NaN(), ctx.Err() != nil // TrimmedL2's: the pass's sums
+		return math.NaN(), ctx.Err() != nil // a Tracker's: the pass's sums
 	}
 	if !u.d.On() {
-		return u.s.Loss.value(u.eval.Z, u.iso), ctx.Err() != nil
+		return u.s.Loss.Base().value(u.eval.Z, u.iso), ctx.Err() != nil
 	}
-	return u.s.Loss.valueOver(u.eval.Z, u.iso, u.d, ctx.Err() != nil)
+	return u.s.Loss.Base().valueOver(u.eval.Z, u.iso, u.d, ctx.Err() != nil)
 }
 
 // valueOver is value over the ranks of d, z being this rank's residuals,
 // and reports whether any rank raised its flag stop.
-func (l Loss) valueOver(z []float64, iso float64, d dist, stop bool) (float64, bool) {
+func (l Standard) valueOver(z []float64, iso float64, d dist, stop bool) (float64, bool) {
 	if !d.On() {
 		return l.value(z, iso), stop
 	}

@@ -7,41 +7,63 @@ import (
 	"github.com/scaledsm/scaledsm/internal/par"
 )
 
+// passState is what Entries keeps in an Evaluation's State across the
+// passes of a run: its workspace, and under TrimmedL2 the bounds the pass
+// reads (set by the loss's tracker) and the sums of what they kept.
+type passState struct {
+	bounds   *trimBounds // nil: every residual counts
+	kept     keptSums
+	rowsKept []rowKept // each row's kept sums within a pass
+	rowZ     []float64 // without Z: each chunk's residuals of a row
+	parts    []float64 // the chunks' partial GR
+}
+
+// passStateOf returns the Entries state of ev, made on first use.
+func passStateOf(ev *Evaluation) *passState {
+	st, ok := ev.State.(*passState)
+	if !ok {
+		st = &passState{}
+		ev.State = st
+	}
+	return st
+}
+
 // Evaluate makes one pass over the entries at the factors of ev (see
 // Entries).
 func (e *Entries) Evaluate(ev *Evaluation) {
 	_, r := ev.L.Dims()
 	nc := len(e.chunks) - 1
+	st := passStateOf(ev)
 	// Each chunk's partial GR has a row of stride s per column: its r
-	// values, and under TrimmedWeight the column's kept Σ|z| and count,
-	// in the cache lines the pass touches anyway.
+	// values, and under bounds the column's kept Σ|z| and count, in the
+	// cache lines the pass touches anyway.
 	s := r
 	var ks *keptSums
-	if ev.Weight == TrimmedWeight {
+	if st.bounds != nil {
 		s = r + 2
-		ks = &ev.kept
+		ks = &st.kept
 		ks.ready(e.n1, e.n2)
 	}
 	n2s := e.n2 * s
-	if cap(ev.scratch) < nc*n2s {
-		ev.scratch = make([]float64, nc*n2s)
+	if cap(st.parts) < nc*n2s {
+		st.parts = make([]float64, nc*n2s)
 	}
-	parts := ev.scratch[:nc*n2s]
-	if ks != nil && len(ev.rowsKept) != e.n1 {
-		ev.rowsKept = make([]rowKept, e.n1)
+	parts := st.parts[:nc*n2s]
+	if ks != nil && len(st.rowsKept) != e.n1 {
+		st.rowsKept = make([]rowKept, e.n1)
 	}
 	// Without Z the residuals of a row segment go to its chunk's own
 	// buffer of the longest row, read by nothing after the segment.
-	if ev.Z == nil && ev.rowZ == nil {
+	if ev.Z == nil && st.rowZ == nil {
 		longest := 0
 		for i := range e.n1 {
 			longest = max(longest, e.start[i+1]-e.start[i])
 		}
-		ev.rowZ = make([]float64, nc*longest)
+		st.rowZ = make([]float64, nc*longest)
 	}
 	w := par.TeamSize(len(e.cols) * r)
 	par.Do(w, nc, func(c int) {
-		p := chunkPass{e: e, ev: ev, ks: ks, c: c, nc: nc}
+		p := chunkPass{e: e, ev: ev, st: st, ks: ks, c: c, nc: nc}
 		p.row.GR, p.row.S = parts[c*n2s:(c+1)*n2s], s
 		p.run()
 	})
@@ -72,7 +94,8 @@ func (e *Entries) Evaluate(ev *Evaluation) {
 type chunkPass struct {
 	e     *Entries
 	ev    *Evaluation
-	ks    *keptSums // the kept sums, under TrimmedWeight; else nil
+	st    *passState
+	ks    *keptSums // the kept sums, under bounds; else nil
 	c, nc int
 	kept  []rowKept // the chunk's rows' kept sums, with ks
 	row   kernel.EntriesRow
@@ -91,7 +114,7 @@ func (p *chunkPass) run() {
 	clear(p.row.GR)
 	c0, c1 := e.chunks[p.c], e.chunks[p.c+1]
 	if p.ks != nil {
-		p.kept = ev.rowsKept[c0:c1]
+		p.kept = p.st.rowsKept[c0:c1]
 		clear(p.kept)
 	}
 	for i := c0; i < c1; i++ {
@@ -99,7 +122,7 @@ func (p *chunkPass) run() {
 	}
 	prefetch := e.n2*rr.Stride*8 > prefetchBytes
 	tl := e.tiles(passTiles(e.n2, rr.Stride+p.row.S))
-	longest := len(ev.rowZ) / p.nc
+	longest := len(p.st.rowZ) / p.nc
 	for t := range tl.n {
 		for i := c0; i < c1; i++ {
 			lo, hi := tl.segment(e, i, t)
@@ -112,7 +135,7 @@ func (p *chunkPass) run() {
 			if ev.Z != nil {
 				p.row.Z = ev.Z[lo:hi]
 			} else {
-				p.row.Z = ev.rowZ[p.c*longest : p.c*longest+hi-lo]
+				p.row.Z = p.st.rowZ[p.c*longest : p.c*longest+hi-lo]
 			}
 			p.row.Cols = e.cols[lo:hi]
 			p.row.L, p.row.G = l.Data[i*l.Stride:i*l.Stride+r], gl.Data[i*gl.Stride:i*gl.Stride+r]
@@ -132,8 +155,8 @@ func (p *chunkPass) run() {
 func (p *chunkPass) prefetch(tl *tiling, i, t int) {
 	e, ev := p.e, p.ev
 	if i+lineAhead < e.chunks[p.c+1] {
-		if ev.y32 != nil {
-			prefetchStart(tl, e, i+lineAhead, t, ev.y32)
+		if ev.Y32 != nil {
+			prefetchStart(tl, e, i+lineAhead, t, ev.Y32)
 		} else {
 			prefetchStart(tl, e, i+lineAhead, t, ev.Y)
 		}
@@ -144,14 +167,14 @@ func (p *chunkPass) prefetch(tl *tiling, i, t int) {
 	kernel.PrefetchRows(p.row.RD, next, p.row.LD, r)
 	kernel.PrefetchRows(p.row.GR, next, p.row.S, p.row.S)
 	if p.ks != nil {
-		kernel.PrefetchRows(ev.Bounds.Cols, next, 1, 1)
+		kernel.PrefetchRows(p.st.bounds.Cols, next, 1, 1)
 	}
 }
 
 // evaluateRow is Evaluate's work on the entries lo to hi of row i, whose
 // factor row is p.row.L: for each entry (i, j) = lo+k the residual, into
 // Z[k], and its weight, w·R_j added to G (row i of GL) and w·L_i to row j
-// of GR (a row of stride S). Under TrimmedWeight, the residuals the bounds
+// of GR (a row of stride S). Under bounds, the residuals they
 // keep are counted in the row's kept sums and in the two values past GR's
 // row j. Each entry's r products are summed in two interleaved halves, the
 // same on every machine. (Two sweeps over the row, the residuals first and
@@ -164,8 +187,8 @@ func (p *chunkPass) evaluateRow(i, lo, hi int) {
 		rk = &p.kept[i-p.e.chunks[p.c]]
 	}
 	if ev.Fit != nil {
-		if ev.y32 != nil {
-			evaluateRowFits(p, ev.y32[lo:hi], i, ev.Fit[lo:hi], rk)
+		if ev.Y32 != nil {
+			evaluateRowFits(p, ev.Y32[lo:hi], i, ev.Fit[lo:hi], rk)
 		} else {
 			evaluateRowFits(p, ev.Y[lo:hi], i, ev.Fit[lo:hi], rk)
 		}
@@ -174,8 +197,8 @@ func (p *chunkPass) evaluateRow(i, lo, hi int) {
 	// The vector kernel, which writes no fits.
 	a := &p.row
 	a.Y, a.Y32 = nil, nil
-	if ev.y32 != nil {
-		a.Y32 = ev.y32[lo:hi]
+	if ev.Y32 != nil {
+		a.Y32 = ev.Y32[lo:hi]
 	} else {
 		a.Y = ev.Y[lo:hi]
 	}
@@ -183,7 +206,7 @@ func (p *chunkPass) evaluateRow(i, lo, hi int) {
 	switch {
 	case p.ks != nil:
 		mode = kernel.EntriesTrimmed
-		a.RowBound, a.ColBound = ev.Bounds.Rows[i], ev.Bounds.Cols
+		a.RowBound, a.ColBound = p.st.bounds.Rows[i], p.st.bounds.Cols
 		p.sums = [3]float64{rk.abs, rk.n, rk.sq}
 		a.Sums = &p.sums
 	case ev.Weight == SignWeight:
@@ -197,7 +220,7 @@ func (p *chunkPass) evaluateRow(i, lo, hi int) {
 
 // evaluateRowFits is evaluateRow in Go, which writes the fits into fit,
 // for the observations y of row i's segment (compiled for each kind), its
-// kept sums rk under TrimmedWeight.
+// kept sums rk under bounds.
 func evaluateRowFits[T float](p *chunkPass, y []T, i int, fit []float64, rk *rowKept) {
 	a := &p.row
 	cols, z, li, g, rd, ld, gr, s := a.Cols, a.Z, a.L, a.G, a.RD, a.LD, a.GR, a.S
@@ -210,7 +233,7 @@ func evaluateRowFits[T float](p *chunkPass, y []T, i int, fit []float64, rk *row
 	var rowBound float64
 	var colBound []float64
 	if ks != nil {
-		rowBound, colBound = ev.Bounds.Rows[i], ev.Bounds.Cols
+		rowBound, colBound = p.st.bounds.Rows[i], p.st.bounds.Cols
 	}
 	for k, c := range cols {
 		j := int(c)
@@ -238,7 +261,7 @@ func evaluateRowFits[T float](p *chunkPass, y []T, i int, fit []float64, rk *row
 		}
 		w := res
 		if sign {
-			w = weigh(SignWeight, res)
+			w = SignWeight.Of(res)
 		}
 		if w == 0 {
 			continue

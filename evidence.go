@@ -4,6 +4,8 @@ import (
 	"math"
 
 	"github.com/scaledsm/scaledsm/internal/par"
+	"github.com/scaledsm/scaledsm/internal/reduce"
+	"github.com/scaledsm/scaledsm/ranks"
 )
 
 // Evidence is what the last iterate of a run shows of its own recovery,
@@ -52,56 +54,70 @@ func (ev Evidence) contradicts(m int) bool {
 	return ev.Localized() && float64(m-ev.Unfitted) >= exactFit*float64(m)
 }
 
+// A localizer is an operator that says where the unfitted measurements of
+// an iterate lie (package completion's entries: in which rows and columns).
+type localizer interface {
+	// Localize returns the evidence of the iterate of e, over the ranks
+	// of red: the measurements unfitted beyond tol, and where those beyond
+	// miss gather.
+	Localize(e *Evaluation, tol, miss float64, red ranks.Reducer) Evidence
+}
+
 // evidence returns the evidence of the run's last iterate, over all the
 // ranks.
 func (u *run) evidence() Evidence {
 	tol := FitTolerance * u.fitScale()
-	e, entries := u.p.Op.(*Entries)
-	if !entries {
-		n := 0
-		for _, v := range u.eval.Z {
-			if !(math.Abs(v) <= tol) {
-				n++
-			}
-		}
-		return Evidence{Unfitted: u.d.Count(n)}
+	if l, ok := u.p.Op.(localizer); ok {
+		return l.Localize(u.eval, tol, tol/FitTolerance*missTolerance, u.p.Reducer)
 	}
-	counts := e.unfittedCounts(u.residuals(e), tol, tol/FitTolerance*missTolerance)
-	u.d.Sum(counts)
+	n := 0
+	for _, v := range u.eval.Z {
+		if !(math.Abs(v) <= tol) {
+			n++
+		}
+	}
+	return Evidence{Unfitted: u.d.Count(n)}
+}
+
+// Localize returns the evidence of the iterate of ev: the entries
+// unfitted beyond tol, the rows and columns more than half of whose
+// observations are beyond miss, and those its bounds marked gross.
+func (e *Entries) Localize(ev *Evaluation, tol, miss float64, red ranks.Reducer) Evidence {
+	counts := e.unfittedCounts(e.residualsOf(ev), tol, miss)
+	reduce.Over(red).Sum(counts)
 	n1, n2 := e.n1, e.n2
-	ev := Evidence{Unfitted: int(counts[len(counts)-1])}
+	evd := Evidence{Unfitted: int(counts[len(counts)-1])}
 	for i := range n1 {
 		if 2*counts[i] > counts[n1+n2+i] {
-			ev.UnfittedRows++
+			evd.UnfittedRows++
 		}
 	}
 	for j := range n2 {
 		if 2*counts[n1+j] > counts[2*n1+n2+j] {
-			ev.UnfittedCols++
+			evd.UnfittedCols++
 		}
 	}
-	if u.tr != nil {
+	if st, ok := ev.State.(*passState); ok && st.bounds != nil {
 		for k := range n1 + n2 {
-			if u.tr.b.zeroed(k) {
+			if st.bounds.zeroed(k) {
 				if k < n1 {
-					ev.GrossRows++
+					evd.GrossRows++
 				} else {
-					ev.GrossCols++
+					evd.GrossCols++
 				}
 			}
 		}
 	}
-	return ev
+	return evd
 }
 
-// residuals returns the residual function of the run's last iterate on
-// the entries e: the pass's residuals when it kept them, formed with
-// Apply's bits otherwise.
-func (u *run) residuals(e *Entries) func(i, k int) float64 {
-	if z := u.eval.Z; z != nil {
+// residualsOf returns the residual function of the iterate of ev: the
+// pass's residuals when it kept them, formed with Apply's bits otherwise.
+func (e *Entries) residualsOf(ev *Evaluation) func(i, k int) float64 {
+	if z := ev.Z; z != nil {
 		return func(_, k int) float64 { return z[k] }
 	}
-	return e.residualAt(Factors{L: u.l, R: u.r}, u.y)
+	return e.residualAt(Factors{L: ev.L, R: ev.R}, obs{ev.Y, ev.Y32})
 }
 
 // unfittedCounts returns the number of residuals z(i, k) beyond miss in

@@ -114,6 +114,7 @@ func (pl pipeline) fit(ctx context.Context, p Problem, s Settings, each func(*ru
 	u.start = time.Now() // the iterations' time, apart from the start's
 	u.res.InitRuntime = u.start.Sub(t0)
 	u.runOut(ctx, each)
+	u.res.TrimFloor = trimFloorOf(s)
 	pl.record(&u.res, p, u.s, time.Since(t0))
 	return &u.res, nil
 }

@@ -2,7 +2,6 @@ package scaledsm
 
 import (
 	"math"
-	"slices"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -63,23 +62,6 @@ type trimBounds struct {
 // bound 0.
 func (b *trimBounds) zeroed(k int) bool {
 	return b.marks != nil && b.marks[k] || b.few != nil && b.few[k]
-}
-
-// lift gives the marked rows and columns of the run's bounds their second
-// look (see liftEvery) at an iteration that makes it, and reports whether
-// it lifted any: the iteration's update is then that refit of theirs, which
-// it records, and no step.
-func (u *run) lift(it Iteration) bool {
-	e, ok := u.p.Op.(*Entries)
-	if (u.t+1)%liftEvery != 0 || !ok || u.tr == nil || u.d.On() || !slices.Contains(u.tr.b.marks, true) {
-		return false
-	}
-	if !e.lift(u.tr.b, u.l, u.r, u.y) {
-		return false
-	}
-	u.record(it, -1)
-	u.t++
-	return true
 }
 
 // lift refits each marked row of l (then each marked column, a row of r)

@@ -8,7 +8,7 @@ import (
 )
 
 // Method is how the factor subgradients become a search direction, and
-// which loss is minimized when Settings.Loss is left at DefaultLoss.
+// which loss is minimized when Settings.Loss is left nil.
 //
 // The scaled methods precondition by the other factor's Gram matrix,
 //
@@ -83,7 +83,7 @@ func (m Method) scaled() bool { return m == ScaledSM || m == ScaledGD }
 func (m Method) Smooth() bool { return m == ScaledGD || m == GD }
 
 // DefaultLoss returns the loss the method minimizes when Settings.Loss is
-// DefaultLoss: L1 for the subgradient methods, L2Squared for the gradient
+// nil: L1 for the subgradient methods, L2Squared for the gradient
 // methods.
 func (m Method) DefaultLoss() Loss {
 	if m.Smooth() {

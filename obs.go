@@ -67,7 +67,7 @@ func (o obs) fitScale() float64 {
 }
 
 // zeroLoss is zeroLoss of the observations.
-func (o obs) zeroLoss(loss Loss, iso float64, d dist, scratch []float64) float64 {
+func (o obs) zeroLoss(loss Standard, iso float64, d dist, scratch []float64) float64 {
 	if o.f32 != nil {
 		return zeroLoss(loss, o.f32, iso, d, scratch)
 	}

@@ -41,22 +41,7 @@ const (
 	// LinearWeight weighs residual z_i by z_i itself: the gradient of the
 	// squared l2 loss ||z||²/2.
 	LinearWeight
-	// TrimmedWeight weighs residual z_ij by z_ij when |z_ij| is within the
-	// Evaluation's Bounds, by 0 beyond: the gradient of TrimmedL2. Only
-	// operators that measure entries (Entries) implement it.
-	TrimmedWeight
 )
-
-// Bounds are the residual bounds of TrimmedWeight: the residual of entry
-// (i, j) is kept when |z_ij| <= max(Rows[i], Cols[j]).
-type Bounds struct {
-	Rows, Cols []float64
-}
-
-// keeps reports whether the bounds keep residual z at entry (i, j).
-func (b *Bounds) keeps(z float64, i, j int) bool {
-	return math.Abs(z) <= max(b.Rows[i], b.Cols[j])
-}
 
 // An Evaluation is one pass of an Operator over its data at the factors L
 // and R (R is ignored by symmetric operators, which use L in its place).
@@ -72,14 +57,16 @@ func (b *Bounds) keeps(z float64, i, j int) bool {
 // Allocate one with NewEvaluation and reuse it across iterations: it keeps
 // the operator's scratch space.
 type Evaluation struct {
-	L, R   *mat.Dense // factors: n1×r and n2×r
-	Y      []float64  // observations, length m
+	L, R *mat.Dense // factors: n1×r and n2×r
+	Y    []float64  // observations, length m
+	// Y32 holds the observations instead of Y when the problem gives them
+	// in single precision (Problem.Y32), for an operator that reads them.
+	Y32    []float32
 	Weight Weight
-	Bounds *Bounds // for TrimmedWeight
 
-	// Z receives the residuals A(L Rᵀ) - Y, length m. Entries also
-	// evaluates with a nil Z, keeping none (the solver's runs that need
-	// none spare m·8 bytes so).
+	// Z receives the residuals A(L Rᵀ) - Y, length m. An operator may
+	// evaluate with a nil Z, keeping none, for a run whose Tracker needs
+	// none (m·8 bytes spared).
 	Z      []float64
 	GL, GR *mat.Dense // factor subgradients, n1×r and n2×r (GR nil when symmetric)
 
@@ -88,11 +75,11 @@ type Evaluation struct {
 	// rounding of large observations in the residuals (see Loss.Gap).
 	Fit []float64
 
-	scratch  []float64 // operator-owned workspace
-	kept     keptSums  // what TrimmedWeight's bounds kept (Entries)
-	rowsKept []rowKept // Entries: each row's kept sums within a pass
-	rowZ     []float64 // Entries without Z: each chunk's residuals of a row
-	y32      []float32 // Entries: the observations when Problem.Y32 holds them (Y is nil)
+	// State is what the operator and a Tracked loss keep across the passes
+	// of one run: the entry models' residual bounds and their sums.
+	State any
+
+	scratch []float64 // operator-owned workspace
 }
 
 // NewEvaluation allocates an Evaluation of op for factors of rank r.
@@ -124,15 +111,13 @@ func (e *Evaluation) workspace(n int) []float64 {
 	return e.scratch
 }
 
-// weigh returns ψ(z) for the weight w (for TrimmedWeight, ψ(z) within
-// the bounds, which the operator checks: see Bounds.keeps). It is the one
-// place where a weight is applied to a residual; the passes call it for
-// every one.
+// Of returns ψ(z), the weight w of residual z. It is the one place where
+// a weight is applied to a residual; the passes call it for every one.
 //
 // The sign is formed without a branch on it (residual signs are a coin
 // toss, which a branch predictor loses half the time): sign(0) = 0 and a
 // NaN weighs 0, each a branch taken almost never.
-func weigh(w Weight, z float64) float64 {
+func (w Weight) Of(z float64) float64 {
 	if w != SignWeight {
 		return z
 	}

@@ -113,7 +113,7 @@ func TestApplyScaling(t *testing.T) {
 
 // lossAt evaluates Σ ρ(A(L Rᵀ) - y) for the penalty ρ of the loss's
 // weight: |·| for L1, (·)²/2 for L2Squared (whose Value is m times that).
-func lossAt(op scaledsm.Operator, l, r *mat.Dense, y []float64, loss scaledsm.Loss) float64 {
+func lossAt(op scaledsm.Operator, l, r *mat.Dense, y []float64, loss scaledsm.Standard) float64 {
 	if r == nil {
 		r = l
 	}
@@ -136,7 +136,7 @@ func lossAt(op scaledsm.Operator, l, r *mat.Dense, y []float64, loss scaledsm.Lo
 func TestSubgradientFiniteDifferences(t *testing.T) {
 	rng := rand.New(rand.NewPCG(6, 6))
 	for name, op := range operators(t) {
-		for _, loss := range []scaledsm.Loss{scaledsm.L2Squared, scaledsm.L1} {
+		for _, loss := range []scaledsm.Standard{scaledsm.L2Squared, scaledsm.L1} {
 			m, n1, n2 := op.Dims()
 			const r = 3
 			l := randDense(rng, n1, r)

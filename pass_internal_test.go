@@ -145,7 +145,7 @@ func (s *Sensing) passSuperblocks(x, y []float64, weight Weight, z, alpha, sv []
 					for j := i; j < i+rows; j++ {
 						zj := z[j]*inv - y[j]
 						z[j] = zj
-						alpha[j] = weigh(weight, zj) * inv
+						alpha[j] = weight.Of(zj) * inv
 					}
 				}
 			}

@@ -47,7 +47,7 @@ const (
 // polishes reports whether the polish runs on p under s.
 func (s Settings) polishes(p Problem) bool {
 	e, ok := p.Op.(*Entries)
-	if !ok || s.Polish != PolishAuto || s.Loss != TrimmedL2 || p.Reducer != nil || e.total != 0 {
+	if _, trimmed := s.Loss.(TrimmedL2); !ok || s.Polish != PolishAuto || !trimmed || p.Reducer != nil || e.total != 0 {
 		return false
 	}
 	m, n1, n2 := e.Dims()
@@ -215,12 +215,17 @@ func ladRow(x, y []float64, o blas64.General, eps, still float64) {
 // evaluate returns the result of a run of no iterations from f: its
 // error, loss, evidence and singular values.
 func (pl pipeline) evaluate(ctx context.Context, p Problem, s Settings, f Factors) (*Result, error) {
-	s.Init, s.Ridge, s.Refit, s.Converger = &f, 0, RefitNever, stopAtOnce{}
+	s.Init, s.Ridge, s.Converger = &f, 0, stopAtOnce{}
+	if l, ok := s.Loss.(TrimmedL2); ok {
+		l.Refit = RefitNever
+		s.Loss = l
+	}
 	u, err := start(ctx, p, s)
 	if err != nil {
 		return nil, err
 	}
 	u.runOut(ctx, nil)
+	u.res.TrimFloor = trimFloorOf(s)
 	return &u.res, nil
 }
 

@@ -211,7 +211,7 @@ func (q *Quadratic) chunk(ch quadChunk, l []float64, es []*Evaluation) {
 		for c := b * r; c < (b+1)*r; c++ {
 			row := bt[c*k : (c+1)*k]
 			for i, zi := range z {
-				row[i] *= weigh(e.Weight, zi) * (2 * inv)
+				row[i] *= e.Weight.Of(zi) * (2 * inv)
 			}
 		}
 	}

@@ -19,7 +19,7 @@ import (
 // without doubling its norm; the refit is on trial for refitLength
 // iterations and stays if Σ|y - x| fell and the kept loss still falls
 // tenfold over the trial's second half, else the run returns to where it
-// was. Once a run, as Settings.Refit lets it. docs/completion.md ("Issue
+// was. Once a run, as TrimmedL2.Refit lets it. docs/completion.md ("Issue
 // 24's cases off the recipe", "The refit") has the cases and measurements.
 const (
 	refitWindow = 60
@@ -40,7 +40,7 @@ type refitTrial struct {
 }
 
 // Refit is when TrimmedL2's robust refit at a stall may run
-// (Settings.Refit): on entries, on one process.
+// (TrimmedL2.Refit): on one process.
 type Refit int
 
 const (
@@ -55,69 +55,64 @@ const (
 	RefitNever
 )
 
-// refits reports whether a run with a truth (or without) may refit.
-func (s Settings) refits(truth bool) bool {
-	switch s.Refit {
+// refits reports whether a run with the converger c and a truth (or
+// without) may refit.
+func (l TrimmedL2) refits(c Converger, truth bool) bool {
+	switch l.Refit {
 	case RefitAlways:
 		return true
 	case RefitNever:
 		return false
 	}
-	return s.Converger == nil || truth
+	return c == nil || truth
 }
 
-// refit makes, judges or undoes the run's robust refit at iteration t,
-// whose record it is; it reports whether it took the iteration's step (and
-// recorded it), when the settings let it refit (Settings.Refit).
-func (u *run) refit(it Iteration) bool {
-	e, ok := u.p.Op.(*Entries)
-	if !ok || u.tr == nil || u.d.On() || !u.s.refits(u.truth) {
+// refit makes, judges or undoes the run's robust refit at iteration it,
+// the trace so far before it, on the factors f; it reports whether it took
+// the iteration's step, when the loss lets it refit (TrimmedL2.Refit).
+func (t *trimmer) refit(it Iteration, trace []Iteration, f Factors) bool {
+	if !t.refits {
 		return false
 	}
-	t := u.tr
-	b := t.b
+	e, b := t.op, t.b
 	if tr := t.trial; tr != nil {
 		if tr.left--; tr.left > 0 {
 			return false
 		}
 		t.trial = nil
-		if n := len(u.res.Trace); it.Loss < 0.1*u.res.Trace[n-refitLength/2].Loss && u.totalL1(e) < tr.l1 {
+		if n := len(trace); it.Loss < 0.1*trace[n-refitLength/2].Loss && e.totalL1(f, t.y) < tr.l1 {
 			return false
 		}
-		u.l.Copy(tr.l)
-		u.r.Copy(tr.r)
+		f.L.Copy(tr.l)
+		f.R.Copy(tr.r)
 		copy(b.Rows, tr.rows)
 		copy(b.Cols, tr.cols)
 		copy(b.marks, tr.marks)
 		b.few = nil
 		t.trim = tr.trim
-		u.record(it, -1)
-		u.t++
 		return true
 	}
-	n := len(u.res.Trace)
-	if t.refitted || n < refitWindow || !(it.Loss > refitFall*u.res.Trace[n-refitWindow].Loss) {
+	n := len(trace)
+	if t.refitted || n < refitWindow || !(it.Loss > refitFall*trace[n-refitWindow].Loss) {
 		return false
 	}
 	t.refitted = true
-	t.trial = &refitTrial{l: mat.DenseCopyOf(u.l), r: mat.DenseCopyOf(u.r),
+	t.trial = &refitTrial{l: mat.DenseCopyOf(f.L), r: mat.DenseCopyOf(f.R),
 		rows: append([]float64(nil), b.Rows...), cols: append([]float64(nil), b.Cols...),
 		marks: append([]bool(nil), b.marks...), trim: t.trim,
-		l1: u.totalL1(e), left: refitLength}
-	b.fewRank, b.observed = u.l.RawMatrix().Cols, e.observedCounts()
-	b.grossShare = e.grossShare(Factors{L: u.l, R: u.r}, u.y, grossFactor*b.scale, b.observed)
-	e.refitRows(u.l, u.r, u.y, b.scale)
-	e.refitCols(u.l, u.r, u.y, b.scale)
+		l1: e.totalL1(f, t.y), left: refitLength}
+	b.fewRank, b.observed = f.L.RawMatrix().Cols, e.observedCounts()
+	b.grossShare = e.grossShare(f, t.y, grossFactor*b.scale, b.observed)
+	e.refitRows(f.L, f.R, t.y, b.scale)
+	e.refitCols(f.L, f.R, t.y, b.scale)
 	t.trim.last = math.Inf(1)
-	u.record(it, -1)
-	u.t++
 	return true
 }
 
-// totalL1 returns Σ|y - x| over all the observations at the run's
-// factors, summed row by row in order.
-func (u *run) totalL1(e *Entries) float64 {
-	at := e.residualAt(Factors{L: u.l, R: u.r}, u.y)
+// totalL1 returns Σ|y - x| over all the observations y at the factors f,
+// summed row by row in order.
+func (e *Entries) totalL1(f Factors, y obs) float64 {
+	at := e.residualAt(f, y)
 	rows := make([]float64, e.n1)
 	par.Do(par.TeamSize(len(e.cols)), e.n1, func(i int) {
 		var t fsum.Sum

@@ -30,7 +30,7 @@ const restartTruncation = 0.4
 // own; Result.Fits names the fits not kept.
 func (pl pipeline) restart(ctx context.Context, p Problem, s Settings, res *Result, convex bool) (*Result, error) {
 	e, ok := p.Op.(*Entries)
-	if !ok || p.Reducer != nil || s.Loss != TrimmedL2 || s.OneStart ||
+	if _, trimmed := s.Loss.(TrimmedL2); !ok || p.Reducer != nil || !trimmed || s.OneStart ||
 		res.FitFraction >= exactFit || res.Status == Converged || res.Status == Interrupted || res.Status.Failed() ||
 		cutShort(res) {
 		return res, nil

@@ -37,7 +37,7 @@ const exactFit = 0.5
 // iterations chosen.
 type RidgeChoice struct {
 	Ridges     []float64
-	TrimFloors []float64 // the trimming floor of each (Settings.TrimFloor, 4.5 for its 0)
+	TrimFloors []float64 // the trimming floor of each (TrimmedL2.Floor, 4.5 for its 0)
 	Errors     []float64
 	Iterations []int
 	Ridge      float64
@@ -46,7 +46,7 @@ type RidgeChoice struct {
 	Runtime    time.Duration // wall time of the validation fits
 }
 
-// trimFloorExact is the trimming floor (Settings.TrimFloor) that
+// trimFloorExact is the trimming floor (TrimmedL2.Floor) that
 // ChooseRidge tries beside the default: on a real video made exactly rank
 // 2 with its own pedestrians as the sparse part (experiment's
 // TestVideoRPCA), the default floor 4.5 stops at a relative error of
@@ -150,7 +150,8 @@ func (pl pipeline) climbRidges(ctx context.Context, v validation, s Settings, r 
 	// try fits the penalty mu with the trimming floor and reports
 	// whether it scored best so far.
 	try := func(mu, floor float64) (bool, error) {
-		s.Ridge, s.TrimFloor = mu, floor
+		s.Ridge = mu
+		s = withTrimFloor(s, floor)
 		score, at, err := pl.earlyStop(ctx, v, v.problem(r), s)
 		if err != nil {
 			return false, err
@@ -163,7 +164,8 @@ func (pl pipeline) climbRidges(ctx context.Context, v validation, s Settings, r 
 		best, c.Ridge, c.TrimFloor, c.Iteration = score, mu, trimFloor(floor), at
 		return true, nil
 	}
-	floor := s.TrimFloor
+	tl, trimmed := s.Loss.(TrimmedL2)
+	floor := tl.Floor
 	ladder := func(k int) float64 { return base * math.Pow(2, float64(k)/2) }
 	for k := ridgeTop; k >= ridgeBottom; k-- {
 		better, err := try(ladder(k), floor)
@@ -189,7 +191,7 @@ func (pl pipeline) climbRidges(ctx context.Context, v validation, s Settings, r 
 	// video's foreground) is not fitted exactly either: the harder
 	// trimming of trimFloorExact, with the penalty chosen and without
 	// one, frees it, where it would trim an image's edges.
-	if s.Loss == TrimmedL2 && floor == 0 {
+	if trimmed && floor == 0 {
 		for _, mu := range []float64{c.Ridge, 0} {
 			if _, err := try(mu, trimFloorExact); err != nil {
 				return c, err
@@ -290,7 +292,8 @@ func (pl pipeline) penalize(ctx context.Context, p Problem, s Settings, res *Res
 		}
 		return nil, err
 	}
-	s.Ridge, s.TrimFloor = c.Ridge, c.TrimFloor
+	s.Ridge = c.Ridge
+	s = withTrimFloor(s, c.TrimFloor)
 	limit := s.MaxIter
 	s.MaxIter = max(c.Iteration, 1)
 	pen, err := pl.solve(ctx, p, s)

@@ -328,7 +328,7 @@ func TestAutoRidgeFreesBlobs(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s.Ridge, s.TrimFloor, s.MaxIter = c.Ridge, c.TrimFloor, max(c.Iteration, 1)
+		s.Ridge, s.Loss, s.MaxIter = c.Ridge, scaledsm.TrimmedL2{Floor: c.TrimFloor}, max(c.Iteration, 1)
 		floor := solve(t, p, s)
 		t.Logf("seed %d: default trimming %v after %d at %.3g; validated μ %g, floor %g: %v after %d at %.3g; AutoRidge %v after %d at %.3g, restarted %v from %v",
 			seed, none.Status, none.Iterations, errOf(none.Factors), c.Ridge, c.TrimFloor, floor.Status, floor.Iterations, errOf(floor.Factors),

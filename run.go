@@ -40,7 +40,11 @@ type run struct {
 	tnorm   float64
 	fitStar []float64
 
-	tr *trimmer // TrimmedL2's state, nil under other losses
+	// A Tracked loss's state (nil under a Standard loss), and the loss at
+	// X = 0 over the observations the median rule keeps, which its run's
+	// divergence is measured against (see stopAt).
+	tracker  Tracker
+	zeroLoss float64
 
 	l, r   *mat.Dense // current factors
 	dl, dr *mat.Dense // directions
@@ -65,36 +69,15 @@ type run struct {
 
 // needsPass reports whether the operator must evaluate u.eval at X_t:
 // false when X_t is X_{t-1} bit for bit and u.eval still holds the pass at
-// it. A run with TrimmedL2's bounds (which advance moves between passes)
-// or on several ranks (whose pass is a collective) always makes its pass.
+// it. A run with a Tracker (whose state moves between passes) or on several
+// ranks (whose pass is a collective) always makes its pass.
 func (u *run) needsPass() bool {
-	return !u.still || !skipStillPasses || u.tr != nil || u.d.On()
+	return !u.still || !skipStillPasses || u.tracker != nil || u.d.On()
 }
 
 // skipStillPasses turns the skipping of needsPass on; tests turn it off to
 // compare.
 var skipStillPasses = true
-
-// keepsResiduals reports whether a run reads the residuals of its passes
-// after them (Evaluation.Z, m values). A run of TrimmedL2 on one process
-// does not when its step needs no more than the loss and the gap: the
-// pass sums what the bounds keep (the loss, the next bounds) as it goes,
-// and the start's bounds and the end's fit fraction form residuals as
-// they go. At 10^8 entries that is 800 MB of the 2 GB a solve holds.
-func keepsResiduals(p Problem, s Settings, d dist) bool {
-	if _, ok := p.Op.(*Entries); !ok || !spareResiduals || s.Loss != TrimmedL2 || d.On() {
-		return true
-	}
-	switch s.Step.(type) {
-	case Constant, Geometric, Polyak:
-		return false
-	}
-	return true
-}
-
-// spareResiduals lets keepsResiduals spare them; tests turn it off to
-// compare.
-var spareResiduals = true
 
 // formCost and factorCost are the flops, up to a common constant, of
 // measuring an iteration's errors on formed matrices and from the factors.
@@ -105,10 +88,18 @@ func newRun(p Problem, s Settings, init Factors) (*run, error) {
 	m, n1, n2 := p.Op.Dims()
 	u := &run{p: p, s: s, sym: p.Op.Symmetric(), iso: isometry(p.Op), start: time.Now(), d: reduce.Over(p.Reducer)}
 	u.m = u.d.Count(m)
-	u.eval = newEvaluation(p.Op, p.Rank, keepsResiduals(p, s, u.d))
+	var tracker Tracker
+	if tl, ok := s.Loss.(Tracked); ok {
+		t, err := tl.Track(p, s)
+		if err != nil {
+			return nil, err
+		}
+		tracker = t
+	}
+	u.eval = newEvaluation(p.Op, p.Rank, tracker == nil || tracker.Residuals())
 	u.y = p.observations()
-	u.eval.Y, u.eval.y32 = u.y.f64, u.y.f32
-	u.eval.Weight = s.Loss.weight()
+	u.eval.Y, u.eval.Y32 = u.y.f64, u.y.f32
+	u.eval.Weight = s.Loss.Base().weight()
 	u.damp = newDamper(s.Damping, s.Loss, u.iso)
 	u.damp.measure(u.y, u.eval.Z, u.d) // Z as its scratch, before any pass
 	u.l = mat.DenseCopyOf(init.L)
@@ -117,8 +108,8 @@ func newRun(p Problem, s Settings, init Factors) (*run, error) {
 		u.r = mat.DenseCopyOf(init.R)
 		u.dr = mat.NewDense(n2, p.Rank, nil)
 	}
-	if s.Loss == TrimmedL2 {
-		if err := u.startBounds(init); err != nil {
+	if tracker != nil {
+		if err := u.track(tracker, init); err != nil {
 			return nil, err
 		}
 	}
@@ -163,33 +154,16 @@ func newRun(p Problem, s Settings, init Factors) (*run, error) {
 	return u, nil
 }
 
-// startBounds readies TrimmedL2's bounds for the first pass, from the
-// residuals at the initialization.
-func (u *run) startBounds(init Factors) error {
-	b, ok := u.p.Op.(bounder)
-	if !ok {
-		return inputError("loss", TrimmedL2, "needs an operator that measures entries (Entries); use l2sq")
-	}
-	t := &trimmer{op: b, trim: newTrimming(u.s.TrimFloor)}
-	u.tr = t
+// track readies the run's Tracker for its first pass, from the
+// initialization.
+func (u *run) track(t Tracker, init Factors) error {
+	u.tracker = t
 	if u.damp.active() {
-		t.zeroLoss = u.damp.scale // the same, in L2Squared's units
+		u.zeroLoss = u.damp.scale // the same, in the base loss's units
 	} else {
-		t.zeroLoss = u.y.zeroLoss(L2Squared, u.iso, u.d, u.eval.Z)
+		u.zeroLoss = u.y.zeroLoss(u.s.Loss.Base(), u.iso, u.d, u.eval.Z)
 	}
-	z := u.eval.Z
-	scale := u.fitScale()
-	if z == nil {
-		t.b = u.p.Op.(*Entries).startBoundsAt(init, u.y, t.trim.factor, scale)
-	} else {
-		u.p.Op.Apply(z, init)
-		for k := range z {
-			z[k] -= u.y.at(k)
-		}
-		t.b = startBounds(b, z, t.trim.factor, scale, u.d)
-	}
-	u.eval.Bounds = &t.b.Bounds
-	return nil
+	return t.Start(u.eval, init, u.fitScale())
 }
 
 // measure measures X_t's errors and readies the evaluation at it: the
@@ -230,7 +204,9 @@ func (u *run) advance(ctx context.Context) {
 		u.record(it, status)
 		return
 	}
-	if u.refit(it) || u.lift(it) {
+	if u.tracker != nil && u.tracker.Intervene(it, u.res.Trace, Factors{L: u.l, R: u.r}) {
+		u.record(it, -1)
+		u.t++
 		return
 	}
 	if u.s.Converger != nil {
@@ -243,17 +219,15 @@ func (u *run) advance(ctx context.Context) {
 	u.move(it)
 }
 
-// lossAt returns the record of this iteration with its loss (for
-// TrimmedL2, over what this pass kept, the bounds of the next pass set),
-// and whether ctx was cancelled.
+// lossAt returns the record of this iteration with its loss (for a
+// Tracked loss, its tracker's, the next pass readied), and whether ctx was
+// cancelled.
 func (u *run) lossAt(ctx context.Context) (Iteration, bool) {
 	it := u.cur
 	var interrupted bool
 	it.Loss, interrupted = u.loss(ctx)
-	if u.tr != nil {
-		// The loss over what this pass kept; the next pass keeps what
-		// the kept residuals' means bound.
-		it.Loss = u.iso / 2 * u.tr.afterPass(u.eval.Z, u.d, &u.eval.kept)
+	if u.tracker != nil {
+		it.Loss = u.tracker.Pass(u.eval)
 	}
 	if mu := u.s.Ridge; mu > 0 {
 		it.Loss += mu / 2 * (inner(u.l, u.l) + inner(u.r, u.r))
@@ -269,14 +243,15 @@ func (u *run) stopAt(it Iteration, interrupted bool) (Status, bool) {
 	// Without a truth, the loss tells: grown a thousandfold from the
 	// start's, the iterate is running away (least squares with too long a
 	// step on real data reaches 1e243 before it overflows).
-	// TrimmedL2's loss is over what the bounds keep, which the first
-	// bounds, from the start's median, hold small: its measure is also the
-	// loss of X = 0 over the observations the median rule keeps.
+	// A Tracked loss's may be over what its state keeps, which the first
+	// state can hold small (TrimmedL2's bounds, from the start's median):
+	// its measure is also the loss of X = 0 over the observations the
+	// median rule keeps.
 	ref := 0.0
 	if len(u.res.Trace) > 0 {
 		ref = u.res.Trace[0].Loss
-		if u.tr != nil {
-			ref = max(ref, u.tr.zeroLoss)
+		if u.tracker != nil {
+			ref = max(ref, u.zeroLoss)
 		}
 	}
 	grown := ref > 0 && it.Loss > divergenceThreshold*ref
@@ -332,8 +307,8 @@ func (u *run) move(it Iteration) {
 		scaleInPlace(u.dr, eta)
 		moved = subtract(u.r, u.dr) || moved
 	}
-	if u.tr != nil {
-		u.tr.afterStep(u.l, u.r)
+	if u.tracker != nil {
+		u.tracker.Step(Factors{L: u.l, R: u.r})
 	}
 	u.still = !moved && !u.scaled
 	u.record(it, -1)
@@ -346,9 +321,9 @@ func (u *run) gap() float64 {
 		return math.NaN()
 	}
 	if u.y.f32 != nil {
-		return gapOver(u.s.Loss, gapTerms[float32]{u.eval.Fit, u.fitStar, u.y.f32}, u.iso, u.d)
+		return gapOver(u.s.Loss.Base(), gapTerms[float32]{u.eval.Fit, u.fitStar, u.y.f32}, u.iso, u.d)
 	}
-	return gapOver(u.s.Loss, gapTerms[float64]{u.eval.Fit, u.fitStar, u.y.f64}, u.iso, u.d)
+	return gapOver(u.s.Loss.Base(), gapTerms[float64]{u.eval.Fit, u.fitStar, u.y.f64}, u.iso, u.d)
 }
 
 // directions sets the search directions from the factor subgradients and
@@ -356,7 +331,7 @@ func (u *run) gap() float64 {
 // damped for the relative misfit rho (see Damping).
 func (u *run) directions(loss, rho float64) (norm2 float64, ok bool) {
 	e := u.eval
-	c := u.s.Loss.gradientScale(loss, u.iso)
+	c := u.s.Loss.Base().gradientScale(loss, u.iso)
 	u.scaled = c != 1
 	if c != 1 {
 		scaleInPlace(e.GL, c)
@@ -432,9 +407,6 @@ func (u *run) finish() {
 	if n := len(r.Trace); n > 0 {
 		r.RelError = r.Trace[n-1].RelError
 		r.Loss = r.Trace[n-1].Loss
-	}
-	if u.tr != nil {
-		r.TrimFloor = u.tr.trim.floor
 	}
 	r.Evidence = u.evidence()
 	r.FitFraction = float64(u.m-r.Unfitted) / float64(u.m)

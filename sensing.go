@@ -230,7 +230,7 @@ func (s *Sensing) weighRows(e *Evaluation, alpha []float64, i0 int, inv float64)
 		}
 		z := fit - e.Y[i0+k]
 		e.Z[i0+k] = z
-		alpha[k] = weigh(e.Weight, z) * inv
+		alpha[k] = e.Weight.Of(z) * inv
 	}
 }
 
@@ -333,7 +333,7 @@ func (s *Sensing) weighBatch(zw []float64, i0, rows int, es []*Evaluation) {
 			}
 			z := fit - e.Y[i0+k]
 			e.Z[i0+k] = z
-			zw[k*ld+b] = weigh(e.Weight, z) * inv
+			zw[k*ld+b] = e.Weight.Of(z) * inv
 		}
 	}
 }

@@ -55,7 +55,7 @@ type Problem struct {
 // their median magnitude.
 type Settings struct {
 	Method Method
-	Loss   Loss // DefaultLoss means the method's own (Method.DefaultLoss)
+	Loss   Loss // nil means the method's own (Method.DefaultLoss)
 	Step   Step // nil means Auto{}, which needs no f(X*)
 
 	MaxIter int     // iteration limit T of a fit; 0 means 1000
@@ -92,14 +92,6 @@ type Settings struct {
 	// Geometric).
 	Ridge float64
 
-	// TrimFloor is the least factor c that TrimmedL2's bounds shrink to
-	// while the fit stalls (0 means 4.5), in
-	// [1, 6] (6: the bounds' factor before any stall). A lower floor trims harder: it frees an exactly
-	// low-rank fit from small outliers it keeps, as a video's foreground
-	// blobs are, and trims honest entries of data that are only
-	// approximately low rank; AutoRidge tries 2 by validation.
-	TrimFloor float64
-
 	// Damping of the scaled methods' preconditioner (see Damping); the
 	// zero value is the automatic rule, which fades as the fit becomes
 	// exact and keeps an over-specified rank fast.
@@ -107,11 +99,6 @@ type Settings struct {
 
 	// Converger, when not nil, may end a run early (see Converger).
 	Converger Converger
-
-	// Refit says whether TrimmedL2's robust refit at a stall may run; the
-	// zero value, RefitAuto, lets it run unless the Converger may stop
-	// the run at that stall first (see Refit).
-	Refit Refit
 
 	// Polish says whether the default's last stage on robust PCA may
 	// complete the entries its fit does not mark as outliers (see Polish
@@ -285,7 +272,7 @@ type Choices struct {
 	// and RelError, Loss, the evidence and the singular values are
 	// theirs, while Status, Iterations and Trace are the fit's.
 	Polished  int
-	TrimFloor float64 // with TrimmedL2, the floor of its factor (Settings.TrimFloor, 4.5 for its 0)
+	TrimFloor float64 // with TrimmedL2, the floor of its factor (TrimmedL2.Floor, 4.5 for its 0)
 }
 
 // FitTolerance is the residual, relative to the median magnitude of the
@@ -416,26 +403,32 @@ func (s *Settings) resolve() error {
 	if !s.Method.valid() {
 		return inputError("method", s.Method, "unknown")
 	}
-	if !s.Loss.valid() {
-		return inputError("loss", s.Loss, "unknown")
-	}
-	if s.Loss == DefaultLoss {
+	if s.Loss == nil {
 		s.Loss = s.Method.DefaultLoss()
 	}
-	if s.Method.Smooth() && !s.Loss.Smooth() {
+	if !s.Loss.Base().valid() {
+		return inputError("loss", s.Loss, "unknown")
+	}
+	if v, ok := s.Loss.(interface{ Validate() error }); ok {
+		if err := v.Validate(); err != nil {
+			return err
+		}
+	}
+	if s.Method.Smooth() && !s.Loss.Base().Smooth() {
 		return inputError("loss", s.Loss, "%v is a gradient method and needs the smooth loss l2sq (the subgradient methods minimize %v)", s.Method, s.Loss)
 	}
+	_, tracked := s.Loss.(Tracked)
 	switch {
-	case s.Step == nil && s.Loss == TrimmedL2:
+	case s.Step == nil && tracked:
 		s.Step = Constant{Eta: 0.5}
 	case s.Step == nil:
 		s.Step = Auto{}
 	}
-	if s.Loss == TrimmedL2 {
+	if tracked {
 		switch s.Step.(type) {
 		case Constant, Geometric:
 		default:
-			return inputError("step", s.Step, "%v rests on f(X) - f(X*), which l2trim's moving bounds do not keep; use a constant or geometric step", s.Step)
+			return inputError("step", s.Step, "%v rests on f(X) - f(X*), which %v's moving state does not keep; use a constant or geometric step", s.Step, s.Loss)
 		}
 	}
 	if v, ok := s.Step.(interface{ Validate() error }); ok {
@@ -461,9 +454,6 @@ func (s *Settings) resolve() error {
 	if err := s.validateRidge(); err != nil {
 		return err
 	}
-	if s.TrimFloor != 0 && !(s.TrimFloor >= 1 && s.TrimFloor <= trimFactor) {
-		return inputError("trim floor", s.TrimFloor, "must lie in [1, %g] (0: %g)", float64(trimFactor), trimFactorMin)
-	}
 	if !s.Start.valid() {
 		return inputError("init", s.Start, "unknown initialization")
 	}
@@ -471,9 +461,6 @@ func (s *Settings) resolve() error {
 		return inputError("init scale", s.InitScale, "must be positive and finite (0 means %g)", defaultInitScale)
 	}
 	s.InitScale = s.initScale()
-	if s.Refit < RefitAuto || s.Refit > RefitNever {
-		return inputError("refit", s.Refit, "unknown")
-	}
 	return s.Damping.validate()
 }
 
@@ -520,7 +507,7 @@ func checkFactors(f Factors, op Operator, rank int) error {
 // TruthLoss returns f(X*), the loss l of the residuals A(X*) - y at the
 // truth (over all the ranks of a sharded problem), or NaN when the problem
 // has none.
-func (p Problem) TruthLoss(l Loss) float64 {
+func (p Problem) TruthLoss(l Standard) float64 {
 	if p.Truth == nil || p.Op == nil {
 		return math.NaN()
 	}
@@ -556,7 +543,7 @@ func (p Problem) Spectral(trim Truncation) (Factors, error) {
 // chosen on entries held out.
 func DefaultSettings(op Operator) Settings {
 	if _, ok := op.(bounder); ok {
-		return Settings{Method: ScaledGD, Loss: TrimmedL2, Step: Constant{Eta: 0.5}, Converger: Plateau{}, Ridge: AutoRidge}
+		return Settings{Method: ScaledGD, Loss: TrimmedL2{}, Step: Constant{Eta: 0.5}, Converger: Plateau{}, Ridge: AutoRidge}
 	}
 	return Settings{}
 }

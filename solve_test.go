@@ -451,7 +451,7 @@ func TestSolveRejectsBadInput(t *testing.T) {
 		{"negative iterations", "iterations", "iteration limit", func(p *scaledsm.Problem, s *scaledsm.Settings) { s.MaxIter = -3 }},
 		{"NaN tolerance", "tol", "tol NaN", func(p *scaledsm.Problem, s *scaledsm.Settings) { s.Tol = math.NaN() }},
 		{"unknown method", "method", "unknown", func(p *scaledsm.Problem, s *scaledsm.Settings) { s.Method = 99 }},
-		{"unknown loss", "loss", "unknown", func(p *scaledsm.Problem, s *scaledsm.Settings) { s.Loss = 99 }},
+		{"unknown loss", "loss", "unknown", func(p *scaledsm.Problem, s *scaledsm.Settings) { s.Loss = scaledsm.Standard(99) }},
 		{"init shape", "init", "initial L", func(p *scaledsm.Problem, s *scaledsm.Settings) {
 			s.Init = &scaledsm.Factors{L: mat.NewDense(6, 3, nil), R: mat.NewDense(5, 2, nil)}
 		}},

@@ -127,7 +127,7 @@ func TestTrimmingFollowsProgress(t *testing.T) {
 	}
 }
 
-// TestKeptSumsFromPass: the sums a pass under TrimmedWeight leaves for
+// TestKeptSumsFromPass: the sums a pass under bounds leaves for
 // rebound are, bit for bit, those of a separate pass over its residuals,
 // and rebound uses them once.
 func TestKeptSumsFromPass(t *testing.T) {
@@ -148,31 +148,32 @@ func TestKeptSumsFromPass(t *testing.T) {
 		t.Fatal(err)
 	}
 	ev := NewEvaluation(e, r)
-	ev.L, ev.R, ev.Y, ev.Weight = randomFactor(rng, n1, r), randomFactor(rng, n2, r), y, TrimmedWeight
+	ev.L, ev.R, ev.Y, ev.Weight = randomFactor(rng, n1, r), randomFactor(rng, n2, r), y, LinearWeight
 	tb := newBounds(n1, n2, 0, 0)
-	ev.Bounds = &tb.Bounds
-	for i := range ev.Bounds.Rows {
-		ev.Bounds.Rows[i] = 3 * rng.Float64()
+	st := passStateOf(ev)
+	st.bounds = tb
+	for i := range tb.Rows {
+		tb.Rows[i] = 3 * rng.Float64()
 	}
-	for j := range ev.Bounds.Cols {
-		ev.Bounds.Cols[j] = 3 * rng.Float64()
+	for j := range tb.Cols {
+		tb.Cols[j] = 3 * rng.Float64()
 	}
 	e.Evaluate(ev)
 	if len(e.chunks) < 3 {
 		t.Fatalf("%d chunks: the test needs partial sums to add", len(e.chunks)-1)
 	}
 	var want keptSums
-	e.keptBy(&want, ev.Bounds, ev.Z)
-	if !ev.kept.fresh || !slices.Equal(ev.kept.rows, want.rows) || !slices.Equal(ev.kept.cols, want.cols) {
+	e.keptBy(&want, &tb.Bounds, ev.Z)
+	if !st.kept.fresh || !slices.Equal(st.kept.rows, want.rows) || !slices.Equal(st.kept.cols, want.cols) {
 		t.Fatal("the pass's kept sums differ from a separate pass's")
 	}
-	b2 := &trimBounds{Bounds: Bounds{Rows: slices.Clone(ev.Bounds.Rows), Cols: slices.Clone(ev.Bounds.Cols)}}
-	sq := e.rebound(tb, ev.Z, 3, dist{}, &ev.kept)
+	b2 := &trimBounds{Bounds: Bounds{Rows: slices.Clone(tb.Rows), Cols: slices.Clone(tb.Cols)}}
+	sq := e.rebound(tb, ev.Z, 3, dist{}, &st.kept)
 	sq2 := e.rebound(b2, ev.Z, 3, dist{}, nil)
-	if sq.Value() != sq2.Value() || !slices.Equal(ev.Bounds.Rows, b2.Rows) || !slices.Equal(ev.Bounds.Cols, b2.Cols) {
+	if sq.Value() != sq2.Value() || !slices.Equal(tb.Rows, b2.Rows) || !slices.Equal(tb.Cols, b2.Cols) {
 		t.Error("rebound from the pass's sums differs from rebound from the residuals")
 	}
-	if ev.kept.fresh {
+	if st.kept.fresh {
 		t.Error("rebound left the pass's sums fresh")
 	}
 }

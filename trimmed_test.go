@@ -37,7 +37,7 @@ func TestTrimmedRecovers(t *testing.T) {
 	for _, kappa := range []float64{1, 100} {
 		p := completion(t, 300, 3, 0.3, 0.1, kappa, 4)
 		s := scaledsm.DefaultSettings(p.Op)
-		if s.Loss != scaledsm.TrimmedL2 || s.Method != scaledsm.ScaledGD {
+		if s.Loss != (scaledsm.TrimmedL2{}) || s.Method != scaledsm.ScaledGD {
 			t.Fatalf("default settings for Entries: %v on %v", s.Method, s.Loss)
 		}
 		s.Tol, s.MaxIter = 1e-10, 600
@@ -126,7 +126,7 @@ func TestTrimmedSameBits(t *testing.T) {
 func TestTrimmedRefused(t *testing.T) {
 	var ie *scaledsm.InputError
 	for _, step := range []scaledsm.Step{scaledsm.Polyak{}, scaledsm.Auto{}} {
-		err := scaledsm.Settings{Method: scaledsm.ScaledGD, Loss: scaledsm.TrimmedL2, Step: step}.Validate()
+		err := scaledsm.Settings{Method: scaledsm.ScaledGD, Loss: scaledsm.TrimmedL2{}, Step: step}.Validate()
 		if !errors.As(err, &ie) || ie.Input != "step" {
 			t.Errorf("%v: %v", step, err)
 		}
@@ -139,11 +139,11 @@ func TestTrimmedRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = scaledsm.Solve(context.Background(), in.Problem(), scaledsm.Settings{Method: scaledsm.ScaledGD, Loss: scaledsm.TrimmedL2})
+	_, err = scaledsm.Solve(context.Background(), in.Problem(), scaledsm.Settings{Method: scaledsm.ScaledGD, Loss: scaledsm.TrimmedL2{}})
 	if !errors.As(err, &ie) || ie.Input != "loss" {
 		t.Errorf("sensing with l2trim: %v", err)
 	}
-	if s := scaledsm.DefaultSettings(in.Op); s.Loss != scaledsm.DefaultLoss || s.Method != scaledsm.ScaledSM {
+	if s := scaledsm.DefaultSettings(in.Op); s.Loss != nil || s.Method != scaledsm.ScaledSM {
 		t.Errorf("default settings for sensing: %v on %v", s.Method, s.Loss)
 	}
 }
@@ -255,7 +255,7 @@ func TestTrimmedCorruptedColumns(t *testing.T) {
 // TestRefitFreesAbsorbedOutlier solves issue 24's case whose fit absorbs a
 // small outlier (entry (302, 553): y = -0.153 where X* is 0.027) and
 // stalls at 8.5e-3 without the robust refit (refit.go): with it, it
-// converges. Settings.Refit turns it off, and on where the default,
+// converges. TrimmedL2.Refit turns it off, and on where the default,
 // RefitAuto, leaves it off: without a truth, with DefaultSettings'
 // Plateau.
 func TestRefitFreesAbsorbedOutlier(t *testing.T) {
@@ -274,7 +274,7 @@ func TestRefitFreesAbsorbedOutlier(t *testing.T) {
 			q.Truth = nil
 		}
 		s := scaledsm.DefaultSettings(q.Op)
-		s.Tol, s.MaxIter, s.Ridge, s.Refit = 1e-10, 1500, 0, c.refit
+		s.Tol, s.MaxIter, s.Ridge, s.Loss = 1e-10, 1500, 0, scaledsm.TrimmedL2{Refit: c.refit}
 		res, err := scaledsm.Solve(context.Background(), q, s)
 		if err != nil {
 			t.Fatal(err)

@@ -363,7 +363,7 @@ type Choices struct {
 	// each along its fit on the 5% held out, and the iteration it was
 	// least at (scaledsm.ChooseRidge).
 	Ridge           float64   `json:"ridge"`
-	TrimFloor       float64   `json:"trim_floor,omitempty"` // l2trim's least factor (scaledsm.Settings.TrimFloor)
+	TrimFloor       float64   `json:"trim_floor,omitempty"` // l2trim's least factor (scaledsm.TrimmedL2.Floor)
 	RidgeTried      []float64 `json:"ridge_tried,omitempty"`
 	RidgeFloors     []float64 `json:"ridge_trim_floors,omitempty"` // the trimming floor of each tried
 	RidgeValidation []float64 `json:"ridge_validation,omitempty"`

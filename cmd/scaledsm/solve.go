@@ -131,7 +131,7 @@ func (s *solverFlags) methodLoss(entries bool) (scaledsm.Method, scaledsm.Loss, 
 	set := setFlags(s.fs)
 	method, err := scaledsm.ParseMethod(s.method)
 	if err != nil {
-		return 0, 0, false, badFlag("method", s.method, "want scaledsm, vanillasm, scaledgd or gd")
+		return 0, nil, false, badFlag("method", s.method, "want scaledsm, vanillasm, scaledgd or gd")
 	}
 	model := entryDefaults()
 	if entries && !set["method"] {
@@ -140,18 +140,27 @@ func (s *solverFlags) methodLoss(entries bool) (scaledsm.Method, scaledsm.Loss, 
 	// The model's default loss and step go with its default method.
 	modelDefaults := entries && method == model.Method
 	loss := method.DefaultLoss()
-	if modelDefaults && model.Loss != scaledsm.DefaultLoss {
+	if modelDefaults && model.Loss != nil {
 		loss = model.Loss
 	}
 	if set["loss"] {
-		if loss, err = scaledsm.ParseLoss(s.loss); err != nil {
-			return 0, 0, false, badFlag("loss", s.loss, "want l1, l2, l2sq or l2trim")
+		if loss, err = parseLoss(s.loss); err != nil {
+			return 0, nil, false, badFlag("loss", s.loss, "want l1, l2, l2sq or l2trim")
 		}
 	}
 	if err := (scaledsm.Settings{Method: method, Loss: loss}).Validate(); err != nil {
-		return 0, 0, false, inputFlag(err, solverInputs)
+		return 0, nil, false, inputFlag(err, solverInputs)
 	}
 	return method, loss, modelDefaults, nil
+}
+
+// parseLoss returns the loss named s: a standard one (scaledsm.ParseLoss)
+// or l2trim, the entry models' trimmed least squares.
+func parseLoss(s string) (scaledsm.Loss, error) {
+	if s == (scaledsm.TrimmedL2{}).String() {
+		return scaledsm.TrimmedL2{}, nil
+	}
+	return scaledsm.ParseLoss(s)
 }
 
 // stepRule returns the step rule of the flags and its name, for the method
@@ -200,7 +209,7 @@ func (s *solverFlags) stepRule(method scaledsm.Method, loss scaledsm.Loss, model
 		}
 		step = scaledsm.Geometric{Lambda: lambda, Q: s.q}
 	case "constant":
-		if !loss.Smooth() {
+		if !loss.Base().Smooth() {
 			return nil, "", badFlag("step", name, fmt.Sprintf("a constant step does not converge on the nonsmooth %v loss; use polyak, auto or geometric", loss))
 		}
 		eta := s.eta
@@ -223,14 +232,15 @@ func (s *solverFlags) stepRule(method scaledsm.Method, loss scaledsm.Loss, model
 func (s *solverFlags) complete(ctx context.Context, settings *scaledsm.Settings, ld *loaded) error {
 	set := setFlags(s.fs)
 	if _, ok := settings.Step.(scaledsm.Polyak); ok {
-		settings.Step = scaledsm.Polyak{FStar: ld.problem.TruthLoss(settings.Loss)}
+		settings.Step = scaledsm.Polyak{FStar: ld.problem.TruthLoss(settings.Loss.Base())}
 	}
 	if !set["trim"] {
 		// The user's --ps with files is what they know; a synthetic
 		// problem's p_s is known to the oracle steps, not to auto.
 		// l2trim, as auto, is told nothing of the outliers.
 		_, auto := settings.Step.(scaledsm.Auto)
-		blind := auto || settings.Loss == scaledsm.TrimmedL2
+		_, trimmed := settings.Loss.(scaledsm.TrimmedL2)
+		blind := auto || trimmed
 		settings.Truncation = scaledsm.Truncation{}
 		if !math.IsNaN(ld.ps) && (ld.files != nil || !blind) {
 			settings.Truncation = scaledsm.TruncateFraction(ld.ps)

@@ -121,7 +121,7 @@ func (s Solver) settings(in *synth.Instance, tol float64, maxIter int) (scaledsm
 		d := scaledsm.DefaultSettings(p.Op)
 		set.Method, set.Loss, set.Step, set.Truncation = d.Method, d.Loss, d.Step, scaledsm.Truncation{}
 	case GDTrimmed:
-		set.Method, set.Loss, set.Truncation = scaledsm.GD, scaledsm.TrimmedL2, scaledsm.Truncation{}
+		set.Method, set.Loss, set.Truncation = scaledsm.GD, scaledsm.TrimmedL2{}, scaledsm.Truncation{}
 		init, err := scaledsm.Initial(context.Background(), p, set)
 		if err != nil {
 			return set, err
