@@ -176,6 +176,10 @@ func (e *Entries) split() {
 	e.chunks[nc] = e.n1
 }
 
+// ReadsY32 reports that the pass reads float32 observations, so that a
+// problem may give Problem.Y32.
+func (e *Entries) ReadsY32() bool { return true }
+
 // Dims returns m, n1 and n2.
 func (e *Entries) Dims() (m, n1, n2 int) { return len(e.cols), e.n1, e.n2 }
 

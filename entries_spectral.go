@@ -11,6 +11,8 @@ import (
 
 	"github.com/scaledsm/scaledsm/internal/kernel"
 	"github.com/scaledsm/scaledsm/internal/par"
+	"github.com/scaledsm/scaledsm/internal/reduce"
+	"github.com/scaledsm/scaledsm/ranks"
 )
 
 // Spectral's randomized subspace iteration: oversampling, the most
@@ -40,14 +42,16 @@ const (
 // of the smallest of the r+10 it estimates (at most 30 iterations), then
 // the SVD of the small projected matrix. Each iteration costs two products
 // with the sparse matrix, O(m·r) each.
-func (e *Entries) Spectral(v []float64, kept int, r int) (Factors, error) {
-	return e.spectral(v, kept, r, dist{})
+// Over the ranks of red (nil: one process), kept counts them all.
+func (e *Entries) Spectral(v []float64, kept, r int, red ranks.Reducer) (Factors, error) {
+	d := reduce.Over(red)
+	return e.spectralOf(keptValues{v: obs{f64: v}, below: math.Inf(1)}, kept, r, d)
 }
 
-// spectral is Spectral over the ranks of d: each product with the sparse
-// matrix is summed over them.
-func (e *Entries) spectral(v []float64, kept int, r int, d dist) (Factors, error) {
-	return e.spectralOf(keptValues{v: obs{f64: v}, below: math.Inf(1)}, kept, r, d)
+// SpectralBelow is Spectral of the observations (y, or y32 when not nil)
+// whose magnitude is below the bound, kept of them, without a copy.
+func (e *Entries) SpectralBelow(y []float64, y32 []float32, below float64, kept, r int) (Factors, error) {
+	return e.spectralOf(keptValues{v: obs{y, y32}, below: below}, kept, r, dist{})
 }
 
 // keptValues are the values of the sparse matrix of the spectral

@@ -116,7 +116,7 @@ func TestSpectralKeepsNoCopy(t *testing.T) {
 	if kept == len(y) {
 		t.Fatal("the median rule dropped nothing: the test needs outliers")
 	}
-	want, err := op.Spectral(v, kept, r)
+	want, err := op.Spectral(v, kept, r, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

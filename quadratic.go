@@ -8,6 +8,8 @@ import (
 	"github.com/scaledsm/scaledsm/internal/fsum"
 	"github.com/scaledsm/scaledsm/internal/kernel"
 	"github.com/scaledsm/scaledsm/internal/par"
+	"github.com/scaledsm/scaledsm/internal/reduce"
+	"github.com/scaledsm/scaledsm/ranks"
 )
 
 // Quadratic is the quadratic-sampling operator A_i(X) = a_iᵀ X a_i / m for
@@ -70,12 +72,9 @@ var (
 // the observations kept, in the unscaled convention y_i = a_iᵀ X a_i (whose
 // expectation is X for Gaussian a_i): L = U Λ^{1/2} from its top r
 // eigenpairs, negative eigenvalues clipped to 0, and R = nil.
-func (q *Quadratic) Spectral(v []float64, kept int, r int) (Factors, error) {
-	return q.spectral(v, kept, r, dist{})
-}
-
-// spectral is Spectral over the ranks of d, kept counting them all.
-func (q *Quadratic) spectral(v []float64, kept int, r int, d dist) (Factors, error) {
+// Over the ranks of red (nil: one process), kept counts them all.
+func (q *Quadratic) Spectral(v []float64, kept, r int, red ranks.Reducer) (Factors, error) {
+	d := reduce.Over(red)
 	var total fsum.Sum
 	for _, x := range v {
 		total.Add(x)

@@ -8,6 +8,8 @@ import (
 
 	"github.com/scaledsm/scaledsm/internal/kernel"
 	"github.com/scaledsm/scaledsm/internal/par"
+	"github.com/scaledsm/scaledsm/internal/reduce"
+	"github.com/scaledsm/scaledsm/ranks"
 )
 
 // Sensing is the dense matrix-sensing operator A_i(X) = <A_i, X>/m for n1×n2 matrices A_i,
@@ -125,12 +127,9 @@ func (s *Sensing) axpyRows(y, alpha []float64, i0 int) {
 // the unscaled convention y_i = <A_i, X> of the paper's Section 4 (whose
 // expectation is X for Gaussian A_i): L = U Σ^{1/2}, R = V Σ^{1/2} from
 // its top r singular triplets.
-func (s *Sensing) Spectral(v []float64, kept int, r int) (Factors, error) {
-	return s.spectral(v, kept, r, dist{})
-}
-
-// spectral is Spectral over the ranks of d, kept counting them all.
-func (s *Sensing) spectral(v []float64, kept int, r int, d dist) (Factors, error) {
+// Over the ranks of red (nil: one process), kept counts them all.
+func (s *Sensing) Spectral(v []float64, kept, r int, red ranks.Reducer) (Factors, error) {
+	d := reduce.Over(red)
 	est := mat.NewDense(s.n1, s.n2, nil)
 	s.Adjoint(est, v)
 	d.Sum(est.RawMatrix().Data)

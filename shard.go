@@ -66,15 +66,12 @@ func (e *Entries) Shard(total int) (*Entries, error) {
 }
 
 // ShardOf returns op, one of this package's operators, as the shard of a
-// problem of total measurements (see Sensing.Shard, Quadratic.Shard and
-// Entries.Shard).
+// problem of total measurements (see Sensing.Shard and Quadratic.Shard).
 func ShardOf(op Operator, total int) (Operator, error) {
 	switch o := op.(type) {
 	case *Sensing:
 		return o.Shard(total)
 	case *Quadratic:
-		return o.Shard(total)
-	case *Entries:
 		return o.Shard(total)
 	}
 	return nil, fmt.Errorf("scaledsm: operator %T cannot be a shard of a problem", op)

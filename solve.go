@@ -318,6 +318,10 @@ func start(ctx context.Context, p Problem, s Settings) (*run, error) {
 	return newRun(p, s, init)
 }
 
+// A y32Reader is an operator whose pass reads float32 observations
+// (Evaluation.Y32), so that a problem of it may give Problem.Y32.
+type y32Reader interface{ ReadsY32() bool }
+
 // checkObservations checks that the problem has m observations, all
 // finite, in Y or, for Entries on one process, in Y32.
 func (p Problem) checkObservations(m int) error {
@@ -327,7 +331,7 @@ func (p Problem) checkObservations(m int) error {
 		if p.Y != nil {
 			return inputError("y32", nil, "given with y: give the observations once")
 		}
-		if _, ok := p.Op.(*Entries); !ok || p.Reducer != nil {
+		if r, ok := p.Op.(y32Reader); !ok || !r.ReadsY32() || p.Reducer != nil {
 			return inputError("y32", nil, "applies to matrix completion (Entries) on one process; give y")
 		}
 	}

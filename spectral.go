@@ -6,6 +6,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/scaledsm/scaledsm/ranks"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -101,8 +102,17 @@ type SpectralOperator interface {
 	// model's spectral estimate of X* from the observations v, in which
 	// those left out as outliers are set to zero, kept of them remaining:
 	// L = U Σ^{1/2}, R = V Σ^{1/2}, or L = U Λ^{1/2} and R = nil for a
-	// symmetric operator.
-	Spectral(v []float64, kept int, r int) (Factors, error)
+	// symmetric operator. On the ranks of red (nil: one process) v is this
+	// rank's shard and kept counts the kept observations of them all.
+	Spectral(v []float64, kept, r int, red ranks.Reducer) (Factors, error)
+}
+
+// A belowSpectral operator forms its spectral estimate from the
+// observations whose magnitude is below a bound without a copy of those
+// kept (package completion's entries: 800 MB spared at 10^8), for the
+// median rule of Truncation on one process.
+type belowSpectral interface {
+	SpectralBelow(y []float64, y32 []float32, below float64, kept, r int) (Factors, error)
 }
 
 // Spectral returns the truncated spectral initialization of Section 4 for
@@ -131,13 +141,7 @@ func spectral(op Operator, y obs, r int, trim Truncation, d dist) (Factors, erro
 	if !ok {
 		return Factors{}, fmt.Errorf("scaledsm: spectral initialization: operator %T has no spectral estimate; give Settings.Init", op)
 	}
-	ds, ok := op.(interface {
-		spectral(v []float64, kept, r int, d dist) (Factors, error)
-	})
-	if d.On() && !ok {
-		return Factors{}, fmt.Errorf("scaledsm: spectral initialization: operator %T has no spectral estimate over ranks; give Settings.Init", op)
-	}
-	if e, ok := op.(*Entries); ok && !d.On() && !trim.None && trim.Fraction == 0 {
+	if bs, ok := op.(belowSpectral); ok && !d.On() && !trim.None && trim.Fraction == 0 {
 		// The median rule keeps |y_i| below a bound: the sparse matrix's
 		// values are y and the bound, with no copy of those kept.
 		below, _, every := y.keepRule(trim, d, nil)
@@ -155,16 +159,13 @@ func spectral(op Operator, y obs, r int, trim Truncation, d dist) (Factors, erro
 		if kept == 0 {
 			return Factors{}, errNothingKept
 		}
-		return e.spectralOf(keptValues{v: y, below: below}, kept, r, d)
+		return bs.SpectralBelow(y.f64, y.f32, below, kept, r)
 	}
 	v, kept := y.trimmed(nil, trim, d)
 	if kept = d.Count(kept); kept == 0 {
 		return Factors{}, errNothingKept
 	}
-	if d.On() {
-		return ds.spectral(v, kept, r, d)
-	}
-	return so.Spectral(v, kept, r)
+	return so.Spectral(v, kept, r, d.Group())
 }
 
 var errNothingKept = errors.New("scaledsm: spectral initialization: no observation left after trimming")

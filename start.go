@@ -114,6 +114,12 @@ func gaussian(rng *rand.Rand, n, r int, norm float64) *mat.Dense {
 	return g
 }
 
+// A convexOperator has a convex relaxation whose estimate of rank r is
+// ConvexStart (package completion's entries).
+type convexOperator interface {
+	Convex(ctx context.Context, y []float64, r int) (Factors, error)
+}
+
 // Initial returns the starting point Solve uses for a problem of known rank:
 // Settings.Init, or the initialization Settings.Start names (spectral with
 // Settings.Truncation, Random with Settings.InitScale and Settings.Seed, or the
@@ -132,11 +138,11 @@ func Initial(ctx context.Context, p Problem, s Settings) (Factors, error) {
 		}
 		return random(p, s.Truncation, scale, s.Seed)
 	case s.Start == ConvexStart:
-		e, ok := p.Op.(*Entries)
+		c, ok := p.Op.(convexOperator)
 		if !ok || p.Reducer != nil {
 			return Factors{}, inputError("init", "convex", "is for the entry models (completion, robust PCA) on one process")
 		}
-		return e.Convex(ctx, p.observations().float64s(), p.Rank)
+		return c.Convex(ctx, p.observations().float64s(), p.Rank)
 	}
 	return p.Spectral(s.Truncation)
 }
