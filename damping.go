@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/scaledsm/scaledsm/internal/fsum"
+	"github.com/scaledsm/scaledsm/internal/obs"
 )
 
 // Damping says how the scaled methods damp their preconditioner: the
@@ -130,7 +131,7 @@ func newDamper(d Damping, loss Loss, iso float64) damper {
 // measure sets the data's scale from the observations y, over the ranks
 // of ranks; scratch, len(y) values it may overwrite, spares it a copy of
 // them.
-func (dm *damper) measure(y obs, scratch []float64, ranks dist) {
+func (dm *damper) measure(y obs.Obs, scratch []float64, ranks dist) {
 	if dm.d.None || dm.d.Fixed > 0 {
 		return
 	}
@@ -138,7 +139,7 @@ func (dm *damper) measure(y obs, scratch []float64, ranks dist) {
 	// Truncation): about f(0) - f(X*), with the outliers mostly left out. Auto's
 	// estimate at X = 0 would vanish when a quarter of the observations are
 	// zero, as they can be in matrix completion, and make ρ_t enormous.
-	dm.scale = y.zeroLoss(dm.loss, dm.iso, ranks, scratch)
+	dm.scale = zeroLossOf(y, dm.loss, dm.iso, ranks, scratch)
 }
 
 // zeroLoss returns the loss at X = 0 of the observations y that the median

@@ -1,10 +1,9 @@
 package scaledsm
 
 import (
-	"math"
-
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/scaledsm/scaledsm/internal/dense"
 	"github.com/scaledsm/scaledsm/internal/kernel"
 	"github.com/scaledsm/scaledsm/internal/par"
 )
@@ -31,43 +30,6 @@ func product(x, l, r *mat.Dense, rt []float64) {
 	}
 }
 
-// distance returns the Frobenius norm ||a - b||_F of two matrices of the
-// same shape; frobenius returns ||a||_F.
-func distance(a, b *mat.Dense) float64 {
-	ra, rb := a.RawMatrix(), b.RawMatrix()
-	var s float64
-	for i := range ra.Rows {
-		x := ra.Data[i*ra.Stride : i*ra.Stride+ra.Cols]
-		y := rb.Data[i*rb.Stride : i*rb.Stride+ra.Cols]
-		for j, v := range x {
-			d := v - y[j]
-			s += d * d
-		}
-	}
-	if s > 0x1p-900 && s < 0x1p900 {
-		return math.Sqrt(s)
-	}
-	// The squares may have overflowed or lost their precision to
-	// underflow: rescale, as gonum does.
-	var d mat.Dense
-	d.Sub(a, b)
-	return mat.Norm(&d, 2)
-}
-
-func frobenius(a *mat.Dense) float64 {
-	ra := a.RawMatrix()
-	var s float64
-	for i := range ra.Rows {
-		for _, v := range ra.Data[i*ra.Stride : i*ra.Stride+ra.Cols] {
-			s += v * v
-		}
-	}
-	if s > 0x1p-900 && s < 0x1p900 {
-		return math.Sqrt(s)
-	}
-	return mat.Norm(a, 2)
-}
-
 // rowMajor returns the entries of the r×c matrix x in row-major order,
 // without copying when x is already a compact *mat.Dense.
 func rowMajor(x mat.Matrix, r, c int) []float64 {
@@ -84,17 +46,6 @@ func rowMajor(x mat.Matrix, r, c int) []float64 {
 		}
 	}
 	return out
-}
-
-// firstNonFinite returns the index of the first NaN or infinite value of v,
-// or -1.
-func firstNonFinite[T float](v []T) int {
-	for i, x := range v {
-		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-			return i
-		}
-	}
-	return -1
 }
 
 // mulSmall sets d = g s for an n×r matrix g and an r×r matrix s, in
@@ -131,7 +82,7 @@ func gramTall(dst *mat.SymDense, f *mat.Dense, buf *[]float64) {
 	fr := f.RawMatrix()
 	const rows = 1024
 	nb := (n + rows - 1) / rows
-	*buf = grow(*buf, nb*r*r)
+	*buf = dense.Grow(*buf, nb*r*r)
 	parts := *buf
 	clear(parts)
 	par.Do(par.TeamSize(n*r*r), nb, func(b int) {
@@ -168,15 +119,3 @@ func inner(a, b *mat.Dense) float64 {
 	}
 	return s
 }
-
-// dot returns x·y in order.
-func dot(x, y []float64) float64 {
-	var s float64
-	for i, v := range x {
-		s += v * y[i]
-	}
-	return s
-}
-
-// norm returns the Euclidean norm of v.
-func norm(v []float64) float64 { return math.Sqrt(dot(v, v)) }

@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/scaledsm/scaledsm/internal/dense"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -38,14 +39,14 @@ func TestDenseHelpers(t *testing.T) {
 		a, b := rnd(6, 4, scale), rnd(6, 4, scale)
 		var d mat.Dense
 		d.Sub(a, b)
-		if got, want := distance(a, b), mat.Norm(&d, 2); math.Abs(got-want) > 1e-14*want {
+		if got, want := dense.Distance(a, b), mat.Norm(&d, 2); math.Abs(got-want) > 1e-14*want {
 			t.Errorf("scale %g: distance %v, want %v", scale, got, want)
 		}
-		if got, want := frobenius(a), mat.Norm(a, 2); math.Abs(got-want) > 1e-14*want {
+		if got, want := dense.Frobenius(a), mat.Norm(a, 2); math.Abs(got-want) > 1e-14*want {
 			t.Errorf("scale %g: frobenius %v, want %v", scale, got, want)
 		}
 	}
-	if d := distance(l, l); d != 0 {
+	if d := dense.Distance(l, l); d != 0 {
 		t.Errorf("distance of a matrix to itself is %v", d)
 	}
 }

@@ -114,10 +114,10 @@ func (l Standard) valueOver(z []float64, iso float64, d dist, stop bool) (float6
 
 // fitScale returns FitScale of the observations of all the ranks: over
 // ranks, the exact median of all |y_i| (FitScale samples beyond
-// scaleSample of them).
+// obs.ScaleSample of them).
 func (u *run) fitScale() float64 {
 	if !u.d.On() {
-		return u.y.fitScale()
+		return u.y.FitScale()
 	}
 	y := u.p.Y // on several ranks there is no Y32
 	abs := make([]float64, len(y))

@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/scaledsm/scaledsm/internal/kernel"
+	"github.com/scaledsm/scaledsm/internal/obs"
 	"github.com/scaledsm/scaledsm/internal/par"
 	"github.com/scaledsm/scaledsm/internal/reduce"
 	"github.com/scaledsm/scaledsm/ranks"
@@ -45,13 +46,13 @@ const (
 // Over the ranks of red (nil: one process), kept counts them all.
 func (e *Entries) Spectral(v []float64, kept, r int, red ranks.Reducer) (Factors, error) {
 	d := reduce.Over(red)
-	return e.spectralOf(keptValues{v: obs{f64: v}, below: math.Inf(1)}, kept, r, d)
+	return e.spectralOf(keptValues{v: obs.Obs{F64: v}, below: math.Inf(1)}, kept, r, d)
 }
 
 // SpectralBelow is Spectral of the observations (y, or y32 when not nil)
 // whose magnitude is below the bound, kept of them, without a copy.
 func (e *Entries) SpectralBelow(y []float64, y32 []float32, below float64, kept, r int) (Factors, error) {
-	return e.spectralOf(keptValues{v: obs{y, y32}, below: below}, kept, r, dist{})
+	return e.spectralOf(keptValues{v: obs.Obs{F64: y, F32: y32}, below: below}, kept, r, dist{})
 }
 
 // keptValues are the values of the sparse matrix of the spectral
@@ -59,7 +60,7 @@ func (e *Entries) SpectralBelow(y []float64, y32 []float32, below float64, kept,
 // Truncation is such a bound, and y with it spares the m-sized copy of the
 // values it keeps (800 MB at 10^8 entries).
 type keptValues struct {
-	v     obs
+	v     obs.Obs
 	below float64
 }
 
@@ -155,10 +156,10 @@ func converged(a, b []float64, noise float64) bool {
 // its entries' columns into a buffer and adds them in one AxpyRows call,
 // the bits of one Axpy call an entry.
 func (e *Entries) mulSparse(dst *mat.Dense, v keptValues, x *mat.Dense, scale float64) {
-	if v.v.f32 != nil {
-		mulSparseOf(e, dst, keptOf[float32]{v.v.f32, v.below}, x, scale)
+	if v.v.F32 != nil {
+		mulSparseOf(e, dst, keptOf[float32]{v.v.F32, v.below}, x, scale)
 	} else {
-		mulSparseOf(e, dst, keptOf[float64]{v.v.f64, v.below}, x, scale)
+		mulSparseOf(e, dst, keptOf[float64]{v.v.F64, v.below}, x, scale)
 	}
 }
 
@@ -218,10 +219,10 @@ func mulSparseOf[T float](e *Entries, dst *mat.Dense, v keptOf[T], x *mat.Dense,
 // all the entries and adding those in its columns, so that every sum has
 // the order of a serial pass whatever the number of cores.
 func (e *Entries) mulSparseT(dst *mat.Dense, v keptValues, x *mat.Dense, scale float64) {
-	if v.v.f32 != nil {
-		mulSparseTOf(e, dst, keptOf[float32]{v.v.f32, v.below}, x, scale)
+	if v.v.F32 != nil {
+		mulSparseTOf(e, dst, keptOf[float32]{v.v.F32, v.below}, x, scale)
 	} else {
-		mulSparseTOf(e, dst, keptOf[float64]{v.v.f64, v.below}, x, scale)
+		mulSparseTOf(e, dst, keptOf[float64]{v.v.F64, v.below}, x, scale)
 	}
 }
 

@@ -3,6 +3,7 @@ package scaledsm
 import (
 	"math"
 
+	"github.com/scaledsm/scaledsm/internal/obs"
 	"github.com/scaledsm/scaledsm/internal/par"
 	"github.com/scaledsm/scaledsm/internal/reduce"
 	"github.com/scaledsm/scaledsm/ranks"
@@ -117,7 +118,7 @@ func (e *Entries) residualsOf(ev *Evaluation) func(i, k int) float64 {
 	if z := ev.Z; z != nil {
 		return func(_, k int) float64 { return z[k] }
 	}
-	return e.residualAt(Factors{L: ev.L, R: ev.R}, obs{ev.Y, ev.Y32})
+	return e.residualAt(Factors{L: ev.L, R: ev.R}, obs.Obs{F64: ev.Y, F32: ev.Y32})
 }
 
 // unfittedCounts returns the number of residuals z(i, k) beyond miss in

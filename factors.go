@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/scaledsm/scaledsm/internal/dense"
 	"github.com/scaledsm/scaledsm/internal/fsum"
 	"github.com/scaledsm/scaledsm/internal/par"
 )
@@ -112,7 +113,7 @@ func (sd side) rows(buf []float64, lo, hi int) []float64 {
 		_, kb = sd.b.Dims()
 	}
 	k := ka + kb
-	buf = grow(buf, (hi-lo)*k)
+	buf = dense.Grow(buf, (hi-lo)*k)
 	for i := lo; i < hi; i++ {
 		row := buf[(i-lo)*k : (i-lo+1)*k]
 		copy(row, sd.a.RawRowView(i))
@@ -205,7 +206,7 @@ func tall(n, k int) bool { return n/tsqrRows >= 2 && tsqrRows >= 4*k }
 // elsewhere.
 func (q *lowRank) tsqr(dst []float64, n, k int, block func(lo, hi int, buf *[]float64) []float64) []float64 {
 	nb := n / tsqrRows
-	stacked := grow(q.blocks, nb*k*k)
+	stacked := dense.Grow(q.blocks, nb*k*k)
 	if len(q.blockQ) < nb {
 		q.blockQ = make([]lowRank, nb)
 	}
@@ -231,7 +232,7 @@ func (q *lowRank) tsqr(dst []float64, n, k int, block func(lo, hi int, buf *[]fl
 // Geqrf).
 func (q *lowRank) householder(dst, a []float64, n, k int) []float64 {
 	kk := min(n, k)
-	q.tau = grow(q.tau, kk)
+	q.tau = dense.Grow(q.tau, kk)
 	g := blas64.General{Rows: n, Cols: k, Stride: k, Data: a[:n*k]}
 	if len(q.work) < max(n, k) {
 		// Geqrf's unblocked algorithm needs n; a query gives what its
@@ -241,21 +242,13 @@ func (q *lowRank) householder(dst, a []float64, n, k int) []float64 {
 		q.work = make([]float64, max(int(query[0]), n, k))
 	}
 	lapack64.Geqrf(g, q.tau, q.work, len(q.work))
-	dst = grow(dst, kk*k)
+	dst = dense.Grow(dst, kk*k)
 	for i := range kk {
 		row := dst[i*k : (i+1)*k]
 		clear(row[:i])
 		copy(row[i:], a[i*k+i:(i+1)*k])
 	}
 	return dst
-}
-
-// grow returns buf with length n, reallocated if its capacity is smaller.
-func grow(buf []float64, n int) []float64 {
-	if cap(buf) < n {
-		return make([]float64, n)
-	}
-	return buf[:n]
 }
 
 // RelativeError returns ‖X − X*‖_F / ‖X*‖_F for X and X* given by their

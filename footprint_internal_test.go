@@ -13,7 +13,7 @@ import (
 // the default method (TrimmedL2, which keeps no residuals on one process)
 // and again with the residuals kept: the same traces and factors, bit for
 // bit, and the same fit fraction, below and above the size beyond which
-// the first bounds come from a sample (scaleSample). The spared run holds
+// the first bounds come from a sample (obs.ScaleSample). The spared run holds
 // no Z.
 func TestRunsWithoutResiduals(t *testing.T) {
 	for _, n := range []int{120, 420} {

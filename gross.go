@@ -3,6 +3,8 @@ package scaledsm
 import (
 	"math"
 
+	"github.com/scaledsm/scaledsm/internal/dense"
+	"github.com/scaledsm/scaledsm/internal/obs"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -69,7 +71,7 @@ func (b *trimBounds) zeroed(k int) bool {
 // those whose fit brings more than half of their observations within the
 // bounds of the other side, keeping the fit; the others keep their mark
 // and their factor row. It reports whether it lifted any.
-func (e *Entries) lift(b *trimBounds, l, r *mat.Dense, y obs) bool {
+func (e *Entries) lift(b *trimBounds, l, r *mat.Dense, y obs.Obs) bool {
 	n1 := e.n1
 	k := l.RawMatrix().Cols
 	eps := 1e-9 * b.scale
@@ -104,13 +106,13 @@ func (e *Entries) lift(b *trimBounds, l, r *mat.Dense, y obs) bool {
 		irls(xr, func(a, bb []float64) {
 			for _, o := range list {
 				v := other.RawRowView(o.other)
-				w := 1 / max(math.Abs(y.at(o.p)-dot(xr, v)), eps)
-				addNormal(a, bb, w, y.at(o.p), v)
+				w := 1 / max(math.Abs(y.At(o.p)-dense.Dot(xr, v)), eps)
+				addNormal(a, bb, w, y.At(o.p), v)
 			}
 		}, 0)
 		within := 0
 		for _, o := range list {
-			if math.Abs(y.at(o.p)-dot(xr, other.RawRowView(o.other))) <= bounds[o.other] {
+			if math.Abs(y.At(o.p)-dense.Dot(xr, other.RawRowView(o.other))) <= bounds[o.other] {
 				within++
 			}
 		}
@@ -195,7 +197,7 @@ func (b *trimBounds) clearFew(l, r *mat.Dense) {
 // grossShare reports, for each row then each column, whether more than
 // half of its residuals at the factors f exceed t in magnitude, of observed
 // (observedCounts).
-func (e *Entries) grossShare(f Factors, y obs, t float64, observed []float64) []bool {
+func (e *Entries) grossShare(f Factors, y obs.Obs, t float64, observed []float64) []bool {
 	at := e.residualAt(f, y)
 	n1 := e.n1
 	big := make([]int, n1+e.n2)

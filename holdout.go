@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/scaledsm/scaledsm/internal/fsum"
+	"github.com/scaledsm/scaledsm/internal/obs"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -59,8 +60,8 @@ func heldDraw(frac float64, seed, stream uint64) func() bool {
 // held out as an operator: the split of the validation of ChooseRank and
 // ChooseRidge, which leaves e and y as they are. The observations kept
 // are of y's kind; those held out are float64.
-func (e *Entries) holdOut(y obs, frac float64, seed uint64) (fit *Entries, fitY obs, test *Entries, testY []float64) {
-	m := y.len()
+func (e *Entries) holdOut(y obs.Obs, frac float64, seed uint64) (fit *Entries, fitY obs.Obs, test *Entries, testY []float64) {
+	m := y.Len()
 	held, n := heldDraw(frac, seed, uint64(m)), 0
 	for range m {
 		if held() {
@@ -71,20 +72,20 @@ func (e *Entries) holdOut(y obs, frac float64, seed uint64) (fit *Entries, fitY 
 	fitStart, testStart := make([]int, e.n1+1), make([]int, e.n1+1)
 	fitCols, testCols := make([]int32, 0, m-n), make([]int32, 0, n)
 	testY = make([]float64, 0, n)
-	if y.f32 != nil {
-		fitY.f32 = make([]float32, 0, m-n)
+	if y.F32 != nil {
+		fitY.F32 = make([]float32, 0, m-n)
 	} else {
-		fitY.f64 = make([]float64, 0, m-n)
+		fitY.F64 = make([]float64, 0, m-n)
 	}
 	for i := range e.n1 {
 		for k := e.start[i]; k < e.start[i+1]; k++ {
 			switch {
 			case held():
-				testCols, testY = append(testCols, e.cols[k]), append(testY, y.at(k))
-			case y.f32 != nil:
-				fitCols, fitY.f32 = append(fitCols, e.cols[k]), append(fitY.f32, y.f32[k])
+				testCols, testY = append(testCols, e.cols[k]), append(testY, y.At(k))
+			case y.F32 != nil:
+				fitCols, fitY.F32 = append(fitCols, e.cols[k]), append(fitY.F32, y.F32[k])
 			default:
-				fitCols, fitY.f64 = append(fitCols, e.cols[k]), append(fitY.f64, y.f64[k])
+				fitCols, fitY.F64 = append(fitCols, e.cols[k]), append(fitY.F64, y.F64[k])
 			}
 		}
 		fitStart[i+1], testStart[i+1] = len(fitCols), len(testCols)

@@ -4,6 +4,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/scaledsm/scaledsm/internal/obs"
 )
 
 // TestHoldOut: HoldOut keeps every entry in one of its two parts, in the
@@ -13,8 +15,8 @@ func TestHoldOut(t *testing.T) {
 	n1, n2 := 60, 30
 	e, ey := randomEntries(t, rand.New(rand.NewPCG(3, 9)), n1, n2, 0.5, func(i, j int) float64 { return float64(i*n2 + j) })
 	m := len(ey)
-	_, want, _, wantTest := e.holdOut(obs{f64: ey}, 0.2, 5)
-	wantY := want.f64
+	_, want, _, wantTest := e.holdOut(obs.Obs{F64: ey}, 0.2, 5)
+	wantY := want.F64
 	c := &Entries{n1: n1, n2: n2, start: slices.Clone(e.start), cols: slices.Clone(e.cols)}
 	fit, fitY, held, err := c.HoldOut(slices.Clone(ey), 0.2, 5, uint64(m))
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/scaledsm/scaledsm/internal/dense"
 	"github.com/scaledsm/scaledsm/internal/fsum"
 	"github.com/scaledsm/scaledsm/internal/par"
 )
@@ -63,7 +64,7 @@ func (pl pipeline) polish(ctx context.Context, p Problem, s Settings, res *Resul
 	t0 := time.Now()
 	defer func() { res.PolishRuntime += time.Since(t0) }()
 	e := p.Op.(*Entries)
-	y := p.observations().float64s()
+	y := p.observations().Float64s()
 	m := newFull(e.n1, e.n2, y)
 	f, best := res.Factors, e.absResidual(y, res.Factors)
 	scale := FitScale(y) // of the refit's weights
@@ -117,7 +118,7 @@ func (pl pipeline) polishFirst(ctx context.Context, p Problem, s Settings, res *
 	if err != nil {
 		return nil, err
 	}
-	if pol.Polished > 0 && p.Op.(*Entries).roughFit(p.observations().float64s(), pol.Factors) >= exactFit || ctx.Err() != nil {
+	if pol.Polished > 0 && p.Op.(*Entries).roughFit(p.observations().Float64s(), pol.Factors) >= exactFit || ctx.Err() != nil {
 		return pol, nil
 	}
 	res, err = pl.penalize(ctx, p, s, res)
@@ -206,7 +207,7 @@ func ladRow(x, y []float64, o blas64.General, eps, still float64) {
 	lad(x, func(a, b []float64) { ladNormal(a, b, x, y, o, eps) }, func() float64 {
 		var t float64
 		for j, v := range y {
-			t += math.Abs(v - dot(x, o.Data[j*o.Stride:j*o.Stride+k]))
+			t += math.Abs(v - dense.Dot(x, o.Data[j*o.Stride:j*o.Stride+k]))
 		}
 		return t
 	}, still)
@@ -305,8 +306,8 @@ func (m full) complete(drop []bool, f Factors) Factors {
 	for range polishSweeps {
 		solveRows(l, r, m.y, drop)
 		solveRows(r, l, m.yt, dropT)
-		moved := distance(l, prev)
-		if moved <= polishStill*frobenius(l) {
+		moved := dense.Distance(l, prev)
+		if moved <= polishStill*dense.Frobenius(l) {
 			break
 		}
 		prev.Copy(l)
@@ -381,7 +382,7 @@ func ladNormal(a, b, x, y []float64, o blas64.General, eps float64) {
 	if k != 2 {
 		for j, v := range y {
 			oj := o.Data[j*o.Stride : j*o.Stride+k]
-			addNormal(a, b, 1/max(math.Abs(v-dot(x, oj)), eps), v, oj)
+			addNormal(a, b, 1/max(math.Abs(v-dense.Dot(x, oj)), eps), v, oj)
 		}
 		return
 	}

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/scaledsm/scaledsm/internal/dense"
+	"github.com/scaledsm/scaledsm/internal/obs"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -108,8 +110,8 @@ func TestPolishLADIsTheRefit(t *testing.T) {
 		got := Factors{L: mat.DenseCopyOf(want.L), R: mat.DenseCopyOf(want.R)}
 		m := newFull(n1, n2, v)
 		for range 2 {
-			e.refitRows(want.L, want.R, obs{f64: v}, scale)
-			e.refitCols(want.L, want.R, obs{f64: v}, scale)
+			e.refitRows(want.L, want.R, obs.Obs{F64: v}, scale)
+			e.refitCols(want.L, want.R, obs.Obs{F64: v}, scale)
 			ladRows(got.L, got.R, m.y, scale)
 			ladRows(got.R, got.L, m.yt, scale)
 		}
@@ -166,7 +168,7 @@ func TestPolishNormalsRankTwo(t *testing.T) {
 	kept := 0
 	for j, v := range y {
 		oj := o.Data[j*o.Stride : j*o.Stride+2]
-		addNormal(wantA, wantB, 1/max(math.Abs(v-dot(x, oj)), eps), v, oj)
+		addNormal(wantA, wantB, 1/max(math.Abs(v-dense.Dot(x, oj)), eps), v, oj)
 		if !drop[j] {
 			addNormal(keptA, keptB, 1, v, oj)
 			kept++

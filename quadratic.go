@@ -7,6 +7,7 @@ import (
 
 	"github.com/scaledsm/scaledsm/internal/fsum"
 	"github.com/scaledsm/scaledsm/internal/kernel"
+	"github.com/scaledsm/scaledsm/internal/obs"
 	"github.com/scaledsm/scaledsm/internal/par"
 	"github.com/scaledsm/scaledsm/internal/reduce"
 	"github.com/scaledsm/scaledsm/ranks"
@@ -49,7 +50,7 @@ func NewQuadratic(m, n int, a []float64) (*Quadratic, error) {
 	if len(a) != m*n {
 		return nil, fmt.Errorf("scaledsm: quadratic operator: data has %d values, want m·n = %d·%d = %d", len(a), m, n, m*n)
 	}
-	if i := firstNonFinite(a); i >= 0 {
+	if i := obs.FirstNonFinite(a); i >= 0 {
 		return nil, fmt.Errorf("scaledsm: quadratic operator: entry %d of sampling vector %d is %v", i%n, i/n, a[i])
 	}
 	at := make([]float64, m*n)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"math"
 	"time"
+
+	"github.com/scaledsm/scaledsm/internal/obs"
 )
 
 // RankChoice is how ChooseRank chose: the ranks fitted in order, the
@@ -68,7 +70,7 @@ func (pl pipeline) chooseRank(ctx context.Context, p Problem, s Settings, maxRan
 	}
 	_, n1, n2 := e.Dims()
 	if maxRank <= 0 {
-		maxRank = SupportedRank(v.fitY.len(), n1, n2, s.Truncation.Fraction)
+		maxRank = SupportedRank(v.fitY.Len(), n1, n2, s.Truncation.Fraction)
 	}
 	maxRank = min(maxRank, n1, n2)
 	if s.Ridge == AutoRidge {
@@ -160,7 +162,7 @@ func (pl pipeline) exactBelow(ctx context.Context, v validation, s Settings, c *
 // share.
 type validation struct {
 	fit   *Entries // the entries fitted
-	fitY  obs
+	fitY  obs.Obs
 	test  *Entries // the entries held out
 	testY []float64
 	floor float64 // the fit tolerance in the observations' units
@@ -181,12 +183,14 @@ func newValidation(p Problem, e *Entries, what string) (validation, error) {
 	if len(v.testY) == 0 {
 		return validation{}, inputError("entries", nil, "%d are too few to hold any out for %s", m, what)
 	}
-	v.floor = FitTolerance * y.fitScale()
+	v.floor = FitTolerance * y.FitScale()
 	return v, nil
 }
 
 // problem is the problem of the entries fitted at rank r.
-func (v validation) problem(r int) Problem { return v.fitY.problem(v.fit, r) }
+func (v validation) problem(r int) Problem {
+	return Problem{Op: v.fit, Y: v.fitY.F64, Y32: v.fitY.F32, Rank: r}
+}
 
 // score is heldOutError of the factors f on the entries held out.
 func (v validation) score(f Factors, clip, floor float64) (abs, sq, exact float64) {

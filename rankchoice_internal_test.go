@@ -3,6 +3,8 @@ package scaledsm
 import (
 	"math/rand/v2"
 	"testing"
+
+	"github.com/scaledsm/scaledsm/internal/obs"
 )
 
 // TestHoldOutExact: the split of the entries that validation fits and
@@ -13,8 +15,8 @@ func TestHoldOutExact(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	n1, n2 := 50, 40
 	e, y := randomEntries(t, rng, n1, n2, 0.6, func(int, int) float64 { return rng.NormFloat64() })
-	fit, kept, test, testY := e.holdOut(obs{f64: y}, rankHoldout, rankSeed)
-	fitY := kept.f64
+	fit, kept, test, testY := e.holdOut(obs.Obs{F64: y}, rankHoldout, rankSeed)
+	fitY := kept.F64
 	if len(fitY)+len(testY) != len(y) || len(testY) == 0 {
 		t.Fatalf("%d fitted and %d held out of %d", len(fitY), len(testY), len(y))
 	}

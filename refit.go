@@ -5,7 +5,9 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/scaledsm/scaledsm/internal/dense"
 	"github.com/scaledsm/scaledsm/internal/fsum"
+	"github.com/scaledsm/scaledsm/internal/obs"
 	"github.com/scaledsm/scaledsm/internal/par"
 )
 
@@ -111,7 +113,7 @@ func (t *trimmer) refit(it Iteration, trace []Iteration, f Factors) bool {
 
 // totalL1 returns Σ|y - x| over all the observations y at the factors f,
 // summed row by row in order.
-func (e *Entries) totalL1(f Factors, y obs) float64 {
+func (e *Entries) totalL1(f Factors, y obs.Obs) float64 {
 	at := e.residualAt(f, y)
 	rows := make([]float64, e.n1)
 	par.Do(par.TeamSize(len(e.cols)), e.n1, func(i int) {
@@ -132,7 +134,7 @@ func lad(x []float64, normal func(a, b []float64), l1 func() float64, still floa
 	old := append([]float64(nil), x...)
 	before := l1()
 	irls(x, normal, still)
-	if !(l1() < before) || norm(x) > 2*norm(old) {
+	if !(l1() < before) || dense.Norm(x) > 2*dense.Norm(old) {
 		copy(x, old)
 	}
 }
@@ -169,7 +171,7 @@ func irls(x []float64, normal func(a, b []float64), still float64) {
 
 // refitRows refits each row of l to its observations y with r held (see
 // the refit above), the rows in parallel, each on its own.
-func (e *Entries) refitRows(l, r *mat.Dense, y obs, scale float64) {
+func (e *Entries) refitRows(l, r *mat.Dense, y obs.Obs, scale float64) {
 	lr, rr := l.RawMatrix(), r.RawMatrix()
 	k := lr.Cols
 	eps := 1e-9 * scale
@@ -183,15 +185,15 @@ func (e *Entries) refitRows(l, r *mat.Dense, y obs, scale float64) {
 		l1 := func() float64 {
 			var t float64
 			for p := lo; p < hi; p++ {
-				t += math.Abs(y.at(p) - dot(li, row(p)))
+				t += math.Abs(y.At(p) - dense.Dot(li, row(p)))
 			}
 			return t
 		}
 		lad(li, func(a, b []float64) {
 			for p := lo; p < hi; p++ {
 				rj := row(p)
-				w := 1 / max(math.Abs(y.at(p)-dot(li, rj)), eps)
-				addNormal(a, b, w, y.at(p), rj)
+				w := 1 / max(math.Abs(y.At(p)-dense.Dot(li, rj)), eps)
+				addNormal(a, b, w, y.At(p), rj)
 			}
 		}, l1, 0)
 	})
@@ -200,7 +202,7 @@ func (e *Entries) refitRows(l, r *mat.Dense, y obs, scale float64) {
 // refitCols refits each row of r (a column of X) to its observations with
 // l held: every IRLS step one pass over the entries in their order, which
 // sums every column's normal equations (n2·k² values).
-func (e *Entries) refitCols(l, r *mat.Dense, y obs, scale float64) {
+func (e *Entries) refitCols(l, r *mat.Dense, y obs.Obs, scale float64) {
 	lr, rr := l.RawMatrix(), r.RawMatrix()
 	k, n2 := lr.Cols, e.n2
 	eps := 1e-9 * scale
@@ -208,7 +210,7 @@ func (e *Entries) refitCols(l, r *mat.Dense, y obs, scale float64) {
 	old := mat.DenseCopyOf(r)
 	resid := func(i, p int) float64 {
 		j := int(e.cols[p])
-		return y.at(p) - dot(lr.Data[i*lr.Stride:i*lr.Stride+k], rr.Data[j*rr.Stride:j*rr.Stride+k])
+		return y.At(p) - dense.Dot(lr.Data[i*lr.Stride:i*lr.Stride+k], rr.Data[j*rr.Stride:j*rr.Stride+k])
 	}
 	colL1 := func() []float64 {
 		t := make([]float64, n2)
@@ -231,7 +233,7 @@ func (e *Entries) refitCols(l, r *mat.Dense, y obs, scale float64) {
 			for p := e.start[i]; p < e.start[i+1]; p++ {
 				j := int(e.cols[p])
 				w := 1 / max(math.Abs(resid(i, p)), eps)
-				addNormal(a[j*k*k:(j+1)*k*k], b[j*k:(j+1)*k], w, y.at(p), li)
+				addNormal(a[j*k*k:(j+1)*k*k], b[j*k:(j+1)*k], w, y.At(p), li)
 			}
 		}
 		for j := range n2 {
@@ -244,7 +246,7 @@ func (e *Entries) refitCols(l, r *mat.Dense, y obs, scale float64) {
 	after := colL1()
 	for j := range n2 {
 		rj := rr.Data[j*rr.Stride : j*rr.Stride+k]
-		if oj := old.RawRowView(j); !(after[j] < before[j]) || norm(rj) > 2*norm(oj) {
+		if oj := old.RawRowView(j); !(after[j] < before[j]) || dense.Norm(rj) > 2*dense.Norm(oj) {
 			copy(rj, oj)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/scaledsm/scaledsm/internal/fsum"
+	"github.com/scaledsm/scaledsm/internal/obs"
 )
 
 // AutoRidge, as Settings.Ridge, asks Solve to choose the penalty: it fits
@@ -131,9 +132,9 @@ func ridgeBase(p Problem, e *Entries, fit Factors) (sigma, base float64, err err
 	z := make([]float64, m)
 	e.Apply(z, fit)
 	for k := range z {
-		z[k] -= y.at(k)
+		z[k] -= y.At(k)
 	}
-	sigma = 1.4826 * medianAbs(z, len(z))
+	sigma = 1.4826 * obs.MedianAbs(z, len(z))
 	base = sigma * (math.Sqrt(float64(n1)) + math.Sqrt(float64(n2))) * math.Sqrt(float64(n1)*float64(n2)/float64(m))
 	if !(base > 0) || math.IsInf(base, 0) {
 		return 0, 0, inputError("fit", nil, "fits the entries exactly: no penalty to choose")

@@ -5,6 +5,8 @@ import (
 	"math"
 	"time"
 
+	"github.com/scaledsm/scaledsm/internal/dense"
+	"github.com/scaledsm/scaledsm/internal/obs"
 	"github.com/scaledsm/scaledsm/internal/reduce"
 	"gonum.org/v1/gonum/mat"
 )
@@ -18,7 +20,7 @@ type run struct {
 	eval *Evaluation
 	sym  bool
 	iso  float64   // the operator's isometry factor (see Isometric)
-	y    obs       // the problem's observations
+	y    obs.Obs   // the problem's observations
 	d    dist      // the ranks of a data-parallel solve (see Reducer)
 	m    int       // the measurements of all of them
 	sums []float64 // scratch of the subgradients' sum over them
@@ -98,7 +100,7 @@ func newRun(p Problem, s Settings, init Factors) (*run, error) {
 	}
 	u.eval = newEvaluation(p.Op, p.Rank, tracker == nil || tracker.Residuals())
 	u.y = p.observations()
-	u.eval.Y, u.eval.Y32 = u.y.f64, u.y.f32
+	u.eval.Y, u.eval.Y32 = u.y.F64, u.y.F32
 	u.eval.Weight = s.Loss.Base().weight()
 	u.damp = newDamper(s.Damping, s.Loss, u.iso)
 	u.damp.measure(u.y, u.eval.Z, u.d) // Z as its scratch, before any pass
@@ -135,7 +137,7 @@ func newRun(p Problem, s Settings, init Factors) (*run, error) {
 		} else {
 			u.xStar = mat.DenseCopyOf(p.Truth)
 		}
-		u.tnorm = frobenius(u.xStar)
+		u.tnorm = dense.Frobenius(u.xStar)
 	} else {
 		u.star = star
 		u.tnorm = u.lr.size(star)
@@ -161,7 +163,7 @@ func (u *run) track(t Tracker, init Factors) error {
 	if u.damp.active() {
 		u.zeroLoss = u.damp.scale // the same, in the base loss's units
 	} else {
-		u.zeroLoss = u.y.zeroLoss(u.s.Loss.Base(), u.iso, u.d, u.eval.Z)
+		u.zeroLoss = zeroLossOf(u.y, u.s.Loss.Base(), u.iso, u.d, u.eval.Z)
 	}
 	return t.Start(u.eval, init, u.fitScale())
 }
@@ -175,10 +177,10 @@ func (u *run) measure() {
 		u.x, u.prev = u.prev, u.x
 		product(u.x, u.l, cur.right(), u.rt)
 		if u.truth {
-			it.RelError = distance(u.x, u.xStar) / u.tnorm
+			it.RelError = dense.Distance(u.x, u.xStar) / u.tnorm
 		}
 		if u.t > 0 {
-			it.Change = distance(u.x, u.prev) / frobenius(u.prev)
+			it.Change = dense.Distance(u.x, u.prev) / dense.Frobenius(u.prev)
 		}
 	} else {
 		if u.truth {
@@ -320,10 +322,10 @@ func (u *run) gap() float64 {
 	if u.fitStar == nil {
 		return math.NaN()
 	}
-	if u.y.f32 != nil {
-		return gapOver(u.s.Loss.Base(), gapTerms[float32]{u.eval.Fit, u.fitStar, u.y.f32}, u.iso, u.d)
+	if u.y.F32 != nil {
+		return gapOver(u.s.Loss.Base(), gapTerms[float32]{u.eval.Fit, u.fitStar, u.y.F32}, u.iso, u.d)
 	}
-	return gapOver(u.s.Loss.Base(), gapTerms[float64]{u.eval.Fit, u.fitStar, u.y.f64}, u.iso, u.d)
+	return gapOver(u.s.Loss.Base(), gapTerms[float64]{u.eval.Fit, u.fitStar, u.y.F64}, u.iso, u.d)
 }
 
 // directions sets the search directions from the factor subgradients and
@@ -422,46 +424,7 @@ func (u *run) finish() {
 // median |y_i| (over a sample beyond 2^16 observations), or the largest
 // |y_i| when the median is zero. A residual at most FitTolerance·FitScale(y)
 // counts as fitted exactly (see Result.FitFraction).
-func FitScale(y []float64) float64 { return fitScale(y) }
-
-// fitScale is FitScale of observations of either kind.
-func fitScale[T float](y []T) float64 {
-	scale := medianAbs(y, scaleSample)
-	if scale == 0 {
-		for _, v := range y {
-			scale = max(scale, math.Abs(float64(v)))
-		}
-	}
-	return scale
-}
-
-// medianSample is the largest number of observations the median rule of
-// Truncation selects from exactly: beyond it, an evenly strided sample of that
-// many (see medianAbs).
-const medianSample = 1 << 20
-
-// scaleSample is the largest number of observations whose median serves
-// as a scale alone (FitScale, the first bounds of TrimmedL2), a copy of
-// 512 KB: beyond it, an evenly strided sample, whose median is within a
-// percent of the whole one's, so that the start of a run does not hold an
-// m-sized copy beside its buffers.
-const scaleSample = 1 << 16
-
-// medianAbs returns the median of |y_i| (the upper middle one), exactly up
-// to limit observations and over an evenly strided sample of at most
-// limit beyond, so that it copies at most 8·limit bytes: a scale, for
-// which the sample's median serves.
-func medianAbs[T float](y []T, limit int) float64 {
-	if len(y) == 0 {
-		return 0
-	}
-	stride := (len(y) + limit - 1) / limit
-	abs := make([]float64, 0, (len(y)+stride-1)/stride)
-	for i := 0; i < len(y); i += stride {
-		abs = append(abs, math.Abs(float64(y[i])))
-	}
-	return selectKth(abs, len(abs)/2)
-}
+func FitScale(y []float64) float64 { return obs.FitScale(y) }
 
 // subtract sets a to a - b, element by element (the rounding of mat's Sub),
 // and reports whether any element of a changed its bits.

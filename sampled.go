@@ -11,7 +11,9 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/scaledsm/scaledsm/internal/dense"
 	"github.com/scaledsm/scaledsm/internal/fsum"
+	"github.com/scaledsm/scaledsm/internal/obs"
 	"github.com/scaledsm/scaledsm/internal/par"
 )
 
@@ -161,7 +163,7 @@ func SolveSampled(ctx context.Context, m Full32, rank int, s SampledSettings) (*
 	out := &SampledResult{Sample: res, Stride: stride, Status: IterationLimit}
 	r := mat.DenseCopyOf(res.Factors.R)
 	l := mat.NewDense(n1, r.RawMatrix().Cols, nil)
-	scale := fitScale(m.Y)
+	scale := obs.FitScale(m.Y)
 	eps, tol := 1e-9*scale, missTolerance*scale
 	m.ladRows(l, r, eps, true)
 	best, fitted := m.absResidual(l, r, tol)
@@ -209,7 +211,7 @@ func (m Full32) check(rank int) error {
 	case rank < 1 || rank > min(m.N1, m.N2):
 		return inputError("rank", rank, "must lie in [1, %d] for a %s matrix", min(m.N1, m.N2), shape)
 	}
-	if k := firstNonFinite(m.Y); k >= 0 {
+	if k := obs.FirstNonFinite(m.Y); k >= 0 {
 		return inputError("Y", nil, "entry (%d, %d) is %v", k/m.N2, k%m.N2, m.Y[k])
 	}
 	return nil
@@ -322,7 +324,7 @@ func (m Full32) absResidual(l, r *mat.Dense, tol float64) (float64, float64) {
 		for i := c * chunk; i < min(n1, (c+1)*chunk); i++ {
 			li := l.RawRowView(i)
 			for j, v := range m.Y[i*n2 : (i+1)*n2] {
-				d := math.Abs(float64(v) - dot(li, rr.Data[j*rr.Stride:j*rr.Stride+k]))
+				d := math.Abs(float64(v) - dense.Dot(li, rr.Data[j*rr.Stride:j*rr.Stride+k]))
 				s.Add(d)
 				if d <= tol {
 					n++

@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/scaledsm/scaledsm/internal/kernel"
+	"github.com/scaledsm/scaledsm/internal/obs"
 	"github.com/scaledsm/scaledsm/internal/par"
 	"github.com/scaledsm/scaledsm/internal/reduce"
 	"github.com/scaledsm/scaledsm/ranks"
@@ -37,7 +38,7 @@ func NewSensing(m, n1, n2 int, a []float64) (*Sensing, error) {
 	if err := checkSensing(m, n1, n2, len(a)); err != nil {
 		return nil, err
 	}
-	if i := firstNonFinite(a); i >= 0 {
+	if i := obs.FirstNonFinite(a); i >= 0 {
 		n := n1 * n2
 		return nil, fmt.Errorf("scaledsm: sensing operator: entry %d of measurement matrix %d is %v", i%n, i/n, a[i])
 	}

@@ -335,14 +335,14 @@ func (p Problem) checkObservations(m int) error {
 			return inputError("y32", nil, "applies to matrix completion (Entries) on one process; give y")
 		}
 	}
-	if o.len() == 0 {
+	if o.Len() == 0 {
 		return inputError(name, nil, "no observations")
 	}
-	if o.len() != m {
-		return inputError(name, nil, "%d observations, want m = %d, one per measurement", o.len(), m)
+	if o.Len() != m {
+		return inputError(name, nil, "%d observations, want m = %d, one per measurement", o.Len(), m)
 	}
-	if i := o.firstNonFinite(); i >= 0 {
-		return inputError(name, nil, "observation %d is %v", i, o.at(i))
+	if i := o.FirstNonFinite(); i >= 0 {
+		return inputError(name, nil, "observation %d is %v", i, o.At(i))
 	}
 	return nil
 }
@@ -520,7 +520,7 @@ func (p Problem) TruthLoss(l Standard) float64 {
 	p.Op.Apply(z, p.Truth)
 	y := p.observations()
 	for i := range z {
-		z[i] -= y.at(i)
+		z[i] -= y.At(i)
 	}
 	f, _ := l.valueOver(z, isometry(p.Op), reduce.Over(p.Reducer), false)
 	return f

@@ -6,6 +6,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/scaledsm/scaledsm/internal/obs"
 	"github.com/scaledsm/scaledsm/ranks"
 	"gonum.org/v1/gonum/mat"
 )
@@ -120,16 +121,16 @@ type belowSpectral interface {
 // asks the operator for its spectral estimate from the rest. The operator
 // must be a SpectralOperator; the models of this package are.
 func Spectral(op Operator, y []float64, r int, trim Truncation) (Factors, error) {
-	return spectral(op, obs{f64: y}, r, trim, dist{})
+	return spectral(op, obs.Obs{F64: y}, r, trim, dist{})
 }
 
 // spectral is Spectral over the ranks of d, each holding its shard of the
 // observations y: the truncation's thresholds and counts and the
 // operator's products are combined over them.
-func spectral(op Operator, y obs, r int, trim Truncation, d dist) (Factors, error) {
+func spectral(op Operator, y obs.Obs, r int, trim Truncation, d dist) (Factors, error) {
 	m, n1, n2 := op.Dims()
-	if y.len() != m {
-		return Factors{}, inputError("y", nil, "%d observations, want m = %d", y.len(), m)
+	if y.Len() != m {
+		return Factors{}, inputError("y", nil, "%d observations, want m = %d", y.Len(), m)
 	}
 	if r < 1 || r > min(n1, n2) {
 		return Factors{}, inputError("rank", r, "must lie in [1, min(n1, n2)] = [1, %d]", min(n1, n2))
@@ -144,14 +145,14 @@ func spectral(op Operator, y obs, r int, trim Truncation, d dist) (Factors, erro
 	if bs, ok := op.(belowSpectral); ok && !d.On() && !trim.None && trim.Fraction == 0 {
 		// The median rule keeps |y_i| below a bound: the sparse matrix's
 		// values are y and the bound, with no copy of those kept.
-		below, _, every := y.keepRule(trim, d, nil)
-		kept := y.len()
+		below, _, every := keepRuleOf(y, trim, d, nil)
+		kept := y.Len()
 		if every {
 			below = math.Inf(1)
 		} else {
 			kept = 0
-			for k := range y.len() {
-				if math.Abs(y.at(k)) < below {
+			for k := range y.Len() {
+				if math.Abs(y.At(k)) < below {
 					kept++
 				}
 			}
@@ -159,9 +160,9 @@ func spectral(op Operator, y obs, r int, trim Truncation, d dist) (Factors, erro
 		if kept == 0 {
 			return Factors{}, errNothingKept
 		}
-		return bs.SpectralBelow(y.f64, y.f32, below, kept, r)
+		return bs.SpectralBelow(y.F64, y.F32, below, kept, r)
 	}
-	v, kept := y.trimmed(nil, trim, d)
+	v, kept := trimmedOf(y, nil, trim, d)
 	if kept = d.Count(kept); kept == 0 {
 		return Factors{}, errNothingKept
 	}
@@ -250,7 +251,7 @@ func keepRule[T float](y []T, trim Truncation, d dist, scratch []float64) (below
 	if n == 0 {
 		return 0, 0, false // nothing is below 0
 	}
-	below = d.Kth(absValues(scratch, y), n-1) // the largest magnitude kept
+	below = d.Kth(obs.AbsValues(scratch, y), n-1) // the largest magnitude kept
 	less, ties := 0, 0
 	for _, x := range y {
 		switch a := math.Abs(float64(x)); {
@@ -281,10 +282,10 @@ func keepRule[T float](y []T, trim Truncation, d dist, scratch []float64) (below
 // is one, goes into scratch when it has len(y) values.
 func trimMedian[T float](y []T, d dist, scratch []float64) float64 {
 	m, total := len(y), d.Count(len(y))
-	if !d.On() && m > medianSample {
-		return medianAbs(y, medianSample)
+	if !d.On() && m > obs.MedianSample {
+		return obs.MedianAbs(y, obs.MedianSample)
 	}
-	abs := absValues(scratch, y)
+	abs := obs.AbsValues(scratch, y)
 	med := d.Kth(abs, total/2)
 	if total%2 == 0 {
 		// Alone, the lower middle is the largest of the lower half that
@@ -296,19 +297,6 @@ func trimMedian[T float](y []T, d dist, scratch []float64) float64 {
 		}
 	}
 	return med
-}
-
-// absValues returns |v_i| in dst when it has len(v) values, else in a
-// new slice.
-func absValues[T float](dst []float64, v []T) []float64 {
-	abs := dst
-	if len(abs) != len(v) {
-		abs = make([]float64, len(v))
-	}
-	for i, x := range v {
-		abs[i] = math.Abs(float64(x))
-	}
-	return abs
 }
 
 // dropCount returns ceil(f·m), the observations the fraction rule drops.

@@ -142,7 +142,7 @@ func Initial(ctx context.Context, p Problem, s Settings) (Factors, error) {
 		if !ok || p.Reducer != nil {
 			return Factors{}, inputError("init", "convex", "is for the entry models (completion, robust PCA) on one process")
 		}
-		return c.Convex(ctx, p.observations().float64s(), p.Rank)
+		return c.Convex(ctx, p.observations().Float64s(), p.Rank)
 	}
 	return p.Spectral(s.Truncation)
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/scaledsm/scaledsm/internal/obs"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -108,7 +109,7 @@ func TestTiledProductsSameBits(t *testing.T) {
 	_, n1, n2 := e.Dims()
 	k := 7
 	xr, xl := randomFactor(rng, n2, k), randomFactor(rng, n1, k)
-	v := keptValues{v: obs{f64: y}, below: 1.5}
+	v := keptValues{v: obs.Obs{F64: y}, below: 1.5}
 	products := func() (*mat.Dense, *mat.Dense) {
 		a, b := mat.NewDense(n1, k, nil), mat.NewDense(n2, k, nil)
 		e.mulSparse(a, v, xr, 0.5)

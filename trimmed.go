@@ -5,7 +5,9 @@ import (
 	"math"
 	"slices"
 
+	"github.com/scaledsm/scaledsm/internal/dense"
 	"github.com/scaledsm/scaledsm/internal/fsum"
+	"github.com/scaledsm/scaledsm/internal/obs"
 	"github.com/scaledsm/scaledsm/internal/par"
 )
 
@@ -97,10 +99,10 @@ func (tr *trimming) next(sq float64) {
 func startBounds(b bounder, z []float64, c, scale float64, d dist) *trimBounds {
 	_, n1, n2 := b.Dims()
 	var floor float64
-	if !d.On() && len(z) > scaleSample {
-		floor = c * medianAbs(z, scaleSample) // of a sample: a scale
+	if !d.On() && len(z) > obs.ScaleSample {
+		floor = c * obs.MedianAbs(z, obs.ScaleSample) // of a sample: a scale
 	} else {
-		floor = c * d.Kth(absValues(nil, z), (d.Count(len(z))-1)/2)
+		floor = c * d.Kth(obs.AbsValues(nil, z), (d.Count(len(z))-1)/2)
 	}
 	bounds := newBounds(n1, n2, floor, scale)
 	b.rebound(bounds, z, c, d, nil)
@@ -142,7 +144,7 @@ func (e *Entries) rebound(b *trimBounds, z []float64, c float64, d dist, ks *kep
 	// Sums and counts of rows then of columns, in one buffer for the
 	// ranks to combine.
 	n1, n2 := e.n1, e.n2
-	ks.sums = grow(ks.sums, 2*(n1+n2))
+	ks.sums = dense.Grow(ks.sums, 2*(n1+n2))
 	sums := ks.sums
 	for i := range n1 {
 		sums[i], sums[n1+i] = ks.rows[3*i], ks.rows[3*i+1]
@@ -247,7 +249,7 @@ func (e *Entries) keptByAt(ks *keptSums, b *Bounds, z func(i, k int) float64) {
 
 // residualAt returns the residual function of the observations y at the
 // factors f: entry k of row i, with Apply's bits.
-func (e *Entries) residualAt(f Factors, y obs) func(i, k int) float64 {
+func (e *Entries) residualAt(f Factors, y obs.Obs) func(i, k int) float64 {
 	l, rr := f.L.RawMatrix(), f.right().RawMatrix()
 	r := l.Cols
 	fit := func(i, k int) float64 {
@@ -255,19 +257,19 @@ func (e *Entries) residualAt(f Factors, y obs) func(i, k int) float64 {
 		return fsum.Dot(l.Data[i*l.Stride:i*l.Stride+r], rr.Data[j*rr.Stride:j*rr.Stride+r])
 	}
 	// one closure for each kind of observations, no test an entry
-	if y.f32 != nil {
-		return func(i, k int) float64 { return fit(i, k) - float64(y.f32[k]) }
+	if y.F32 != nil {
+		return func(i, k int) float64 { return fit(i, k) - float64(y.F32[k]) }
 	}
-	return func(i, k int) float64 { return fit(i, k) - y.f64[k] }
+	return func(i, k int) float64 { return fit(i, k) - y.F64[k] }
 }
 
 // startBoundsAt is startBounds on one process of the residuals of y at
 // the factors f, formed as they are needed rather than held: the bits of
 // startBounds of Apply's residuals, without their m values.
-func (e *Entries) startBoundsAt(f Factors, y obs, c, scale float64) *trimBounds {
-	m := y.len()
+func (e *Entries) startBoundsAt(f Factors, y obs.Obs, c, scale float64) *trimBounds {
+	m := y.Len()
 	at := e.residualAt(f, y)
-	if m <= scaleSample {
+	if m <= obs.ScaleSample {
 		z := make([]float64, m)
 		for i := range e.n1 {
 			for k := e.start[i]; k < e.start[i+1]; k++ {
@@ -277,12 +279,12 @@ func (e *Entries) startBoundsAt(f Factors, y obs, c, scale float64) *trimBounds 
 		return startBounds(e, z, c, scale, dist{})
 	}
 	// medianAbs's sample of the residuals, which is all it reads.
-	stride := (m + scaleSample - 1) / scaleSample
+	stride := (m + obs.ScaleSample - 1) / obs.ScaleSample
 	sample := make([]float64, 0, (m+stride-1)/stride)
 	for k := 0; k < m; k += stride {
 		sample = append(sample, at(e.Row(k), k))
 	}
-	floor := c * medianAbs(sample, scaleSample)
+	floor := c * obs.MedianAbs(sample, obs.ScaleSample)
 	b := newBounds(e.n1, e.n2, floor, scale)
 	ks := &keptSums{}
 	e.keptByAt(ks, &b.Bounds, at)

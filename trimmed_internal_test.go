@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/scaledsm/scaledsm/internal/obs"
 )
 
 // TestRebound: the bounds are c times each row's and each column's mean
@@ -185,7 +187,7 @@ func TestKeptSumsFromPass(t *testing.T) {
 // scale is within 1% of the exact median.
 func TestTrimSampledMedian(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 7))
-	m := medianSample + medianSample/2
+	m := obs.MedianSample + obs.MedianSample/2
 	y := make([]float64, m)
 	outlier := make([]bool, m)
 	for i := range y {
@@ -199,10 +201,10 @@ func TestTrimSampledMedian(t *testing.T) {
 		abs[i] = math.Abs(v)
 	}
 	exact := selectKth(abs, m/2)
-	if s := medianAbs(y, medianSample); math.Abs(s-exact) > 0.01*exact {
+	if s := obs.MedianAbs(y, obs.MedianSample); math.Abs(s-exact) > 0.01*exact {
 		t.Errorf("sampled median %v, exact %v", s, exact)
 	}
-	if s := medianAbs(y, scaleSample); math.Abs(s-exact) > 0.01*exact {
+	if s := obs.MedianAbs(y, obs.ScaleSample); math.Abs(s-exact) > 0.01*exact {
 		t.Errorf("sampled median %v, exact %v", s, exact)
 	}
 	kept, clean := 0, 0

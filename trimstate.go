@@ -3,6 +3,7 @@ package scaledsm
 import (
 	"slices"
 
+	"github.com/scaledsm/scaledsm/internal/obs"
 	"github.com/scaledsm/scaledsm/internal/reduce"
 )
 
@@ -87,7 +88,7 @@ var spareResiduals = true
 // refit and the marks' lifts take iterations of their own (Intervene).
 type trimmer struct {
 	op       *Entries
-	y        obs
+	y        obs.Obs
 	d        dist
 	iso      float64
 	refits   bool // the run may make its robust refit (see Refit)
@@ -111,7 +112,7 @@ func (t *trimmer) Start(ev *Evaluation, init Factors, scale float64) error {
 	} else {
 		t.op.Apply(z, init)
 		for k := range z {
-			z[k] -= t.y.at(k)
+			z[k] -= t.y.At(k)
 		}
 		t.b = startBounds(t.op, z, t.trim.factor, scale, t.d)
 	}
