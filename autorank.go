@@ -17,13 +17,8 @@ import (
 // singular values (EffectiveRank), truncates the factors to r̂ and polishes
 // them at the exact rank r̂ for the iterations left. The scaled methods
 // should keep their damping (the zero Settings.Damping) for the first fit.
-// For entries (Entries, on one process), which are often only
-// approximately low rank (images, ratings), it chooses the rank by
-// validation instead (ChooseRank) and fits it on all the entries; when
-// that fit is not exact and Settings.Ridge = AutoRidge penalizes it, the
-// largest rank the entries support (SupportedRank) is fitted instead,
-// with its own penalty (the rank of the factors returned; RankChoice.Rank
-// is the rank chosen without a penalty).
+// Package completion's Solve chooses the rank of entries by validation
+// instead, as data only approximately low rank (images, ratings) need.
 const AutoRank = -1
 
 // measurementsPerUnknown is how many uncorrupted measurements per unknown
@@ -200,12 +195,11 @@ func (f Factors) Truncate(k int) (Factors, bool) {
 	return out, true
 }
 
-// overspecified is the rank stage of the pipeline pl for operators other
-// than entries on one process: it fits the largest rank the measurements
-// support (or Settings.Init's), reads the rank from that fit's singular
-// values (EffectiveRank) and polishes the fit truncated to it with the
-// iterations left.
-func (pl pipeline) overspecified(ctx context.Context, p Problem, s Settings) (*Result, error) {
+// overspecified is Solve of AutoRank: it fits the largest rank the
+// measurements support (or Settings.Init's), reads the rank from that
+// fit's singular values (EffectiveRank) and polishes the fit truncated to
+// it with the iterations left.
+func overspecified(ctx context.Context, p Problem, s Settings) (*Result, error) {
 	// On ranks, every rank counts the whole problem's m, to fit the same K.
 	m, n1, n2 := p.Op.Dims()
 	k := SupportedRank(reduce.Over(p.Reducer).Count(m), n1, n2, s.Truncation.Fraction)
@@ -214,7 +208,7 @@ func (pl pipeline) overspecified(ctx context.Context, p Problem, s Settings) (*R
 	}
 	first := p
 	first.Rank = k
-	res, err := pl.solve(ctx, first, s)
+	res, err := fit(ctx, first, s)
 	if err != nil {
 		return nil, err
 	}
@@ -231,7 +225,7 @@ func (pl pipeline) overspecified(ctx context.Context, p Problem, s Settings) (*R
 	polish.Rank = r
 	ps := s
 	ps.Init, ps.MaxIter = &trunc, left
-	res2, err := pl.solve(ctx, polish, ps)
+	res2, err := fit(ctx, polish, ps)
 	if err != nil {
 		return nil, err
 	}
@@ -247,6 +241,5 @@ func (pl pipeline) overspecified(ctx context.Context, p Problem, s Settings) (*R
 	res2.Fallbacks += res.Fallbacks
 	res2.Runtime += res.Runtime
 	res2.SingularValues, res2.EffectiveRank = res.SingularValues, r
-	pl.absorb(res2, res)
 	return res2, nil
 }

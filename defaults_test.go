@@ -57,8 +57,7 @@ func TestResolvedDefaults(t *testing.T) {
 	if s, err := (scaledsm.Settings{InitScale: 0.01, MaxIter: 7}).Resolved(); err != nil || s.InitScale != 0.01 || s.MaxIter != 7 {
 		t.Errorf("set values resolve to %+v, %v", s, err)
 	}
-	for _, bad := range []scaledsm.Settings{{InitScale: -1}, {Method: scaledsm.ScaledGD, Loss: scaledsm.TrimmedL2{Refit: scaledsm.RefitNever + 1}},
-		{Method: scaledsm.ScaledGD, Loss: scaledsm.TrimmedL2{Floor: 0.5}}} {
+	for _, bad := range []scaledsm.Settings{{InitScale: -1}, {Ridge: -1}} {
 		if _, err := bad.Resolved(); err == nil {
 			t.Errorf("%+v: no error", bad)
 		}
@@ -85,29 +84,5 @@ func TestRankExcess(t *testing.T) {
 	want := "rank 5 has (n1+n2)·r = 500 unknowns, more than the m(1-p_s)/2.5 = 400 that 1000 measurements with a fraction 0 of outliers support"
 	if got := scaledsm.RankExcess(5, 1000, 50, 50, math.NaN()); !strings.HasPrefix(got, want) {
 		t.Errorf("rank 5: %q, want it to begin %q", got, want)
-	}
-}
-
-// TestResultTrimFloor: Result.TrimFloor is the floor of TrimmedL2's
-// factor that the fit used, the default 4.5 for a zero TrimmedL2.Floor,
-// and 0 under another loss.
-func TestResultTrimFloor(t *testing.T) {
-	p := completion(t, 60, 2, 0.5, 0, 1, 1)
-	for _, c := range []struct {
-		loss        scaledsm.Loss
-		floor, want float64
-	}{{scaledsm.TrimmedL2{}, 0, 4.5}, {scaledsm.TrimmedL2{Floor: 2}, 2, 2}, {scaledsm.L1, 0, 0}} {
-		s := scaledsm.DefaultSettings(p.Op)
-		s.Loss, s.Ridge, s.MaxIter = c.loss, 0, 3
-		if _, trimmed := c.loss.(scaledsm.TrimmedL2); !trimmed {
-			s.Method, s.Step = scaledsm.ScaledSM, scaledsm.Auto{}
-		}
-		res, err := scaledsm.Solve(context.Background(), p, s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if res.TrimFloor != c.want {
-			t.Errorf("%v, floor %g: Result.TrimFloor %g, want %g", c.loss, c.floor, res.TrimFloor, c.want)
-		}
 	}
 }

@@ -22,6 +22,17 @@ func gaussianDense(rng *rand.Rand, r, c int, scale float64) *mat.Dense {
 	return m
 }
 
+// randomFactor returns an n×r matrix of standard Gaussian entries.
+func randomFactor(rng *rand.Rand, n, r int) *mat.Dense {
+	d := mat.NewDense(n, r, nil)
+	for i := range n {
+		for j := range r {
+			d.Set(i, j, rng.NormFloat64())
+		}
+	}
+	return d
+}
+
 // TestDenseHelpers checks product, distance and frobenius against gonum,
 // at ordinary scales and at scales where the squares overflow or underflow.
 func TestDenseHelpers(t *testing.T) {

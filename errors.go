@@ -1,8 +1,6 @@
 package scaledsm
 
 import (
-	"fmt"
-
 	"github.com/scaledsm/scaledsm/internal/inputerr"
 )
 
@@ -15,5 +13,5 @@ type InputError = inputerr.Error
 
 // inputError returns an *InputError.
 func inputError(input string, value any, format string, args ...any) error {
-	return &InputError{Input: input, Value: value, Reason: fmt.Sprintf(format, args...)}
+	return inputerr.New(input, value, format, args...)
 }

@@ -1,8 +1,4 @@
 package scaledsm
 
 // The unexported constants that the external tests name.
-const (
-	RestartTruncation    = restartTruncation
-	TrimFloorExact       = trimFloorExact
-	DefaultPlateauWindow = defaultPlateauWindow
-)
+const DefaultPlateauWindow = defaultPlateauWindow

@@ -31,6 +31,27 @@ type Operator interface {
 	Evaluate(e *Evaluation)
 }
 
+// Isometric is an Operator whose adjoint does not nearly invert it: c·A*A
+// is close to the identity for the factor c that Isometry returns. The
+// smooth loss L2Squared is (c/2)||z||² and L2 is sqrt(c)·||z||, so that a
+// constant step means the same for every model. Operators that are not
+// Isometric scale by 1/m, as the paper's Gaussian ones do, and have c = m.
+type Isometric interface {
+	Isometry() float64
+}
+
+// isometry returns the factor c of an operator (see Isometric).
+func isometry(op Operator) float64 {
+	if i, ok := op.(Isometric); ok {
+		return i.Isometry()
+	}
+	m, _, _ := op.Dims()
+	if s, ok := op.(interface{ scale() float64 }); ok {
+		return s.scale()
+	}
+	return float64(m)
+}
+
 // Weight says how residuals weigh in the adjoint of an Evaluation.
 type Weight int
 

@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/scaledsm/scaledsm"
+	"github.com/scaledsm/scaledsm/completion"
 	"github.com/scaledsm/scaledsm/ranks"
 	"github.com/scaledsm/scaledsm/synth"
 )
@@ -68,7 +69,7 @@ func TestShardedSolves(t *testing.T) {
 		// ScaledSM does not yet recover completion problems (the robust
 		// completion method is under way); ScaledGD does without outliers.
 		{"mc", synth.Config{Kind: synth.Completion, N1: 200, N2: 150, Rank: 3, P: 0.3, Seed: 9}, synth.Setting{Kappa: 5, SNR: math.Inf(1)}, scaledsm.Settings{Tol: 1e-11, Method: scaledsm.ScaledGD, Step: scaledsm.Constant{Eta: 0.5}}},
-		{"mc-l2trim", synth.Config{Kind: synth.Completion, N1: 200, N2: 150, Rank: 3, P: 0.3, Seed: 10}, synth.Setting{Kappa: 5, PS: 0.1, SNR: math.Inf(1)}, scaledsm.Settings{Tol: 1e-11, Method: scaledsm.ScaledGD, Loss: scaledsm.TrimmedL2{}}},
+		{"mc-l2trim", synth.Config{Kind: synth.Completion, N1: 200, N2: 150, Rank: 3, P: 0.3, Seed: 10}, synth.Setting{Kappa: 5, PS: 0.1, SNR: math.Inf(1)}, scaledsm.Settings{Tol: 1e-11, Method: scaledsm.ScaledGD, Loss: completion.TrimmedL2{}}},
 		{"ms-l2sq", synth.Config{Kind: synth.Sensing, N1: 20, Rank: 3, Seed: 12}, synth.Setting{Kappa: 3, SNR: math.Inf(1)}, scaledsm.Settings{Tol: 1e-11, Method: scaledsm.ScaledGD, Step: scaledsm.Constant{Eta: 0.5}}},
 		// A random start draws the same factors on every rank: its scale
 		// is the whole problem's spectral estimate's.

@@ -168,6 +168,22 @@ func (u *run) track(t Tracker, init Factors) error {
 	return t.Start(u.eval, init, u.fitScale())
 }
 
+// runOut iterates u until it stops and fills in its result, showing
+// each iterate to the Observer once its pass is made.
+func (u *run) runOut(ctx context.Context) {
+	for !u.done {
+		u.measure()
+		if u.needsPass() {
+			u.evaluate()
+		}
+		if u.s.Observer != nil {
+			u.s.Observer(u.t, Factors{L: u.l, R: u.r})
+		}
+		u.advance(ctx)
+	}
+	u.finish()
+}
+
 // measure measures X_t's errors and readies the evaluation at it: the
 // first half of an iteration, before the operator's pass.
 func (u *run) measure() {

@@ -61,12 +61,6 @@ type Settings struct {
 	MaxIter int     // iteration limit T of a fit; 0 means 1000
 	Tol     float64 // stop at this relative error (or change); 0 means 1e-12; negative never stops early
 
-	// OneStart keeps AutoRidge to the fit from the first start: without
-	// it, a fit of entries that is not exact is made again from other
-	// starts (see Result.Restarted), each with its own MaxIter, and
-	// Result.Fits names every one.
-	OneStart bool
-
 	// Init, when not nil, is the starting point; otherwise the
 	// initialization Start names: the spectral one (Spectral, the zero
 	// value) with the truncation Truncation, small random factors (Random) of
@@ -85,11 +79,9 @@ type Settings struct {
 	// sum of squares scaled by n1 n2/m): on data that are only
 	// approximately low rank the directions that would fit noise stay
 	// small, and a larger rank no longer gives a worse fit. 0, the zero
-	// value, is no penalty; AutoRidge, the default of DefaultSettings for
-	// entries, chooses μ by validation when an unpenalized fit is not
-	// exact (see ChooseRidge). A penalty applies to X = L Rᵀ on one
-	// process, with a step that does not rest on f(X*) (Constant,
-	// Geometric).
+	// value, is no penalty (package completion chooses μ by validation). A
+	// penalty applies to X = L Rᵀ on one process, with a step that does
+	// not rest on f(X*) (Constant, Geometric).
 	Ridge float64
 
 	// Damping of the scaled methods' preconditioner (see Damping); the
@@ -100,14 +92,14 @@ type Settings struct {
 	// Converger, when not nil, may end a run early (see Converger).
 	Converger Converger
 
-	// Polish says whether the default's last stage on robust PCA may
-	// complete the entries its fit does not mark as outliers (see Polish
-	// and Result.Polished); the zero value, PolishAuto, lets it.
-	Polish Polish
-
 	// Recorder, when not nil, is called after every iteration with its
 	// record, for progress reports.
 	Recorder func(Iteration)
+
+	// Observer, when not nil, is shown each iterate X_t once its pass is
+	// made, before the run moves from it (package completion scores its
+	// fits on entries held out so, to stop them early).
+	Observer func(t int, x Factors)
 }
 
 // A Converger can end a run before its tolerance or iteration limit, as
@@ -167,7 +159,7 @@ const (
 	Plateaued
 	// Validated: the problem has no truth, and the run made the number of
 	// iterations at which a fit of most of the entries predicted those
-	// held out best (Settings.Ridge = AutoRidge, see ChooseRidge): further
+	// held out best (package completion's choice of the penalty): further
 	// iterations would fit noise.
 	Validated
 	// Partial: the problem has no truth, the iterate stopped moving and
@@ -207,8 +199,8 @@ func (s Status) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
 func (s Status) Failed() bool { return s == Diverged || s == Singular }
 
 // Result is what a run produced: the last iterate and how the run ended,
-// its spectrum, what it measured (Stats) and what the policy chose
-// (Choices). The groups are embedded, so res.Runtime is res.Stats.Runtime.
+// its spectrum and what it measured (Stats, embedded: res.Runtime is
+// res.Stats.Runtime).
 type Result struct {
 	Factors                // the last iterate
 	Status     Status      // why the run stopped
@@ -224,10 +216,6 @@ type Result struct {
 	SingularValues []float64
 	EffectiveRank  int
 	Stats
-	Choices
-	// Fits are the fits Solve made besides this one, in order (see Fit).
-	Fits []Fit
-	fit  int // this fit's place in its Solve's log, from 1 (see fitLog)
 }
 
 // Stats is what a run measured besides its iterate: the evidence of
@@ -241,38 +229,9 @@ type Stats struct {
 	// how many are unfitted and, on entries, where.
 	FitFraction float64
 	Evidence
-	Fallbacks     int           // updates whose preconditioner needed the pseudo-inverse
-	Runtime       time.Duration // wall time of the iterations (initialization excluded)
-	InitRuntime   time.Duration // wall time of the initialization (a given Settings.Init: its checks)
-	FirstRuntime  time.Duration // with Restarted, the earlier fits' Runtime
-	PolishRuntime time.Duration // wall time of the polish, kept or not
-}
-
-// Choices is what the policy chose for a run: the rank and the penalty
-// by validation, another start, the polish, the trimming floor.
-type Choices struct {
-	// RankChoice, with Problem.Rank = AutoRank on entries, is how the rank
-	// was chosen by validation (see ChooseRank); nil otherwise.
-	RankChoice *RankChoice
-	// RidgeChoice, with Settings.Ridge = AutoRidge, is how the penalty
-	// was chosen by validation (see ChooseRidge); nil when the
-	// unpenalized fit was kept.
-	RidgeChoice *RidgeChoice
-	// Restarted, with Settings.Ridge = AutoRidge, reports that the fit
-	// from the default start fitted the entries inexactly and that this
-	// one, from the start RestartStart (the spectral start truncated at
-	// the largest 40% of |y| dropped, or ConvexStart), fits them
-	// exactly.
-	Restarted         bool
-	RestartStart      Start
-	RestartTruncation Truncation // the truncation of RestartStart, for SpectralStart
-	// Polished, with Settings.Ridge = AutoRidge on robust PCA, is the
-	// number of the polish's rounds kept (see Polish): the factors are
-	// then those of the completion of the entries the fit did not mark,
-	// and RelError, Loss, the evidence and the singular values are
-	// theirs, while Status, Iterations and Trace are the fit's.
-	Polished  int
-	TrimFloor float64 // with TrimmedL2, the floor of its factor (TrimmedL2.Floor, 4.5 for its 0)
+	Fallbacks   int           // updates whose preconditioner needed the pseudo-inverse
+	Runtime     time.Duration // wall time of the iterations (initialization excluded)
+	InitRuntime time.Duration // wall time of the initialization (a given Settings.Init: its checks)
 }
 
 // FitTolerance is the residual, relative to the median magnitude of the
@@ -291,18 +250,32 @@ const divergenceThreshold = 1e3
 // *InputError naming the input at fault, when the problem or the settings
 // are invalid; otherwise the result's Status says how the run ended.
 // Cancelling ctx stops the run after the current iteration with status
-// Interrupted.
-//
-// Besides the fit it returns, Solve may make others (AutoRank's and
-// AutoRidge's validation fits, AutoRidge's later starts): Result.Fits
-// lists them.
+// Interrupted. With Problem.Rank = AutoRank it fits twice (see AutoRank).
 func Solve(ctx context.Context, p Problem, s Settings) (*Result, error) {
-	log := &fitLog{}
-	res, err := pipeline{log: log}.solve(ctx, p, s)
-	if res != nil {
-		res.Fits = log.others(res)
+	if p.Rank != AutoRank {
+		return fit(ctx, p, s)
 	}
-	return res, err
+	if p.Op == nil {
+		return nil, inputError("operator", nil, "the problem has none")
+	}
+	if err := s.resolve(); err != nil {
+		return nil, err
+	}
+	return overspecified(ctx, p, s)
+}
+
+// fit makes one fit of p with the settings s from its initialization.
+func fit(ctx context.Context, p Problem, s Settings) (*Result, error) {
+	t0 := time.Now()
+	u, err := start(ctx, p, s)
+	if err != nil {
+		return nil, err
+	}
+	u.start = time.Now() // the iterations' time, apart from the start's
+	u.res.InitRuntime = u.start.Sub(t0)
+	u.runOut(ctx)
+	res := u.res
+	return &res, nil
 }
 
 // start validates a problem and its settings and readies a run from the
@@ -347,8 +320,12 @@ func (p Problem) checkObservations(m int) error {
 	return nil
 }
 
-// validate checks a problem and settings and fills in defaults.
-func validate(p Problem, s *Settings) error {
+// Validate reports the first invalid part of the problem, as an
+// *InputError: no operator, observations that are not one per measurement
+// or not all finite (or float32 ones for an operator that reads none), a
+// rank outside [1, min(n1, n2)] (AutoRank passes), a truth of another
+// shape.
+func (p Problem) Validate() error {
 	if p.Op == nil {
 		return inputError("operator", nil, "the problem has none")
 	}
@@ -356,10 +333,7 @@ func validate(p Problem, s *Settings) error {
 	if err := p.checkObservations(m); err != nil {
 		return err
 	}
-	if p.Rank == AutoRank {
-		return inputError("rank", "auto", "is resolved by Solve alone, which fits twice; give a batch job its rank")
-	}
-	if p.Rank < 1 || p.Rank > min(n1, n2) {
+	if p.Rank != AutoRank && (p.Rank < 1 || p.Rank > min(n1, n2)) {
 		return inputError("rank", p.Rank, "must lie in [1, min(n1, n2)] = [1, %d]", min(n1, n2))
 	}
 	if p.Truth != nil {
@@ -367,13 +341,19 @@ func validate(p Problem, s *Settings) error {
 			return inputError("truth", nil, "%d×%d, want %d×%d", r, c, n1, n2)
 		}
 	}
-	if err := s.resolve(); err != nil {
+	return nil
+}
+
+// validate checks a problem and settings and fills in defaults.
+func validate(p Problem, s *Settings) error {
+	if err := p.Validate(); err != nil {
 		return err
 	}
-	if s.Ridge == AutoRidge {
-		// Solve alone chooses a penalty (see solve); a run of a
-		// batch, or one it has resolved, fits without.
-		s.Ridge = 0
+	if p.Rank == AutoRank {
+		return inputError("rank", "auto", "is resolved by Solve alone, which fits twice; give a batch job its rank")
+	}
+	if err := s.resolve(); err != nil {
+		return err
 	}
 	if s.Ridge > 0 && p.Reducer != nil {
 		return inputError("ridge", s.Ridge, "applies to a problem on one process")
@@ -382,7 +362,7 @@ func validate(p Problem, s *Settings) error {
 		return inputError("ridge", s.Ridge, "applies to X = L Rᵀ, not to a symmetric operator's X = L Lᵀ")
 	}
 	if s.Init != nil {
-		if err := checkFactors(*s.Init, p.Op, p.Rank); err != nil {
+		if err := s.Init.Validate(p.Op, p.Rank); err != nil {
 			return err
 		}
 	}
@@ -472,11 +452,11 @@ func (s *Settings) resolve() error {
 // a penalty with a step that does not rest on f(X*), which a penalty
 // changes.
 func (s *Settings) validateRidge() error {
-	if s.Ridge == AutoRidge || s.Ridge == 0 {
+	if s.Ridge == 0 {
 		return nil
 	}
 	if !(s.Ridge > 0) || math.IsInf(s.Ridge, 0) {
-		return inputError("ridge", s.Ridge, "must be positive and finite (0: none, AutoRidge: chosen by validation)")
+		return inputError("ridge", s.Ridge, "must be positive and finite (0: none; package completion's AutoRidge chooses it by validation)")
 	}
 	switch s.Step.(type) {
 	case Constant, Geometric:
@@ -485,7 +465,10 @@ func (s *Settings) validateRidge() error {
 	return inputError("step", s.Step, "%v rests on f(X*), which a ridge penalty moves; use a constant or geometric step", s.Step)
 }
 
-func checkFactors(f Factors, op Operator, rank int) error {
+// Validate reports factors that are not those of a rank-rank start for
+// op, as an *InputError: L n1×rank, and R n2×rank or, for a symmetric
+// operator, nil.
+func (f Factors) Validate(op Operator, rank int) error {
 	_, n1, n2 := op.Dims()
 	if f.L == nil {
 		return inputError("init", nil, "the initial factors have no L")
@@ -534,20 +517,4 @@ func (p Problem) Spectral(trim Truncation) (Factors, error) {
 		return Factors{}, inputError("operator", nil, "the problem has none")
 	}
 	return spectral(p.Op, p.observations(), p.Rank, trim, reduce.Over(p.Reducer))
-}
-
-// DefaultSettings returns the settings recommended for solving through
-// op: the zero Settings (ScaledSM, l1 loss, automatic step), except for
-// the entry models (Entries: matrix completion and robust PCA), where the
-// l1 loss converges only sublinearly and the default is ScaledGD on
-// TrimmedL2 with the constant step 0.5, which converges linearly with
-// outliers at a rate that does not depend on the condition number, the
-// Plateau stop for data without a truth, and AutoRidge: a fit that is not
-// exact gets a penalty, a trimming floor and a number of iterations
-// chosen on entries held out.
-func DefaultSettings(op Operator) Settings {
-	if _, ok := op.(bounder); ok {
-		return Settings{Method: ScaledGD, Loss: TrimmedL2{}, Step: Constant{Eta: 0.5}, Converger: Plateau{}, Ridge: AutoRidge}
-	}
-	return Settings{}
 }

@@ -186,7 +186,7 @@ func DefaultLambda(ctx context.Context, p Problem, s Settings) (float64, error) 
 	if _, tracked := s.Loss.(Tracked); tracked {
 		s.Step = Constant{Eta: 0.5}
 	}
-	res, err := pipeline{}.solve(ctx, p, s)
+	res, err := Solve(ctx, p, s)
 	if err != nil {
 		return 0, err
 	}

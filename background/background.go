@@ -34,6 +34,7 @@ import (
 	"time"
 
 	"github.com/scaledsm/scaledsm"
+	"github.com/scaledsm/scaledsm/completion"
 	"github.com/scaledsm/scaledsm/internal/order"
 	"github.com/scaledsm/scaledsm/internal/par"
 )
@@ -397,12 +398,12 @@ func (b *Subtractor) fitSample(ctx context.Context, t, k int) ([]float64, LearnI
 			cols[i*t+j], y[i*t+j] = int32(j), float64(v)
 		}
 	}
-	op, err := scaledsm.NewEntriesCSR(rows, t, start, cols)
+	op, err := completion.NewEntriesCSR(rows, t, start, cols)
 	if err != nil {
 		return nil, LearnInfo{}, err
 	}
 	res, err := scaledsm.Solve(ctx, scaledsm.Problem{Op: op, Y: y, Rank: k},
-		scaledsm.Settings{Method: scaledsm.ScaledSM, Loss: scaledsm.L1, MaxIter: learnIterations, OneStart: true})
+		scaledsm.Settings{Method: scaledsm.ScaledSM, Loss: scaledsm.L1, MaxIter: learnIterations})
 	switch {
 	case ctx.Err() != nil:
 		return nil, LearnInfo{}, ctx.Err()

@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/scaledsm/scaledsm"
+	"github.com/scaledsm/scaledsm/completion"
 	"github.com/scaledsm/scaledsm/internal/cputime"
 	"github.com/scaledsm/scaledsm/internal/kernel"
 	"github.com/scaledsm/scaledsm/internal/mem"
@@ -17,7 +18,7 @@ import (
 )
 
 // completionBench times the iterations of matrix completion (the entrywise
-// operator and its default method, scaledsm.DefaultSettings) on a synthetic problem of
+// operator and its default method, completion.DefaultSettings) on a synthetic problem of
 // completionCases, beside the floor: one streaming read of the stored
 // entries (a 4-byte column and an 8-byte observation each, or 4 bytes for
 // float32 observations) on all cores.
@@ -61,7 +62,7 @@ func completionBench(name string, o Options) (*Result, error) {
 		iters = 12
 	}
 	c0, t0 := cputime.Process(), time.Now()
-	settings := scaledsm.DefaultSettings(problem.Op)
+	settings := completion.DefaultSettings().Settings
 	settings.Init, settings.MaxIter, settings.Tol = &init, iters, -1
 	settings.Ridge = 0 // the iterations timed, not the choice of a penalty
 	times, err := timeSolve(problem, settings, floor)
@@ -77,7 +78,7 @@ func completionBench(name string, o Options) (*Result, error) {
 	peak := slices.Max(floor.fma)
 	peakG, cf := peak/1e9, 3*float64(draw.Rank)*float64(draw.M)/peak*1e3
 	res.FMAPeakG, res.ComputeFloorMs = &peakG, &cf
-	af := accessFloor(draw.Op.(*scaledsm.Entries), draw.Rank)
+	af := accessFloor(draw.Op.(*completion.Entries), draw.Rank)
 	res.AccessFloorMs = &af
 	res.setCPUShare(c0, t0)
 	res.Target = "≤ 3 × floor"
@@ -95,7 +96,7 @@ func completionBench(name string, o Options) (*Result, error) {
 // partial GR, one partial per core, each core a contiguous share of the
 // entries (with the rows of the next 64 entries prefetched, as the pass
 // prefetches a row ahead).
-func accessFloor(op *scaledsm.Entries, r int) float64 {
+func accessFloor(op *completion.Entries, r int) float64 {
 	cols := op.Cols()
 	_, _, n2 := op.Dims()
 	R := make([]float64, n2*r)

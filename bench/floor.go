@@ -13,6 +13,7 @@ import (
 	"unsafe"
 
 	"github.com/scaledsm/scaledsm"
+	"github.com/scaledsm/scaledsm/completion"
 	"github.com/scaledsm/scaledsm/internal/kernel"
 )
 
@@ -73,7 +74,7 @@ func newFloor(op scaledsm.Operator, y []float64, y32 []float32) *floor {
 		a := o.Data()
 		f.parts = []floorPart{f64Part(a)}
 		f.bytes = 8 * int64(len(a))
-	case *scaledsm.Entries:
+	case *completion.Entries:
 		if y32 != nil {
 			f.parts = []floorPart{int32Part(o.Cols()), f32Part(y32)}
 		} else {

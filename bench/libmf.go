@@ -13,7 +13,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/scaledsm/scaledsm"
+	"github.com/scaledsm/scaledsm/completion"
 	"github.com/scaledsm/scaledsm/dataio"
 	"github.com/scaledsm/scaledsm/internal/atomicio"
 	"github.com/scaledsm/scaledsm/internal/mem"
@@ -84,7 +84,7 @@ func runLIBMFAnchor(exe, path string, quick bool) (*libmfAnchor, error) {
 	}
 	defer os.RemoveAll(dir)
 	// The entries as scaledsm's .npy files and LIBMF's text: "row col value".
-	op := draw.Op.(*scaledsm.Entries)
+	op := draw.Op.(*completion.Entries)
 	start, cols := op.Start(), op.Cols()
 	rows := make([]int32, len(cols))
 	for i := 0; i+1 < len(start); i++ {

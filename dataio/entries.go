@@ -259,9 +259,9 @@ func (f EntryFiles) Size() (m int, err error) {
 // first (one-dimensional arrays of one length, integer indices, float
 // values), then the data, each index checked to lie in the matrix and each
 // value to be finite. The indices are returned as int32 values (a matrix
-// dimension is below 2^31 for scaledsm.NewEntries), the values as float64.
+// dimension is below 2^31 for completion.NewEntries), the values as float64.
 // Errors are *FileError values naming the file and the offending element;
-// duplicate entries are for scaledsm.NewEntries to find.
+// duplicate entries are for completion.NewEntries to find.
 func LoadEntries(f EntryFiles) (rows, cols []int32, values []float64, err error) {
 	ra, ca, va, err := f.openAll()
 	if err != nil {
@@ -307,7 +307,7 @@ func (a *array) eachIndex(n int, what string, fn func(k int, v int32)) error {
 
 // Masked is a dense matrix read from a .npy file in which NaN marks a
 // missing entry: its observed entries in compressed sparse rows, row by
-// row and within a row by column (see scaledsm.NewEntriesCSR).
+// row and within a row by column (see completion.NewEntriesCSR).
 type Masked struct {
 	N1, N2  int
 	Start   []int     // the observed entries of row i: Start[i] to Start[i+1]

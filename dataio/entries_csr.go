@@ -12,7 +12,7 @@ import (
 )
 
 // CSR are entries as compressed rows, sorted by row and by column within
-// a row, as scaledsm.NewEntriesCSR takes them, and their observations in
+// a row, as completion.NewEntriesCSR takes them, and their observations in
 // that order: Y, or Y32 when the values file holds float32 values (the
 // solve is the same to the bit, in 4 bytes an entry less; see
 // scaledsm.Problem.Y32).
@@ -24,7 +24,7 @@ type CSR struct {
 }
 
 // LoadEntriesCSR reads the entries of f as compressed rows (CSR): the
-// arrays scaledsm.NewEntries makes of LoadEntries's, checked the same way,
+// arrays completion.NewEntries makes of LoadEntries's, checked the same way,
 // but built without holding the three files' arrays beside them. The rows
 // are read whole (4 bytes an entry while it builds), the columns and the
 // values streamed into place: at 10^7 entries of a 100,000 × 100,000

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/scaledsm/scaledsm"
+	"github.com/scaledsm/scaledsm/completion"
 )
 
 // TestLoadEntriesCSR: the compressed rows read from the files are those
@@ -52,7 +52,7 @@ func TestLoadEntriesCSR(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, wantY, err := scaledsm.NewEntries(n1, n2, r, c, v)
+		want, wantY, err := completion.NewEntries(n1, n2, r, c, v)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,8 +1,6 @@
 package dataio
 
-import (
-	"github.com/scaledsm/scaledsm"
-)
+import "github.com/scaledsm/scaledsm/completion"
 
 // Full32Shape returns the shape (n1, n2) of the matrix in the .npy file at
 // path, reading only its header: what ReadFull32 would hold, to be
@@ -19,19 +17,19 @@ func Full32Shape(input, path string) (n1, n2 int, err error) {
 
 // ReadFull32 reads the float32 or float64 matrix in the .npy file at
 // path, in either order, as float32 values row by row: every entry of a
-// robust PCA (scaledsm.SolveSampled). A float64 file is rounded as it is
+// robust PCA (completion.SolveSampled). A float64 file is rounded as it is
 // read, never held whole. A NaN or infinite entry is an error naming it.
-func ReadFull32(input, path string) (scaledsm.Full32, error) {
+func ReadFull32(input, path string) (completion.Full32, error) {
 	a, err := openFullHeader(input, path)
 	if err != nil {
-		return scaledsm.Full32{}, err
+		return completion.Full32{}, err
 	}
 	defer a.close()
 	y, err := readAs[float32](a)
 	if err != nil {
-		return scaledsm.Full32{}, err
+		return completion.Full32{}, err
 	}
-	return scaledsm.Full32{N1: a.h.Shape[0], N2: a.h.Shape[1], Y: y}, nil
+	return completion.Full32{N1: a.h.Shape[0], N2: a.h.Shape[1], Y: y}, nil
 }
 
 // openFullHeader opens the .npy file of a non-empty matrix.

@@ -19,6 +19,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/scaledsm/scaledsm"
+	"github.com/scaledsm/scaledsm/completion"
 	"github.com/scaledsm/scaledsm/dataio"
 	"github.com/scaledsm/scaledsm/internal/atomicio"
 	"github.com/scaledsm/scaledsm/internal/csvfmt"
@@ -172,7 +173,7 @@ func (f *Factors) index(v int64, ids []int64, n int, what string, k int) (int, e
 // factors' predictions of them: a header, then "row,col,value,prediction"
 // a line (with the ids of the rows and columns when given,
 // "userId,movieId,rating,prediction").
-func WriteHeldOut(w io.Writer, f scaledsm.Factors, held scaledsm.HeldOut, rowIDs, colIDs []int64) error {
+func WriteHeldOut(w io.Writer, f scaledsm.Factors, held completion.HeldOut, rowIDs, colIDs []int64) error {
 	head := "row,col,value,prediction\n"
 	if rowIDs != nil {
 		head = "userId,movieId,rating,prediction\n"

@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/scaledsm/scaledsm"
+	"github.com/scaledsm/scaledsm/completion"
 )
 
 // TestFitLine: the fit line never rounds unfitted measurements up to
@@ -33,7 +34,7 @@ func TestFitLine(t *testing.T) {
 // held out (one predicted exactly), and a sparse part of two entries, one
 // of them an outlier.
 func TestEntriesReport(t *testing.T) {
-	op, _, err := scaledsm.NewEntries(3, 2, []int32{0, 0, 2}, []int32{0, 1, 0}, []float64{1, 2, 3})
+	op, _, err := completion.NewEntries(3, 2, []int32{0, 0, 2}, []int32{0, 1, 0}, []float64{1, 2, 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +43,7 @@ func TestEntriesReport(t *testing.T) {
 		t.Errorf("%+v", r)
 	}
 	f := scaledsm.Factors{L: mat.NewDense(3, 1, []float64{1, 2, 3}), R: mat.NewDense(2, 1, []float64{1, 1})}
-	r.SetTest(f, scaledsm.HeldOut{Rows: []int32{1, 1}, Cols: []int32{0, 1}, Y: []float64{2, 5}})
+	r.SetTest(f, completion.HeldOut{Rows: []int32{1, 1}, Cols: []int32{0, 1}, Y: []float64{2, 5}})
 	if *r.TestEntries != 2 || *r.TestMAE != 1.5 || *r.TestFit != 0.5 || *r.TestRMSE != 3/1.4142135623730951 {
 		t.Errorf("RMSE %v, MAE %v, fit %v", *r.TestRMSE, *r.TestMAE, *r.TestFit)
 	}

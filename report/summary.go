@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/scaledsm/scaledsm"
+	"github.com/scaledsm/scaledsm/completion"
 	"github.com/scaledsm/scaledsm/internal/kernel"
 	"github.com/scaledsm/scaledsm/synth"
 )
@@ -125,12 +126,12 @@ type Run struct {
 	RestartInit  string  `json:"restart_init,omitempty"`
 	FirstSeconds float64 `json:"first_seconds,omitempty"` // with restarted, the earlier fits' iterations
 	// Polished: the rounds of the polish of robust PCA kept (see
-	// scaledsm.Result.Polished), and its time.
+	// completion.Choices.Polished), and its time.
 	Polished      int     `json:"polished,omitempty"`
 	PolishSeconds float64 `json:"polish_seconds,omitempty"`
 }
 
-func NewRun(s scaledsm.Settings, res *scaledsm.Result) Run {
+func NewRun(s scaledsm.Settings, res *completion.Result) Run {
 	r := Run{
 		Method: s.Method.String(), Step: fmt.Sprint(s.Step), Loss: s.Loss.String(),
 		Truncation: s.Truncation.String(), MaxIter: s.MaxIter, Tol: max(s.Tol, 0), Kernel: kernel.Active(),
@@ -349,7 +350,7 @@ type Choices struct {
 	InitScale      *float64  `json:"init_scale"`      // random initialization only
 	Damping        string    `json:"damping"`         // "auto", "none" or the fixed λ; "none" for the vanilla methods
 	// --rank auto on entries: the ranks fitted on 95% of them and the
-	// mean |y - x| of each on the 5% held out (scaledsm.ChooseRank).
+	// mean |y - x| of each on the 5% held out (completion.ChooseRank).
 	RankTried      []int     `json:"rank_tried,omitempty"`
 	RankValidation []float64 `json:"rank_validation,omitempty"`
 	RankSeconds    float64   `json:"rank_seconds,omitempty"` // the validation fits' wall time
@@ -361,9 +362,9 @@ type Choices struct {
 	// none); with --ridge auto and a fit that was not exact, the
 	// penalties fitted on 95% of the entries, the least mean (y - x)² of
 	// each along its fit on the 5% held out, and the iteration it was
-	// least at (scaledsm.ChooseRidge).
+	// least at (completion.ChooseRidge).
 	Ridge           float64   `json:"ridge"`
-	TrimFloor       float64   `json:"trim_floor,omitempty"` // l2trim's least factor (scaledsm.TrimmedL2.Floor)
+	TrimFloor       float64   `json:"trim_floor,omitempty"` // l2trim's least factor (completion.TrimmedL2.Floor)
 	RidgeTried      []float64 `json:"ridge_tried,omitempty"`
 	RidgeFloors     []float64 `json:"ridge_trim_floors,omitempty"` // the trimming floor of each tried
 	RidgeValidation []float64 `json:"ridge_validation,omitempty"`
@@ -374,7 +375,7 @@ type Choices struct {
 // setRank fills in the rank of the result: "rank" becomes the columns of
 // the returned factors (with --rank auto, the rank found), fit_rank those
 // of the fit the singular values are of.
-func (s *Summary) SetRank(fitted int, settings scaledsm.Settings, res *scaledsm.Result) {
+func (s *Summary) SetRank(fitted int, settings scaledsm.Settings, res *completion.Result) {
 	s.Rank = res.Factors.Rank()
 	s.FitRank = fitted
 	if s.FitRank == scaledsm.AutoRank {
@@ -400,8 +401,8 @@ func (s *Summary) SetRank(fitted int, settings scaledsm.Settings, res *scaledsm.
 
 // NewChoices records the initialization and damping of the settings, and
 // the start of res when it was fitted again from another (see
-// scaledsm.Result.Restarted).
-func NewChoices(set scaledsm.Settings, res *scaledsm.Result) Choices {
+// completion.Choices.Restarted).
+func NewChoices(set scaledsm.Settings, res *completion.Result) Choices {
 	r := Choices{Init: set.Start.String(), Damping: set.Damping.String()}
 	if res.Restarted {
 		r.Init = res.RestartStart.String()
@@ -458,7 +459,7 @@ func (s *Summary) printRank(w io.Writer) {
 }
 
 // Fit is one of the fits a solve made besides the one it returned
-// (scaledsm.Fit).
+// (completion.Fit).
 type Fit struct {
 	Kind       string   `json:"kind"` // "validation" (on most of the entries) or "not kept"
 	Rank       int      `json:"rank"`
@@ -488,7 +489,7 @@ type Timing struct {
 }
 
 // NewTiming returns the fits of res and the library call's time.
-func NewTiming(res *scaledsm.Result, solve time.Duration) Timing {
+func NewTiming(res *completion.Result, solve time.Duration) Timing {
 	t := Timing{SolveSeconds: solve.Seconds(), InitSeconds: res.InitRuntime.Seconds()}
 	for _, f := range res.Fits {
 		j := Fit{Kind: "not kept", Rank: f.Rank, Init: f.Start.String(), Truncation: f.Truncation.String(), Ridge: f.Ridge,
@@ -608,7 +609,7 @@ func Iterations(n int) string {
 
 // NewEntries returns the report of the entries of op: the fraction of the
 // matrix observed, and its rows and columns with no entry.
-func NewEntries(op *scaledsm.Entries) *Entries {
+func NewEntries(op *completion.Entries) *Entries {
 	m, n1, n2 := op.Dims()
 	r := &Entries{Observed: float64(m) / (float64(n1) * float64(n2))}
 	start := op.Start()
@@ -630,7 +631,7 @@ func NewEntries(op *scaledsm.Entries) *Entries {
 }
 
 // SetTest records the errors of the factors f on the entries held out.
-func (r *Entries) SetTest(f scaledsm.Factors, held scaledsm.HeldOut) {
+func (r *Entries) SetTest(f scaledsm.Factors, held completion.HeldOut) {
 	if len(held.Y) == 0 {
 		return
 	}

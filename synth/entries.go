@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 
-	"github.com/scaledsm/scaledsm"
+	"github.com/scaledsm/scaledsm/completion"
 	"github.com/scaledsm/scaledsm/internal/fsum"
 	"github.com/scaledsm/scaledsm/internal/par"
 	"github.com/scaledsm/scaledsm/internal/reduce"
@@ -76,7 +76,7 @@ func (d *Draw) drawEntries() error {
 		i += d.lo
 		rowColumns(c.Seed, i, n2, c.P, cols[start[i]:start[i+1]])
 	})
-	op, err := scaledsm.NewEntriesCSR(n1, n2, start, cols)
+	op, err := completion.NewEntriesCSR(n1, n2, start, cols)
 	if err != nil {
 		return err
 	}
@@ -125,7 +125,7 @@ func rowColumns(seed uint64, i, n2 int, p float64, dst []int32) int {
 // entriesInstance builds the observations of an entry model's instance.
 func (d *Draw) entriesInstance(in *Instance) {
 	in.entrySeed, in.entryDraw = d.Seed, true
-	op := d.Op.(*scaledsm.Entries)
+	op := d.Op.(*completion.Entries)
 	start, cols := op.Start(), op.Cols()
 	n1, m := d.N1, d.M
 	workers := runtime.GOMAXPROCS(0)
@@ -214,7 +214,7 @@ func (d *Draw) entriesInstance(in *Instance) {
 // entryCorrupted returns an entry model's outlier mask, drawing each row's
 // support as entriesInstance did.
 func (in *Instance) entryCorrupted() []bool {
-	op := in.Op.(*scaledsm.Entries)
+	op := in.Op.(*completion.Entries)
 	start := op.Start()
 	mask := make([]bool, len(op.Cols()))
 	par.Do(runtime.GOMAXPROCS(0), len(start)-1, func(i int) {

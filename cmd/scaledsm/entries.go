@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/scaledsm/scaledsm"
+	"github.com/scaledsm/scaledsm/completion"
 	"github.com/scaledsm/scaledsm/dataio"
 	"github.com/scaledsm/scaledsm/internal/mem"
 	"github.com/scaledsm/scaledsm/predict"
@@ -26,7 +27,7 @@ import (
 // entry models (matrix completion, robust PCA) uses when --method, --loss
 // and --step are not given: the library's DefaultSettings for Entries.
 func entryDefaults() scaledsm.Settings {
-	return scaledsm.DefaultSettings(&scaledsm.Entries{})
+	return completion.DefaultSettings().Settings
 }
 
 // entryData is what a problem of the entry models carries beside the
@@ -34,7 +35,7 @@ func entryDefaults() scaledsm.Settings {
 // and the shape of a dense (--masked) input.
 type entryData struct {
 	json           report.Entries
-	test           scaledsm.HeldOut
+	test           completion.HeldOut
 	rowIDs, colIDs []int64 // --ratings: the id of each row and column
 	masked         bool    // --masked: X.npy and S.npy are written
 	// corrupted, for a synthetic problem, draws the outliers' support.
@@ -46,13 +47,13 @@ type entryData struct {
 const supportLimit = 1 << 24
 
 // outlierSupport counts the sparse part's support at f (see
-// scaledsm.Entries.SparsePart) and scores it against the synthetic
+// completion.Entries.SparsePart) and scores it against the synthetic
 // problem's outliers: for a synthetic problem, whose outliers are known,
 // and a masked matrix, whose S.npy is that support; not for entries and
 // ratings from files, where its two m-sized buffers would raise the peak
 // memory of the solve for a count.
 func (d *entryData) outlierSupport(p scaledsm.Problem, f scaledsm.Factors) error {
-	op, ok := p.Op.(*scaledsm.Entries)
+	op, ok := p.Op.(*completion.Entries)
 	if !ok || len(p.Y)+len(p.Y32) > supportLimit || (d.corrupted == nil && !d.masked) {
 		return nil
 	}
@@ -73,14 +74,14 @@ func (d *entryData) outlierSupport(p scaledsm.Problem, f scaledsm.Factors) error
 }
 
 // newEntryData counts the rows and columns of op with no entry.
-func newEntryData(op *scaledsm.Entries) *entryData {
+func newEntryData(op *completion.Entries) *entryData {
 	return &entryData{json: *report.NewEntries(op)}
 }
 
 // enoughEntries refuses fewer entries than the (n1+n2)·r unknowns of the
-// factors (see scaledsm.Entries.Determined): what names the input that set
+// factors (see completion.Entries.Determined): what names the input that set
 // their number, as "--p 0.01".
-func enoughEntries(op *scaledsm.Entries, r int, what string) error {
+func enoughEntries(op *completion.Entries, r int, what string) error {
 	if err := op.Determined(r); err != nil {
 		return exitError{fmt.Errorf("%s: %v", what, err), exitBadInput}
 	}
@@ -258,7 +259,7 @@ func (s *fromEntries) bytes(validating bool) (int64, error) {
 		if !validating {
 			return 0
 		}
-		return scaledsm.ValidationBytes(m, n1)
+		return completion.ValidationBytes(m, n1)
 	}
 	switch s.fileFlag {
 	case "rows":
@@ -346,7 +347,7 @@ func (s *fromEntries) load() (*loaded, error) {
 // read reads the entries of the files and their observations, noting in
 // ed and files what they were: float64 (y), or float32 (y32) as a float32
 // --values file holds them, the solve the same in less memory.
-func (s *fromEntries) read(ed *entryData, files *report.Inputs) (op *scaledsm.Entries, y []float64, y32 []float32, err error) {
+func (s *fromEntries) read(ed *entryData, files *report.Inputs) (op *completion.Entries, y []float64, y32 []float32, err error) {
 	switch s.fileFlag {
 	case "rows":
 		files.Operator, files.Cols, files.Y = s.flags.rows, s.flags.cols, s.flags.values
@@ -356,7 +357,7 @@ func (s *fromEntries) read(ed *entryData, files *report.Inputs) (op *scaledsm.En
 		} else if err != nil {
 			return nil, nil, nil, fileError(err)
 		}
-		op, err := scaledsm.NewEntriesCSR(s.n1, s.n2, c.Start, c.Cols)
+		op, err := completion.NewEntriesCSR(s.n1, s.n2, c.Start, c.Cols)
 		return op, c.Y, c.Y32, err
 	case "ratings":
 		files.Operator = s.flags.ratings
@@ -365,7 +366,7 @@ func (s *fromEntries) read(ed *entryData, files *report.Inputs) (op *scaledsm.En
 			return nil, nil, nil, fileError(err)
 		}
 		ed.rowIDs, ed.colIDs = rt.RowIDs, rt.ColIDs
-		op, y, err := scaledsm.NewEntries(len(rt.RowIDs), len(rt.ColIDs), rt.Rows, rt.Cols, rt.Values)
+		op, y, err := completion.NewEntries(len(rt.RowIDs), len(rt.ColIDs), rt.Rows, rt.Cols, rt.Values)
 		if err != nil {
 			return nil, nil, nil, ratingsDuplicate(s.flags.ratings, s.layout, rt, err)
 		}
@@ -381,7 +382,7 @@ func (s *fromEntries) read(ed *entryData, files *report.Inputs) (op *scaledsm.En
 	}
 	ed.masked = true
 	ed.json.Missing = &x.Missing
-	op, err = scaledsm.NewEntriesCSR(x.N1, x.N2, x.Start, x.Cols)
+	op, err = completion.NewEntriesCSR(x.N1, x.N2, x.Start, x.Cols)
 	if err != nil {
 		return nil, nil, nil, entriesError(err, "--masked "+s.flags.masked)
 	}
@@ -398,7 +399,7 @@ func widen(y32 []float32) []float64 {
 	return y
 }
 
-// entriesError words an error of scaledsm.NewEntries about the files what.
+// entriesError words an error of completion.NewEntries about the files what.
 func entriesError(err error, what string) error {
 	var ie *scaledsm.InputError
 	if errors.As(err, &ie) {
@@ -407,7 +408,7 @@ func entriesError(err error, what string) error {
 	return err
 }
 
-// ratingsDuplicate words the error of scaledsm.NewEntries on the entries
+// ratingsDuplicate words the error of completion.NewEntries on the entries
 // of a ratings file: a duplicate is found again and named by its lines.
 func ratingsDuplicate(path string, layout dataio.Layout, rt *dataio.Ratings, err error) error {
 	seen := make(map[[2]int32]int, len(rt.Rows))
@@ -448,7 +449,7 @@ func (d *entryData) outputs(p scaledsm.Problem, f scaledsm.Factors) []namedWrite
 		out = append(out,
 			namedWriter{"X.npy", func(w io.Writer) error { return dataio.WriteDense(w, f.Product()) }},
 			namedWriter{"S.npy", func(w io.Writer) error {
-				sp, err := p.Op.(*scaledsm.Entries).SparseMatrix(p.Y, f, d.test)
+				sp, err := p.Op.(*completion.Entries).SparseMatrix(p.Y, f, d.test)
 				if err != nil {
 					return err
 				}

@@ -18,6 +18,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/scaledsm/scaledsm"
+	"github.com/scaledsm/scaledsm/completion"
 	"github.com/scaledsm/scaledsm/dataio"
 	"github.com/scaledsm/scaledsm/internal/mem"
 	"github.com/scaledsm/scaledsm/report"
@@ -260,7 +261,7 @@ func writeRatings(t *testing.T, path string) (*mat.Dense, int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	op := draw.Op.(*scaledsm.Entries)
+	op := draw.Op.(*completion.Entries)
 	start, cols := op.Start(), op.Cols()
 	var lines []string
 	for i := range 40 {
@@ -640,7 +641,7 @@ func TestValidationMemory(t *testing.T) {
 	for _, c := range []struct {
 		rank string
 		need int64
-	}{{"2", cfg.Bytes()}, {"auto", cfg.Bytes() + scaledsm.ValidationBytes(m, n)}} {
+	}{{"2", cfg.Bytes()}, {"auto", cfg.Bytes() + completion.ValidationBytes(m, n)}} {
 		args := []string{"solve", "--problem", "mc", "--n", strconv.Itoa(n), "--r", "2", "--p", p, "--rank", c.rank}
 		code, out, errs := cli(t, args...)
 		if want := "needs about " + mem.Format(c.need) + " of memory"; code != 2 || out != "" || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, want) {

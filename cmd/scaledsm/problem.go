@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/scaledsm/scaledsm"
+	"github.com/scaledsm/scaledsm/completion"
 	"github.com/scaledsm/scaledsm/dataio"
 	"github.com/scaledsm/scaledsm/internal/mem"
 	"github.com/scaledsm/scaledsm/internal/reduce"
@@ -19,7 +20,7 @@ import (
 // the paper's recipe, or NumPy files. Its flags are checked when it is
 // made; bytes estimates the memory the problem needs before anything is
 // allocated (with validating, also that of choosing the rank or the
-// penalty by validation: see scaledsm.ValidationBytes), and load reads or
+// penalty by validation: see completion.ValidationBytes), and load reads or
 // draws it.
 type source interface {
 	bytes(validating bool) (int64, error)
@@ -138,7 +139,7 @@ func (s *synthetic) bytes(validating bool) (int64, error) {
 	c := s.cfg
 	if validating && c.Kind.Entries() {
 		m := int(float64(c.N1) * float64(c.N2) * c.P) // expected, as Bytes counts
-		return c.Bytes() + scaledsm.ValidationBytes(m, c.N1), nil
+		return c.Bytes() + completion.ValidationBytes(m, c.N1), nil
 	}
 	return c.Bytes(), nil
 }
@@ -193,7 +194,7 @@ func (s *synthetic) load() (*loaded, error) {
 		shape:   report.Shape{Problem: c.Kind.String(), N1: c.N1, N2: c.N2, Rank: c.Rank, M: c.M},
 		seconds: time.Since(t0).Seconds(),
 	}
-	if op, ok := draw.Op.(*scaledsm.Entries); ok && world == nil {
+	if op, ok := draw.Op.(*completion.Entries); ok && world == nil {
 		// (On ranks, a shard's empty rows are other ranks' rows.)
 		ld.entries = newEntryData(op)
 		ld.entries.corrupted = in.Corrupted

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/scaledsm/scaledsm"
+	"github.com/scaledsm/scaledsm/completion"
 	"github.com/scaledsm/scaledsm/dataio"
 	"github.com/scaledsm/scaledsm/internal/atomicio"
 	"github.com/scaledsm/scaledsm/internal/csvfmt"
@@ -64,35 +65,35 @@ func (s *solverFlags) register(fs *flag.FlagSet) {
 // whose source knows f(X*) (oracle) or X* (truth), of an entry model
 // (entries: the defaults are entryDefaults') or not. What depends on the
 // problem is filled in by complete, once it is loaded and initialized.
-func (s *solverFlags) settings(oracle, truth, entries bool) (scaledsm.Settings, error) {
+func (s *solverFlags) settings(oracle, truth, entries bool) (completion.Settings, error) {
 	set := setFlags(s.fs)
 	method, loss, modelDefaults, err := s.methodLoss(entries)
 	if err != nil {
-		return scaledsm.Settings{}, err
+		return completion.Settings{}, err
 	}
 	step, name, err := s.stepRule(method, loss, modelDefaults, oracle || truth, oracle)
 	if err != nil {
-		return scaledsm.Settings{}, err
+		return completion.Settings{}, err
 	}
 	model := entryDefaults()
 	for _, only := range [][2]string{{"eta", "constant"}, {"lambda", "geometric"}, {"q", "geometric"}} {
 		if set[only[0]] && name != only[1] {
-			return scaledsm.Settings{}, badFlag(only[0], flagValue(s.fs, only[0]), fmt.Sprintf("applies to --step %s, not %s", only[1], name))
+			return completion.Settings{}, badFlag(only[0], flagValue(s.fs, only[0]), fmt.Sprintf("applies to --step %s, not %s", only[1], name))
 		}
 	}
 	switch {
 	case s.iters <= 0:
-		return scaledsm.Settings{}, badFlag("iters", s.iters, "must be positive")
+		return completion.Settings{}, badFlag("iters", s.iters, "must be positive")
 	case !(s.tol >= 0):
-		return scaledsm.Settings{}, badFlag("tol", s.tol, "must be non-negative (0 never stops early)")
+		return completion.Settings{}, badFlag("tol", s.tol, "must be non-negative (0 never stops early)")
 	}
-	settings := scaledsm.Settings{Method: method, Loss: loss, Step: step, MaxIter: s.iters, Tol: s.tol}
+	settings := completion.Settings{Settings: scaledsm.Settings{Method: method, Loss: loss, Step: step, MaxIter: s.iters, Tol: s.tol}}
 	if s.tol == 0 {
 		settings.Tol = -1 // never stop early
 	}
 	settings.OneStart = !s.restart
 	if !s.polish {
-		settings.Polish = scaledsm.PolishNever
+		settings.Polish = completion.PolishNever
 	}
 	if entries && !set["tol"] {
 		// Without a truth, the model's stop at a levelled loss (see
@@ -105,22 +106,22 @@ func (s *solverFlags) settings(oracle, truth, entries bool) (scaledsm.Settings, 
 			settings.Ridge = model.Ridge
 		}
 	case s.ridge == "auto":
-		settings.Ridge = scaledsm.AutoRidge
+		settings.Ridge = completion.AutoRidge
 	case s.ridge == "none":
 	default:
 		mu, perr := strconv.ParseFloat(s.ridge, 64)
 		if perr != nil || !(mu > 0) || math.IsInf(mu, 0) {
-			return scaledsm.Settings{}, badFlag("ridge", s.ridge, "want auto, none or a penalty μ > 0")
+			return completion.Settings{}, badFlag("ridge", s.ridge, "want auto, none or a penalty μ > 0")
 		}
 		settings.Ridge = mu
 	}
 	if set["trim"] {
 		if settings.Truncation, err = scaledsm.ParseTruncation(s.trim); err != nil {
-			return scaledsm.Settings{}, inputFlag(err, solverInputs)
+			return completion.Settings{}, inputFlag(err, solverInputs)
 		}
 	}
 	if err := settings.Validate(); err != nil {
-		return scaledsm.Settings{}, inputFlag(err, solverInputs)
+		return completion.Settings{}, inputFlag(err, solverInputs)
 	}
 	return settings, nil
 }
@@ -157,8 +158,8 @@ func (s *solverFlags) methodLoss(entries bool) (scaledsm.Method, scaledsm.Loss, 
 // parseLoss returns the loss named s: a standard one (scaledsm.ParseLoss)
 // or l2trim, the entry models' trimmed least squares.
 func parseLoss(s string) (scaledsm.Loss, error) {
-	if s == (scaledsm.TrimmedL2{}).String() {
-		return scaledsm.TrimmedL2{}, nil
+	if s == (completion.TrimmedL2{}).String() {
+		return completion.TrimmedL2{}, nil
 	}
 	return scaledsm.ParseLoss(s)
 }
@@ -239,7 +240,7 @@ func (s *solverFlags) complete(ctx context.Context, settings *scaledsm.Settings,
 		// problem's p_s is known to the oracle steps, not to auto.
 		// l2trim, as auto, is told nothing of the outliers.
 		_, auto := settings.Step.(scaledsm.Auto)
-		_, trimmed := settings.Loss.(scaledsm.TrimmedL2)
+		_, trimmed := settings.Loss.(completion.TrimmedL2)
 		blind := auto || trimmed
 		settings.Truncation = scaledsm.Truncation{}
 		if !math.IsNaN(ld.ps) && (ld.files != nil || !blind) {
@@ -451,12 +452,12 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	if t, ok := world.(*timedReducer); ok {
 		t.reset()
 	}
-	bar := newProgress(stderr, settings)
+	bar := newProgress(stderr, settings.Settings)
 	if bar != nil && rank0() && !c.of.json {
 		settings.Recorder = bar.record
 	}
 	t1 := time.Now()
-	res, err := scaledsm.Solve(ctx, ld.problem, settings)
+	res, err := completion.Solve(ctx, ld.problem, settings)
 	bar.clear()
 	if err != nil {
 		return inputFlag(inputFlag(err, solverInputs), src.inputs())
@@ -526,12 +527,12 @@ func (c *solveCmd) source() (source, error) {
 
 // settings returns the solver's settings for the problem of src, having
 // checked the outputs and the memory the solve needs.
-func (c *solveCmd) settings(src source) (scaledsm.Settings, error) {
+func (c *solveCmd) settings(src source) (completion.Settings, error) {
 	settings, err := c.sf.settings(src.oracle(), src.truth(), src.entries())
 	if err != nil {
 		return settings, err
 	}
-	if err := c.st.apply(&settings, seedOf(src)); err != nil {
+	if err := c.st.apply(&settings.Settings, seedOf(src)); err != nil {
 		return settings, err
 	}
 	if rank0() {
@@ -544,13 +545,13 @@ func (c *solveCmd) settings(src source) (scaledsm.Settings, error) {
 	}
 	// --rank auto and AutoRidge (which validates only without a truth)
 	// hold the entries a second time, split.
-	validating := src.entries() && (c.ff.rank == scaledsm.AutoRank || settings.Ridge == scaledsm.AutoRidge && !src.truth())
+	validating := src.entries() && (c.ff.rank == scaledsm.AutoRank || settings.Ridge == completion.AutoRidge && !src.truth())
 	return settings, checkMemory(src, validating)
 }
 
 // load reads or draws the problem of src, warns of what it lacks, and
 // completes the settings from its initialization.
-func (c *solveCmd) load(ctx context.Context, src source, settings *scaledsm.Settings) (*loaded, error) {
+func (c *solveCmd) load(ctx context.Context, src source, settings *completion.Settings) (*loaded, error) {
 	_, synthetic := src.(*synthetic)
 	setPhase(map[bool]string{true: "drawing the problem", false: "reading the problem"}[synthetic])
 	if src.entries() {
@@ -568,7 +569,7 @@ func (c *solveCmd) load(ctx context.Context, src source, settings *scaledsm.Sett
 	if ctx.Err() != nil {
 		return nil, exitError{fmt.Errorf("interrupted while %s; nothing written", *phase.Load()), exitInterrupted}
 	}
-	if err := fitRank(ld, c.ff.rank, *settings); err != nil {
+	if err := fitRank(ld, c.ff.rank, settings.Settings); err != nil {
 		return nil, err
 	}
 	if rank0() {
@@ -582,7 +583,7 @@ func (c *solveCmd) load(ctx context.Context, src source, settings *scaledsm.Sett
 			e.json.EmptyRows, e.json.EmptyCols)
 	}
 	setPhase("initializing")
-	if err := c.sf.complete(ctx, settings, ld); err != nil {
+	if err := c.sf.complete(ctx, &settings.Settings, ld); err != nil {
 		if ctx.Err() != nil {
 			return nil, exitError{errors.New("interrupted while initializing; nothing written"), exitInterrupted}
 		}
@@ -596,10 +597,10 @@ func (c *solveCmd) load(ctx context.Context, src source, settings *scaledsm.Sett
 }
 
 // report summarizes the solve, writes its results and prints the summary.
-func (c *solveCmd) report(ld *loaded, settings scaledsm.Settings, res *scaledsm.Result, solve time.Duration) error {
-	sum := &report.Summary{Shape: ld.shape, Draw: ld.draw, Inputs: ld.files, Run: report.NewRun(settings, res),
-		Timing: report.NewTiming(res, solve), Choices: report.NewChoices(settings, res), Began: started}
-	sum.SetRank(ld.problem.Rank, settings, res)
+func (c *solveCmd) report(ld *loaded, settings completion.Settings, res *completion.Result, solve time.Duration) error {
+	sum := &report.Summary{Shape: ld.shape, Draw: ld.draw, Inputs: ld.files, Run: report.NewRun(settings.Settings, res),
+		Timing: report.NewTiming(res, solve), Choices: report.NewChoices(settings.Settings, res), Began: started}
+	sum.SetRank(ld.problem.Rank, settings.Settings, res)
 	var extra []namedWriter
 	if e := ld.entries; e != nil {
 		e.json.SetTest(res.Factors, e.test)
@@ -643,7 +644,7 @@ func (c *solveCmd) report(ld *loaded, settings scaledsm.Settings, res *scaledsm.
 
 // outcome returns the error that gives a finished solve its exit code, and
 // warns on stderr of an iteration limit or a stall.
-func outcome(res *scaledsm.Result, stderr io.Writer, out string) error {
+func outcome(res *completion.Result, stderr io.Writer, out string) error {
 	at := fmt.Sprintf("at relative error %.3g", res.RelError)
 	if math.IsNaN(res.RelError) {
 		at = fmt.Sprintf("with %.1f%% of the measurements fitted exactly", 100*res.FitFraction)
@@ -693,7 +694,7 @@ func factorNames(s scaledsm.Status) (l, r string) {
 // writeResults writes --out's files (each complete or not at all, the set
 // renamed into place together), with the extra files of the model, and
 // --trace.
-func writeResults(of *outputFlags, sum *report.Summary, res *scaledsm.Result, extra []namedWriter) error {
+func writeResults(of *outputFlags, sum *report.Summary, res *completion.Result, extra []namedWriter) error {
 	if of.out != "" {
 		// Another solve into the same directory waits, so that it holds
 		// one solve's complete set of files.

@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/scaledsm/scaledsm"
+	"github.com/scaledsm/scaledsm/completion"
 	"github.com/scaledsm/scaledsm/dataio"
 	"github.com/scaledsm/scaledsm/internal/atomicio"
 	"github.com/scaledsm/scaledsm/internal/mem"
@@ -28,7 +28,7 @@ type videoSummary struct {
 	SampleRows  int      `json:"sample_rows"`
 	Sample      string   `json:"sample"`
 	Sweeps      int      `json:"sweeps"`
-	Status      string   `json:"status"`     // stationary, or iteration-limit (see scaledsm.SampledResult)
+	Status      string   `json:"status"`     // stationary, or iteration-limit (see completion.SampledResult)
 	Iterations  int      `json:"iterations"` // the sweeps kept, as Sweeps
 	AbsResidual float64  `json:"abs_residual"`
 	FitFraction float64  `json:"fit_fraction"`
@@ -45,8 +45,8 @@ type videoFlags struct {
 
 func (v *videoFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&v.rank, "rank", 2, "the rank of the background")
-	fs.IntVar(&v.budget, "budget", scaledsm.DefaultSampleBudget, "the most entries of the sample of rows (one row in a stride) fitted by the default method;\nthe stride is the fewest rows that keep the sample within it")
-	fs.IntVar(&v.sweeps, "sweeps", scaledsm.DefaultSampledSweeps, "the most sweeps of least absolute deviations over every entry (fewer once one lowers Σ|y - x| by 1e-7 of it or less)")
+	fs.IntVar(&v.budget, "budget", completion.DefaultSampleBudget, "the most entries of the sample of rows (one row in a stride) fitted by the default method;\nthe stride is the fewest rows that keep the sample within it")
+	fs.IntVar(&v.sweeps, "sweeps", completion.DefaultSampledSweeps, "the most sweeps of least absolute deviations over every entry (fewer once one lowers Σ|y - x| by 1e-7 of it or less)")
 }
 
 // check refuses settings out of their ranges.
@@ -71,13 +71,13 @@ func (v *videoFlags) checkShape(n1, n2 int) error {
 }
 
 // settings returns the library's settings of the flags.
-func (v *videoFlags) settings() scaledsm.SampledSettings {
-	return scaledsm.SampledSettings{Budget: v.budget, Sweeps: v.sweeps}
+func (v *videoFlags) settings() completion.SampledSettings {
+	return completion.SampledSettings{Budget: v.budget, Sweeps: v.sweeps}
 }
 
 // newVideoSummary returns the summary of SolveSampled's result on the
 // n1 × n2 matrix read from in.
-func newVideoSummary(in string, n1, n2, rank int, res *scaledsm.SampledResult) videoSummary {
+func newVideoSummary(in string, n1, n2, rank int, res *completion.SampledResult) videoSummary {
 	return videoSummary{Input: in, Rows: n1, Cols: n2, Rank: rank, Stride: res.Stride, SampleRows: (n1 + res.Stride - 1) / res.Stride,
 		Sample: fmt.Sprintf("%v after %d iterations, polished %d", res.Sample.Status, res.Sample.Iterations, res.Sample.Polished),
 		Sweeps: res.Sweeps, Status: res.Status.String(), Iterations: res.Sweeps, AbsResidual: res.AbsResidual, FitFraction: res.FitFraction}
@@ -151,7 +151,7 @@ entries): about 2 minutes and 1.8 GB on 2 cores (docs/completion.md).
 	defer stop()
 	setPhase("fitting")
 	s := vf.settings()
-	s.Progress = func(st scaledsm.SampledStage) {
+	s.Progress = func(st completion.SampledStage) {
 		switch st.Stage {
 		case "sample":
 			progress("fitted the sample of rows")
@@ -165,7 +165,7 @@ entries): about 2 minutes and 1.8 GB on 2 cores (docs/completion.md).
 			progress("sweep %d: Σ|y - x| %.8g, %.2f%% fitted (%s)", st.Sweep, st.AbsResidual, 100*st.FitFraction, kept)
 		}
 	}
-	res, err := scaledsm.SolveSampled(ctx, m, vf.rank, s)
+	res, err := completion.SolveSampled(ctx, m, vf.rank, s)
 	if err != nil {
 		if ctx.Err() != nil {
 			return exitError{errors.New("interrupted while fitting; nothing written"), exitInterrupted}
@@ -211,7 +211,7 @@ entries): about 2 minutes and 1.8 GB on 2 cores (docs/completion.md).
 
 // writeVideo writes video's files into dir, all of them or none: the
 // background L Rᵀ and the foreground Y - L Rᵀ a row at a time, float32.
-func writeVideo(dir string, m scaledsm.Full32, res *scaledsm.SampledResult, sum *videoSummary) error {
+func writeVideo(dir string, m completion.Full32, res *completion.SampledResult, sum *videoSummary) error {
 	unlock, err := atomicio.Lock(dir)
 	if err != nil {
 		return outputError("out", dir, err)

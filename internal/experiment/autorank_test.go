@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/scaledsm/scaledsm"
+	"github.com/scaledsm/scaledsm/completion"
 )
 
 // TestAstronautAutoRank is the photograph study at AutoRank: half the
@@ -36,13 +37,13 @@ func TestAstronautAutoRank(t *testing.T) {
 			rows, cols, vals = append(rows, int32(i)), append(cols, int32(j)), append(vals, v)
 		}
 	}
-	op, y, _ := scaledsm.NewEntries(h, w, rows, cols, vals)
-	s := scaledsm.DefaultSettings(op)
+	op, y, _ := completion.NewEntries(h, w, rows, cols, vals)
+	s := completion.DefaultSettings()
 	s.MaxIter = 2000
 	// fit solves at rank r and returns the result and its PSNR, the
 	// recovered image clipped to [0, 1].
-	fit := func(r int) (*scaledsm.Result, float64) {
-		res, err := scaledsm.Solve(context.Background(), scaledsm.Problem{Op: op, Y: y, Rank: r}, s)
+	fit := func(r int) (*completion.Result, float64) {
+		res, err := completion.Solve(context.Background(), scaledsm.Problem{Op: op, Y: y, Rank: r}, s)
 		if err != nil {
 			t.Fatal(err)
 		}

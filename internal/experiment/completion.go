@@ -17,12 +17,13 @@ import (
 	"gonum.org/v1/plot/plotter"
 
 	"github.com/scaledsm/scaledsm"
+	"github.com/scaledsm/scaledsm/completion"
 	"github.com/scaledsm/scaledsm/synth"
 )
 
 // CompletionConfig sets up the matrix completion and robust PCA study,
 // beyond the paper (issue 13, item 9): the entry models' default method
-// (scaledsm.DefaultSettings: ScaledGD on the trimmed least squares with a
+// (completion.DefaultSettings: ScaledGD on the trimmed least squares with a
 // constant step) against the condition number and the outlier fraction,
 // with the methods it replaced for contrast.
 type CompletionConfig struct {
@@ -84,7 +85,7 @@ type Solver string
 
 // The solvers of the study.
 const (
-	// Default is scaledsm.DefaultSettings for the entry models: ScaledGD on
+	// Default is completion.DefaultSettings for the entry models: ScaledGD on
 	// TrimmedL2 with Constant{Eta: 0.5}, from the spectral start with the
 	// median trimming (it is told nothing of the outliers).
 	Default Solver = "ScaledGD l2trim (default)"
@@ -118,10 +119,10 @@ func (s Solver) settings(in *synth.Instance, tol float64, maxIter int) (scaledsm
 	set := scaledsm.Settings{Tol: tol, MaxIter: maxIter, Truncation: scaledsm.TruncateFraction(in.PS)}
 	switch s {
 	case Default:
-		d := scaledsm.DefaultSettings(p.Op)
+		d := completion.DefaultSettings()
 		set.Method, set.Loss, set.Step, set.Truncation = d.Method, d.Loss, d.Step, scaledsm.Truncation{}
 	case GDTrimmed:
-		set.Method, set.Loss, set.Truncation = scaledsm.GD, scaledsm.TrimmedL2{}, scaledsm.Truncation{}
+		set.Method, set.Loss, set.Truncation = scaledsm.GD, completion.TrimmedL2{}, scaledsm.Truncation{}
 		init, err := scaledsm.Initial(context.Background(), p, set)
 		if err != nil {
 			return set, err

@@ -19,6 +19,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/scaledsm/scaledsm"
+	"github.com/scaledsm/scaledsm/completion"
 )
 
 // astronautPNG is NASA's public-domain photograph of the astronaut Eileen
@@ -135,8 +136,8 @@ func gray(pix []float64, w, h int) *image.Gray {
 }
 
 // RunImage measures the image study: the seen pixels as entries of a
-// matrix (scaledsm.NewEntries), recovered by the default method of the
-// entry models (scaledsm.DefaultSettings), by plain ScaledGD on least
+// matrix (completion.NewEntries), recovered by the default method of the
+// entry models (completion.DefaultSettings), by plain ScaledGD on least
 // squares (Constant{Eta: L2Eta}) and by plain ScaledSM on l1 (Auto), all from the spectral start with the
 // median trimming; the recovered images are clipped to [0, 1].
 func RunImage(ctx context.Context, c ImageConfig) (*ImageResult, error) {
@@ -168,7 +169,7 @@ func RunImage(ctx context.Context, c ImageConfig) (*ImageResult, error) {
 		}
 	}
 	res.Seen = len(vals)
-	op, y, err := scaledsm.NewEntries(h, w, rows, cols, vals)
+	op, y, err := completion.NewEntries(h, w, rows, cols, vals)
 	if err != nil {
 		return nil, fmt.Errorf("image study: %w", err)
 	}
@@ -183,14 +184,14 @@ func RunImage(ctx context.Context, c ImageConfig) (*ImageResult, error) {
 		set := scaledsm.Settings{MaxIter: c.MaxIter, Tol: c.Tol}
 		switch s {
 		case Default:
-			d := scaledsm.DefaultSettings(op)
+			d := completion.DefaultSettings()
 			set.Method, set.Loss, set.Step, set.Ridge = d.Method, d.Loss, d.Step, d.Ridge
 		case ScaledGDL2:
 			set.Method, set.Loss, set.Step = scaledsm.ScaledGD, scaledsm.L2Squared, scaledsm.Constant{Eta: L2Eta}
 		case ScaledL1Auto:
 			set.Method, set.Loss, set.Step = scaledsm.ScaledSM, scaledsm.L1, scaledsm.Auto{}
 		}
-		r, err := scaledsm.Solve(ctx, scaledsm.Problem{Op: op, Y: y, Rank: k}, set)
+		r, err := completion.Solve(ctx, scaledsm.Problem{Op: op, Y: y, Rank: k}, completion.Settings{Settings: set})
 		if err != nil {
 			return ImageSolve{}, nil, fmt.Errorf("image study, %s: %w", s, err)
 		}

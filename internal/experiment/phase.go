@@ -18,6 +18,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/scaledsm/scaledsm"
+	"github.com/scaledsm/scaledsm/completion"
 	"github.com/scaledsm/scaledsm/synth"
 )
 
@@ -41,7 +42,7 @@ const (
 // PhaseMethod names a method of the phase study.
 type PhaseMethod string
 
-// The methods: the entry models' default (scaledsm.DefaultSettings) and
+// The methods: the entry models' default (completion.DefaultSettings) and
 // the two references of rpcaref.go.
 const (
 	PhaseDefault PhaseMethod = "default"
@@ -333,7 +334,7 @@ func (c PhaseConfig) solvePhase(ctx context.Context, m PhaseMethod, pc phaseCase
 	if err != nil {
 		return nil, 0, err
 	}
-	res, err := scaledsm.Solve(ctx, scaledsm.Problem{Op: op, Y: obs, Rank: c.Rank}, c.defaultSettings(op))
+	res, err := completion.Solve(ctx, scaledsm.Problem{Op: op, Y: obs, Rank: c.Rank}, c.defaultSettings())
 	if err != nil {
 		return nil, 0, err
 	}
@@ -343,15 +344,15 @@ func (c PhaseConfig) solvePhase(ctx context.Context, m PhaseMethod, pc phaseCase
 // defaultSettings are the default method's settings in the study: the
 // entries' defaults run to the study's tolerance (a hundredth of its
 // success threshold) or iteration limit, with no Converger.
-func (c PhaseConfig) defaultSettings(op *scaledsm.Entries) scaledsm.Settings {
-	s := scaledsm.DefaultSettings(op)
+func (c PhaseConfig) defaultSettings() completion.Settings {
+	s := completion.DefaultSettings()
 	s.Converger, s.Tol, s.MaxIter = nil, c.Success/100, c.MaxIter
 	return s
 }
 
 // denseEntries returns the entry operator of every entry of y (robust
 // PCA) and its observations, a copy of y's values.
-func denseEntries(y *mat.Dense) (*scaledsm.Entries, []float64, error) {
+func denseEntries(y *mat.Dense) (*completion.Entries, []float64, error) {
 	n1, n2 := y.Dims()
 	rows, cols := make([]int32, 0, n1*n2), make([]int32, 0, n1*n2)
 	for i := range n1 {
@@ -359,7 +360,7 @@ func denseEntries(y *mat.Dense) (*scaledsm.Entries, []float64, error) {
 			rows, cols = append(rows, int32(i)), append(cols, int32(j))
 		}
 	}
-	return scaledsm.NewEntries(n1, n2, rows, cols, slices.Clone(y.RawMatrix().Data))
+	return completion.NewEntries(n1, n2, rows, cols, slices.Clone(y.RawMatrix().Data))
 }
 
 // judgedError is ||x - star||_F / ||star||_F over the entries judged.

@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/scaledsm/scaledsm"
+	"github.com/scaledsm/scaledsm/completion"
 )
 
 // TestPhaseReferences: principal component pursuit and ScaledGD with T_α,
@@ -149,7 +150,7 @@ func TestPhaseBlocksPolishFirst(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := scaledsm.Solve(context.Background(), scaledsm.Problem{Op: op, Y: obs, Rank: c.Rank}, c.defaultSettings(op))
+		res, err := completion.Solve(context.Background(), scaledsm.Problem{Op: op, Y: obs, Rank: c.Rank}, c.defaultSettings())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -110,7 +110,7 @@ func (page *reportPage) addStudies(st Studies) error {
 		s := reportStudy{
 			ID:    "completion",
 			Title: "Beyond the paper: matrix completion and robust PCA",
-			Text: fmt.Sprintf("The entry models' default method (scaledsm.DefaultSettings: ScaledGD on the trimmed least squares l2trim, "+
+			Text: fmt.Sprintf("The entry models' default method (completion.DefaultSettings: ScaledGD on the trimmed least squares l2trim, "+
 				"constant step 0.5, spectral start with the median trimming, told nothing of the outliers) on the synthetic recipe "+
 				"n1 = n2 = %d, r = %d, p = %g, outliers of the paper's law, no noise; runs stop at a relative error of %g, "+
 				"the default method within %d iterations and the methods shown for contrast within %d. "+
@@ -142,8 +142,8 @@ func (page *reportPage) addStudies(st Studies) error {
 				"recovered at rank %d, each method from the spectral start with the median trimming, at most %d iterations "+
 				"to a relative change of %g, the result clipped to [0, 1]. PSNR = 10 log10(1/MSE) against the original over all pixels; "+
 				"the corrupted input counts its hidden pixels as 0. The best rank-%d approximation of the original has a PSNR of %.1f dB. "+
-				"The default method (scaledsm.DefaultSettings) keeps an exact fit and otherwise chooses its ridge penalty and its "+
-				"iterations on 5%% of the pixels seen, held out (scaledsm.ChooseRidge); it is also fitted at the ranks %v.",
+				"The default method (completion.DefaultSettings) keeps an exact fit and otherwise chooses its ridge penalty and its "+
+				"iterations on 5%% of the pixels seen, held out (completion.ChooseRidge); it is also fitted at the ranks %v.",
 				im.Width, im.Height, 100*cfg.Observed, 100*cfg.Salt, cfg.Seed, cfg.Rank, cfg.MaxIter, cfg.Tol, cfg.Rank, im.BestPSNR, cfg.Ranks),
 			Time:     fmt.Sprintf("%.1f s on %s", im.Seconds, orUnknown(im.Machine)),
 			Command:  "scaledsm completion --out DIR",
@@ -191,7 +191,7 @@ func (page *reportPage) addStudies(st Studies) error {
 			Text: fmt.Sprintf("Robust PCA (every entry observed) of rank %d at the shapes %s, κ = %s, p_s = %s, seeds %s, "+
 				"with the outliers at random entries, in whole columns (X* judged on the other columns) or in clustered blocks "+
 				"(one value each, as objects in a video); a run succeeds at a relative error of %s. The default method "+
-				"(scaledsm.DefaultSettings, told nothing of the outliers, to a relative change of %s or %d iterations) against "+
+				"(completion.DefaultSettings, told nothing of the outliers, to a relative change of %s or %d iterations) against "+
 				"principal component pursuit by the inexact ALM (λ = 1/√max(n1, n2)) and ScaledGD with the sparse estimate T_α "+
 				"(α = 2 p_s, told the outlier fraction), both written for this study in package experiment. "+
 				"Each cell counts the seeds that succeeded; every run is in phase.csv.",

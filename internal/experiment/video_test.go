@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/scaledsm/scaledsm"
+	"github.com/scaledsm/scaledsm/completion"
 	"github.com/scaledsm/scaledsm/dataio"
 	"github.com/scaledsm/scaledsm/internal/order"
 )
@@ -117,7 +118,7 @@ func videoRPCA(t *testing.T, video, star *mat.Dense, threshold float64) {
 		t.Fatal(err)
 	}
 	t0 = time.Now()
-	res, err := scaledsm.Solve(context.Background(), scaledsm.Problem{Op: op, Y: obs, Rank: r}, scaledsm.DefaultSettings(op))
+	res, err := completion.Solve(context.Background(), scaledsm.Problem{Op: op, Y: obs, Rank: r}, completion.DefaultSettings())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,12 +148,12 @@ func videoRPCA(t *testing.T, video, star *mat.Dense, threshold float64) {
 	ePCP := report("PCP", l, mask, secs)
 	t.Logf("default / PCP: error %.2f, time %.3f (%.1f thin SVDs)", eDef/ePCP, defSecs/secs, defSecs/svdSecs)
 	// scaledsm video's method (SolveSampled), at its default budget.
-	m := scaledsm.Full32{N1: n1, N2: n2, Y: make([]float32, n1*n2)}
+	m := completion.Full32{N1: n1, N2: n2, Y: make([]float32, n1*n2)}
 	for k, v := range y.RawMatrix().Data {
 		m.Y[k] = float32(v)
 	}
 	t0 = time.Now()
-	sr, err := scaledsm.SolveSampled(context.Background(), m, r, scaledsm.SampledSettings{})
+	sr, err := completion.SolveSampled(context.Background(), m, r, completion.SampledSettings{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,12 @@ type Error struct {
 	Source string
 }
 
+// New returns the Error of input with the value and the reason the format
+// and its arguments give (the solver's; the recommender sets Source).
+func New(input string, value any, format string, args ...any) *Error {
+	return &Error{Input: input, Value: value, Reason: fmt.Sprintf(format, args...)}
+}
+
 // Error returns "<source>: <input> <value>: <reason>".
 func (e *Error) Error() string {
 	src := e.Source

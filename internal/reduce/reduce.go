@@ -5,6 +5,7 @@
 package reduce
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/scaledsm/scaledsm/internal/fsum"
@@ -131,6 +132,24 @@ func Kth(g Group, v []float64, k int) float64 {
 // contiguous, in rank order, their lengths differing by at most 1.
 func Range(n, rank, size int) (lo, hi int) {
 	return rank * n / size, (rank + 1) * n / size
+}
+
+// Whole returns the measurements of a whole problem of which m are a
+// shard's: total when set (a shard), m otherwise.
+func Whole(m, total int) int {
+	if total > 0 {
+		return total
+	}
+	return m
+}
+
+// CheckShard reports a shard of m measurements larger than the whole
+// problem's total.
+func CheckShard(m, total int) error {
+	if total < m {
+		return fmt.Errorf("scaledsm: shard of %d measurements of a problem of %d: the whole must hold at least the shard", m, total)
+	}
+	return nil
 }
 
 // Ranks is the reductions of a run over the ranks of a Group; its zero

@@ -61,6 +61,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/scaledsm/scaledsm"
+	"github.com/scaledsm/scaledsm/completion"
 	"github.com/scaledsm/scaledsm/internal/mem"
 	"github.com/scaledsm/scaledsm/report"
 )
@@ -183,7 +184,7 @@ func capiSolve(c *C.scaledsm_call, warn io.Writer) (*capiResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := st.apply(&settings, 0); err != nil {
+	if err := st.apply(&settings.Settings, 0); err != nil {
 		return nil, err
 	}
 	if err := capiMemory(kind, m, n1, n2, src.rank.loadRank()); err != nil {
@@ -192,7 +193,7 @@ func capiSolve(c *C.scaledsm_call, warn io.Writer) (*capiResult, error) {
 
 	t0 := time.Now()
 	p := scaledsm.Problem{Rank: int(src.rank)}
-	var held scaledsm.HeldOut // --holdout's entries
+	var held completion.HeldOut // --holdout's entries
 	shape := report.Shape{Problem: "ms", N1: n1, N2: n2, Rank: src.rank.loadRank(), M: m}
 	files := &report.Inputs{Operator: "A", Y: "y"}
 	switch kind {
@@ -231,7 +232,7 @@ func capiSolve(c *C.scaledsm_call, warn io.Writer) (*capiResult, error) {
 		values := unsafe.Slice((*float64)(c.y), m)
 		c.seen_rows = C.uintptr_t(uintptr(unsafe.Pointer(c.rows)))
 		c.seen_cols = C.uintptr_t(uintptr(unsafe.Pointer(c.cols)))
-		op, y, err := scaledsm.NewEntries(n1, n2, rows, cols, values)
+		op, y, err := completion.NewEntries(n1, n2, rows, cols, values)
 		if err != nil {
 			return nil, err
 		}
@@ -260,21 +261,21 @@ func capiSolve(c *C.scaledsm_call, warn io.Writer) (*capiResult, error) {
 	ctx, cancel := capiContext(c)
 	defer cancel()
 	warnRank(warn, ld)
-	if err := sf.complete(ctx, &settings, ld); err != nil {
+	if err := sf.complete(ctx, &settings.Settings, ld); err != nil {
 		return nil, inputFlag(inputFlag(inputFlag(err, solverInputs), startInputs), fileInputs)
 	}
 	setup := time.Since(t0)
 	t1 := time.Now()
-	res, err := scaledsm.Solve(ctx, ld.problem, settings)
+	res, err := completion.Solve(ctx, ld.problem, settings)
 	if err != nil {
 		return nil, inputFlag(inputFlag(err, solverInputs), fileInputs)
 	}
 	// The summary of solve with files, without the files' names.
-	sum := &report.Summary{Shape: ld.shape, Run: report.NewRun(settings, res), Timing: report.NewTiming(res, time.Since(t1)), Began: t0}
-	sum.Choices = report.NewChoices(settings, res)
-	sum.SetRank(ld.problem.Rank, settings, res)
+	sum := &report.Summary{Shape: ld.shape, Run: report.NewRun(settings.Settings, res), Timing: report.NewTiming(res, time.Since(t1)), Began: t0}
+	sum.Choices = report.NewChoices(settings.Settings, res)
+	sum.SetRank(ld.problem.Rank, settings.Settings, res)
 	sum.Source = "python"
-	if op, ok := ld.problem.Op.(*scaledsm.Entries); ok && *holdout > 0 {
+	if op, ok := ld.problem.Op.(*completion.Entries); ok && *holdout > 0 {
 		sum.Entries = report.NewEntries(op)
 		sum.Entries.Holdout = holdout
 		sum.Entries.SetTest(res.Factors, held)
@@ -289,7 +290,7 @@ func capiSolve(c *C.scaledsm_call, warn io.Writer) (*capiResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &capiResult{res: res, summary: js}, outcome(res, warn, "")
+	return &capiResult{res: &res.Result, summary: js}, outcome(res, warn, "")
 }
 
 // capiContext returns a context that ends when the caller sets c's cancel
@@ -343,11 +344,11 @@ func capiSeparate(c *C.scaledsm_call, args []string) (*capiResult, error) {
 	if err := mem.Check(100*int64(min(vf.budget, n1*n2)) + 256<<20 + 64*int64(n1)*int64(vf.rank)); err != nil {
 		return nil, exitError{fmt.Errorf("the problem %v", err), exitBadInput}
 	}
-	m := scaledsm.Full32{N1: n1, N2: n2, Y: unsafe.Slice((*float32)(c.a), n1*n2)}
+	m := completion.Full32{N1: n1, N2: n2, Y: unsafe.Slice((*float32)(c.a), n1*n2)}
 	c.seen_a = C.uintptr_t(uintptr(c.a))
 	ctx, cancel := capiContext(c)
 	defer cancel()
-	res, err := scaledsm.SolveSampled(ctx, m, vf.rank, vf.settings())
+	res, err := completion.SolveSampled(ctx, m, vf.rank, vf.settings())
 	switch {
 	case err != nil && ctx.Err() != nil:
 		return nil, exitError{errors.New("interrupted; nothing returned"), exitInterrupted}

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 
 	"github.com/scaledsm/scaledsm"
+	"github.com/scaledsm/scaledsm/completion"
 	"github.com/scaledsm/scaledsm/dataio"
 	"github.com/scaledsm/scaledsm/report"
 	"github.com/scaledsm/scaledsm/synth"
@@ -115,7 +116,7 @@ func Entries(cfg synth.Config, setting synth.Setting, out string) ([]File, Meta,
 		return nil, Meta{}, err
 	}
 	cfg = draw.Config
-	op := draw.Op.(*scaledsm.Entries)
+	op := draw.Op.(*completion.Entries)
 	m, n1, n2 := op.Dims()
 	r := cfg.Rank
 	if err := op.Determined(r); err != nil {

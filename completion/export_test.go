@@ -1,0 +1,7 @@
+package completion
+
+// The unexported constants that the external tests name.
+const (
+	RestartTruncation = restartTruncation
+	TrimFloorExact    = trimFloorExact
+)
