@@ -88,7 +88,7 @@ func autoGapOver(l Standard, z []float64, iso float64, d dist, m int) float64 {
 	for _, v := range z {
 		a := math.Abs(v)
 		t := a
-		if l != L1 {
+		if l.squares() {
 			t = a * a
 		}
 		if a > tau {
@@ -100,20 +100,8 @@ func autoGapOver(l Standard, z []float64, iso float64, d dist, m int) float64 {
 	}
 	d.Sums(&kept, &left, &outs)
 	out := outs.Value()
-	var c float64
+	c := l.keptGap(kept.Value(), left.Value(), iso)
 	fm := float64(m)
-	switch l {
-	case L1:
-		c = kept.Value()
-	case L2Squared:
-		c = iso / 2 * kept.Value()
-	default:
-		// sqrt(c Σ_all) - sqrt(c Σ_left), without differencing the two.
-		all := math.Sqrt(iso*(kept.Value()+left.Value())) + math.Sqrt(iso*left.Value())
-		if all > 0 {
-			c = iso * kept.Value() / all
-		}
-	}
 	p := min(out/fm, autoMaxP)
 	return max(c, 0) * (1 - 2*p) / (1 - p)
 }

@@ -161,27 +161,21 @@ func keptValue[T float](loss Standard, y []T, trim Truncation, iso float64) floa
 	below, allow, every := keepRule(y, trim, dist{}, nil)
 	each := func(keep func(i int)) { keepBy(y, below, allow, every, keep) }
 	var a fsum.Sum
-	switch loss {
-	case L1:
+	if !loss.squares() {
 		each(func(i int) { a.Add(math.Abs(float64(y[i]))) })
 		return a.Value()
-	case L2, L2Squared:
-		var scale float64
-		each(func(i int) { scale = max(scale, math.Abs(float64(y[i]))) })
-		n := scale
-		if scale > 0 && !math.IsInf(scale, 0) && !math.IsNaN(scale) {
-			each(func(i int) {
-				v := float64(y[i]) / scale
-				a.Add(v * v)
-			})
-			n = scale * math.Sqrt(a.Value())
-		}
-		if loss == L2 {
-			return math.Sqrt(iso) * n
-		}
-		return iso / 2 * n * n
 	}
-	return math.NaN()
+	var scale float64
+	each(func(i int) { scale = max(scale, math.Abs(float64(y[i]))) })
+	n := scale
+	if scale > 0 && !math.IsInf(scale, 0) && !math.IsNaN(scale) {
+		each(func(i int) {
+			v := float64(y[i]) / scale
+			a.Add(v * v)
+		})
+		n = scale * math.Sqrt(a.Value())
+	}
+	return loss.ofNorm(n, iso)
 }
 
 // misfit returns ρ_t from the gap estimate at X_t (see Damping).
@@ -189,11 +183,7 @@ func (dm *damper) misfit(gap float64) float64 {
 	if !(dm.scale > 0) || !(gap > 0) || math.IsInf(gap, 0) {
 		return 0
 	}
-	rho := gap / dm.scale
-	if dm.loss == L2Squared {
-		rho = math.Sqrt(rho)
-	}
-	return rho
+	return dm.loss.misfit(gap / dm.scale)
 }
 
 // terms returns λ_t = fixed + rel·tr(FᵀF) for the relative misfit rho,

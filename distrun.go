@@ -57,12 +57,11 @@ func (l Standard) valueOver(z []float64, iso float64, d dist, stop bool) (float6
 	// rank's largest |z_i| (l2), as fsum.Norm does.
 	var a fsum.Sum
 	var scale float64
-	switch l {
-	case L1:
+	if !l.squares() {
 		for _, v := range z {
 			a.Add(math.Abs(v))
 		}
-	case L2, L2Squared:
+	} else {
 		for _, v := range z {
 			scale = max(scale, math.Abs(v))
 		}
@@ -89,7 +88,7 @@ func (l Standard) valueOver(z []float64, iso float64, d dist, stop bool) (float6
 		}
 		stopped = stopped || all[k+3] != 0
 	}
-	if l == L1 {
+	if !l.squares() {
 		for k := 0; k < len(all); k += 4 {
 			total.AddParts(all[k], all[k+1])
 		}
@@ -103,13 +102,7 @@ func (l Standard) valueOver(z []float64, iso float64, d dist, stop bool) (float6
 		total.AddParts(f*f*all[k], f*f*all[k+1])
 	}
 	norm := top * math.Sqrt(total.Value())
-	switch l {
-	case L2:
-		return math.Sqrt(iso) * norm, stopped
-	case L2Squared:
-		return iso / 2 * norm * norm, stopped
-	}
-	return math.NaN(), stopped
+	return l.ofNorm(norm, iso), stopped
 }
 
 // fitScale returns FitScale of the observations of all the ranks: over

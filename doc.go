@@ -4,11 +4,11 @@
 // semidefinite) with the scaled subgradient method of Tong, Ma and Chi, "Low-Rank Matrix Recovery
 // with Scaled Subgradient Methods: Fast and Robust Convergence Without the Condition Number".
 //
-// What is measured is an [Operator] ([Sensing], [Quadratic], [Entries]) with its observations,
-// held in a [Problem]; how it is minimized is a [Method], a [Loss] and a [Step] rule, held in
-// [Settings]; what came out is a [Result]. The entry models (matrix completion and robust PCA:
-// [NewEntries], [DefaultSettings]) fit by ScaledGD on [TrimmedL2], choosing by validation a ridge
-// penalty when no rank fits the data exactly ([AutoRidge]) and, when asked to, the rank
-// ([AutoRank]). Package recommend fits a recommender to ratings. The pieces, what goes beyond the
-// paper, performance and conventions: docs/architecture.md, "The package in brief".
+// What is measured is an [Operator] ([Sensing], [Quadratic]) with its observations, held in a
+// [Problem]; how it is minimized is a [Method], a [Loss] and a [Step] rule, held in [Settings];
+// what came out is a [Result]. [Solve] makes one fit, or with [AutoRank] finds the rank. Package
+// completion holds the entry models (matrix completion and robust PCA) and their policy, which
+// reach the core through a [Tracked] loss and what their operator offers; package recommend fits
+// ratings. The pieces, what goes beyond the paper, performance and conventions:
+// docs/architecture.md.
 package scaledsm

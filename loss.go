@@ -75,6 +75,50 @@ func (l Standard) valid() bool { return l >= L1 && l <= L2Squared }
 // Smooth reports whether the loss is differentiable: L2Squared is.
 func (l Standard) Smooth() bool { return l == L2Squared }
 
+// squares reports whether the loss sums the squares of the residuals (L2,
+// L2Squared), not their magnitudes (L1).
+func (l Standard) squares() bool { return l != L1 }
+
+// ofNorm returns a loss that squares from the norm n of the residuals, for
+// an operator of isometry factor iso: sqrt(iso)·n or (iso/2)·n².
+func (l Standard) ofNorm(n, iso float64) float64 {
+	switch l {
+	case L2:
+		return math.Sqrt(iso) * n
+	case L2Squared:
+		return iso / 2 * n * n
+	}
+	return math.NaN()
+}
+
+// keptGap returns the loss of the residuals kept less the loss's share of
+// those left out, from their sums (of |z| or of z², see squares): the
+// loss of the kept for L1 and L2Squared, sqrt(iso Σ_all) - sqrt(iso
+// Σ_left) for L2, without differencing the two.
+func (l Standard) keptGap(kept, left, iso float64) float64 {
+	switch l {
+	case L1:
+		return kept
+	case L2Squared:
+		return iso / 2 * kept
+	}
+	all := math.Sqrt(iso*(kept+left)) + math.Sqrt(iso*left)
+	if all > 0 {
+		return iso * kept / all
+	}
+	return 0
+}
+
+// misfit returns the relative misfit of a gap that is the fraction rho of
+// the data's loss: rho, or its square root for L2Squared, whose values are
+// squares.
+func (l Standard) misfit(rho float64) float64 {
+	if l == L2Squared {
+		return math.Sqrt(rho)
+	}
+	return rho
+}
+
 // weight returns how the operator weighs residuals for this loss.
 func (l Standard) weight() Weight {
 	if l == L1 {

@@ -19,12 +19,11 @@ type Problem struct {
 	Rank int       // r, the rank of X*, an upper bound on it, or AutoRank
 
 	// Y32, given instead of Y, holds the observations in single
-	// precision, in half the memory: for matrix completion (Entries) on
-	// one process, when the values are float32 exactly, as ratings and
-	// 8-bit images are. The solve is the one of Y = float64(Y32), to the
-	// bit, whatever the settings; the convex start alone takes a float64
-	// copy, and the entries that AutoRank and AutoRidge hold out for
-	// validation are float64 (those they fit stay float32).
+	// precision, in half the memory: for matrix completion (package
+	// completion's Entries) on one process, when the values are float32
+	// exactly, as ratings and 8-bit images are. The solve is the one of
+	// Y = float64(Y32), to the bit, whatever the settings; the convex
+	// start alone takes a float64 copy.
 	Y32 []float32
 
 	// Truth, when known, is X*, as a matrix or as its Factors (which the
@@ -65,7 +64,8 @@ type Settings struct {
 	// initialization Start names: the spectral one (Spectral, the zero
 	// value) with the truncation Truncation, small random factors (Random) of
 	// relative size InitScale (0 means 1e-3) drawn from Seed,
-	// or, for entries, the convex relaxation's estimate (ConvexStart).
+	// or the convex relaxation's estimate of an operator that has one
+	// (ConvexStart).
 	Init       *Factors
 	Truncation Truncation
 	Start      Start
@@ -296,7 +296,8 @@ func start(ctx context.Context, p Problem, s Settings) (*run, error) {
 type y32Reader interface{ ReadsY32() bool }
 
 // checkObservations checks that the problem has m observations, all
-// finite, in Y or, for Entries on one process, in Y32.
+// finite, in Y or, for an operator that reads them on one process, in
+// Y32.
 func (p Problem) checkObservations(m int) error {
 	name, o := "y", p.observations()
 	if p.Y32 != nil {
@@ -448,7 +449,7 @@ func (s *Settings) resolve() error {
 	return s.Damping.validate()
 }
 
-// validateRidge checks Settings.Ridge: a finite μ >= 0 or AutoRidge, and
+// validateRidge checks Settings.Ridge: a finite μ >= 0, and
 // a penalty with a step that does not rest on f(X*), which a penalty
 // changes.
 func (s *Settings) validateRidge() error {

@@ -23,11 +23,11 @@ const (
 	// the fitted rank and, with damping, suits an over-specified rank.
 	RandomStart
 	// ConvexStart truncates to the rank the estimate of robust matrix
-	// completion's convex relaxation, solved roughly (see
-	// Entries.Convex): for the entry models' small matrices, where no
-	// spectral start reaches the basin of X*. Solve tries it on its own
-	// when the fits from the spectral starts are not exact (see
-	// Result.Restarted).
+	// completion's convex relaxation, solved roughly, of an operator that
+	// offers one (package completion's Entries): for the entry models'
+	// small matrices, where no spectral start reaches the basin of X*.
+	// completion.Solve tries it on its own when the fits from the
+	// spectral starts are not exact.
 	ConvexStart
 )
 
@@ -123,7 +123,7 @@ type convexOperator interface {
 // Initial returns the starting point Solve uses for a problem of known rank:
 // Settings.Init, or the initialization Settings.Start names (spectral with
 // Settings.Truncation, Random with Settings.InitScale and Settings.Seed, or the
-// convex start of Entries.Convex, which ctx stops).
+// convex start of an operator that has one, which ctx stops).
 func Initial(ctx context.Context, p Problem, s Settings) (Factors, error) {
 	switch {
 	case s.Init != nil:

@@ -35,7 +35,7 @@ const (
 )
 
 // Polish is whether the default's last stage, the polish of a robust PCA
-// fit (see Result.Polished), may run (Settings.Polish).
+// fit (see Choices.Polished), may run (Settings.Polish).
 type Polish int
 
 const (

@@ -24,7 +24,7 @@ const restartTruncation = 0.4
 // res, the fit of p
 // with the resolved unpenalized settings s, fits the entries inexactly,
 // and returns the first of those fits that fits them exactly
-// (Result.Restarted), res otherwise: whatever the first start was, a fit
+// (Choices.Restarted), res otherwise: whatever the first start was, a fit
 // that is not exact can only be replaced by one that is. The start that
 // Start and Truncation name is not tried again (an Init is taken for it: the
 // command line and AutoRidge compute that start ahead). A loss other than

@@ -14,7 +14,7 @@ import (
 // AutoRidge, as Settings.Ridge, asks Solve to choose the penalty: it fits
 // without one first (on entries with TrimmedL2, from a second start and,
 // on a small matrix, the convex start too when the first fit is not
-// exact: see Result.Restarted), and keeps that fit
+// exact: see Choices.Restarted), and keeps that fit
 // when it is exact (fitting at least half the entries to FitTolerance, as
 // an exactly low-rank matrix with outliers is fitted), when the problem
 // has a truth (a synthetic problem, exactly low rank, whose run measures
