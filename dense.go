@@ -104,18 +104,3 @@ func gramTall(dst *mat.SymDense, f *mat.Dense, buf *[]float64) {
 		}
 	}
 }
-
-// inner returns the Frobenius inner product <a, b> of two matrices of the
-// same shape.
-func inner(a, b *mat.Dense) float64 {
-	ra, rb := a.RawMatrix(), b.RawMatrix()
-	var s float64
-	for i := range ra.Rows {
-		x := ra.Data[i*ra.Stride : i*ra.Stride+ra.Cols]
-		y := rb.Data[i*rb.Stride : i*rb.Stride+rb.Cols]
-		for j, v := range x {
-			s += v * y[j]
-		}
-	}
-	return s
-}

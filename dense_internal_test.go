@@ -7,31 +7,15 @@ import (
 	"testing"
 
 	"github.com/scaledsm/scaledsm/internal/dense"
+	"github.com/scaledsm/scaledsm/internal/testkit"
 	"gonum.org/v1/gonum/mat"
 )
 
-// gaussianDense returns an r×c matrix of independent normal draws of
-// standard deviation scale.
-func gaussianDense(rng *rand.Rand, r, c int, scale float64) *mat.Dense {
-	m := mat.NewDense(r, c, nil)
-	for i := range r {
-		for j := range c {
-			m.Set(i, j, scale*rng.NormFloat64())
-		}
-	}
-	return m
-}
+// gaussianDense returns an r×c matrix of N(0, scale²) entries.
+var gaussianDense = testkit.Gaussian
 
 // randomFactor returns an n×r matrix of standard Gaussian entries.
-func randomFactor(rng *rand.Rand, n, r int) *mat.Dense {
-	d := mat.NewDense(n, r, nil)
-	for i := range n {
-		for j := range r {
-			d.Set(i, j, rng.NormFloat64())
-		}
-	}
-	return d
-}
+func randomFactor(rng *rand.Rand, n, r int) *mat.Dense { return testkit.Gaussian(rng, n, r, 1) }
 
 // TestDenseHelpers checks product, distance and frobenius against gonum,
 // at ordinary scales and at scales where the squares overflow or underflow.

@@ -9,17 +9,11 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/scaledsm/scaledsm"
+	"github.com/scaledsm/scaledsm/internal/testkit"
 )
 
-func randDense(rng *rand.Rand, r, c int) *mat.Dense {
-	m := mat.NewDense(r, c, nil)
-	for i := range r {
-		for j := range c {
-			m.Set(i, j, rng.NormFloat64())
-		}
-	}
-	return m
-}
+// randDense returns an r×c matrix of standard Gaussian entries.
+func randDense(rng *rand.Rand, r, c int) *mat.Dense { return testkit.Gaussian(rng, r, c, 1) }
 
 func randVec(rng *rand.Rand, n int) []float64 {
 	v := make([]float64, n)

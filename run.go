@@ -248,7 +248,7 @@ func (u *run) lossAt(ctx context.Context) (Iteration, bool) {
 		it.Loss = u.tracker.Pass(u.eval)
 	}
 	if mu := u.s.Ridge; mu > 0 {
-		it.Loss += mu / 2 * (inner(u.l, u.l) + inner(u.r, u.r))
+		it.Loss += mu / 2 * (dense.Inner(u.l, u.l) + dense.Inner(u.r, u.r))
 	}
 	return it, interrupted
 }
@@ -369,10 +369,10 @@ func (u *run) directions(loss, rho float64) (norm2 float64, ok bool) {
 	}
 	if !u.s.Method.scaled() {
 		u.dl.Copy(e.GL)
-		norm2 = inner(e.GL, e.GL)
+		norm2 = dense.Inner(e.GL, e.GL)
 		if !u.sym {
 			u.dr.Copy(e.GR)
-			norm2 += inner(e.GR, e.GR)
+			norm2 += dense.Inner(e.GR, e.GR)
 		}
 		return norm2, true
 	}
@@ -389,14 +389,14 @@ func (u *run) directions(loss, rho float64) (norm2 float64, ok bool) {
 	if !ok {
 		return 0, false
 	}
-	norm2 = inner(e.GL, u.dl)
+	norm2 = dense.Inner(e.GL, u.dl)
 	if !u.sym {
 		fb2, ok := u.pr.apply(u.dr, e.GR, u.l, fixed, rel)
 		if !ok {
 			return 0, false
 		}
 		fb = fb || fb2
-		norm2 += inner(e.GR, u.dr)
+		norm2 += dense.Inner(e.GR, u.dr)
 	}
 	if fb {
 		u.res.Fallbacks++

@@ -10,35 +10,16 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/scaledsm/scaledsm"
+	"github.com/scaledsm/scaledsm/internal/synthtest"
 	"github.com/scaledsm/scaledsm/synth"
 )
 
-// newDraw draws the synthetic ingredients of c, failing the test on error.
-func newDraw(t testing.TB, c synth.Config) *synth.Draw {
-	t.Helper()
-	d, err := synth.New(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return d
-}
-
-// instanceOf is the instance of draw d for the setting s, failing the test
-// on error.
-func instanceOf(t testing.TB, d *synth.Draw, s synth.Setting) *synth.Instance {
-	t.Helper()
-	in, err := d.Instance(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return in
-}
-
-// instance draws c and returns its instance for the setting s.
-func instance(t testing.TB, c synth.Config, s synth.Setting) *synth.Instance {
-	t.Helper()
-	return instanceOf(t, newDraw(t, c), s)
-}
+// The synthetic problems of the tests (see package synthtest).
+var (
+	newDraw    = synthtest.NewDraw
+	instanceOf = synthtest.InstanceOf
+	instance   = synthtest.Instance
+)
 
 func solve(t testing.TB, p scaledsm.Problem, s scaledsm.Settings) *scaledsm.Result {
 	t.Helper()

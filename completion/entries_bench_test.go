@@ -12,6 +12,7 @@ import (
 
 	"github.com/scaledsm/scaledsm"
 	"github.com/scaledsm/scaledsm/internal/kernel"
+	"github.com/scaledsm/scaledsm/internal/testkit"
 )
 
 // BenchmarkEntriesAccess measures the memory limits of a pass of Entries
@@ -148,16 +149,8 @@ func BenchmarkEntriesEvaluate(b *testing.B) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/m, "ns/entry")
 }
 
-// randomFactor returns an n×r matrix of standard normal entries.
-func randomFactor(rng *rand.Rand, n, r int) *mat.Dense {
-	d := mat.NewDense(n, r, nil)
-	for i := range n {
-		for j := range r {
-			d.Set(i, j, rng.NormFloat64())
-		}
-	}
-	return d
-}
+// randomFactor returns an n×r matrix of standard Gaussian entries.
+func randomFactor(rng *rand.Rand, n, r int) *mat.Dense { return testkit.Gaussian(rng, n, r, 1) }
 
 // BenchmarkEntriesOrder measures the arithmetic and traffic of a pass
 // (each entry's fit from L_i and R_j, then w·R_j added to GL_i and w·L_i

@@ -9,6 +9,7 @@ import (
 	"github.com/scaledsm/scaledsm"
 	"github.com/scaledsm/scaledsm/internal/dense"
 	"github.com/scaledsm/scaledsm/internal/obs"
+	"github.com/scaledsm/scaledsm/internal/testkit"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -185,13 +186,5 @@ func TestPolishNormalsRankTwo(t *testing.T) {
 	}
 }
 
-// gaussianDense returns an r×c matrix of independent N(0, scale²) entries.
-func gaussianDense(rng *rand.Rand, r, c int, scale float64) *mat.Dense {
-	m := mat.NewDense(r, c, nil)
-	for i := range r {
-		for j := range c {
-			m.Set(i, j, scale*rng.NormFloat64())
-		}
-	}
-	return m
-}
+// gaussianDense returns an r×c matrix of N(0, scale²) entries.
+var gaussianDense = testkit.Gaussian

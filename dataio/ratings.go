@@ -21,11 +21,7 @@ import (
 // Values[k] for the k-th rating in file order, the ids mapped to indices
 // in increasing order of id (row i is the user RowIDs[i], column j the
 // item ColIDs[j]).
-type Ratings struct {
-	Rows, Cols     []int32
-	Values         []float64
-	RowIDs, ColIDs []int64
-}
+type Ratings = RatingsOf[float64]
 
 // Layout says which columns of a ratings file hold the user, the item and
 // the rating. The zero value finds them: by name in a header line (userId,
@@ -313,35 +309,25 @@ func ReadRatings(path string) (*Ratings, error) { return ReadRatingsLayout(path,
 // skipped, and a UTF-8 byte order mark is ignored. Errors are *FileError
 // values naming the line at fault.
 func ReadRatingsLayout(path string, layout Layout) (*Ratings, error) {
-	rt, err := readRatings[float64](path, layout, 0, 1)
-	if err != nil {
-		return nil, err
-	}
-	return (*Ratings)(rt), nil
+	return readRatings[float64](path, layout, 0, 1)
 }
 
 // Ratings32 are Ratings whose values are rounded to float32 as they are
 // read: 12 bytes a rating where Ratings take 16 (a recommender's compact
 // form, which holds its ratings as float32).
-type Ratings32 struct {
-	Rows, Cols     []int32
-	Values         []float32
-	RowIDs, ColIDs []int64
-}
+type Ratings32 = RatingsOf[float32]
 
 // ReadRatings32 is ReadRatingsLayout with the values rounded to float32
 // as each is read (float32 of the float64 that ReadRatingsLayout gives):
 // no float64 copy of the values is ever held.
 func ReadRatings32(path string, layout Layout) (*Ratings32, error) {
-	rt, err := readRatings[float32](path, layout, 0, 1)
-	if err != nil {
-		return nil, err
-	}
-	return (*Ratings32)(rt), nil
+	return readRatings[float32](path, layout, 0, 1)
 }
 
-// ratingsOf are Ratings with values of type V.
-type ratingsOf[V float32 | float64] struct {
+// RatingsOf are ratings as a file holds them, with values of type V
+// (Ratings, Ratings32): the row and column of each, indices of RowIDs and
+// ColIDs.
+type RatingsOf[V float32 | float64] struct {
 	Rows, Cols     []int32
 	Values         []V
 	RowIDs, ColIDs []int64
@@ -359,16 +345,12 @@ func ReadRatings32Part(path string, layout Layout, part, parts int) (*Ratings32,
 	if parts < 1 || part < 0 || part >= parts {
 		return nil, &FileError{Input: "ratings", Path: path, Err: fmt.Errorf("part %d of %d parts", part, parts)}
 	}
-	rt, err := readRatings[float32](path, layout, part, parts)
-	if err != nil {
-		return nil, err
-	}
-	return (*Ratings32)(rt), nil
+	return readRatings[float32](path, layout, part, parts)
 }
 
 // readRatings reads part of parts of a ratings file (see
 // ReadRatings32Part) into values of type V.
-func readRatings[V float32 | float64](path string, layout Layout, part, parts int) (*ratingsOf[V], error) {
+func readRatings[V float32 | float64](path string, layout Layout, part, parts int) (*RatingsOf[V], error) {
 	const input = "ratings"
 	f, err := os.Open(path)
 	if err != nil {
@@ -454,7 +436,7 @@ func readRatings[V float32 | float64](path string, layout Layout, part, parts in
 	if users.overflow || items.overflow {
 		return nil, fail("more than 2^31 distinct ids")
 	}
-	rt := &ratingsOf[V]{Rows: rows, Cols: cols, Values: values}
+	rt := &RatingsOf[V]{Rows: rows, Cols: cols, Values: values}
 	rt.RowIDs = users.sorted(rows)
 	rt.ColIDs = items.sorted(cols)
 	return rt, nil

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/scaledsm/scaledsm/dataio"
 	"github.com/scaledsm/scaledsm/internal/fsum"
 	"github.com/scaledsm/scaledsm/internal/inputerr"
 	"github.com/scaledsm/scaledsm/ranks"
@@ -137,11 +138,46 @@ func (x *Indexed) check(what string) error {
 	return nil
 }
 
-// Ratings returns the ratings at the indices idx with their ids.
+// ratings returns the ratings at the indices idx with their ids.
 func (x *Indexed) ratings(idx []int) Ratings {
-	r := Ratings{Users: make([]int64, len(idx)), Items: make([]int64, len(idx)), Values: make([]float64, len(idx))}
-	for n, k := range idx {
-		r.Users[n], r.Items[n], r.Values[n] = x.Users[x.Rows[k]], x.Items[x.Cols[k]], float64(x.Values[k])
+	if idx == nil {
+		idx = []int{} // none: byID reads nil as all
+	}
+	return byID(x.Users, x.Items, x.Rows, x.Cols, x.Values, idx, false)
+}
+
+// Compact returns the ratings that package dataio read as the fit's
+// compact form, sharing their slices.
+func Compact(rt *dataio.Ratings32) *Indexed {
+	return &Indexed{Users: rt.RowIDs, Items: rt.ColIDs, Rows: rt.Rows, Cols: rt.Cols, Values: rt.Values}
+}
+
+// ByID returns the ratings that package dataio read by their ids, every
+// value 1 with ones (implicit feedback's test interactions, whose weights
+// do not count).
+func ByID[V float32 | float64](rt *dataio.RatingsOf[V], ones bool) Ratings {
+	return byID(rt.RowIDs, rt.ColIDs, rt.Rows, rt.Cols, rt.Values, nil, ones)
+}
+
+// byID returns the ratings at the indices idx (all of them for nil) of
+// rows and columns indexing the ids users and items, with their values (or
+// 1 with ones) as float64.
+func byID[V float32 | float64](users, items []int64, rows, cols []int32, values []V, idx []int, ones bool) Ratings {
+	n := len(idx)
+	if idx == nil {
+		n = len(values)
+	}
+	r := Ratings{Users: make([]int64, n), Items: make([]int64, n), Values: make([]float64, n)}
+	for m := range n {
+		k := m
+		if idx != nil {
+			k = idx[m]
+		}
+		v := 1.0
+		if !ones {
+			v = float64(values[k])
+		}
+		r.Users[m], r.Items[m], r.Values[m] = users[rows[k]], items[cols[k]], v
 	}
 	return r
 }

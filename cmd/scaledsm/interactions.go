@@ -36,7 +36,7 @@ func runInteractions(c *solveCmd) error {
 	if err != nil {
 		return err
 	}
-	x := &recommend.Indexed{Users: rt.RowIDs, Items: rt.ColIDs, Rows: rt.Rows, Cols: rt.Cols, Values: rt.Values}
+	x := recommend.Compact(rt)
 	weigh(x.Values, rf.weight)
 	var test recommend.Ratings
 	if ef.holdout > 0 {
@@ -49,10 +49,7 @@ func runInteractions(c *solveCmd) error {
 		if err != nil {
 			return err
 		}
-		test = recommend.Ratings{Users: make([]int64, len(tr.Values)), Items: make([]int64, len(tr.Values)), Values: make([]float64, len(tr.Values))}
-		for k := range tr.Values {
-			test.Users[k], test.Items[k], test.Values[k] = tr.RowIDs[tr.Rows[k]], tr.ColIDs[tr.Cols[k]], 1
-		}
+		test = recommend.ByID(tr, true)
 	}
 	setPhase("fitting")
 	bar := newProgressBar(c.stderr, "fitting")

@@ -325,7 +325,7 @@ func (c *solveCmd) readRatings(layout dataio.Layout, fit *recommenderFit) (*reco
 		return nil, err
 	}
 	// The compact form the fit works on, 12 bytes a rating, as read.
-	train := &recommend.Indexed{Users: rt.RowIDs, Items: rt.ColIDs, Rows: rt.Rows, Cols: rt.Cols, Values: rt.Values}
+	train := recommend.Compact(rt)
 	if world != nil {
 		recommend.ShareIDs(train, world)
 	}
@@ -365,11 +365,7 @@ func readRatings(flagName, path string, layout dataio.Layout) (recommend.Ratings
 	if err != nil {
 		return recommend.Ratings{}, err
 	}
-	r := recommend.Ratings{Users: make([]int64, len(rt.Values)), Items: make([]int64, len(rt.Values)), Values: rt.Values}
-	for k := range rt.Values {
-		r.Users[k], r.Items[k] = rt.RowIDs[rt.Rows[k]], rt.ColIDs[rt.Cols[k]]
-	}
-	return r, nil
+	return recommend.ByID(rt, false), nil
 }
 
 // reportRecommender writes the fit's files to --out and prints its

@@ -93,13 +93,10 @@ func (f *foldFlags) apply(m *recommend.Model, factors string) (*recommend.Model,
 	if err != nil {
 		return nil, nil, err
 	}
-	r := recommend.Ratings{Users: make([]int64, len(rt.Values)), Items: make([]int64, len(rt.Values)), Values: make([]float64, len(rt.Values))}
 	if implicit { // the weights as the fit weighed them (solve --weight)
 		weigh(rt.Values, cmp.Or(m.Info.Weight, weightOne))
 	}
-	for k, v := range rt.Values {
-		r.Users[k], r.Items[k], r.Values[k] = rt.RowIDs[rt.Rows[k]], rt.ColIDs[rt.Cols[k]], float64(v)
-	}
+	r := recommend.ByID(rt, false)
 	ctx, stop := interruptContext()
 	defer stop()
 	out, rep, err := m.FoldIn(ctx, r, 0)

@@ -46,6 +46,21 @@ func Frobenius(a *mat.Dense) float64 {
 	return mat.Norm(a, 2)
 }
 
+// Inner returns the Frobenius inner product <a, b> of two matrices of the
+// same shape.
+func Inner(a, b *mat.Dense) float64 {
+	ra, rb := a.RawMatrix(), b.RawMatrix()
+	var s float64
+	for i := range ra.Rows {
+		x := ra.Data[i*ra.Stride : i*ra.Stride+ra.Cols]
+		y := rb.Data[i*rb.Stride : i*rb.Stride+rb.Cols]
+		for j, v := range x {
+			s += v * y[j]
+		}
+	}
+	return s
+}
+
 // Dot returns x·y in order.
 func Dot(x, y []float64) float64 {
 	var s float64

@@ -57,11 +57,7 @@ func ReadRatings(path string) (recommend.Ratings, error) {
 	if err != nil {
 		return recommend.Ratings{}, err
 	}
-	r := recommend.Ratings{Users: make([]int64, len(rt.Values)), Items: make([]int64, len(rt.Values)), Values: rt.Values}
-	for k := range rt.Values {
-		r.Users[k], r.Items[k] = rt.RowIDs[rt.Rows[k]], rt.ColIDs[rt.Cols[k]]
-	}
-	return r, nil
+	return recommend.ByID(rt, false), nil
 }
 
 // ReadInteractions reads a file of interactions (user,item[,weight]) as
@@ -75,11 +71,7 @@ func ReadInteractions(path string) (recommend.Ratings, error) {
 	if err != nil {
 		return recommend.Ratings{}, err
 	}
-	r := recommend.Ratings{Users: make([]int64, len(rt.Values)), Items: make([]int64, len(rt.Values)), Values: make([]float64, len(rt.Values))}
-	for k := range rt.Values {
-		r.Users[k], r.Items[k], r.Values[k] = rt.RowIDs[rt.Rows[k]], rt.ColIDs[rt.Cols[k]], 1
-	}
-	return r, nil
+	return recommend.ByID(rt, true), nil
 }
 
 // Corrupt returns a copy of r with a fraction of its ratings, drawn from
