@@ -64,9 +64,8 @@ func (Auto) String() string { return "auto" }
 // the residuals no larger than ten times the lower quartile of |z|, times
 // (1-2p̂)/(1-p̂) for the fraction p̂ of residuals above it (see Auto). It
 // takes O(m) time: the quartile is found by selection, not by sorting.
-func AutoGap(l Loss, z []float64) float64 { return autoGap(l, z, float64(len(z))) }
-
-// autoGap is AutoGap for an operator of isometry factor iso.
+//
+// autoGap is that for an operator of isometry factor iso.
 func autoGap(l Loss, z []float64, iso float64) float64 {
 	return autoGapOver(baseOf(l), z, iso, dist{}, len(z))
 }

@@ -14,7 +14,7 @@ import (
 // AutoRank, as Problem.Rank, asks Solve to find the rank: it fits the
 // largest rank the measurements support (SupportedRank, or the columns of
 // Settings.Init), reads the effective rank r̂ of the result from its
-// singular values (EffectiveRank), truncates the factors to r̂ and polishes
+// singular values (see effectiveRank), truncates the factors to r̂ and polishes
 // them at the exact rank r̂ for the iterations left. The scaled methods
 // should keep their damping (the zero Settings.Damping) for the first fit.
 // Package completion's Solve chooses the rank of entries by validation
@@ -62,17 +62,17 @@ func RankExcess(k, m, n1, n2 int, ps float64) string {
 }
 
 // rankGap is the ratio σ_k/σ_{k+1} of consecutive singular values above
-// which EffectiveRank takes the spectrum to end at k.
+// which effectiveRank takes the spectrum to end at k.
 const rankGap = 1e3
 
-// EffectiveRank returns the effective rank of a matrix with the singular
+// effectiveRank returns the effective rank of a matrix with the singular
 // values sv, largest first: the k at the largest ratio σ_k/σ_{k+1} when it
 // exceeds 1e3 (σ_{k+1} = 0 counts as an infinite ratio), len(sv) when
 // no ratio does, 0 when sv is empty or σ_1 is not positive. A fit of
 // rank K above the truth's r converges with K - r singular values that
 // shrink with the error, so that the gap at r opens without bound, while
 // the gaps within X*'s spectrum are at most its condition number.
-func EffectiveRank(sv []float64) int {
+func effectiveRank(sv []float64) int {
 	if len(sv) == 0 || !(sv[0] > 0) {
 		return 0
 	}
@@ -197,7 +197,7 @@ func (f Factors) Truncate(k int) (Factors, bool) {
 
 // overspecified is Solve of AutoRank: it fits the largest rank the
 // measurements support (or Settings.Init's), reads the rank from that
-// fit's singular values (EffectiveRank) and polishes the fit truncated to
+// fit's singular values (effectiveRank) and polishes the fit truncated to
 // it with the iterations left.
 func overspecified(ctx context.Context, p Problem, s Settings) (*Result, error) {
 	// On ranks, every rank counts the whole problem's m, to fit the same K.

@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/scaledsm/scaledsm"
+	"github.com/scaledsm/scaledsm/internal/parse"
 	"github.com/scaledsm/scaledsm/synth"
 )
 
@@ -194,17 +195,17 @@ func TestDefaultLoss(t *testing.T) {
 		if got := m.DefaultLoss(); got != want || m.Smooth() != want.Smooth() {
 			t.Errorf("%v: default loss %v, want %v", m, got, want)
 		}
-		if p, err := scaledsm.ParseMethod(m.String()); err != nil || p != m {
-			t.Errorf("ParseMethod(%q) = %v, %v", m.String(), p, err)
+		if p, err := parse.Method(m.String()); err != nil || p != m {
+			t.Errorf("parse.Method(%q) = %v, %v", m.String(), p, err)
 		}
 	}
 	for _, l := range []scaledsm.Standard{scaledsm.L1, scaledsm.L2, scaledsm.L2Squared} {
-		if p, err := scaledsm.ParseLoss(l.String()); err != nil || p != l {
-			t.Errorf("ParseLoss(%q) = %v, %v", l.String(), p, err)
+		if p, err := parse.Loss(l.String()); err != nil || p != l {
+			t.Errorf("parse.Loss(%q) = %v, %v", l.String(), p, err)
 		}
 	}
-	if _, err := scaledsm.ParseLoss("default"); err == nil {
-		t.Errorf("ParseLoss accepts \"default\", which names no loss")
+	if _, err := parse.Loss("default"); err == nil {
+		t.Errorf("parse.Loss accepts \"default\", which names no loss")
 	}
 }
 

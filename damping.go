@@ -61,27 +61,7 @@ const trackedDampingFactor = 0.3
 // NoDamping is the undamped preconditioner of the paper.
 var NoDamping = Damping{None: true}
 
-// ParseDamping returns the damping named s: "auto" (the zero value),
-// "none", or a fixed λ > 0.
-func ParseDamping(s string) (Damping, error) {
-	switch s {
-	case "auto":
-		return Damping{}, nil
-	case "none":
-		return NoDamping, nil
-	}
-	v, err := strconv.ParseFloat(s, 64)
-	if err != nil {
-		return Damping{}, inputError("damping", s, "want auto, none, or a fixed λ > 0")
-	}
-	if v == 0 {
-		return NoDamping, nil // λ = 0 is no damping, not the zero value's automatic one
-	}
-	d := Damping{Fixed: v}
-	return d, d.validate()
-}
-
-// String returns the damping as ParseDamping reads it, with the factor c
+// String returns the damping as the command line spells it, with the factor c
 // when it is not the default ("auto(c=0.1)").
 func (d Damping) String() string {
 	switch {

@@ -1,6 +1,7 @@
 package scaledsm_test
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -8,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/scaledsm/scaledsm"
+	"github.com/scaledsm/scaledsm/internal/parse"
 	"github.com/scaledsm/scaledsm/synth"
 )
 
@@ -119,7 +121,8 @@ func TestRandomStart(t *testing.T) {
 	}
 	in := instance(t, synth.Config{Kind: synth.Sensing, N1: 12, Rank: 2, Seed: 1407}, set)
 	draw := func(seed uint64) scaledsm.Factors {
-		f, err := scaledsm.Random(scaledsm.Problem{Op: in.Op, Y: in.Y, Rank: 3}, scaledsm.Truncation{}, 0.01, seed)
+		f, err := scaledsm.Initial(context.Background(), scaledsm.Problem{Op: in.Op, Y: in.Y, Rank: 3},
+			scaledsm.Settings{Start: scaledsm.RandomStart, InitScale: 0.01, Seed: seed})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -273,14 +276,14 @@ func TestDampedInvariance(t *testing.T) {
 
 func TestParseDamping(t *testing.T) {
 	for _, s := range []string{"auto", "none", "0.25"} {
-		d, err := scaledsm.ParseDamping(s)
+		d, err := parse.Damping(s)
 		if err != nil || d.String() != s {
-			t.Errorf("ParseDamping(%q) = %v, %v", s, d, err)
+			t.Errorf("parse.Damping(%q) = %v, %v", s, d, err)
 		}
 	}
 	for _, s := range []string{"-1", "x", "NaN", "+Inf"} {
-		if _, err := scaledsm.ParseDamping(s); err == nil {
-			t.Errorf("ParseDamping(%q) accepted", s)
+		if _, err := parse.Damping(s); err == nil {
+			t.Errorf("parse.Damping(%q) accepted", s)
 		}
 	}
 	bad := []scaledsm.Settings{

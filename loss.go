@@ -60,16 +60,6 @@ func (l Standard) String() string {
 // Base returns l itself.
 func (l Standard) Base() Standard { return l }
 
-// ParseLoss returns the standard loss named s: "l1", "l2" or "l2sq".
-func ParseLoss(s string) (Standard, error) {
-	for l, name := range lossNames {
-		if s == name && name != "" {
-			return Standard(l), nil
-		}
-	}
-	return 0, fmt.Errorf("unknown loss %q (want l1, l2 or l2sq)", s)
-}
-
 func (l Standard) valid() bool { return l >= L1 && l <= L2Squared }
 
 // Smooth reports whether the loss is differentiable: L2Squared is.
@@ -139,16 +129,14 @@ type Tracked interface {
 	Track(p Problem, s Settings) (Tracker, error)
 }
 
-// A Tracker is a Tracked loss's state along one run. The run asks
-// Residuals once, calls Start before its first pass, Pass after each pass,
-// Intervene before each step, and Step after it.
+// A Tracker is a Tracked loss's state along one run. The run calls Start
+// before its first pass, Pass after each pass, Intervene before each step,
+// and Step after it.
 type Tracker interface {
-	// Residuals reports whether the run's passes must keep their
-	// residuals (Evaluation.Z) for the tracker.
-	Residuals() bool
-	// Start readies e (whose State it may set) for the first pass from the
-	// run's initialization; scale is the observations' (FitScale, over
-	// all the ranks).
+	// Start readies e for the first pass from the run's initialization:
+	// it may set e.State, and give e a residuals' buffer Z (m values),
+	// which the run's passes keep only for a tracker that asks so. scale
+	// is the observations' (FitScale, over all the ranks).
 	Start(e *Evaluation, init Factors, scale float64) error
 	// Pass returns the loss at the pass just made into e and readies e
 	// for the next one.

@@ -61,17 +61,6 @@ func (m Method) String() string {
 	return fmt.Sprintf("Method(%d)", int(m))
 }
 
-// ParseMethod returns the method named s: "scaledsm", "vanillasm",
-// "scaledgd" or "gd".
-func ParseMethod(s string) (Method, error) {
-	for m, name := range methodNames {
-		if s == name {
-			return Method(m), nil
-		}
-	}
-	return 0, fmt.Errorf("unknown method %q (want scaledsm, vanillasm, scaledgd or gd)", s)
-}
-
 func (m Method) valid() bool { return m >= ScaledSM && m <= GD }
 
 // scaled reports whether the method preconditions by the factors' Gram

@@ -170,7 +170,7 @@ func TestShardedTrimTies(t *testing.T) {
 						errs[k] = err
 						return
 					}
-					sh, err := s.Shard(m)
+					sh, err := scaledsm.ShardOf(s, m)
 					if err != nil {
 						errs[k] = err
 						return

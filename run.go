@@ -98,7 +98,7 @@ func newRun(p Problem, s Settings, init Factors) (*run, error) {
 		}
 		tracker = t
 	}
-	u.eval = newEvaluation(p.Op, p.Rank, tracker == nil || tracker.Residuals())
+	u.eval = newEvaluation(p.Op, p.Rank, tracker == nil)
 	u.y = p.observations()
 	u.eval.Y, u.eval.Y32 = u.y.F64, u.y.F32
 	u.eval.Weight = s.Loss.Base().weight()
@@ -432,7 +432,7 @@ func (u *run) finish() {
 		r.Status = Partial
 	}
 	r.SingularValues = Factors{L: u.l, R: u.r}.singularValues(&u.lr)
-	r.EffectiveRank = EffectiveRank(r.SingularValues)
+	r.EffectiveRank = effectiveRank(r.SingularValues)
 	r.Runtime = time.Since(u.start)
 }
 

@@ -210,9 +210,10 @@ type Result struct {
 	Trace      []Iteration // one record per iterate, 0 ... Iterations
 	// SingularValues are those of the last iterate L Rᵀ, largest first,
 	// computed from QR factorizations of the factors (never forming
-	// L Rᵀ), and EffectiveRank is its rank by EffectiveRank; with
-	// Problem.Rank = AutoRank, those of the over-specified fit that the
-	// rank was read from (the factors have EffectiveRank columns).
+	// L Rᵀ), and EffectiveRank is its effective rank (at the largest gap
+	// of the spectrum, see AutoRank); with Problem.Rank = AutoRank, those
+	// of the over-specified fit that the rank was read from (the factors
+	// have EffectiveRank columns).
 	SingularValues []float64
 	EffectiveRank  int
 	Stats

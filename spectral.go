@@ -42,24 +42,7 @@ func TruncateFraction(p float64) Truncation {
 	return Truncation{Fraction: p}
 }
 
-// ParseTruncation returns the truncation named s: "median", "none", or a fraction
-// in [0, 0.5) (as TruncateFraction).
-func ParseTruncation(s string) (Truncation, error) {
-	switch s {
-	case "median":
-		return Truncation{}, nil
-	case "none":
-		return Truncation{None: true}, nil
-	}
-	p, err := strconv.ParseFloat(s, 64)
-	if err != nil {
-		return Truncation{}, inputError("trim", s, "want median, none, or a fraction in [0, 0.5)")
-	}
-	t := TruncateFraction(p)
-	return t, t.validate()
-}
-
-// String returns the truncation as ParseTruncation reads it.
+// String returns the truncation as the command line spells it.
 func (t Truncation) String() string {
 	switch {
 	case t.None:

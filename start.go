@@ -41,17 +41,6 @@ func (s Start) String() string {
 	return fmt.Sprintf("Start(%d)", int(s))
 }
 
-// ParseStart returns the initialization named s: "spectral", "random" or
-// "convex".
-func ParseStart(s string) (Start, error) {
-	for k, name := range startNames {
-		if s == name {
-			return Start(k), nil
-		}
-	}
-	return 0, inputError("init", s, "want spectral, random or convex")
-}
-
 func (s Start) valid() bool { return s >= SpectralStart && s <= ConvexStart }
 
 // defaultInitScale is the relative size of a random start when
@@ -61,27 +50,13 @@ const defaultInitScale = 1e-3
 // initScale is the relative size of the settings' random start.
 func (s Settings) initScale() float64 { return cmp.Or(s.InitScale, defaultInitScale) }
 
-// Random returns small random factors of rank p.Rank: Gaussian entries, scaled
-// so that ||L||_F = ||R||_F = sqrt(scale·σ̂) (||L||_F² = scale·σ̂ for a
-// symmetric operator), where σ̂ is the top singular value of the operator's
-// spectral estimate of X* from the observations that trim keeps: the data's
-// scale, so that ||L Rᵀ||_F <= scale·σ̂. The draw is fixed by the seed.
-func Random(p Problem, trim Truncation, scale float64, seed uint64) (Factors, error) {
-	if p.Op == nil {
-		return Factors{}, inputError("operator", nil, "the problem has none")
-	}
-	_, n1, n2 := p.Op.Dims()
-	if r := p.Rank; r < 1 || r > min(n1, n2) {
-		return Factors{}, inputError("rank", r, "must lie in [1, min(n1, n2)] = [1, %d]", min(n1, n2))
-	}
-	if !(scale > 0) || math.IsInf(scale, 0) {
-		return Factors{}, inputError("init scale", scale, "must be positive and finite")
-	}
-	return random(p, trim, scale, seed)
-}
-
-// random is Random, for a shard of a problem too: σ̂ is the whole
-// problem's, so that every rank draws the same factors.
+// random returns small random factors of rank p.Rank: Gaussian entries,
+// scaled so that ||L||_F = ||R||_F = sqrt(scale·σ̂) (||L||_F² = scale·σ̂ for
+// a symmetric operator), where σ̂ is the top singular value of the
+// operator's spectral estimate of X* from the observations that trim keeps
+// (the whole problem's, on ranks, so that every rank draws the same
+// factors): the data's scale, so that ||L Rᵀ||_F <= scale·σ̂. The draw is
+// fixed by the seed.
 func random(p Problem, trim Truncation, scale float64, seed uint64) (Factors, error) {
 	op, y, r, d := p.Op, p.observations(), p.Rank, reduce.Over(p.Reducer)
 	_, n1, n2 := op.Dims()

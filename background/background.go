@@ -1,27 +1,15 @@
 // Package background separates a video's moving foreground from its
-// background, frame by frame, into binary masks: the background subtraction
-// that CDnet 2014 (changedetection.net) scores.
+// background, frame by frame, into binary masks, as CDnet 2014 scores them.
 //
-// A Subtractor learns the background from the first frames (Settings.Learn):
-// the paper's scaled subgradient method (package scaledsm's ScaledSM on the
-// l1 loss, rank Settings.Rank) on a sample of the pixels × frames matrix's
-// rows gives the frames' factors, each pixel's row follows by least
-// absolute deviations against them, and each pixel's robust scale from its
-// residuals (1.4826 times their median absolute value). Then it tracks it:
-// each new frame is fitted to the background's basis by a robust regression
-// (Huber weights in the pixels' own scales, on a sample of the pixels); a
-// pixel is foreground where its residual is beyond Threshold of its scale
-// and MinContrast of the gray range, or beyond MaxContrast at all; the mask
-// is made coherent by a Median × Median majority filter and its holes are
-// filled; and the basis and the scales move toward the background pixels
-// by Rate (a rank-one step along the frame's coefficients, as GRASTA and
-// GROUSE track a subspace), a pixel foreground Absorb frames in a row
-// included. Memory does not depend on the video's length: the learning
-// frames, then the basis, the scales and a frame's buffers.
-//
-// The defaults were chosen on CDnet's baseline/highway and SBI2015's
-// HighwayI, Board and Snellen; docs/completion.md has them measured on
-// every other sequence as they came.
+// A Subtractor learns from the first Settings.Learn frames: ScaledSM (l1
+// loss, rank Settings.Rank) on a sample of the pixels × frames matrix gives
+// the frames' factors, least absolute deviations each pixel's row, and 1.4826
+// times the median absolute residual its scale. Each later frame is fitted to
+// that basis by a Huber-weighted regression; its pixels beyond the Settings'
+// thresholds, majority-filtered and with holes filled, make the mask; and the
+// basis and scales follow the background by a rank-one step (as GRASTA and
+// GROUSE track a subspace), so memory does not grow with the video's length.
+// docs/completion.md says how the defaults were chosen, and what they score.
 package background
 
 import (

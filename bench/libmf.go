@@ -22,20 +22,16 @@ import (
 
 // The LIBMF anchor: LIBMF (github.com/cjlin1/libmf), the single-machine
 // matrix factorization people compare against, and scaledsm on the same
-// problem, side by side in one run: the problem of issue 26, 10^6 entries
-// of a 10,000×10,000 matrix of rank 10 and condition number 2 (seed 1),
-// which scaledsm reads from .npy files and LIBMF from its text format.
-// Each program runs twice, for libmfShort and libmfLong iterations
-// (epochs), and its time per iteration is the difference of the two wall
-// times over the difference of the counts, so that reading the data and
-// starting cancel out: the median of libmfRepeats such pairs, the two
-// programs' runs interleaved, since one pair on a shared machine varies by
-// a fifth. Its peak memory is the largest maximum resident set of its
-// processes. LIBMF runs as mf-train -k 10 -s P -l2 0 -f 0 (least
-// squares, no penalty, P threads as GOMAXPROCS), given by --libmf or found
-// as mf-train on the PATH; without it the case is a note. This repository
-// holds no LIBMF code and builds none: build it from its own source as its
-// README says.
+// problem (libmfProblem), which scaledsm reads from .npy files and LIBMF
+// from its text format. Each program runs for libmfShort and libmfLong
+// iterations (epochs); its time per iteration is the difference of the
+// two wall times over the difference of the counts, so that reading and
+// starting cancel out, taken as the median of libmfRepeats such pairs,
+// the programs' runs interleaved, since one pair on a shared machine is
+// noisy (docs/performance.md, "Against LIBMF"). Peak memory is the largest
+// maximum resident set of a program's processes. LIBMF runs as mf-train
+// -k 10 -s P -l2 0 -f 0 (least squares, no penalty, P = GOMAXPROCS), from
+// --libmf or the PATH, or the case is a note; build it from its own source.
 const (
 	libmfShort   = 20
 	libmfLong    = 220

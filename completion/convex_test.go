@@ -9,6 +9,7 @@ import (
 
 	"github.com/scaledsm/scaledsm"
 	"github.com/scaledsm/scaledsm/completion"
+	"github.com/scaledsm/scaledsm/internal/parse"
 	"github.com/scaledsm/scaledsm/synth"
 	"gonum.org/v1/gonum/mat"
 )
@@ -120,8 +121,8 @@ func TestConvexStartInputs(t *testing.T) {
 	if _, err := scaledsm.Initial(context.Background(), sensing.Problem(), scaledsm.Settings{Start: scaledsm.ConvexStart}); err == nil || !strings.Contains(err.Error(), "entry models") {
 		t.Errorf("the convex start of a sensing problem: %v", err)
 	}
-	if st, err := scaledsm.ParseStart("convex"); err != nil || st != scaledsm.ConvexStart || st.String() != "convex" {
-		t.Errorf("ParseStart(convex) = %v, %v", st, err)
+	if st, err := parse.Start("convex"); err != nil || st != scaledsm.ConvexStart || st.String() != "convex" {
+		t.Errorf("parse.Start(convex) = %v, %v", st, err)
 	}
 }
 

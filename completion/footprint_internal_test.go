@@ -78,7 +78,7 @@ func TestRunsWithoutResiduals(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if tr.Residuals() {
+		if tr.(*trimmer).residuals() {
 			t.Fatalf("n %d: the default run would hold %d residuals", n, len(y))
 		}
 	}

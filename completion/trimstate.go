@@ -100,15 +100,20 @@ type trimmer struct {
 	refitted bool        // the run has made its refit
 }
 
-// Residuals reports whether the passes keep their residuals: on one
+// residuals reports whether the passes keep their residuals: on one
 // process they need not, since the pass sums what the bounds keep (the
 // loss, the next bounds) as it goes, and the start's bounds and the end's
 // evidence form residuals as they go. At 10^8 entries that is 800 MB of
 // the 2 GB a solve holds.
-func (t *trimmer) Residuals() bool { return t.d.On() || !spareResiduals }
+func (t *trimmer) residuals() bool { return t.d.On() || !spareResiduals }
 
-// Start sets the bounds of the first pass from the residuals at init.
+// Start sets the bounds of the first pass from the residuals at init,
+// and gives ev the residuals' buffer when the passes keep them.
 func (t *trimmer) Start(ev *scaledsm.Evaluation, init scaledsm.Factors, scale float64) error {
+	if t.residuals() {
+		m, _, _ := t.op.Dims()
+		ev.Z = make([]float64, m)
+	}
 	if z := ev.Z; z == nil {
 		t.b = t.op.startBoundsAt(init, t.y, t.trim.factor, scale)
 	} else {

@@ -17,21 +17,16 @@ const chunkBytes = 1 << 20
 
 // ReadData reads the data of a float32 or float64 array described by h
 // from r, positioned just after the header, into dst in row-major (C)
-// order, whatever the file's order and dtype: float32 and float64 values
-// are converted, and Fortran-order data is transposed, while streaming
-// through a fixed buffer of 1 MiB, so that dst is the only copy of the
-// data. dst must have length h.Len(). ReadData fails if the data ends
-// early or if r holds more data than the header declares.
-//
-// Converting float64 data into a float32 dst rounds it. When r is also an
-// io.ReaderAt and io.Seeker, such as an *os.File, Fortran-order data of
-// three or more dimensions is read a column at a time at its offset, which
-// keeps the writes to dst contiguous.
-//
-// sbinet/npyio reads .npy files too, but it converts dtypes and Fortran
-// order through a second copy of the data (its mat.Dense path), does not
-// detect truncated data (a short read keeps the previous value) and
-// panics on some corrupted headers; hence this reader.
+// order whatever the file's order and dtype: values are converted (float64
+// into float32 rounds) and Fortran-order data is transposed while
+// streaming through a fixed 1 MiB buffer, so that dst is the only copy.
+// dst must have length h.Len(). ReadData fails if the data ends early or
+// if r holds more than the header declares. When r is also an io.ReaderAt
+// and io.Seeker, such as an *os.File, Fortran-order data of three or more
+// dimensions is read a column at a time at its offset, keeping the writes
+// to dst contiguous. It is written here because sbinet/npyio converts
+// through a second copy, does not detect truncated data and panics on
+// some corrupted headers.
 func ReadData[T Float](r io.Reader, h Header, dst []T) error {
 	size, order, ok := floatKind(h.Dtype)
 	if !ok {

@@ -31,22 +31,17 @@ type chosen struct {
 }
 
 // How the Bayesian fit finds its rank and its number of sweeps, in one
-// chain. The chain starts at rank Ranks[0] and runs until its held-out
-// RMSE has not improved by chainTol standard deviations of the ratings in
-// chainPatience sweeps, or in half as many as came before its last gain if
-// that is fewer (chainMinPatience at least, and chainMin in all). Then it
-// grows in place to the next rank of Ranks (its rows keep their
-// dimensions, the new ones start at the residuals' leading singular
-// vectors), and runs again so, while the last rank improved the held-out
-// RMSE by RankGain standard deviations; a rank that did not improve it at
-// all is undone (the chain goes back to its rows and posterior means from
-// before it grew). Across its ranks it keeps the posterior mean of its
-// sweeps from the first on and from chainBurn on (see chainSpec.alsoBurn),
-// every chainThin-th sweep, held at chainRankMul times the rank. The
-// chain is then continued on all the ratings for contFrac of the sweeps
-// it made up to its chosen rank, or for as many as contBudget
-// rating-dimensions allow where that is more (at most 4 times as many),
-// those sweeps added to its mean.
+// chain. At rank Ranks[0] the chain runs until its held-out RMSE has not
+// improved by chainTol standard deviations of the ratings in chainPatience
+// sweeps, or in half the sweeps before its last gain if fewer (at least
+// chainMinPatience, and chainMin in all). It then grows in place to the
+// next rank of Ranks (the new dimensions from the residuals' leading
+// singular vectors) while the last rank gained RankGain standard
+// deviations, and undoes a rank that gained nothing. Its posterior mean,
+// held at chainRankMul times the rank, takes every chainThin-th sweep from
+// the first and from chainBurn on (chainSpec.alsoBurn), then the sweeps on
+// all the ratings: contFrac of those it made to its chosen rank, or as many
+// as contBudget rating-dimensions allow where that is more (at most 4×).
 const (
 	chainPatience    = 30
 	chainMin         = 20

@@ -31,27 +31,18 @@ type FoldReport struct {
 	Unfitted int
 }
 
-// FoldIn returns the model with the ratings r folded in, without a refit:
-// each user of r with a rating of an item the model has gets its rows
-// recomputed against the fixed items (its ratings the model held, the
-// new ones added, a new rating of a pair the model held replacing the
-// old), and each item new to the model gets its rows from the users'
-// (after theirs were recomputed). A row is what the model itself would
-// make of it:
-//   - the ratings model's [L_u, b_u] (Bayes): the posterior mean of the
-//     row given the items' rows, under the prior of the model's users'
-//     rows (their mean and covariance) and the noise the fit learned
-//     (Info.NoiseSD), the Student-t likelihood's weights by reweighted
-//     solves; ridge: its penalized least squares;
-//   - the lists' P_u: the user's weighted, scaled interactions times the
-//     items' Q and the ridge filter; a new item's Q_i from the users' P
-//     (see Lists).
-//
-// The model must hold its training ratings (Seen). Every other row is the
-// model's, bit for bit; the rows do not depend on workers (0: GOMAXPROCS).
-// A rating outside the model's scale [Min, Max] (a weight not positive,
-// for a model of implicit feedback) is an *InputError: ratings on another
-// scale are a different model's.
+// FoldIn returns the model with the ratings r folded in, without a refit.
+// Each user of r with a rating of a known item gets its rows recomputed
+// against the fixed items from all its ratings (a new rating of a held
+// pair replaces the old), then each new item its rows from the users'. A
+// row is what the model would make of it. The ratings model's [L_u, b_u]
+// is the posterior mean given the items' rows, under the users' prior and
+// the noise the fit learned (Info.NoiseSD), Student-t weights by
+// reweighted solves (ridge: its penalized least squares); the lists' rows
+// are as Lists defines them. The model must hold its training ratings
+// (Seen); every other row stays the model's, bit for bit, and no row
+// depends on workers (0: GOMAXPROCS). A rating off the scale [Min, Max] (a
+// weight ≤ 0 for implicit feedback) is an *InputError: another model's.
 func (m *Model) FoldIn(ctx context.Context, r Ratings, workers int) (*Model, FoldReport, error) {
 	begin := time.Now()
 	var rep FoldReport

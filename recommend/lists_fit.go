@@ -14,24 +14,16 @@ import (
 
 // How the lists are fitted. The interaction matrix X (1 where a user
 // rated an item, the weight for implicit feedback) has its item columns
-// scaled by count^-Pop, and the lists' part of a score is the low-rank
-// ridge regression of that matrix on itself: with X_s = X D^-Pop and
-// X_s ≈ Y Σ Vᵀ its leading Rank singular triplets,
-//
-//	P = X_s V F,  Q = V,  F = diag(σ² / (σ² + λ)),
-//
-// which minimizes |X_s - X_s B|² + λ|B|² over item-item maps B of rank
-// Rank (Jin et al. 2021): PureSVD is Pop 0 and λ 0, and EASE is the
-// full-rank map with its diagonal held at 0. The singular triplets come
-// from a randomized subspace iteration (listPower products with X_s and
-// X_sᵀ, listOversample extra columns). Pop, Rank and λ (relative to the
-// mean squared norm of X_s's columns) are chosen by the NDCG at listN of
-// lists on listHeldOut of the interactions held out, a coordinate at a
-// time. A blend with the ratings model's item bias and factor term,
-// chosen on that validation with a ratings model fitted on the rest, was
-// measured and left out: on MovieLens u1-u5 it gained 1% of P@10 and
-// NDCG@10 over the ratings-weighted lists, on ml-latest-small it lost 1%,
-// for a third of a ratings fit more.
+// scaled by count^-Pop, X_s = X D^-Pop, and the lists' part of a score is
+// the rank-Rank ridge regression of X_s on itself (Jin et al. 2021): with
+// X_s ≈ Y Σ Vᵀ its leading singular triplets, P = X_s V F and Q = V with
+// F = diag(σ² / (σ² + λ)), so that P Qᵀ = X_s B for the B of rank Rank
+// that minimizes |X_s - X_s B|² + λ|B|² (PureSVD: Pop 0, λ 0). The triplets
+// come from a randomized subspace iteration (listPower products with X_s
+// and X_sᵀ, listOversample extra columns). Pop, Rank and λ (relative to the
+// mean squared norm of X_s's columns) are chosen a coordinate at a time by
+// the NDCG at listN on listHeldOut of the interactions held out; see
+// docs/recommend.md ("Top-N lists") for the variants measured and left out.
 const (
 	listHeldOut    = 0.2
 	listN          = 20

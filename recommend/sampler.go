@@ -11,41 +11,18 @@ import (
 	"github.com/scaledsm/scaledsm/internal/par"
 )
 
-// sampler fits r_ui ≈ mean + b_u + c_i + L_u·R_i by sweeps over the users
-// and the items. A sweep updates each user's row x_u = [L_u, b_u] one
-// coordinate at a time, each from its scalar conditional given the rest
-// (Scalable Bayesian Matrix Factorization, Saha, Misra and Ravindran
-// 2015): with the residuals e_i of the user's ratings kept as the row
-// changes, coordinate c (z_ic the other side's value, 1 for the bias) has
-// the precision and the mean
+// sampler fits r_ui ≈ mean + b_u + c_i + L_u·R_i by sweeps that move each
+// user's row x_u = [L_u, b_u], then each item's, a coordinate at a time
+// (Saha, Misra and Ravindran 2015): with z_ic the other side's value (1
+// for the bias), coordinate c has the conditional precision and mean
 //
 //	h_c = Λ_cc + α Σ_i w_ui z_ic²,
 //	m_c = (Λ_cc μ_c − Σ_{l≠c} Λ_cl (x_l − μ_l) + α Σ_i w_ui z_ic (e_i + x_c z_ic)) / h_c,
 //
-// and moving it by δ moves each residual by −δ z_ic: O(k) a rating, where
-// the row's joint conditional costs a (k+1)² Gram a rating and a solve.
-// Then each item's row, from the users' new rows. A row's ratings, the
-// other side's rows they touch (gathered once, by dimension) and their
-// residuals stay in cache while the row's coordinates move.
-//
-// With noise (the Bayesian fit, the default), each coordinate is drawn
-// from N(m_c, 1/h_c), so that the sweeps sample the posterior (a Gibbs
-// sampler), and the fit averages the predictions of the sweeps; the
-// priors' means and precisions (Normal-Wishart, as Bayesian PMF's: the
-// coordinate's conditional takes the pull of the others through Λ), the
-// noise precision α and the weights w are drawn too,
-// so that the regularization and the robustness are learned from the
-// data. Without noise each coordinate moves to m_c with the penalty
-// λ n_u of ALS-WR in place of the prior, for ridgePasses passes over the
-// row's coordinates (coordinate descent, as CCD++).
-//
-// The weights make the loss robust: each rating's residual e has the
-// Student-t likelihood of ν degrees of freedom, a Gaussian of precision
-// α w with w ~ Gamma(ν/2, ν/2), so a rating far from the fit gets a small
-// weight (w = (ν+1)/(ν + α e²) on average) instead of pulling the fit
-// toward it as least squares does. They are drawn afresh from the
-// residuals as each row is made, in both halves of a sweep, and not kept:
-// a row needs nothing of a rating but its value and the other side's row.
+// and moving it by δ moves each kept residual e_i by −δ z_ic: O(k) a rating.
+// With noise x_c is drawn from N(m_c, 1/h_c), a Gibbs sampler, as are the
+// Normal-Wishart priors, α and the Student-t weights w (each row's, not kept);
+// without, x_c moves to m_c under ALS-WR's λ n_u, ridgePasses passes (CCD++).
 type sampler struct {
 	t    *table
 	k, d int       // rank, and rank + 1 (the bias)

@@ -18,6 +18,7 @@ import (
 	"github.com/scaledsm/scaledsm"
 	"github.com/scaledsm/scaledsm/completion"
 	"github.com/scaledsm/scaledsm/internal/kernel"
+	"github.com/scaledsm/scaledsm/internal/parse"
 	"github.com/scaledsm/scaledsm/synth"
 )
 
@@ -220,7 +221,7 @@ func (s *Summary) Print(w io.Writer, dir string) {
 	if s.Eta != nil {
 		step += fmt.Sprintf(" (eta=%.3g)", *s.Eta)
 	}
-	trim, _ := scaledsm.ParseTruncation(s.Truncation)
+	trim, _ := parse.Truncation(s.Truncation)
 	init := "spectral initialization " + trim.Describe()
 	switch {
 	case s.InitScale != nil:
@@ -570,7 +571,7 @@ func (s *Summary) printFits(w io.Writer) {
 		}
 		start := f.Init + " start"
 		if f.Init == "spectral" {
-			trim, _ := scaledsm.ParseTruncation(f.Truncation)
+			trim, _ := parse.Truncation(f.Truncation)
 			start += " " + trim.Describe()
 		}
 		if f.Ridge > 0 {

@@ -2,20 +2,14 @@
 // measurements with the scaled subgradient method, and reproduces the
 // experiments of Tong, Ma and Chi.
 //
-// Usage:
-//
 //	scaledsm <command> [flags]
 //
-// Run "scaledsm help" for the commands and "scaledsm help <command>" (or
-// "scaledsm <command> --help") for a command's flags.
-//
-// Exit status: 0 when the command did its work (a solve that converged,
-// became stationary, or stopped at its iteration limit or stalled, the
-// latter two with a warning on stderr); 1 when a solve failed (diverged,
-// or a numerical failure); 2 for bad input (a flag, a file, the data, or a
-// problem too big for the machine's memory); 3 when an output could not be
-// written (the disk full, say: earlier results are kept); 130 when
-// interrupted by SIGINT and 143 by SIGTERM.
+// "scaledsm help" lists the commands, "scaledsm help <command>" (or
+// "scaledsm <command> --help") a command's flags. Exit status: 0 when the
+// command did its work (a solve at its iteration limit or stalled warns on
+// stderr); 1 when a solve diverged or failed numerically; 2 for bad input or
+// a problem too big for the machine's memory; 3 when an output could not be
+// written (earlier results are kept); 130 on SIGINT, 143 on SIGTERM.
 package main
 
 import (

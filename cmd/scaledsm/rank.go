@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/scaledsm/scaledsm"
+	"github.com/scaledsm/scaledsm/internal/parse"
 )
 
 // rankValue is the value of --rank: a rank, or scaledsm.AutoRank for
@@ -71,7 +72,7 @@ func (s *startFlags) register(fs *flag.FlagSet) {
 func (s *startFlags) apply(settings *scaledsm.Settings, seed uint64) error {
 	set := setFlags(s.fs)
 	var err error
-	if settings.Start, err = scaledsm.ParseStart(s.init); err != nil {
+	if settings.Start, err = parse.Start(s.init); err != nil {
 		return inputFlag(err, startInputs)
 	}
 	if settings.Start != scaledsm.RandomStart {
@@ -89,7 +90,7 @@ func (s *startFlags) apply(settings *scaledsm.Settings, seed uint64) error {
 	if set["init-seed"] {
 		settings.Seed = s.seed
 	}
-	if settings.Damping, err = scaledsm.ParseDamping(s.damping); err != nil {
+	if settings.Damping, err = parse.Damping(s.damping); err != nil {
 		return inputFlag(err, startInputs)
 	}
 	return nil

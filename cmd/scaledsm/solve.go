@@ -22,6 +22,7 @@ import (
 	"github.com/scaledsm/scaledsm/internal/atomicio"
 	"github.com/scaledsm/scaledsm/internal/csvfmt"
 	"github.com/scaledsm/scaledsm/internal/mem"
+	"github.com/scaledsm/scaledsm/internal/parse"
 	"github.com/scaledsm/scaledsm/report"
 )
 
@@ -116,7 +117,7 @@ func (s *solverFlags) settings(oracle, truth, entries bool) (completion.Settings
 		settings.Ridge = mu
 	}
 	if set["trim"] {
-		if settings.Truncation, err = scaledsm.ParseTruncation(s.trim); err != nil {
+		if settings.Truncation, err = parse.Truncation(s.trim); err != nil {
 			return completion.Settings{}, inputFlag(err, solverInputs)
 		}
 	}
@@ -130,7 +131,7 @@ func (s *solverFlags) settings(oracle, truth, entries bool) (completion.Settings
 // they are the entry models' defaults (whose default step goes with them).
 func (s *solverFlags) methodLoss(entries bool) (scaledsm.Method, scaledsm.Loss, bool, error) {
 	set := setFlags(s.fs)
-	method, err := scaledsm.ParseMethod(s.method)
+	method, err := parse.Method(s.method)
 	if err != nil {
 		return 0, nil, false, badFlag("method", s.method, "want scaledsm, vanillasm, scaledgd or gd")
 	}
@@ -155,13 +156,13 @@ func (s *solverFlags) methodLoss(entries bool) (scaledsm.Method, scaledsm.Loss, 
 	return method, loss, modelDefaults, nil
 }
 
-// parseLoss returns the loss named s: a standard one (scaledsm.ParseLoss)
+// parseLoss returns the loss named s: a standard one (parse.Loss)
 // or l2trim, the entry models' trimmed least squares.
 func parseLoss(s string) (scaledsm.Loss, error) {
 	if s == (completion.TrimmedL2{}).String() {
 		return completion.TrimmedL2{}, nil
 	}
-	return scaledsm.ParseLoss(s)
+	return parse.Loss(s)
 }
 
 // stepRule returns the step rule of the flags and its name, for the method
