@@ -37,14 +37,15 @@ type chosen struct {
 // chainMinPatience, and chainMin in all). It then grows in place to the
 // next rank of Ranks (the new dimensions from the residuals' leading
 // singular vectors) while the last rank gained RankGain standard
-// deviations, and undoes a rank that gained nothing. Its posterior mean,
+// deviations (more on many ratings, see rankCost), and undoes a rank that
+// did not pay for its sweeps. Its posterior mean,
 // held at chainRankMul times the rank, takes every chainThin-th sweep from
 // the first and from chainBurn on (chainSpec.alsoBurn), then the sweeps on
 // all the ratings: contFrac of those it made to its chosen rank, or as many
 // as contBudget rating-dimensions allow where that is more (at most 4×).
 const (
-	chainPatience    = 30
-	chainMin         = 20
+	chainPatience    = 15
+	chainMin         = 10
 	chainMinPatience = 10
 	chainTol         = 2e-4
 	chainThin        = 4
@@ -53,6 +54,20 @@ const (
 	contBudget       = 1e8
 	chainBurn        = 20
 )
+
+// rankBudget is the rating-dimensions, m·(k+1), of a sweep beyond which a
+// rank must pay for its cost (see rankCost): about a tenth of a second's
+// sweep on two cores.
+const rankBudget = 1e8
+
+// rankCost is the factor of RankGain that rank k must gain on m ratings to
+// be grown past, and beyond 1 (less 1) to be kept over the rank before it:
+// 1 while its sweep is within rankBudget, its sweep's rating-dimensions
+// over rankBudget beyond. A larger rank's continuation on 10^7 ratings
+// costs seconds for the last ten-thousandths of RMSE it may buy.
+func rankCost(m, k int) float64 {
+	return max(1, float64(m)*float64(k+1)/rankBudget)
+}
 
 // choose chooses by validation what the settings leave open, on the
 // table of all the ratings with some held out.
@@ -186,11 +201,12 @@ func growChain(ctx context.Context, t *table, s Settings, v validation, ch *chos
 			return err
 		}
 		sel.Candidates = append(sel.Candidates, Candidate{Rank: k, Sweeps: out.sweeps, Best: c.bestSweep, RMSE: out.bestRMSE, Seconds: time.Since(begin).Seconds()})
-		if best >= 0 && !(out.bestRMSE < sel.Candidates[best].RMSE) {
-			c.restore(before) // the larger rank did no better: undo it
+		f := rankCost(t.m, k)
+		if best >= 0 && !(out.bestRMSE < sel.Candidates[best].RMSE-(f-1)*RankGain*v.sd) {
+			c.restore(before) // the larger rank did not pay for its sweeps: undo it
 			break
 		}
-		gained := best < 0 || out.bestRMSE < sel.Candidates[best].RMSE-RankGain*v.sd
+		gained := best < 0 || out.bestRMSE < sel.Candidates[best].RMSE-f*RankGain*v.sd
 		best, ch.sweeps = len(sel.Candidates)-1, c.n
 		if !gained {
 			break
