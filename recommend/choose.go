@@ -48,9 +48,9 @@ const (
 	chainMin         = 10
 	chainMinPatience = 10
 	chainTol         = 2e-4
-	chainThin        = 4
+	chainThin        = 2
 	chainRankMul     = 2
-	contFrac         = 0.5
+	contFrac         = 0.25
 	contBudget       = 1e8
 	chainBurn        = 20
 )
@@ -215,7 +215,7 @@ func growChain(ctx context.Context, t *table, s Settings, v validation, ch *chos
 	ch.made = c.n
 	sel.Chosen = best
 	r := sel.Candidates[best].Rank
-	// Half the chain's sweeps, or on few ratings as many as contBudget
+	// A quarter of the chain's sweeps, or on few ratings as many as contBudget
 	// rating-dimensions allow (at most 4 times as many): the average gains
 	// from more sweeps where they are cheap.
 	n := ch.sweeps
