@@ -181,6 +181,7 @@ func growChain(ctx context.Context, t *table, s Settings, v validation, ch *chos
 	smp := newSampler(t, k, s.Nu, s.Seed, s.Workers)
 	smp.m = t.m - v.p.n
 	smp.start()
+	smp.warm()
 	spec := validationSpec(s, v, 0, burns, &k)
 	spec.keep, spec.alsoBurn, spec.thin, spec.maxRank = true, chainBurn, chainThin, chainRankMul*k
 	c := newChain(smp, spec)
@@ -194,6 +195,8 @@ func growChain(ctx context.Context, t *table, s Settings, v validation, ch *chos
 		if at > 0 {
 			before = c.snapshot()
 			c.grow(k)
+			c.s.warm()
+			c.restart(k)
 		}
 		begin := time.Now()
 		out, err := c.stage(ctx, stageSweeps(s))

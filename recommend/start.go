@@ -47,6 +47,30 @@ func (s *sampler) start() {
 	s.spectral(0, streamStart)
 }
 
+// warmSweeps penalized sweeps (ALS-WR's, penalty warmLambda, see Lambdas)
+// lead the Bayesian chain from its start and from each growth of its rank:
+// from the spectral start alone, the chain's learned prior can hold rows
+// it has drawn small near zero for hundreds of sweeps (a held-out
+// generator's clusters: validation RMSE 1.98 at rank 5 after 44 sweeps,
+// where ALS-WR reaches 1.74 in 11; 1.51 at the end with these sweeps,
+// 1.65 without, in a third of the time).
+const (
+	warmSweeps = 3
+	warmLambda = 0.1
+)
+
+// warm makes warmSweeps penalized sweeps of the sampler's rows: no draws,
+// each row moved to its minimizer of the penalized least squares, so that
+// the rows the Bayesian sweeps start from carry the ratings' structure.
+func (s *sampler) warm() {
+	noise := s.noise
+	s.noise, s.lambda = false, warmLambda
+	for range warmSweeps {
+		s.sweep(0) // no draws: the sweep's number seeds nothing
+	}
+	s.noise, s.lambda = noise, 0
+}
+
 // spectral sets the factor dimensions [k0, k) of the rows to the leading
 // singular triplets of the residuals of the ratings fitted (the ratings
 // less the mean, the biases and the dimensions below k0), scaled by the
