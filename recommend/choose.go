@@ -56,9 +56,10 @@ const (
 )
 
 // rankBudget is the rating-dimensions, m·(k+1), of a sweep beyond which a
-// rank must pay for its cost (see rankCost): about a tenth of a second's
-// sweep on two cores.
-const rankBudget = 1e8
+// rank must pay for its cost (see rankCost): about a hundredth of a
+// second's sweep on two cores, so that a sweep of 10^7 ratings at rank 10
+// is asked ten times RankGain.
+const rankBudget = 1e7
 
 // rankCost is the factor of RankGain that rank k must gain on m ratings to
 // be grown past, and beyond 1 (less 1) to be kept over the rank before it:
