@@ -3,14 +3,17 @@
 
 Usage:
     python3 docs/libmf_ratings.py --scaledsm PATH --libmf PATH/mf-train \\
-        --train train.csv --test test.csv [--runs 3] [--grid full|K,L2,EPOCHS] [--work DIR]
+        --train train.csv --test test.csv [--runs 3] [--grid full|K,L2,EPOCHS] [--work DIR] \\
+        [--flags=--lists=false]
 
 It writes LIBMF's text format of both files (user item rating, the ids as
 they are), runs LIBMF's grid (`mf-train -s 2 -r 0.05 -f 0 -k K -l2 L -t T`:
 K 10, 20, 40; L 0.03, 0.05, 0.1, 0.2; T 50, 100, or one setting given as
 --grid K,L,T) and picks the setting of the least test
 RMSE (chosen on the test split, which flatters LIBMF). Then it times
-`scaledsm solve --ratings TRAIN --test TEST` (no other flag) and that
+`scaledsm solve --ratings TRAIN --test TEST` (and --flags, space-separated;
+`--flags=--lists=false` leaves out the top-N lists, which LIBMF does not
+make) and that
 setting's `mf-train` in turn, A B A B, --runs pairs, each a whole process
 under `/usr/bin/time -v` (wall clock and peak resident set), and prints one
 Markdown row: both test RMSEs, the median wall times and peaks, and the
@@ -70,6 +73,7 @@ def main():
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--grid", default="full", help="full, or one setting K,L2,EPOCHS")
     ap.add_argument("--work", default=None)
+    ap.add_argument("--flags", default="", help="more flags of scaledsm solve, space-separated")
     a = ap.parse_args()
     work = a.work or tempfile.mkdtemp()
     os.makedirs(work, exist_ok=True)
@@ -89,7 +93,7 @@ def main():
             best = (r, k, l, t)
     r, k, l, t = best
     out = os.path.join(work, "scaledsm")
-    a_cmd = [a.scaledsm, "solve", "--ratings", a.train, "--test", a.test, "--out", out]
+    a_cmd = [a.scaledsm, "solve", "--ratings", a.train, "--test", a.test, "--out", out] + a.flags.split()
     b_cmd = [a.libmf, "-s", "2", "-r", "0.05", "-f", "0", "-k", str(k), "-l2", str(l), "-t", str(t), train, model]
     runs = []
     for _ in range(a.runs):
