@@ -53,36 +53,11 @@ def main():
     act = rng.pareto(1.5, size=nu) + 1.0
     pu, pi = act / act.sum(), pop / pop.sum()
     spread = np.sqrt((lu[:64] @ ri[:64].T).var())
-    users, items, vals = [], [], []
-    have, seen = 0, set()
-    while have < m:
-        n = 2 * (m - have) + 1000
-        u = rng.choice(nu, size=n, p=pu)
-        i = rng.choice(ni, size=n, p=pi)
-        z = np.einsum("ij,ij->i", lu[u], ri[i]) / spread
-        keep = rng.random(n) < 1 / (1 + np.exp(-0.8 * z))
-        for uu, ii, zz in zip(u[keep], i[keep], z[keep]):
-            key = int(uu) * ni + int(ii)
-            if key in seen:
-                continue
-            seen.add(key)
-            users.append(uu)
-            items.append(ii)
-            vals.append(zz)
-            have += 1
-            if have == m:
-                break
-    users, items = np.array(users), np.array(items)
-    inter = np.array(vals) * spread
+    users, items, z = rated(rng, lu, ri, pu, pi, m, 0.8, spread)
+    inter = z * spread
     raw = 5.5 + ub[users] + ib[items] + stretch[users] * 1.4 * inter + rng.laplace(scale=0.85, size=m)
     stars = np.clip(np.rint(raw), 1, 10).astype(int)
-    test = rng.random(m) < a.holdout
-    os.makedirs(a.out, exist_ok=True)
-    for name, sel in (("train.csv", ~test), ("test.csv", test)):
-        with open(os.path.join(a.out, name), "w") as f:
-            f.write("user,item,rating\n")
-            for uu, ii, s in zip(users[sel] + 1, items[sel] + 1, stars[sel]):
-                f.write(f"{uu},{ii},{s}\n")
+    write(a, rng, users, items, stars)
 
 
 def variant_b(a):
@@ -102,13 +77,24 @@ def variant_b(a):
     pu = rng.lognormal(sigma=1.0, size=nu)
     pu, pi = pu / pu.sum(), pi / pi.sum()
     spread = np.sqrt((lu[:64] @ ri[:64].T).var())
+    users, items, z = rated(rng, lu, ri, pu, pi, m, 0.4, spread)
+    raw = 3.6 + ub[users] + ib[items] + 0.45 * z + noise[users] * rng.normal(size=m)
+    stars = np.clip(np.rint(2 * raw) / 2, 1, 5)
+    write(a, rng, users, items, stars)
+
+
+def rated(rng, lu, ri, pu, pi, m, slope, spread):
+    """m distinct (user, item) pairs drawn by the users' activity pu and the
+    items' popularity pi, each kept with probability σ(slope·z), z its
+    interaction over spread (missing not at random): users, items, z."""
+    nu, ni = len(pu), len(pi)
     keys, users, items, inters = set(), [], [], []
     while len(users) < m:
         n = 2 * (m - len(users)) + 1000
         u = rng.choice(nu, size=n, p=pu)
         i = rng.choice(ni, size=n, p=pi)
         z = np.einsum("ij,ij->i", lu[u], ri[i]) / spread
-        keep = rng.random(n) < 1 / (1 + np.exp(-0.4 * z))
+        keep = rng.random(n) < 1 / (1 + np.exp(-slope * z))
         for uu, ii, zz in zip(u[keep], i[keep], z[keep]):
             key = int(uu) * ni + int(ii)
             if key in keys:
@@ -119,10 +105,13 @@ def variant_b(a):
             inters.append(zz)
             if len(users) == m:
                 break
-    users, items = np.array(users), np.array(items)
-    raw = 3.6 + ub[users] + ib[items] + 0.45 * np.array(inters) + noise[users] * rng.normal(size=m)
-    stars = np.clip(np.rint(2 * raw) / 2, 1, 5)
-    test = rng.random(m) < a.holdout
+    return np.array(users), np.array(items), np.array(inters)
+
+
+def write(a, rng, users, items, stars):
+    """Holds out a.holdout of the ratings at random and writes a.out's
+    train.csv and test.csv (user,item,rating; ids from 1)."""
+    test = rng.random(len(stars)) < a.holdout
     os.makedirs(a.out, exist_ok=True)
     for name, sel in (("train.csv", ~test), ("test.csv", test)):
         with open(os.path.join(a.out, name), "w") as f:
