@@ -17,20 +17,7 @@ import (
 func tiledEntries(t *testing.T, rng *rand.Rand) (*Entries, []float64, func(bytes int)) {
 	t.Helper()
 	n1, n2 := 400, 3000
-	var rows, cols []int32
-	var vals []float64
-	for i := range n1 {
-		for j := range n2 {
-			if rng.Float64() < 0.02 {
-				rows, cols = append(rows, int32(i)), append(cols, int32(j))
-				vals = append(vals, rng.NormFloat64())
-			}
-		}
-	}
-	e, y, err := NewEntries(n1, n2, rows, cols, vals)
-	if err != nil {
-		t.Fatal(err)
-	}
+	e, y := randomEntries(t, rng, n1, n2, 0.02, func(int, int) float64 { return rng.NormFloat64() })
 	old := passTileBytes
 	t.Cleanup(func() { passTileBytes = old })
 	return e, y, func(bytes int) { passTileBytes = bytes }

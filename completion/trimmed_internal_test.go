@@ -138,20 +138,7 @@ func TestTrimmingFollowsProgress(t *testing.T) {
 func TestKeptSumsFromPass(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 3))
 	n1, n2, r := 300, 200, 3
-	var rows, cols []int32
-	var vals []float64
-	for i := range n1 {
-		for j := range n2 {
-			if rng.Float64() < 0.3 {
-				rows, cols = append(rows, int32(i)), append(cols, int32(j))
-				vals = append(vals, rng.NormFloat64())
-			}
-		}
-	}
-	e, y, err := NewEntries(n1, n2, rows, cols, vals)
-	if err != nil {
-		t.Fatal(err)
-	}
+	e, y := randomEntries(t, rng, n1, n2, 0.3, func(int, int) float64 { return rng.NormFloat64() })
 	ev := scaledsm.NewEvaluation(e, r)
 	ev.L, ev.R, ev.Y, ev.Weight = randomFactor(rng, n1, r), randomFactor(rng, n2, r), y, scaledsm.LinearWeight
 	tb := newBounds(n1, n2, 0, 0)
