@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""Ratings from a generator that the recommender's rules were never tuned on.
+"""Ratings from a generator unlike `scaledsm generate`'s, to test the recommender's rules.
 
-Issue 63 asks for one generator kept out of the tuning of the ratings fit:
-this one differs from `scaledsm generate --problem ratings` in every part of
+Issue 63 asks for one generator kept out of the tuning of the ratings fit.
+The first law (the default) was run once as it came, then used in the
+tuning; the second (--variant b) was kept out. The first differs from `scaledsm generate --problem ratings` in every part of
 its law. Users belong to six taste clusters (a rank-12 interaction whose
 strengths fall from 1 to 0.2), each user stretches the scale by a factor of
 their own, the noise is Laplace, the scale is 1 to 10 in whole steps, the

@@ -56,9 +56,9 @@ const (
 )
 
 // rankBudget is the rating-dimensions, m·(k+1), of a sweep beyond which a
-// rank must pay for its cost (see rankCost): about a hundredth of a
-// second's sweep on two cores, so that a sweep of 10^7 ratings at rank 10
-// is asked ten times RankGain.
+// rank must pay for its cost (see rankCost): a sweep of a few hundredths
+// of a second on two cores, so that 10^7 ratings at rank 10 are asked 11
+// times RankGain.
 const rankBudget = 1e7
 
 // rankCost is the factor of RankGain that rank k must gain on m ratings to

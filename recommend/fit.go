@@ -73,12 +73,13 @@ const (
 
 // Ranks are the ranks that Fit tries, in this order, when the rank is to
 // be chosen: the Bayesian chain grows to the next while the last improved
-// the validation RMSE by RankGain, and undoes one that did not improve it
-// at all.
+// the validation RMSE by RankGain (more on many ratings: a rank pays for
+// its sweeps), and undoes one that did not pay for them.
 var Ranks = []int{5, 10, 20, 40, 80}
 
-// RankGain is the least improvement of the validation RMSE for which Fit
-// tries the next rank of Ranks.
+// RankGain is the least improvement of the validation RMSE, in standard
+// deviations of the ratings, for which Fit tries the next rank of Ranks
+// (times the rank's cost beyond 10^7 ratings × (rank+1) a sweep).
 const RankGain = 1e-3
 
 // Lambdas are the ridge penalties that a Ridge fit tries when the penalty

@@ -52,8 +52,8 @@ func (s *sampler) start() {
 // spectral start alone, the chain's learned prior can hold rows it has
 // drawn small near zero for hundreds of sweeps (a held-out generator's
 // clusters: validation RMSE 1.98 at rank 5 after 44 sweeps, where ALS-WR
-// reaches 1.74 in 11; 1.51 at the end with these sweeps, 1.65 without, in
-// a third of the time). A light penalty: 0.1 held the new dimensions of
+// reaches 1.74 in 11; 1.52 at the end with these sweeps, 1.65 without, in
+// a quarter of the time). A light penalty: 0.1 held the new dimensions of
 // Jester's shape at zero after a growth, as the prior had held the start.
 const (
 	warmSweeps = 3
