@@ -44,8 +44,8 @@ func (a Auto) Size(c *StepContext) float64 {
 	return math.Pow(autoDamping, float64(n)) * gap / (c.Norm * c.Norm)
 }
 
-// EstimateGap returns ĝ_t, AutoGap of the residuals.
-func (Auto) EstimateGap(c *StepContext) float64 {
+// estimateGap returns ĝ_t, AutoGap of the residuals.
+func (Auto) estimateGap(c *StepContext) float64 {
 	iso := c.isometry
 	if iso == 0 {
 		iso = float64(len(c.Residuals))

@@ -35,7 +35,7 @@ func TestAutoGapBracketsTheGap(t *testing.T) {
 			in := instanceOf(t, d, synth.Setting{Kappa: 5, PS: ps, SNR: noNoise})
 			// A point at relative error 1e-3, along the spectral
 			// initialization's error.
-			spec, err := scaledsm.Spectral(in.Op, in.Y, c.Rank, scaledsm.TruncateFraction(ps))
+			spec, err := scaledsm.Problem{Op: in.Op, Y: in.Y, Rank: c.Rank}.Spectral(scaledsm.TruncateFraction(ps))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -203,7 +203,7 @@ func TestMedianTrim(t *testing.T) {
 				t.Errorf("%v p_s=%g: dropped %d (%d clean) of %d with %d outliers", c.Kind, ps, dropped, droppedClean, m, outliers)
 			}
 			relErr := func(trim scaledsm.Truncation) float64 {
-				spec, err := scaledsm.Spectral(in.Op, in.Y, c.Rank, trim)
+				spec, err := scaledsm.Problem{Op: in.Op, Y: in.Y, Rank: c.Rank}.Spectral(trim)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -257,7 +257,7 @@ func TestPolyakShortenedAndLengthened(t *testing.T) {
 		iters := map[float64]int{}
 		line := ""
 		for _, c := range factors {
-			res := solve(t, in.Problem(), scaledsm.Settings{Step: scaledStep{scaledsm.Polyak{FStar: in.FStar}, c}, Truncation: scaledsm.TruncateFraction(ps), Tol: 1e-10, MaxIter: 2000, Damping: scaledsm.NoDamping})
+			res := solve(t, in.Problem(), scaledsm.Settings{Step: scaledStep{scaledsm.Polyak{FStar: in.FStar}, c}, Truncation: scaledsm.TruncateFraction(ps), Tol: 1e-10, MaxIter: 2000, Damping: scaledsm.Damping{None: true}})
 			iters[c] = res.Iterations
 			if res.Status != scaledsm.Converged {
 				iters[c] = math.MaxInt32

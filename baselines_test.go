@@ -32,8 +32,8 @@ func TestRemarkL2IsScaledGD(t *testing.T) {
 		in := instance(t, c, synth.Setting{Kappa: 4, SNR: noNoise})
 		const eta, iters = 0.3, 40
 		// The remark is about the paper's undamped preconditioner.
-		sm := solve(t, in.Problem(), scaledsm.Settings{Method: scaledsm.ScaledSM, Loss: scaledsm.L2, Step: scaledsm.Constant{Eta: eta}, MaxIter: iters, Tol: -1, Damping: scaledsm.NoDamping})
-		gd := solve(t, in.Problem(), scaledsm.Settings{Method: scaledsm.ScaledGD, Step: adaptive{eta}, MaxIter: iters, Tol: -1, Damping: scaledsm.NoDamping})
+		sm := solve(t, in.Problem(), scaledsm.Settings{Method: scaledsm.ScaledSM, Loss: scaledsm.L2, Step: scaledsm.Constant{Eta: eta}, MaxIter: iters, Tol: -1, Damping: scaledsm.Damping{None: true}})
+		gd := solve(t, in.Problem(), scaledsm.Settings{Method: scaledsm.ScaledGD, Step: adaptive{eta}, MaxIter: iters, Tol: -1, Damping: scaledsm.Damping{None: true}})
 		plain := solve(t, in.Problem(), scaledsm.Settings{Method: scaledsm.ScaledGD, Step: scaledsm.Constant{Eta: eta}, MaxIter: iters, Tol: -1})
 		if len(sm.Trace) != iters+1 || len(gd.Trace) != iters+1 {
 			t.Fatalf("%v: runs stopped early: %v, %v", c.Kind, sm.Status, gd.Status)
@@ -73,7 +73,7 @@ func TestLossGradients(t *testing.T) {
 		{Kind: synth.Quadratic, N1: 7, Rank: 2, Seed: 212},
 	} {
 		in := instance(t, c, synth.Setting{Kappa: 3, PS: 0.1, SNR: noNoise})
-		spec, err := scaledsm.Spectral(in.Op, in.Y, c.Rank, scaledsm.TruncateFraction(0.1))
+		spec, err := scaledsm.Problem{Op: in.Op, Y: in.Y, Rank: c.Rank}.Spectral(scaledsm.TruncateFraction(0.1))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -232,7 +232,7 @@ func TestLossValues(t *testing.T) {
 // without failing.
 func TestPseudoInverseFallbackRepeats(t *testing.T) {
 	in := instance(t, synth.Config{Kind: synth.Sensing, N1: 10, N2: 8, Rank: 2, Seed: 241}, synth.Setting{Kappa: 2, SNR: noNoise})
-	spec, err := scaledsm.Spectral(in.Op, in.Y, 2, scaledsm.TruncateFraction(0))
+	spec, err := scaledsm.Problem{Op: in.Op, Y: in.Y, Rank: 2}.Spectral(scaledsm.TruncateFraction(0))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,7 +242,7 @@ func TestPseudoInverseFallbackRepeats(t *testing.T) {
 	for i := range 8 {
 		spec.R.Set(i, 1, 0)
 	}
-	res := solve(t, in.Problem(), scaledsm.Settings{Step: scaledsm.Polyak{FStar: in.FStar}, Init: &spec, MaxIter: 10, Tol: -1, Damping: scaledsm.NoDamping})
+	res := solve(t, in.Problem(), scaledsm.Settings{Step: scaledsm.Polyak{FStar: in.FStar}, Init: &spec, MaxIter: 10, Tol: -1, Damping: scaledsm.Damping{None: true}})
 	if res.Fallbacks != res.Iterations || res.Iterations < 2 {
 		t.Errorf("%d fallbacks in %d iterations (%v): want one per update", res.Fallbacks, res.Iterations, res.Status)
 	}

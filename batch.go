@@ -13,18 +13,18 @@ type Job struct {
 	Settings Settings
 }
 
-// BatchEvaluator is an Operator that evaluates several Evaluations in one
-// pass over its data. EvaluateBatch must leave each Evaluation as Evaluate
+// batchEvaluator is an Operator that evaluates several Evaluations in one
+// pass over its data. evaluateBatch must leave each Evaluation as Evaluate
 // would.
-type BatchEvaluator interface {
+type batchEvaluator interface {
 	Operator
-	EvaluateBatch(es []*Evaluation)
+	evaluateBatch(es []*Evaluation)
 }
 
 // SolveBatch solves jobs that share one operator (the same Operator value),
 // such as the curves of a figure: all runs advance together, one
 // evaluation of the operator per iteration for all of them when it is a
-// BatchEvaluator, and each run leaves the batch as it stops. The results,
+// Sensing or a Quadratic, and each run leaves the batch as it stops. The results,
 // in the order of the jobs, are those Solve would give each job alone; each
 // Runtime is the wall time from the batch's start to that run's stop.
 //
@@ -51,7 +51,7 @@ func SolveBatch(ctx context.Context, jobs []Job) ([]*Result, error) {
 	if op == nil {
 		return nil, errors.New("scaledsm: batch has no operator")
 	}
-	batch, _ := op.(BatchEvaluator)
+	batch, _ := op.(batchEvaluator)
 	active := append([]*run(nil), runs...)
 	evals := make([]*Evaluation, 0, len(runs))
 	for len(active) > 0 {
@@ -63,7 +63,7 @@ func SolveBatch(ctx context.Context, jobs []Job) ([]*Result, error) {
 			}
 		}
 		if batch != nil {
-			batch.EvaluateBatch(evals)
+			batch.evaluateBatch(evals)
 		} else {
 			for _, e := range evals {
 				op.Evaluate(e)

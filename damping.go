@@ -26,7 +26,7 @@ type Damping struct {
 	// Gram matrices (those of the singular values of X).
 	Fixed float64
 	// Factor, when positive, replaces the default c: 0.1, or 0.3 for a
-	// Tracked loss.
+	// tracked loss.
 	Factor float64
 	// None turns damping off: the paper's preconditioner (RᵀR)^{-1}, through
 	// the pseudo-inverse when RᵀR is singular.
@@ -49,7 +49,7 @@ type Damping struct {
 const defaultDampingFactor = 0.1
 
 // trackedDampingFactor is the factor c of the automatic damping rule for
-// a Tracked loss, whose misfit is the square root of its loss over what it
+// a tracked loss, whose misfit is the square root of its loss over what it
 // keeps over the data's. Chosen for TrimmedL2. Measured on matrix completion (n1 = n2 = 1000, r = 5, p = 0.1,
 // p_s = 0.1, seeds 1 to 4, ScaledGD with the constant step 0.5, to
 // 1e-10): with c = 0.3 the iterations at κ = 1, 10 and 100 are within 7%
@@ -57,9 +57,6 @@ const defaultDampingFactor = 0.1
 // lets one κ = 10 run take 200 against 159 at κ = 1, and c = 1 slows
 // every run by about 5%.
 const trackedDampingFactor = 0.3
-
-// NoDamping is the undamped preconditioner of the paper.
-var NoDamping = Damping{None: true}
 
 // String returns the damping as the command line spells it, with the factor c
 // when it is not the default ("auto(c=0.1)").
@@ -102,7 +99,7 @@ type damper struct {
 // iso; measure then gives it the data's scale.
 func newDamper(d Damping, loss Loss, iso float64) damper {
 	factor := defaultDampingFactor
-	if _, ok := loss.(Tracked); ok {
+	if _, ok := loss.(tracked); ok {
 		factor = trackedDampingFactor
 	}
 	return damper{d: d, loss: loss.Base(), iso: iso, factor: factor}
@@ -193,7 +190,7 @@ func (u *run) dampingMisfit(sc *StepContext) float64 {
 		return 0
 	}
 	var gap float64
-	_, tracked := u.s.Loss.(Tracked)
+	_, tracked := u.s.Loss.(tracked)
 	switch a, ok := u.s.Step.(Auto); {
 	case tracked:
 		// The loss of what the tracker keeps, whose minimum is about 0.

@@ -66,7 +66,7 @@ func TestDampingEarnsItsPlace(t *testing.T) {
 	c := synth.Config{Kind: synth.Quadratic, N1: 30, Rank: 2, M: 1440, Seed: 1}
 	set := synth.Setting{Kappa: 100, PS: 0.1, SNR: noNoise}
 	damped := overSpecified(t, c, set, 8, scaledsm.Damping{}, scaledsm.SpectralStart)
-	plain := overSpecified(t, c, set, 8, scaledsm.NoDamping, scaledsm.SpectralStart)
+	plain := overSpecified(t, c, set, 8, scaledsm.Damping{None: true}, scaledsm.SpectralStart)
 	t.Logf("damped %d iterations (%v), undamped %d (%v, %d fallbacks)", damped.Iterations, damped.Status, plain.Iterations, plain.Status, plain.Fallbacks)
 	if damped.Status != scaledsm.Converged || 3*damped.Iterations > plain.Iterations {
 		t.Errorf("damped: %v after %d iterations; undamped %v after %d: want the damped one three times faster",
@@ -90,7 +90,7 @@ func TestDampedExactRank(t *testing.T) {
 		kappa float64
 	}{{sensing, 20}, {quadratic, 1}, {quadratic, 20}} {
 		set := synth.Setting{Kappa: c.kappa, PS: 0.2, SNR: noNoise}
-		plain := overSpecified(t, c.cfg, set, c.cfg.Rank, scaledsm.NoDamping, scaledsm.SpectralStart)
+		plain := overSpecified(t, c.cfg, set, c.cfg.Rank, scaledsm.Damping{None: true}, scaledsm.SpectralStart)
 		damped := overSpecified(t, c.cfg, set, c.cfg.Rank, scaledsm.Damping{}, scaledsm.SpectralStart)
 		t.Logf("%v κ=%g: undamped %d, damped %d", c.cfg.Kind, c.kappa, plain.Iterations, damped.Iterations)
 		if plain.Status != scaledsm.Converged || damped.Status != scaledsm.Converged {
@@ -135,7 +135,7 @@ func TestRandomStart(t *testing.T) {
 	if mat.Equal(a.L, other.L) {
 		t.Error("another seed drew the same factors")
 	}
-	spec, err := scaledsm.Spectral(in.Op, in.Y, 1, scaledsm.Truncation{})
+	spec, err := scaledsm.Problem{Op: in.Op, Y: in.Y, Rank: 1}.Spectral(scaledsm.Truncation{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,7 +252,7 @@ func TestSupportedRank(t *testing.T) {
 // invertible Q.
 func TestDampedInvariance(t *testing.T) {
 	in := instance(t, synth.Config{Kind: synth.Sensing, N1: 15, N2: 12, Rank: 3, Seed: 1410}, synth.Setting{Kappa: 4, PS: 0.1, SNR: noNoise})
-	spec, err := scaledsm.Spectral(in.Op, in.Y, 3, scaledsm.TruncateFraction(0.1))
+	spec, err := scaledsm.Problem{Op: in.Op, Y: in.Y, Rank: 3}.Spectral(scaledsm.TruncateFraction(0.1))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -39,7 +39,7 @@ func (u *run) evaluate() {
 // partial sum and flag.
 func (u *run) loss(ctx context.Context) (float64, bool) {
 	if u.eval.Z == nil {
-		return math.NaN(), ctx.Err() != nil // a Tracker's: the pass's sums
+		return math.NaN(), ctx.Err() != nil // a tracker.s: the pass's sums
 	}
 	if !u.d.On() {
 		return u.s.Loss.Base().value(u.eval.Z, u.iso), ctx.Err() != nil
@@ -106,7 +106,7 @@ func (l Standard) valueOver(z []float64, iso float64, d dist, stop bool) (float6
 }
 
 // fitScale returns FitScale of the observations of all the ranks: over
-// ranks, the exact median of all |y_i| (FitScale samples beyond
+// ranks, the exact median of all |y_i| (obs.FitScale samples beyond
 // obs.ScaleSample of them).
 func (u *run) fitScale() float64 {
 	if !u.d.On() {

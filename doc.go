@@ -8,7 +8,7 @@
 // [Problem]; how it is minimized is a [Method], a [Loss] and a [Step] rule, held in [Settings];
 // what came out is a [Result]. [Solve] makes one fit, or with [AutoRank] finds the rank. Package
 // completion holds the entry models (matrix completion and robust PCA) and their policy, which
-// reach the core through a [Tracked] loss and what their operator offers; package recommend fits
+// reach the core through a loss of their own and what their operator offers; package recommend fits
 // ratings. The pieces, what goes beyond the paper, performance and conventions:
 // docs/architecture.md.
 package scaledsm

@@ -3,6 +3,7 @@ package scaledsm
 import (
 	"math"
 
+	"github.com/scaledsm/scaledsm/internal/obs"
 	"github.com/scaledsm/scaledsm/ranks"
 )
 
@@ -14,16 +15,16 @@ import (
 // that is mostly unfitted is either wholly corrupted or not recovered.
 type Evidence struct {
 	// Unfitted is the number of measurements whose residual exceeds
-	// FitTolerance times the observations' scale (see FitScale):
+	// 10^-9 times the observations' scale (their median magnitude):
 	// Result.FitFraction is 1 - Unfitted/m, exactly.
 	Unfitted int
 	// UnfittedRows and UnfittedCols count, on entries, the rows and the
 	// columns more than half of whose observations are unfitted by more
 	// than 1e-6 times the observations' scale: not fitted even
 	// roughly. (A row whose few observations converge more slowly than
-	// the rest is unfitted at FitTolerance when the iterate stops moving,
+	// the rest is unfitted at the fit tolerance when the iterate stops moving,
 	// yet recovered to 1e-9: two rows of 18 and 19 of a 20000 × 5000
-	// completion of rank 5, whose residuals were 3 times FitTolerance's.)
+	// completion of rank 5, whose residuals were 3 times the tolerance.)
 	UnfittedRows, UnfittedCols int
 	// GrossRows and GrossCols count, under TrimmedL2, the rows and the
 	// columns that the loss found gross and keeps nothing of at the end
@@ -31,23 +32,9 @@ type Evidence struct {
 	GrossRows, GrossCols int
 }
 
-// ExactFraction is the fraction of the measurements that an iterate must
-// fit exactly (Result.FitFraction) to count as a recovery without a truth:
-// an exactly low-rank matrix recovered through outliers fits all but the
-// outliers, a fraction 1 - p_s; an iterate that has not recovered it, or
-// a fit of data only approximately low rank, fits almost none.
-const ExactFraction = 0.5
-
-// MissTolerance is the residual, relative to the observations' scale
-// (see FitScale), beyond which Evidence counts an observation of a row or
-// column as missed: a thousand times FitTolerance, far below a residual of
-// a row or column that is not recovered (issue 34's column, whose
-// residuals averaged 12 times the median |y|).
-const MissTolerance = 1e-6
-
-// Localized reports whether the unfitted measurements gather in whole
+// localized reports whether the unfitted measurements gather in whole
 // rows or columns: some are mostly unfitted, or marked gross.
-func (ev Evidence) Localized() bool {
+func (ev Evidence) localized() bool {
 	return ev.UnfittedRows+ev.UnfittedCols+ev.GrossRows+ev.GrossCols > 0
 }
 
@@ -56,7 +43,7 @@ func (ev Evidence) Localized() bool {
 // outliers (Problem.Clean): an exact recovery of such data leaves no row or
 // column mostly unfitted, and none gross.
 func (ev Evidence) contradicts(m int) bool {
-	return ev.Localized() && float64(m-ev.Unfitted) >= ExactFraction*float64(m)
+	return ev.localized() && float64(m-ev.Unfitted) >= obs.ExactFraction*float64(m)
 }
 
 // A localizer is an operator that says where the unfitted measurements of
@@ -71,9 +58,9 @@ type localizer interface {
 // evidence returns the evidence of the run's last iterate, over all the
 // ranks.
 func (u *run) evidence() Evidence {
-	tol := FitTolerance * u.fitScale()
+	tol := obs.FitTolerance * u.fitScale()
 	if l, ok := u.p.Op.(localizer); ok {
-		return l.Localize(u.eval, tol, tol/FitTolerance*MissTolerance, u.p.Reducer)
+		return l.Localize(u.eval, tol, tol/obs.FitTolerance*obs.MissTolerance, u.p.Reducer)
 	}
 	n := 0
 	for _, v := range u.eval.Z {

@@ -5,18 +5,19 @@ import (
 	"math"
 
 	"github.com/scaledsm/scaledsm/internal/fsum"
+	"github.com/scaledsm/scaledsm/internal/track"
 )
 
 // Loss is the penalty on the residuals z = A(X) - y that a method
 // minimizes: one of the Standard losses, or a loss of a model's own that
 // takes a standard one's value, weights and steps over the residuals it
-// keeps (a Tracked loss, as package completion's trimmed least squares).
+// keeps (as package completion's trimmed least squares does).
 // A nil Loss in Settings is the method's own (Method.DefaultLoss).
 type Loss interface {
 	// String names the loss as the command line spells it.
 	String() string
 	// Base returns the standard loss that this one is: itself for a
-	// Standard loss; for a Tracked one, the loss over what it keeps.
+	// Standard loss; for a model's own, the loss over what it keeps.
 	Base() Standard
 }
 
@@ -117,37 +118,15 @@ func (l Standard) weight() Weight {
 	return LinearWeight
 }
 
-// A Tracked loss keeps state along each run that changes it from one pass
-// to the next (package completion's trimmed least squares keeps the
-// residuals within bounds that follow the fit). Its Base gives its
-// weights and its gradient; its value is its Tracker's, and since that
-// moves with the state, it is fitted with steps that do not rest on
-// f(X*): Constant (by default, 0.5) or Geometric.
-type Tracked interface {
+// A tracked loss keeps state along each run (see package track): package
+// completion's trimmed least squares.
+type tracked interface {
 	Loss
-	// Track returns the loss's state for one run of p with the settings s.
-	Track(p Problem, s Settings) (Tracker, error)
+	track.Tracked[Problem, Settings, tracker]
 }
 
-// A Tracker is a Tracked loss's state along one run. The run calls Start
-// before its first pass, Pass after each pass, Intervene before each step,
-// and Step after it.
-type Tracker interface {
-	// Start readies e for the first pass from the run's initialization:
-	// it may set e.State, and give e a residuals' buffer Z (m values),
-	// which the run's passes keep only for a tracker that asks so. scale
-	// is the observations' (FitScale, over all the ranks).
-	Start(e *Evaluation, init Factors, scale float64) error
-	// Pass returns the loss at the pass just made into e and readies e
-	// for the next one.
-	Pass(e *Evaluation) float64
-	// Intervene may take the iteration whose record is it, the trace so
-	// far before it, in place of the step: it moves the factors f in place
-	// and returns true, and the run records the iteration with no step.
-	Intervene(it Iteration, trace []Iteration, f Factors) bool
-	// Step is called after each step, with the factors moved.
-	Step(f Factors)
-}
+// tracker is a tracked loss's state along one run.
+type tracker = track.Tracker[*Evaluation, Factors, Iteration]
 
 // Value returns the loss of the residuals z = A(X) - y, of length m, in
 // the convention of operators that scale by 1/m (isometry factor m, see
@@ -171,8 +150,17 @@ func (l Standard) value(z []float64, c float64) float64 {
 	return math.NaN()
 }
 
-// Gap returns f(X) - f(X*) from the fits fit = A(X) and fitStar = A(X*)
-// and the observations y, in the 1/m convention (see Value), term by term:
+// gapTerms are what the gap is summed over: the fits at X and at X*, and
+// the observations.
+type gapTerms[T float] struct {
+	fit, star []float64
+	y         []T
+}
+
+// gapOver returns f(X) - f(X*) from the fits t.fit = A(X) and t.star =
+// A(X*) and the observations t.y, for an operator of isometry factor iso
+// (see Value), over the ranks of d, each holding its shard of the
+// measurements, term by term:
 // with d_i = fit_i - fitStar_i and c_i = fitStar_i - y_i, the residual at
 // the truth, |d_i + c_i| - |c_i| for the l1 loss is sign(c_i)·d_i whenever
 // d_i does not change the sign of the residual. Near X* the gap is far
@@ -181,24 +169,6 @@ func (l Standard) value(z []float64, c float64) float64 {
 // observation y_i; d keeps it, to the rounding of the fits themselves. c
 // only gives the signs and the magnitudes of the terms that change sign,
 // so its own rounding does not matter.
-func (l Standard) Gap(fit, fitStar, y []float64) float64 {
-	return l.gap(fit, fitStar, y, float64(len(y)))
-}
-
-// gap is Gap for an operator of isometry factor iso.
-func (l Standard) gap(fit, fitStar, y []float64, iso float64) float64 {
-	return gapOver(l, gapTerms[float64]{fit, fitStar, y}, iso, dist{})
-}
-
-// gapTerms are what the gap is summed over: the fits at X and at X*, and
-// the observations.
-type gapTerms[T float] struct {
-	fit, star []float64
-	y         []T
-}
-
-// gapOver is gap over the ranks of d, each holding its shard of the
-// measurements.
 func gapOver[T float](l Standard, t gapTerms[T], iso float64, d dist) float64 {
 	fit, fitStar, y := t.fit, t.star, t.y
 	var g fsum.Sum

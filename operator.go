@@ -85,18 +85,19 @@ type Evaluation struct {
 	Y32    []float32
 	Weight Weight
 
-	// Z receives the residuals A(L Rᵀ) - Y, length m. An operator may
-	// evaluate with a nil Z, keeping none, for a run whose Tracker needs
-	// none (m·8 bytes spared).
+	// Z receives the residuals A(L Rᵀ) - Y, length m. An operator with
+	// a method EvaluatesWithoutZ() bool that returns true may be given a
+	// nil Z, keeping none, by a run whose loss keeps its own (m·8 bytes
+	// spared); every other operator always gets one.
 	Z      []float64
 	GL, GR *mat.Dense // factor subgradients, n1×r and n2×r (GR nil when symmetric)
 
 	// Fit, when not nil, is set to A(L Rᵀ), length m. The solver asks for
 	// it when the truth is known, to compute f(X_t) - f(X*) without the
-	// rounding of large observations in the residuals (see Loss.Gap).
+	// rounding of large observations in the residuals.
 	Fit []float64
 
-	// State is what the operator and a Tracked loss keep across the passes
+	// State is what the operator and a tracked loss keep across the passes
 	// of one run: the entry models' residual bounds and their sums.
 	State any
 

@@ -50,7 +50,7 @@ func newSensing32(t testing.TB, seed uint64, m, n1, n2 int) *scaledsm.Sensing {
 	for i := range a {
 		a[i] = float32(rng.NormFloat64())
 	}
-	op, err := scaledsm.NewSensing32(m, n1, n2, a)
+	op, err := scaledsm.NewSensing(m, n1, n2, a)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -244,7 +244,7 @@ func TestOperatorConstructorsRejectBadData(t *testing.T) {
 		err  error
 	}{
 		{"sensing wrong length", func() error { _, err := scaledsm.NewSensing(2, 3, 5, good); return err }()},
-		{"sensing zero m", func() error { _, err := scaledsm.NewSensing(0, 3, 4, nil); return err }()},
+		{"sensing zero m", func() error { _, err := scaledsm.NewSensing[float64](0, 3, 4, nil); return err }()},
 		{"sensing NaN", func() error { _, err := scaledsm.NewSensing(2, 3, 4, bad); return err }()},
 		{"quadratic wrong length", func() error { _, err := scaledsm.NewQuadratic(5, 5, good); return err }()},
 		{"quadratic Inf", func() error {

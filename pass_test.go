@@ -49,7 +49,7 @@ func passOperators(t *testing.T) map[string]scaledsm.Operator {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s32, err := scaledsm.NewSensing32(m, n1, n2, a32)
+	s32, err := scaledsm.NewSensing(m, n1, n2, a32)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +129,6 @@ func TestPassSameBits(t *testing.T) {
 					op.Evaluate(ref[k])
 				}
 			})
-			batch := op.(scaledsm.BatchEvaluator)
 			for _, procs := range []int{1, 2, 3, 8} {
 				withProcs(procs, func() {
 					for k, e := range es {
@@ -144,7 +143,7 @@ func TestPassSameBits(t *testing.T) {
 						for k := range got {
 							got[k] = clone(op, es[k])
 						}
-						batch.EvaluateBatch(got)
+						scaledsm.EvaluateBatch(op, got)
 						for k := range got {
 							if err := sameEval(ref[k], got[k]); err != nil {
 								t.Fatalf("%s: run %d of a batch of %d (GOMAXPROCS=%d) differs from its Evaluate: %v", name, k, size, procs, err)
@@ -226,21 +225,21 @@ func TestSensing32(t *testing.T) {
 // TestSensing32RejectsBadData checks the float32 constructor's errors.
 func TestSensing32RejectsBadData(t *testing.T) {
 	good := make([]float32, 2*3*4)
-	if _, err := scaledsm.NewSensing32(2, 3, 4, good); err != nil {
+	if _, err := scaledsm.NewSensing(2, 3, 4, good); err != nil {
 		t.Fatalf("good data rejected: %v", err)
 	}
 	bad := append([]float32(nil), good...)
 	bad[17] = float32(math.Inf(1))
 	for name, err := range map[string]error{
-		"wrong length": func() error { _, err := scaledsm.NewSensing32(2, 3, 5, good); return err }(),
-		"zero n1":      func() error { _, err := scaledsm.NewSensing32(2, 0, 4, nil); return err }(),
-		"Inf":          func() error { _, err := scaledsm.NewSensing32(2, 3, 4, bad); return err }(),
+		"wrong length": func() error { _, err := scaledsm.NewSensing(2, 3, 5, good); return err }(),
+		"zero n1":      func() error { _, err := scaledsm.NewSensing[float32](2, 0, 4, nil); return err }(),
+		"Inf":          func() error { _, err := scaledsm.NewSensing(2, 3, 4, bad); return err }(),
 	} {
 		if err == nil {
 			t.Errorf("%s: accepted", name)
 		}
 	}
-	_, err := scaledsm.NewSensing32(2, 3, 4, bad)
+	_, err := scaledsm.NewSensing(2, 3, 4, bad)
 	if err == nil || err.Error() != "scaledsm: sensing operator: entry 5 of measurement matrix 1 is +Inf" {
 		t.Errorf("Inf at entry 17: error %v, want one naming entry 5 of matrix 1", err)
 	}

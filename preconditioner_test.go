@@ -16,7 +16,7 @@ import (
 // panic at the second fallback.
 func TestRepeatedFallback(t *testing.T) {
 	in := instance(t, synth.Config{Kind: synth.Sensing, N1: 12, Rank: 2, Seed: 52}, synth.Setting{Kappa: 2, SNR: noNoise})
-	spec, err := scaledsm.Spectral(in.Op, in.Y, 2, scaledsm.TruncateFraction(0))
+	spec, err := scaledsm.Problem{Op: in.Op, Y: in.Y, Rank: 2}.Spectral(scaledsm.TruncateFraction(0))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,7 +25,7 @@ func TestRepeatedFallback(t *testing.T) {
 			f.Set(i, 1, 2*f.At(i, 0))
 		}
 	}
-	res := solve(t, in.Problem(), scaledsm.Settings{Step: scaledsm.Geometric{Lambda: 1, Q: 0.9}, Init: &spec, MaxIter: 20, Damping: scaledsm.NoDamping})
+	res := solve(t, in.Problem(), scaledsm.Settings{Step: scaledsm.Geometric{Lambda: 1, Q: 0.9}, Init: &spec, MaxIter: 20, Damping: scaledsm.Damping{None: true}})
 	if res.Fallbacks < 2 {
 		t.Errorf("%d fallbacks in %d iterations, want one per iteration", res.Fallbacks, res.Iterations)
 	}

@@ -64,7 +64,7 @@ func NewQuadratic(m, n int, a []float64) (*Quadratic, error) {
 
 // Quadratic evaluates batches and forms its spectral estimate.
 var (
-	_ BatchEvaluator   = (*Quadratic)(nil)
+	_ batchEvaluator   = (*Quadratic)(nil)
 	_ SpectralOperator = (*Quadratic)(nil)
 )
 
@@ -220,10 +220,10 @@ func (q *Quadratic) chunk(ch quadChunk, l []float64, es []*Evaluation) {
 	kernel.DotBatch(g, ld, q.at[lo:], m, n, k, bt, k, ld)
 }
 
-// EvaluateBatch evaluates several runs in one pass over the data, each
+// evaluateBatch evaluates several runs in one pass over the data, each
 // goroutine taking whole runs. Each Evaluation is left with the bits
 // Evaluate would give it.
-func (q *Quadratic) EvaluateBatch(es []*Evaluation) {
+func (q *Quadratic) evaluateBatch(es []*Evaluation) {
 	if len(es) == 0 {
 		return
 	}

@@ -152,7 +152,7 @@ func TestShardedTrimTies(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, trim := range []scaledsm.Truncation{scaledsm.TruncateFraction(0.3), scaledsm.TruncateFraction(0.05), {}} {
-		want, err := scaledsm.Spectral(op, y, 2, trim)
+		want, err := scaledsm.Problem{Op: op, Y: y, Rank: 2}.Spectral(trim)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -42,10 +42,10 @@ type run struct {
 	tnorm   float64
 	fitStar []float64
 
-	// A Tracked loss's state (nil under a Standard loss), and the loss at
+	// A tracked loss's state (nil under a Standard loss), and the loss at
 	// X = 0 over the observations the median rule keeps, which its run's
 	// divergence is measured against (see stopAt).
-	tracker  Tracker
+	tracker  tracker
 	zeroLoss float64
 
 	l, r   *mat.Dense // current factors
@@ -71,7 +71,7 @@ type run struct {
 
 // needsPass reports whether the operator must evaluate u.eval at X_t:
 // false when X_t is X_{t-1} bit for bit and u.eval still holds the pass at
-// it. A run with a Tracker (whose state moves between passes) or on several
+// it. A run with a tracker (whose state moves between passes) or on several
 // ranks (whose pass is a collective) always makes its pass.
 func (u *run) needsPass() bool {
 	return !u.still || !skipStillPasses || u.tracker != nil || u.d.On()
@@ -90,15 +90,15 @@ func newRun(p Problem, s Settings, init Factors) (*run, error) {
 	m, n1, n2 := p.Op.Dims()
 	u := &run{p: p, s: s, sym: p.Op.Symmetric(), iso: isometry(p.Op), start: time.Now(), d: reduce.Over(p.Reducer)}
 	u.m = u.d.Count(m)
-	var tracker Tracker
-	if tl, ok := s.Loss.(Tracked); ok {
+	var tracker tracker
+	if tl, ok := s.Loss.(tracked); ok {
 		t, err := tl.Track(p, s)
 		if err != nil {
 			return nil, err
 		}
 		tracker = t
 	}
-	u.eval = newEvaluation(p.Op, p.Rank, tracker == nil)
+	u.eval = newEvaluation(p.Op, p.Rank, tracker == nil || !evaluatesWithoutZ(p.Op))
 	u.y = p.observations()
 	u.eval.Y, u.eval.Y32 = u.y.F64, u.y.F32
 	u.eval.Weight = s.Loss.Base().weight()
@@ -156,9 +156,20 @@ func newRun(p Problem, s Settings, init Factors) (*run, error) {
 	return u, nil
 }
 
-// track readies the run's Tracker for its first pass, from the
+// A zFree operator may evaluate with a nil Evaluation.Z, keeping no
+// residuals (package completion's entries): a run whose tracker keeps
+// its own gives it none. Other operators always get one.
+type zFree interface{ EvaluatesWithoutZ() bool }
+
+// evaluatesWithoutZ reports whether op is a zFree operator that says so.
+func evaluatesWithoutZ(op Operator) bool {
+	f, ok := op.(zFree)
+	return ok && f.EvaluatesWithoutZ()
+}
+
+// track readies the run's tracker for its first pass, from the
 // initialization.
-func (u *run) track(t Tracker, init Factors) error {
+func (u *run) track(t tracker, init Factors) error {
 	u.tracker = t
 	if u.damp.active() {
 		u.zeroLoss = u.damp.scale // the same, in the base loss's units
@@ -238,7 +249,7 @@ func (u *run) advance(ctx context.Context) {
 }
 
 // lossAt returns the record of this iteration with its loss (for a
-// Tracked loss, its tracker's, the next pass readied), and whether ctx was
+// tracked loss, its tracker's, the next pass readied), and whether ctx was
 // cancelled.
 func (u *run) lossAt(ctx context.Context) (Iteration, bool) {
 	it := u.cur
@@ -261,7 +272,7 @@ func (u *run) stopAt(it Iteration, interrupted bool) (Status, bool) {
 	// Without a truth, the loss tells: grown a thousandfold from the
 	// start's, the iterate is running away (least squares with too long a
 	// step on real data reaches 1e243 before it overflows).
-	// A Tracked loss's may be over what its state keeps, which the first
+	// A tracked loss's may be over what its state keeps, which the first
 	// state can hold small (TrimmedL2's bounds, from the start's median):
 	// its measure is also the loss of X = 0 over the observations the
 	// median rule keeps.
@@ -305,7 +316,7 @@ func (u *run) move(it Iteration) {
 	norm := math.Sqrt(norm2)
 	sc.Norm = norm
 	eta := u.s.Step.Size(sc)
-	if g, ok := u.s.Step.(GapEstimator); ok {
+	if g, ok := u.s.Step.(gapEstimator); ok {
 		it.Gap = sc.gapOf(g)
 	}
 	if !(eta > 0) || math.IsInf(eta, 0) {
@@ -313,7 +324,7 @@ func (u *run) move(it Iteration) {
 		u.record(it, Stalled)
 		return
 	}
-	if _, ok := u.s.Step.(GapEstimator); ok {
+	if _, ok := u.s.Step.(gapEstimator); ok {
 		eta = u.guard(eta)
 	}
 	it.Step, it.StepLength = eta, eta*norm
@@ -435,12 +446,6 @@ func (u *run) finish() {
 	r.EffectiveRank = effectiveRank(r.SingularValues)
 	r.Runtime = time.Since(u.start)
 }
-
-// FitScale returns the scale of FitTolerance for the observations y: the
-// median |y_i| (over a sample beyond 2^16 observations), or the largest
-// |y_i| when the median is zero. A residual at most FitTolerance·FitScale(y)
-// counts as fitted exactly (see Result.FitFraction).
-func FitScale(y []float64) float64 { return obs.FitScale(y) }
 
 // subtract sets a to a - b, element by element (the rounding of mat's Sub),
 // and reports whether any element of a changed its bits.

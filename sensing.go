@@ -2,7 +2,6 @@ package scaledsm
 
 import (
 	"fmt"
-	"math"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -22,9 +21,9 @@ import (
 // products, the residuals and weights, then the weighted rows added to the adjoint
 // S = Σ_i w_i A_i while they are in the cache (with float32 data, software-pipelined: one sweep
 // adds a block while the next streams in, kernel.DotAxpyRows). The rows are split into a fixed
-// number of chunks that the goroutines take in turn (see chunks); every pass, EvaluateBatch's
+// number of chunks that the goroutines take in turn (see chunks); every pass, evaluateBatch's
 // included, adds the rows in the same order, so the bits do not depend on GOMAXPROCS and
-// EvaluateBatch gives each run the bits Evaluate gives it alone.
+// evaluateBatch gives each run the bits Evaluate gives it alone.
 type Sensing struct {
 	m, n1, n2 int
 	total     int       // the measurements of the whole problem, when this is a shard (see Shard)
@@ -33,8 +32,11 @@ type Sensing struct {
 }
 
 // NewSensing returns the sensing operator of the m matrices of shape n1×n2
-// stored row after row in a (see Sensing). It keeps a, without copying it.
-func NewSensing(m, n1, n2 int, a []float64) (*Sensing, error) {
+// stored row after row in a (see Sensing), as float64 or float32 values. It
+// keeps a, without copying it, and computes in float64 from the stored
+// values: on float32 values it is the operator of the same values converted
+// to float64, and gives the same results, at half the memory.
+func NewSensing[T float](m, n1, n2 int, a []T) (*Sensing, error) {
 	if err := checkSensing(m, n1, n2, len(a)); err != nil {
 		return nil, err
 	}
@@ -42,24 +44,14 @@ func NewSensing(m, n1, n2 int, a []float64) (*Sensing, error) {
 		n := n1 * n2
 		return nil, fmt.Errorf("scaledsm: sensing operator: entry %d of measurement matrix %d is %v", i%n, i/n, a[i])
 	}
-	return &Sensing{m: m, n1: n1, n2: n2, a: a}, nil
-}
-
-// NewSensing32 is NewSensing for matrices stored as float32 values. The
-// operator keeps a, without copying it, and computes in float64 from the
-// stored values: it is the operator of NewSensing on the same values
-// converted to float64, and gives the same results.
-func NewSensing32(m, n1, n2 int, a []float32) (*Sensing, error) {
-	if err := checkSensing(m, n1, n2, len(a)); err != nil {
-		return nil, err
+	s := &Sensing{m: m, n1: n1, n2: n2}
+	switch a := any(a).(type) {
+	case []float64:
+		s.a = a
+	case []float32:
+		s.a32 = a
 	}
-	for i, v := range a {
-		if f := float64(v); math.IsNaN(f) || math.IsInf(f, 0) {
-			n := n1 * n2
-			return nil, fmt.Errorf("scaledsm: sensing operator: entry %d of measurement matrix %d is %v", i%n, i/n, v)
-		}
-	}
-	return &Sensing{m: m, n1: n1, n2: n2, a32: a}, nil
+	return s, nil
 }
 
 func checkSensing(m, n1, n2, values int) error {
@@ -74,7 +66,7 @@ func checkSensing(m, n1, n2, values int) error {
 
 // Sensing evaluates batches and forms its spectral estimate.
 var (
-	_ BatchEvaluator   = (*Sensing)(nil)
+	_ batchEvaluator   = (*Sensing)(nil)
 	_ SpectralOperator = (*Sensing)(nil)
 )
 
@@ -258,20 +250,20 @@ func (s *Sensing) axpyBatch(sv, w []float64, i0, rows, runs int) {
 	}
 }
 
-// smallBatch is the largest batch EvaluateBatch splits among goroutines by
+// smallBatch is the largest batch evaluateBatch splits among goroutines by
 // chunks of rows (each reads its rows once for every run, keeping a partial
 // sum per run); larger batches are split by runs (each goroutine reads all
 // the rows for its runs), which needs no partial sums of all the runs.
 // Small batches are bound by memory, large ones by arithmetic.
 const smallBatch = 16
 
-// EvaluateBatch evaluates several runs in one pass over the data: for each
+// evaluateBatch evaluates several runs in one pass over the data: for each
 // block of rows, the dot products of the rows with every run's X (one
 // matrix product, kernel.DotBatch), the residuals and weights, and the
 // accumulation of every run's adjoint (another, kernel.AxpyBatch). Each
 // Evaluation is left with the bits Evaluate would give it: every run's rows
 // are added in the chunks and order of Evaluate.
-func (s *Sensing) EvaluateBatch(es []*Evaluation) {
+func (s *Sensing) evaluateBatch(es []*Evaluation) {
 	n, m := s.n1*s.n2, s.m
 	w := par.TeamSize(m * n)
 	switch {
@@ -285,7 +277,7 @@ func (s *Sensing) EvaluateBatch(es []*Evaluation) {
 	}
 }
 
-// batchByChunks is EvaluateBatch with the goroutines taking chunks of rows,
+// batchByChunks is evaluateBatch with the goroutines taking chunks of rows,
 // each with every run.
 func (s *Sensing) batchByChunks(es []*Evaluation, w int) {
 	n, m := s.n1*s.n2, s.m
@@ -338,7 +330,7 @@ func (s *Sensing) weighBatch(zw []float64, i0, rows int, es []*Evaluation) {
 	}
 }
 
-// batchByRuns is EvaluateBatch with the goroutines taking whole runs.
+// batchByRuns is evaluateBatch with the goroutines taking whole runs.
 func (s *Sensing) batchByRuns(es []*Evaluation, w int) {
 	n, m := s.n1*s.n2, s.m
 	B := len(es)

@@ -117,9 +117,9 @@ type Iteration struct {
 	RelError float64 // ||X_t - X*||_F/||X*||_F; NaN without a truth
 	Change   float64 // ||X_t - X_{t-1}||_F/||X_{t-1}||_F; NaN at t = 0
 	Loss     float64 // f(X_t)
-	// Gap is the estimate of f(X_t) - f(X*) that the step rule rests on
-	// (see GapEstimator): Polyak's numerator, Auto's estimate; NaN for a
-	// rule without one and at the last record.
+	// Gap is the estimate of f(X_t) - f(X*) that the step rule rests on:
+	// Polyak's numerator, Auto's estimate; NaN for a rule without one and
+	// at the last record.
 	Gap        float64
 	Step       float64 // η_t; NaN at the last record, from which no step is taken
 	StepLength float64 // η_t · Norm: the distance moved in the method's metric
@@ -223,7 +223,7 @@ type Result struct {
 // recovery, the preconditioner's fallbacks and the wall times.
 type Stats struct {
 	// FitFraction is the fraction of the measurements that the last
-	// iterate fits exactly, to FitTolerance times the median |y_i|:
+	// iterate fits exactly, to 10^-9 times the median |y_i|:
 	// evidence of recovery that needs no truth. Without dense noise, an
 	// exact recovery fits every measurement but the outliers, a fraction
 	// 1 - p_s; an iterate far from X* fits almost none. Evidence says
@@ -234,13 +234,6 @@ type Stats struct {
 	Runtime     time.Duration // wall time of the iterations (initialization excluded)
 	InitRuntime time.Duration // wall time of the initialization (a given Settings.Init: its checks)
 }
-
-// FitTolerance is the residual, relative to the median magnitude of the
-// observations, below which Result.FitFraction counts a measurement as
-// fitted exactly: far above the rounding of a recovered iterate
-// (relative error 1e-12 leaves residuals of about 1e-12), far below any
-// residual of an iterate that has not recovered X*.
-const FitTolerance = 1e-9
 
 // divergenceThreshold is the relative error beyond which a run is declared
 // diverged, as in the paper's experiments, and the factor by which the
@@ -403,7 +396,7 @@ func (s *Settings) resolve() error {
 	if s.Method.Smooth() && !s.Loss.Base().Smooth() {
 		return inputError("loss", s.Loss, "%v is a gradient method and needs the smooth loss l2sq (the subgradient methods minimize %v)", s.Method, s.Loss)
 	}
-	_, tracked := s.Loss.(Tracked)
+	_, tracked := s.Loss.(tracked)
 	switch {
 	case s.Step == nil && tracked:
 		s.Step = Constant{Eta: 0.5}
@@ -511,9 +504,11 @@ func (p Problem) TruthLoss(l Standard) float64 {
 	return f
 }
 
-// Spectral returns the problem's spectral initialization of rank p.Rank
-// with the truncation trim (see the function Spectral), computed over the
-// ranks of a sharded problem.
+// Spectral returns the truncated spectral initialization of Section 4 for
+// rank p.Rank: it leaves out the observations that trim drops (see
+// Truncated) and asks the operator for its spectral estimate from the rest,
+// over the ranks of a sharded problem. The operator must be a
+// SpectralOperator; the models of this package are.
 func (p Problem) Spectral(trim Truncation) (Factors, error) {
 	if p.Op == nil {
 		return Factors{}, inputError("operator", nil, "the problem has none")

@@ -100,7 +100,7 @@ func TestKappaIndependence(t *testing.T) {
 // tell the two apart).
 func TestScaledSMInvariance(t *testing.T) {
 	in := instance(t, synth.Config{Kind: synth.Sensing, N1: 15, N2: 12, Rank: 3, Seed: 31}, synth.Setting{Kappa: 4, PS: 0.1, SNR: noNoise})
-	spec, err := scaledsm.Spectral(in.Op, in.Y, 3, scaledsm.TruncateFraction(0.1))
+	spec, err := scaledsm.Problem{Op: in.Op, Y: in.Y, Rank: 3}.Spectral(scaledsm.TruncateFraction(0.1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +119,7 @@ func TestScaledSMInvariance(t *testing.T) {
 			for iters := 1; iters <= 30; iters += 29 {
 				// The paper's preconditioner: damping by λI breaks the
 				// invariance for a Q that is not orthogonal.
-				s := scaledsm.Settings{Method: method, Step: step, MaxIter: iters, Tol: -1, Damping: scaledsm.NoDamping}
+				s := scaledsm.Settings{Method: method, Step: step, MaxIter: iters, Tol: -1, Damping: scaledsm.Damping{None: true}}
 				s.Init = &spec
 				a := solve(t, in.Problem(), s)
 				s.Init = &scaledsm.Factors{L: &lq, R: &rq}
@@ -143,7 +143,7 @@ func TestScaledSMInvariance(t *testing.T) {
 // for orthogonal Q.
 func TestPSDInvariance(t *testing.T) {
 	in := instance(t, synth.Config{Kind: synth.Quadratic, N1: 20, Rank: 2, Seed: 32}, synth.Setting{Kappa: 3, SNR: noNoise})
-	spec, err := scaledsm.Spectral(in.Op, in.Y, 2, scaledsm.TruncateFraction(0))
+	spec, err := scaledsm.Problem{Op: in.Op, Y: in.Y, Rank: 2}.Spectral(scaledsm.TruncateFraction(0))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +182,7 @@ func TestPSDMatchesAsymmetricFromSymmetricStart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec, err := scaledsm.Spectral(q, in.Y, 2, scaledsm.TruncateFraction(0.1))
+	spec, err := scaledsm.Problem{Op: q, Y: in.Y, Rank: 2}.Spectral(scaledsm.TruncateFraction(0.1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,7 +218,7 @@ func TestPSDMatchesAsymmetricFromSymmetricStart(t *testing.T) {
 // kernels; TestPolyakAtNoiseFloor checks what holds there on every path.)
 func TestPolyakNegativeNumeratorKeepsIterate(t *testing.T) {
 	in := instance(t, synth.Config{Kind: synth.Quadratic, N1: 30, Rank: 3, Seed: 41}, synth.Setting{Kappa: 5, PS: 0.1, SNR: 40})
-	start, err := scaledsm.Spectral(in.Op, in.Y, 3, scaledsm.TruncateFraction(0.1))
+	start, err := scaledsm.Problem{Op: in.Op, Y: in.Y, Rank: 3}.Spectral(scaledsm.TruncateFraction(0.1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -253,7 +253,7 @@ func TestPolyakNegativeNumeratorKeepsIterate(t *testing.T) {
 // away: the final error is the best on the way and a plausible floor.
 func TestPolyakAtNoiseFloor(t *testing.T) {
 	in := instance(t, synth.Config{Kind: synth.Quadratic, N1: 30, Rank: 3, Seed: 41}, synth.Setting{Kappa: 5, PS: 0.1, SNR: 40})
-	res := solve(t, in.Problem(), scaledsm.Settings{Step: scaledsm.Polyak{FStar: in.FStar}, Truncation: scaledsm.TruncateFraction(0.1), MaxIter: 200, Damping: scaledsm.NoDamping})
+	res := solve(t, in.Problem(), scaledsm.Settings{Step: scaledsm.Polyak{FStar: in.FStar}, Truncation: scaledsm.TruncateFraction(0.1), MaxIter: 200, Damping: scaledsm.Damping{None: true}})
 	if res.Status != scaledsm.Stalled && res.Status != scaledsm.IterationLimit {
 		t.Fatalf("status %v at error %.3g: want stalled or the iteration limit at the floor", res.Status, res.RelError)
 	}
@@ -281,7 +281,7 @@ func TestPolyakAtNoiseFloor(t *testing.T) {
 // undamped: the damping makes the matrix definite).
 func TestSingularPreconditioner(t *testing.T) {
 	in := instance(t, synth.Config{Kind: synth.Sensing, N1: 15, Rank: 2, Seed: 51}, synth.Setting{Kappa: 2, SNR: noNoise})
-	spec, err := scaledsm.Spectral(in.Op, in.Y, 2, scaledsm.TruncateFraction(0))
+	spec, err := scaledsm.Problem{Op: in.Op, Y: in.Y, Rank: 2}.Spectral(scaledsm.TruncateFraction(0))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -295,7 +295,7 @@ func TestSingularPreconditioner(t *testing.T) {
 	for i := range 15 {
 		deficient.Set(i, 1, 2*deficient.At(i, 0)) // rank 1
 	}
-	res = solve(t, in.Problem(), scaledsm.Settings{Step: scaledsm.Polyak{FStar: in.FStar}, Init: &scaledsm.Factors{L: deficient, R: spec.R}, MaxIter: 50, Damping: scaledsm.NoDamping})
+	res = solve(t, in.Problem(), scaledsm.Settings{Step: scaledsm.Polyak{FStar: in.FStar}, Init: &scaledsm.Factors{L: deficient, R: spec.R}, MaxIter: 50, Damping: scaledsm.Damping{None: true}})
 	if res.Fallbacks == 0 {
 		t.Errorf("rank-deficient L: no pseudo-inverse fallback recorded")
 	}
@@ -490,7 +490,7 @@ func TestSpectralCloseWithoutCorruption(t *testing.T) {
 		{Kind: synth.Quadratic, N1: 10, Rank: 2, M: 8000, Seed: 102},
 	} {
 		in := instance(t, c, synth.Setting{Kappa: 2, SNR: noNoise})
-		spec, err := scaledsm.Spectral(in.Op, in.Y, c.Rank, scaledsm.TruncateFraction(0))
+		spec, err := scaledsm.Problem{Op: in.Op, Y: in.Y, Rank: c.Rank}.Spectral(scaledsm.TruncateFraction(0))
 		if err != nil {
 			t.Fatal(err)
 		}

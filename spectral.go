@@ -99,15 +99,7 @@ type belowSpectral interface {
 	SpectralBelow(y []float64, y32 []float32, below float64, kept, r int) (Factors, error)
 }
 
-// Spectral returns the truncated spectral initialization of Section 4 for
-// rank r: it leaves out the observations that trim drops (see Truncated) and
-// asks the operator for its spectral estimate from the rest. The operator
-// must be a SpectralOperator; the models of this package are.
-func Spectral(op Operator, y []float64, r int, trim Truncation) (Factors, error) {
-	return spectral(op, obs.Obs{F64: y}, r, trim, dist{})
-}
-
-// spectral is Spectral over the ranks of d, each holding its shard of the
+// spectral is Problem.Spectral over the ranks of d, each holding its shard of the
 // observations y: the truncation's thresholds and counts and the
 // operator's products are combined over them.
 func spectral(op Operator, y obs.Obs, r int, trim Truncation, d dist) (Factors, error) {

@@ -16,7 +16,7 @@ type Start int
 
 const (
 	// SpectralStart, the zero value, is the truncated spectral
-	// initialization of Section 4 (see Spectral and Truncation).
+	// initialization of Section 4 (see Problem.Spectral and Truncation).
 	SpectralStart Start = iota
 	// RandomStart draws small Gaussian factors (see Random): the start the
 	// paper names as its next step, which needs no spectral estimate at

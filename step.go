@@ -20,7 +20,7 @@ type StepContext struct {
 	Iter int     // t, counted from 0
 	Loss float64 // f(X_t)
 	// Gap is f(X_t) - f(X*) when the problem has a truth, computed
-	// measurement by measurement from A(X_t) - A(X*) (see Loss.Gap), so
+	// measurement by measurement from A(X_t) - A(X*), so
 	// that it keeps its digits when it is far smaller than f; NaN without
 	// a truth.
 	Gap float64
@@ -33,7 +33,7 @@ type StepContext struct {
 	Trace     []Iteration // iterations 0, ..., t-1
 	Objective Loss        // the loss minimized, whose value at X_t is Loss
 
-	estimate  float64 // a GapEstimator's estimate, once computed
+	estimate  float64 // a gapEstimator's estimate, once computed
 	estimated bool
 	isometry  float64 // the operator's isometry factor; 0 means len(Residuals)
 	// The ranks of a data-parallel solve, whose Residuals are this rank's,
@@ -42,18 +42,18 @@ type StepContext struct {
 	measurements int
 }
 
-// A GapEstimator is a Step rule whose steps rest on an estimate of the gap
+// A gapEstimator is a Step rule whose steps rest on an estimate of the gap
 // f(X_t) - f(X*). The solver records the estimate in the trace
 // (Iteration.Gap).
-type GapEstimator interface {
+type gapEstimator interface {
 	Step
-	EstimateGap(c *StepContext) float64
+	estimateGap(c *StepContext) float64
 }
 
 // gapOf returns the estimate of g at c, computed once per context.
-func (c *StepContext) gapOf(g GapEstimator) float64 {
+func (c *StepContext) gapOf(g gapEstimator) float64 {
 	if !c.estimated {
-		c.estimate, c.estimated = g.EstimateGap(c), true
+		c.estimate, c.estimated = g.estimateGap(c), true
 	}
 	return c.estimate
 }
@@ -69,9 +69,9 @@ type Polyak struct {
 	FStar float64 // f(X*), the loss at the truth
 }
 
-// EstimateGap returns the numerator of the step: c.Gap when it is known,
+// estimateGap returns the numerator of the step: c.Gap when it is known,
 // otherwise f(X_t) - FStar.
-func (p Polyak) EstimateGap(c *StepContext) float64 {
+func (p Polyak) estimateGap(c *StepContext) float64 {
 	if !math.IsNaN(c.Gap) {
 		return c.Gap
 	}
@@ -177,13 +177,13 @@ func DefaultEta(method Method, op Operator, init *Factors) float64 {
 // DefaultLambda returns the first step length λ of geometric steps that
 // are given none: the length of the first automatic step from the
 // settings' start, its estimate of the distance to X* in the method's
-// metric (under a Tracked loss, whose moving state gives Auto no gap, the
+// metric (under a tracked loss, whose moving state gives Auto no gap, the
 // length of the default constant step). It is not positive when the start
 // gives no length.
 func DefaultLambda(ctx context.Context, p Problem, s Settings) (float64, error) {
 	s.Step, s.MaxIter, s.Tol = Auto{}, 1, -1
 	s.Ridge = max(s.Ridge, 0) // one step: no penalty to choose
-	if _, tracked := s.Loss.(Tracked); tracked {
+	if _, tracked := s.Loss.(tracked); tracked {
 		s.Step = Constant{Eta: 0.5}
 	}
 	res, err := Solve(ctx, p, s)

@@ -31,24 +31,7 @@ func (c *countingOp) Evaluate(e *Evaluation) {
 func TestStillPassesSkipped(t *testing.T) {
 	const m, n, r = 120, 8, 2
 	rng := rand.New(rand.NewPCG(5, 6))
-	a := make([]float64, m*n*n)
-	for i := range a {
-		a[i] = rng.NormFloat64()
-	}
-	op, err := NewSensing(m, n, n, a)
-	if err != nil {
-		t.Fatal(err)
-	}
-	star := Factors{L: mat.NewDense(n, r, nil), R: mat.NewDense(n, r, nil)}
-	for _, f := range []*mat.Dense{star.L, star.R} {
-		for i := range n {
-			for j := range r {
-				f.Set(i, j, rng.NormFloat64())
-			}
-		}
-	}
-	y := make([]float64, m)
-	op.Apply(y, star)
+	op, star, y := gaussianSensing(t, rng, m, n, r)
 	for i := range y {
 		if rng.Float64() < 0.2 {
 			y[i] += 10 * rng.NormFloat64()
@@ -118,4 +101,30 @@ func TestStillPassesSkipped(t *testing.T) {
 	if passes >= fullPasses*2/3 {
 		t.Errorf("batch: %d passes skipping and %d without", passes, fullPasses)
 	}
+}
+
+// gaussianSensing draws from rng m Gaussian n×n sensing matrices, then the
+// factors of a rank-r truth with Gaussian entries, and returns the
+// operator, the truth and its measurements.
+func gaussianSensing(t *testing.T, rng *rand.Rand, m, n, r int) (*Sensing, Factors, []float64) {
+	t.Helper()
+	a := make([]float64, m*n*n)
+	for i := range a {
+		a[i] = rng.NormFloat64()
+	}
+	op, err := NewSensing(m, n, n, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	star := Factors{L: mat.NewDense(n, r, nil), R: mat.NewDense(n, r, nil)}
+	for _, f := range []*mat.Dense{star.L, star.R} {
+		for i := range n {
+			for j := range r {
+				f.Set(i, j, rng.NormFloat64())
+			}
+		}
+	}
+	y := make([]float64, m)
+	op.Apply(y, star)
+	return op, star, y
 }

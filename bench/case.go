@@ -76,7 +76,7 @@ func RunCase(name string, o Options) (*Result, error) {
 		return nil, err
 	}
 	problem := in.Problem()
-	spec, err := scaledsm.Spectral(problem.Op, problem.Y, problem.Rank, scaledsm.TruncateFraction(0.2))
+	spec, err := scaledsm.Problem{Op: problem.Op, Y: problem.Y, Rank: problem.Rank}.Spectral(scaledsm.TruncateFraction(0.2))
 	if err != nil {
 		return nil, err
 	}

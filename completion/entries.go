@@ -179,6 +179,10 @@ func (e *Entries) split() {
 	e.chunks[nc] = e.n1
 }
 
+// EvaluatesWithoutZ reports that the pass may keep no residuals
+// (Evaluation.Z nil), when the trimmed loss's state keeps them by row.
+func (e *Entries) EvaluatesWithoutZ() bool { return true }
+
 // ReadsY32 reports that the pass reads float32 observations, so that a
 // problem may give Problem.Y32.
 func (e *Entries) ReadsY32() bool { return true }

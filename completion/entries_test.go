@@ -152,7 +152,7 @@ func TestEntriesSameBits(t *testing.T) {
 		e := scaledsm.NewEvaluation(in.Op, 4)
 		e.L, e.R, e.Y = L, R, in.Y
 		in.Op.Evaluate(e)
-		init, err := scaledsm.Spectral(in.Op, in.Y, 4, scaledsm.Truncation{})
+		init, err := scaledsm.Problem{Op: in.Op, Y: in.Y, Rank: 4}.Spectral(scaledsm.Truncation{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -176,7 +176,7 @@ func TestEntriesSameBits(t *testing.T) {
 func TestEntriesSpectral(t *testing.T) {
 	d := newDraw(t, synth.Config{Kind: synth.Completion, N1: 200, N2: 150, Rank: 3, P: 0.3, Seed: 2})
 	in := instanceOf(t, d, synth.Setting{Kappa: 3, SNR: noNoise})
-	init, err := scaledsm.Spectral(in.Op, in.Y, 3, scaledsm.Truncation{None: true})
+	init, err := scaledsm.Problem{Op: in.Op, Y: in.Y, Rank: 3}.Spectral(scaledsm.Truncation{None: true})
 	if err != nil {
 		t.Fatal(err)
 	}

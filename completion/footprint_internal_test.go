@@ -109,7 +109,7 @@ func TestSpectralKeepsNoCopy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := scaledsm.Spectral(op, y, r, scaledsm.Truncation{})
+	got, err := scaledsm.Problem{Op: op, Y: y, Rank: r}.Spectral(scaledsm.Truncation{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -109,7 +109,7 @@ func (h HeldOut) Errors(f scaledsm.Factors) (rmse, mae, fit float64) {
 	}
 	var sq, ab fsum.Sum
 	fits := 0
-	tol := scaledsm.FitTolerance * scaledsm.FitScale(h.Y)
+	tol := obs.FitTolerance * obs.FitScale(h.Y)
 	for k, v := range h.Y {
 		e := f.At(int(h.Rows[k]), int(h.Cols[k])) - v
 		sq.Add(e * e)

@@ -12,6 +12,7 @@ import (
 	"github.com/scaledsm/scaledsm"
 	"github.com/scaledsm/scaledsm/internal/dense"
 	"github.com/scaledsm/scaledsm/internal/fsum"
+	"github.com/scaledsm/scaledsm/internal/obs"
 	"github.com/scaledsm/scaledsm/internal/par"
 )
 
@@ -59,7 +60,7 @@ func (s Settings) polishes(p scaledsm.Problem) bool {
 // polish returns res polished (see polishRounds), or res when no round
 // lowers Σ|y - x|.
 func (pl pipeline) polish(ctx context.Context, p scaledsm.Problem, s Settings, res *Result) (*Result, error) {
-	if res.FitFraction >= scaledsm.ExactFraction || res.Status == scaledsm.Interrupted || res.Status.Failed() {
+	if res.FitFraction >= obs.ExactFraction || res.Status == scaledsm.Interrupted || res.Status.Failed() {
 		return res, nil // exact (see ExactFraction), or no fit to polish
 	}
 	t0 := time.Now()
@@ -68,7 +69,7 @@ func (pl pipeline) polish(ctx context.Context, p scaledsm.Problem, s Settings, r
 	y := observations(p).Float64s()
 	m := newFull(e.n1, e.n2, y)
 	f, best := res.Factors, e.absResidual(y, res.Factors)
-	scale := scaledsm.FitScale(y) // of the refit's weights
+	scale := obs.FitScale(y) // of the refit's weights
 	rounds := 0
 	for range polishRounds {
 		if ctx.Err() != nil {
@@ -105,7 +106,7 @@ func (pl pipeline) polish(ctx context.Context, p scaledsm.Problem, s Settings, r
 // polishFirst finishes AutoRidge on robust PCA from res, an unpenalized
 // fit that needs a penalty (see needsPenalty): it polishes res, and
 // returns that when the polished fit fits at least ExactFraction of the
-// entries to scaledsm.MissTolerance (roughFit); otherwise it returns the penalized
+// entries to obs.MissTolerance (roughFit); otherwise it returns the penalized
 // fit (penalize), polished, as if the first polish had not been made but
 // for its time. The validation of the penalty was most of the default's
 // time on the real video (64 of 139 s) and bought nothing there:
@@ -119,7 +120,7 @@ func (pl pipeline) polishFirst(ctx context.Context, p scaledsm.Problem, s Settin
 	if err != nil {
 		return nil, err
 	}
-	if pol.Polished > 0 && p.Op.(*Entries).roughFit(observations(p).Float64s(), pol.Factors) >= scaledsm.ExactFraction || ctx.Err() != nil {
+	if pol.Polished > 0 && p.Op.(*Entries).roughFit(observations(p).Float64s(), pol.Factors) >= obs.ExactFraction || ctx.Err() != nil {
 		return pol, nil
 	}
 	res, err = pl.penalize(ctx, p, s, res)
@@ -249,13 +250,13 @@ func (e *Entries) absResidual(y []float64, f scaledsm.Factors) float64 {
 	return s.Value()
 }
 
-// roughFit is the fraction of the entries y that f fits to scaledsm.MissTolerance
+// roughFit is the fraction of the entries y that f fits to obs.MissTolerance
 // of their scale (see FitScale): polishFirst's test of a recovery, which
 // noise far below that (the video plus 1e-7 of its rms) does not fail,
 // as FitTolerance's would.
 func (e *Entries) roughFit(y []float64, f scaledsm.Factors) float64 {
 	z := e.fitted(f)
-	tol, n := scaledsm.MissTolerance*scaledsm.FitScale(y), 0
+	tol, n := obs.MissTolerance*obs.FitScale(y), 0
 	for k, v := range y {
 		if math.Abs(v-z[k]) <= tol {
 			n++

@@ -105,7 +105,7 @@ func TestPolishLADIsTheRefit(t *testing.T) {
 			}
 		}
 		e, v := fullEntries(t, y)
-		scale := scaledsm.FitScale(v)
+		scale := obs.FitScale(v)
 		want := scaledsm.Factors{L: mat.DenseCopyOf(star.L), R: mat.DenseCopyOf(star.R)}
 		want.L.Add(want.L, gaussianDense(rng, n1, r, 0.3))
 		want.R.Add(want.R, gaussianDense(rng, n2, r, 0.3))
@@ -142,7 +142,7 @@ func BenchmarkPolishLAD(b *testing.B) {
 		}
 	}
 	m := newFull(n1, n2, y)
-	scale := scaledsm.FitScale(y)
+	scale := obs.FitScale(y)
 	start := scaledsm.Factors{L: mat.DenseCopyOf(star.L), R: mat.DenseCopyOf(star.R)}
 	start.L.Add(start.L, gaussianDense(rng, n1, r, 0.01))
 	start.R.Add(start.R, gaussianDense(rng, n2, r, 0.01))

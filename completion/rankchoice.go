@@ -110,7 +110,7 @@ func (pl pipeline) climbRanks(ctx context.Context, v validation, s Settings, max
 			score, _, exact = v.score(res.Factors, math.Inf(1), v.floor)
 		}
 		c.Ranks, c.Errors = append(c.Ranks, r), append(c.Errors, score)
-		if res.FitFraction >= scaledsm.ExactFraction && exact >= scaledsm.ExactFraction {
+		if res.FitFraction >= obs.ExactFraction && exact >= obs.ExactFraction {
 			// Exact, outliers or not: the entries fitted and most of
 			// those held out are predicted to the fit tolerance, which
 			// no smaller rank did from its start; one may from another
@@ -150,7 +150,7 @@ func (pl pipeline) exactBelow(ctx context.Context, v validation, s Settings, c *
 			return err
 		}
 		if again.Restarted {
-			if _, _, held := v.score(again.Factors, math.Inf(1), v.floor); held >= scaledsm.ExactFraction {
+			if _, _, held := v.score(again.Factors, math.Inf(1), v.floor); held >= obs.ExactFraction {
 				c.Rank = c.Ranks[k]
 				return nil
 			}
@@ -185,7 +185,7 @@ func newValidation(p scaledsm.Problem, e *Entries, what string) (validation, err
 	if len(v.testY) == 0 {
 		return validation{}, inputerr.New("entries", nil, "%d are too few to hold any out for %s", y.Len(), what)
 	}
-	v.floor = scaledsm.FitTolerance * y.FitScale()
+	v.floor = obs.FitTolerance * y.FitScale()
 	return v, nil
 }
 

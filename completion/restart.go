@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/scaledsm/scaledsm"
+	"github.com/scaledsm/scaledsm/internal/obs"
 )
 
 // restartTruncation is the truncation of the spectral start from which
@@ -35,7 +36,7 @@ const restartTruncation = 0.4
 func (pl pipeline) restart(ctx context.Context, p scaledsm.Problem, s Settings, res *Result, convex bool) (*Result, error) {
 	e, ok := p.Op.(*Entries)
 	if _, trimmed := s.Loss.(TrimmedL2); !ok || p.Reducer != nil || !trimmed || s.OneStart ||
-		res.FitFraction >= scaledsm.ExactFraction || res.Status == scaledsm.Converged || res.Status == scaledsm.Interrupted || res.Status.Failed() ||
+		res.FitFraction >= obs.ExactFraction || res.Status == scaledsm.Converged || res.Status == scaledsm.Interrupted || res.Status.Failed() ||
 		cutShort(res) {
 		return res, nil
 	}
@@ -63,7 +64,7 @@ func (pl pipeline) restart(ctx context.Context, p scaledsm.Problem, s Settings, 
 		if next.Status == scaledsm.Interrupted {
 			break
 		}
-		if next.FitFraction >= scaledsm.ExactFraction {
+		if next.FitFraction >= obs.ExactFraction {
 			next.Restarted, next.RestartStart, next.RestartTruncation, next.FirstRuntime = true, t.Start, t.Truncation, earlier
 			return next, nil
 		}

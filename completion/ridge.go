@@ -255,7 +255,7 @@ func heldOutError(test *Entries, testY []float64, f scaledsm.Factors, b, floor f
 func needsPenalty(p scaledsm.Problem, res *Result) bool {
 	_, ok := p.Op.(*Entries)
 	return ok && p.Reducer == nil && p.Truth == nil &&
-		res.Status != scaledsm.Interrupted && !res.Status.Failed() && res.FitFraction < scaledsm.ExactFraction && !cutShort(res)
+		res.Status != scaledsm.Interrupted && !res.Status.Failed() && res.FitFraction < obs.ExactFraction && !cutShort(res)
 }
 
 // cutWindow is the iterations over which cutShort judges a fit's fall: the

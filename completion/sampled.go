@@ -94,7 +94,7 @@ type SampledStage struct {
 	Sweep       int
 	Kept        bool
 	AbsResidual float64 // Σ|y - x| over every entry (0 for "sample")
-	FitFraction float64 // of the entries, fitted to scaledsm.MissTolerance of the scale
+	FitFraction float64 // of the entries, fitted to obs.MissTolerance of the scale
 	Elapsed     time.Duration
 	// Factors are the stage's (the sample's for "sample"), to be read,
 	// not changed.
@@ -166,7 +166,7 @@ func SolveSampled(ctx context.Context, m Full32, rank int, s SampledSettings) (*
 	r := mat.DenseCopyOf(res.Factors.R)
 	l := mat.NewDense(n1, r.RawMatrix().Cols, nil)
 	scale := obs.FitScale(m.Y)
-	eps, tol := 1e-9*scale, scaledsm.MissTolerance*scale
+	eps, tol := 1e-9*scale, obs.MissTolerance*scale
 	m.ladRows(l, r, eps, true)
 	best, fitted := m.absResidual(l, r, tol)
 	report(SampledStage{Stage: "rows", AbsResidual: best, FitFraction: fitted, Factors: scaledsm.Factors{L: l, R: r}})

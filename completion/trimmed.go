@@ -373,8 +373,8 @@ func (e *Entries) outlierBounds(y []float64, f scaledsm.Factors, floored bool) (
 	for k, v := range y {
 		z[k] -= v
 	}
-	b := startBounds(e, z, trimFactor, scaledsm.FitScale(y), reduce.Ranks{})
-	floor := scaledsm.FitTolerance * scaledsm.FitScale(y)
+	b := startBounds(e, z, trimFactor, obs.FitScale(y), reduce.Ranks{})
+	floor := obs.FitTolerance * obs.FitScale(y)
 	prev := &Bounds{Rows: make([]float64, n1), Cols: make([]float64, n2)}
 	for range outlierRounds {
 		copy(prev.Rows, b.Rows)

@@ -7,6 +7,7 @@ import (
 	"github.com/scaledsm/scaledsm/internal/inputerr"
 	"github.com/scaledsm/scaledsm/internal/obs"
 	"github.com/scaledsm/scaledsm/internal/reduce"
+	"github.com/scaledsm/scaledsm/internal/track"
 )
 
 // TrimmedL2 is L2Squared over the residuals that are not outliers, for
@@ -49,9 +50,15 @@ func (l TrimmedL2) Validate() error {
 	return nil
 }
 
+// tracker is the trimmed loss's state along a run, as the solver's run
+// loop calls it (see package track).
+type tracker = track.Tracker[*scaledsm.Evaluation, scaledsm.Factors, scaledsm.Iteration]
+
+var _ track.Tracked[scaledsm.Problem, scaledsm.Settings, tracker] = TrimmedL2{}
+
 // Track returns the loss's state along a run of p, whose operator must be
 // an Entries.
-func (l TrimmedL2) Track(p scaledsm.Problem, s scaledsm.Settings) (scaledsm.Tracker, error) {
+func (l TrimmedL2) Track(p scaledsm.Problem, s scaledsm.Settings) (tracker, error) {
 	e, ok := p.Op.(*Entries)
 	if !ok {
 		return nil, inputerr.New("loss", l, "needs an operator that measures entries (Entries); use l2sq")

@@ -321,7 +321,7 @@ func load(f Files, rank int, red ranks.Reducer) (scaledsm.Problem, error) {
 			return scaledsm.Problem{}, err
 		}
 		var s *scaledsm.Sensing
-		if s, err = scaledsm.NewSensing32(hi-lo, n1, n2, a); err == nil {
+		if s, err = scaledsm.NewSensing(hi-lo, n1, n2, a); err == nil {
 			p.Op, err = shard(s, red, m)
 		}
 		if err != nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/scaledsm/scaledsm"
 	"github.com/scaledsm/scaledsm/completion"
 	"github.com/scaledsm/scaledsm/internal/kernel"
+	"github.com/scaledsm/scaledsm/internal/obs"
 	"github.com/scaledsm/scaledsm/internal/parse"
 	"github.com/scaledsm/scaledsm/synth"
 )
@@ -255,7 +256,7 @@ func (s *Summary) Print(w io.Writer, dir string) {
 	case s.FinalChange != nil:
 		fmt.Fprintf(w, "change     %.3g relative in the last iteration (no truth to compare with)\n", *s.FinalChange)
 	}
-	fit := fmt.Sprintf("%s%% of the measurements fitted exactly (residual below %g·median|y|)", percent(s.FitFraction, s.Unfitted > 0), scaledsm.FitTolerance)
+	fit := fmt.Sprintf("%s%% of the measurements fitted exactly (residual below %g·median|y|)", percent(s.FitFraction, s.Unfitted > 0), obs.FitTolerance)
 	if s.Unfitted > 0 {
 		fit += fmt.Sprintf(", %d not", s.Unfitted)
 		if l := s.Localized(); l != "" {

@@ -282,7 +282,7 @@ func newDraw(c Config, red ranks.Reducer) (*Draw, error) {
 	switch {
 	case c.Kind == Sensing && c.Precision == Float32:
 		data := gaussianRows[float32](c.Seed, d.lo, m, c.N1*c.N2)
-		d.Op, err = scaledsm.NewSensing32(m, c.N1, c.N2, data)
+		d.Op, err = scaledsm.NewSensing(m, c.N1, c.N2, data)
 	case c.Kind == Sensing:
 		data := gaussianRows[float64](c.Seed, d.lo, m, c.N1*c.N2)
 		d.Op, err = scaledsm.NewSensing(m, c.N1, c.N2, data)

@@ -36,7 +36,7 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "Recovering X* = L Lᵀ (n=%d, rank %d, condition number %g) from m=%d quadratic\n", cfg.N1, cfg.Rank, setting.Kappa, draw.M)
 	fmt.Fprintf(stdout, "measurements y_i = a_iᵀ X* a_i / m, of which %d (%.0f%%) are replaced by outliers up to\n10 times the largest clean measurement. Both methods start from the truncated\nspectral initialization and use Polyak's stepsizes.\n\n", outliers, 100*float64(outliers)/float64(draw.M))
 
-	spec, err := scaledsm.Spectral(in.Op, in.Y, cfg.Rank, scaledsm.TruncateFraction(setting.PS))
+	spec, err := scaledsm.Problem{Op: in.Op, Y: in.Y, Rank: cfg.Rank}.Spectral(scaledsm.TruncateFraction(setting.PS))
 	if err != nil {
 		return err
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/scaledsm/scaledsm/completion"
 	"github.com/scaledsm/scaledsm/dataio"
 	"github.com/scaledsm/scaledsm/internal/mem"
+	"github.com/scaledsm/scaledsm/internal/obs"
 	"github.com/scaledsm/scaledsm/report"
 	"github.com/scaledsm/scaledsm/synth"
 )
@@ -448,7 +449,7 @@ func TestSolveMasked(t *testing.T) {
 				observed = append(observed, v)
 			}
 		}
-		tol := scaledsm.FitTolerance * scaledsm.FitScale(observed)
+		tol := obs.FitTolerance * obs.FitScale(observed)
 		nonzero := 0
 		for k, v := range c.y {
 			i, j := k/n2, k%n2

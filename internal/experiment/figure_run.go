@@ -105,7 +105,7 @@ func RunFigure(ctx context.Context, f *Figure, o Options) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		spec, err := scaledsm.Spectral(in.Op, in.Y, cfg.Rank, scaledsm.TruncateFraction(s.PS))
+		spec, err := scaledsm.Problem{Op: in.Op, Y: in.Y, Rank: cfg.Rank}.Spectral(scaledsm.TruncateFraction(s.PS))
 		if err != nil {
 			return nil, fmt.Errorf("experiment: figure %d, initialization at %+v: %w", f.Number, s, err)
 		}
@@ -169,7 +169,7 @@ func RunFigure(ctx context.Context, f *Figure, o Options) (*Result, error) {
 		jobs[i] = scaledsm.Job{Problem: p.in.Problem(), Settings: scaledsm.Settings{
 			Method: c.Method, Step: step, MaxIter: c.MaxIter, Tol: Tol,
 			Init: &init, Truncation: scaledsm.TruncateFraction(c.Setting.PS), Recorder: recorder(c.MaxIter),
-			Damping: scaledsm.NoDamping, // the paper's preconditioner
+			Damping: scaledsm.Damping{None: true}, // the paper's preconditioner
 		}}
 	}
 	results, err := scaledsm.SolveBatch(ctx, jobs)

@@ -141,7 +141,7 @@ func initialError(t *testing.T, cfg synth.Config, s synth.Setting) float64 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec, err := scaledsm.Spectral(in.Op, in.Y, cfg.Rank, scaledsm.TruncateFraction(s.PS))
+	spec, err := scaledsm.Problem{Op: in.Op, Y: in.Y, Rank: cfg.Rank}.Spectral(scaledsm.TruncateFraction(s.PS))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -112,7 +112,7 @@ func RunOverSpec(ctx context.Context, c OverSpecConfig) (*OverSpecResult, error)
 					}
 					switch OverSpecVariant(v) {
 					case Undamped:
-						s.Damping = scaledsm.NoDamping
+						s.Damping = scaledsm.Damping{None: true}
 					case DampedRandom:
 						s.Start = scaledsm.RandomStart
 					case Vanilla:

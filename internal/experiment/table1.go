@@ -254,12 +254,12 @@ func (r Table1Run) outcome() string {
 // gradient methods, returning the best run and the trials.
 func (c Table1Config) measure(ctx context.Context, in *synth.Instance, m scaledsm.Method) (Table1Run, []Table1Trial, error) {
 	run := Table1Run{Problem: kindOf(in), PS: in.PS, Kappa: in.Kappa, Method: m, Step: math.NaN()}
-	init, err := scaledsm.Spectral(in.Op, in.Y, len(in.Sigma), scaledsm.TruncateFraction(in.PS))
+	init, err := scaledsm.Problem{Op: in.Op, Y: in.Y, Rank: len(in.Sigma)}.Spectral(scaledsm.TruncateFraction(in.PS))
 	if err != nil {
 		return run, nil, err
 	}
 	// The paper's preconditioner, undamped.
-	settings := scaledsm.Settings{Method: m, Tol: c.Tol, MaxIter: c.MaxIter, Init: &init, Damping: scaledsm.NoDamping}
+	settings := scaledsm.Settings{Method: m, Tol: c.Tol, MaxIter: c.MaxIter, Init: &init, Damping: scaledsm.Damping{None: true}}
 	if !m.Smooth() {
 		settings.Step = scaledsm.Polyak{FStar: in.FStar}
 		res, err := scaledsm.Solve(ctx, in.Problem(), settings)

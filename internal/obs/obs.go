@@ -89,6 +89,26 @@ func FitScale[T Float](y []T) float64 {
 	return scale
 }
 
+// FitTolerance is the residual, relative to FitScale of the observations,
+// below which the solver counts a measurement as fitted exactly
+// (Result.FitFraction): far above the rounding of a recovered iterate
+// (relative error 1e-12 leaves residuals of about 1e-12), far below any
+// residual of an iterate that has not recovered X*.
+const FitTolerance = 1e-9
+
+// ExactFraction is the fraction of the measurements that an iterate must
+// fit to FitTolerance to count as a recovery without a truth: an exactly
+// low-rank matrix recovered through outliers fits all but the outliers, a
+// fraction 1 - p_s; an iterate that has not recovered it, or a fit of data
+// only approximately low rank, fits almost none.
+const ExactFraction = 0.5
+
+// MissTolerance is the residual, relative to FitScale, beyond which an
+// observation of a row or column counts as missed (the solver's Evidence):
+// a thousand times FitTolerance, far below the residuals of a row or
+// column that is not recovered (about ten times the scale).
+const MissTolerance = 1e-6
+
 // MedianSample is the largest number of observations the median rule of
 // the spectral start selects from exactly: beyond it, an evenly strided
 // sample of that many (see MedianAbs).

@@ -50,14 +50,14 @@ func Damping(s string) (scaledsm.Damping, error) {
 	case "auto":
 		return scaledsm.Damping{}, nil
 	case "none":
-		return scaledsm.NoDamping, nil
+		return scaledsm.Damping{None: true}, nil
 	}
 	v, err := strconv.ParseFloat(s, 64)
 	if err != nil {
 		return scaledsm.Damping{}, inputerr.New("damping", s, "want auto, none, or a fixed λ > 0")
 	}
 	if v == 0 {
-		return scaledsm.NoDamping, nil // λ = 0 is no damping, not the zero value's automatic one
+		return scaledsm.Damping{None: true}, nil // λ = 0 is no damping, not the zero value's automatic one
 	}
 	d := scaledsm.Damping{Fixed: v}
 	return d, scaledsm.Settings{Damping: d}.Validate()

@@ -201,7 +201,7 @@ func capiSolve(c *C.scaledsm_call, warn io.Writer) (*capiResult, error) {
 		var s *scaledsm.Sensing
 		if c.a_f32 != 0 {
 			a := unsafe.Slice((*float32)(c.a), m*n1*n2)
-			s, err = scaledsm.NewSensing32(m, n1, n2, a)
+			s, err = scaledsm.NewSensing(m, n1, n2, a)
 			c.seen_a = capiAddr(s, func() uintptr { return uintptr(unsafe.Pointer(unsafe.SliceData(s.Data32()))) })
 		} else {
 			a := unsafe.Slice((*float64)(c.a), m*n1*n2)
