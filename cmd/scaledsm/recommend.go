@@ -305,7 +305,7 @@ func (c *solveCmd) recommendChecks() (dataio.Layout, error) {
 			return layout, err
 		}
 	}
-	return layout, checkRatingsMemory(ef.ratings)
+	return layout, checkRatingsMemory(ef.ratings, ratingsBytes(c.rf.lists))
 }
 
 // readRatings reads the ratings to fit and the ratings to test (held out
@@ -422,40 +422,61 @@ func recommendError(err error, path string, layout dataio.Layout) error {
 }
 
 // checkRatingsMemory refuses a ratings file too big for the machine's
-// memory, before it is read, and says how many ratings would fit; the
-// lines bound the ratings. The collector is tightened for a large file:
-// reading and fitting leave garbage a quarter of the data's size at most.
-func checkRatingsMemory(path string) error {
+// memory, before it is read, and says how many ratings would fit at
+// perLine bytes a line (see ratingsBytes); the lines bound the ratings.
+// The collector is tightened for a large file: reading and fitting leave
+// garbage a quarter of the data's size at most.
+func checkRatingsMemory(path string, perLine int64) error {
 	lines, err := dataio.RatingsSize(path)
 	if err != nil {
 		return fileError(err)
 	}
 	// The collector as one process's: the margin it leaves is a fraction
 	// of the live heap, which a rank's share makes smaller, not a reason
-	// to leave a larger fraction.
-	mem.TuneGC(int64(lines) * recommendBytes)
+	// to leave a larger fraction. Its thresholds were chosen at the lists'
+	// bytes a line, whatever is fitted.
+	mem.TuneGC(int64(lines) * listsBytes)
 	if world != nil {
 		lines = lines/world.Size() + 1 // each rank holds its share
 	}
 	avail, known := mem.Available()
-	return ratingsFit(path, lines, avail, known)
+	return ratingsFit(path, lines, perLine, avail, known)
 }
 
 // ratingsFit refuses a ratings file of the given lines when they need more
-// than the avail bytes there are (when known), in one line that says how
-// many ratings would fit.
-func ratingsFit(path string, lines int, avail int64, known bool) error {
-	need := int64(lines) * recommendBytes
+// than the avail bytes there are (when known) at perLine bytes a line, in
+// one line that says how many ratings would fit, and whether the ratings
+// model alone would.
+func ratingsFit(path string, lines int, perLine, avail int64, known bool) error {
+	need := int64(lines) * perLine
 	if !known || need <= avail {
 		return nil
 	}
-	return exitError{fmt.Errorf("--ratings %s (%d lines) %v: about %d bytes a rating, so %d ratings at most",
-		path, lines, &mem.TooBig{Need: need, Available: avail}, recommendBytes, avail/recommendBytes), exitBadInput}
+	alone := ""
+	if perLine > modelBytes && int64(lines)*modelBytes <= avail {
+		alone = fmt.Sprintf("; the ratings model alone (--lists=false) needs about %d bytes a rating and fits", int64(modelBytes))
+	}
+	return exitError{fmt.Errorf("--ratings %s (%d lines) %v: about %d bytes a rating, so %d ratings at most%s",
+		path, lines, &mem.TooBig{Need: need, Available: avail}, perLine, avail/perLine, alone), exitBadInput}
 }
 
-// recommendBytes is the peak memory of solve --ratings by rating, with a
-// margin: measured at 10^7 ratings (peak RSS over ratings, docs/recommend.md).
-const recommendBytes = 140
+// The peak memory of solve --ratings by rating line, with a margin
+// (docs/recommend.md, "At scale"): with the lists, listsBytes (the peak at
+// 10^7 ratings); the ratings model alone (--lists=false), modelBytes (the
+// peak at 5 x 10^8).
+const (
+	listsBytes = 140
+	modelBytes = 40
+)
+
+// ratingsBytes returns the bytes a line that solve --ratings needs, with
+// the lists or without.
+func ratingsBytes(lists bool) int64 {
+	if lists {
+		return listsBytes
+	}
+	return modelBytes
+}
 
 // writeRecommender writes the model, summary.json, trace.csv and, with
 // test ratings, test.csv (or holdout.csv) to --out, and returns their
