@@ -26,7 +26,7 @@ type Damping struct {
 	// Gram matrices (those of the singular values of X).
 	Fixed float64
 	// Factor, when positive, replaces the default c: 0.1, or 0.3 for a
-	// tracked loss.
+	// loss with a state along the run (completion.TrimmedL2).
 	Factor float64
 	// None turns damping off: the paper's preconditioner (RᵀR)^{-1}, through
 	// the pseudo-inverse when RᵀR is singular.
@@ -99,7 +99,7 @@ type damper struct {
 // iso; measure then gives it the data's scale.
 func newDamper(d Damping, loss Loss, iso float64) damper {
 	factor := defaultDampingFactor
-	if _, ok := loss.(tracked); ok {
+	if _, ok := loss.(trackedLoss); ok {
 		factor = trackedDampingFactor
 	}
 	return damper{d: d, loss: loss.Base(), iso: iso, factor: factor}
@@ -190,7 +190,7 @@ func (u *run) dampingMisfit(sc *StepContext) float64 {
 		return 0
 	}
 	var gap float64
-	_, tracked := u.s.Loss.(tracked)
+	_, tracked := u.s.Loss.(trackedLoss)
 	switch a, ok := u.s.Step.(Auto); {
 	case tracked:
 		// The loss of what the tracker keeps, whose minimum is about 0.

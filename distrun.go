@@ -39,7 +39,7 @@ func (u *run) evaluate() {
 // partial sum and flag.
 func (u *run) loss(ctx context.Context) (float64, bool) {
 	if u.eval.Z == nil {
-		return math.NaN(), ctx.Err() != nil // a tracker.s: the pass's sums
+		return math.NaN(), ctx.Err() != nil // a tracker's: the pass's sums
 	}
 	if !u.d.On() {
 		return u.s.Loss.Base().value(u.eval.Z, u.iso), ctx.Err() != nil

@@ -118,15 +118,15 @@ func (l Standard) weight() Weight {
 	return LinearWeight
 }
 
-// A tracked loss keeps state along each run (see package track): package
+// A trackedLoss keeps state along each run (see package track): package
 // completion's trimmed least squares.
-type tracked interface {
+type trackedLoss interface {
 	Loss
-	track.Tracked[Problem, Settings, tracker]
+	track.Tracked[Problem, Settings, runTracker]
 }
 
-// tracker is a tracked loss's state along one run.
-type tracker = track.Tracker[*Evaluation, Factors, Iteration]
+// runTracker is a tracked loss's state along one run.
+type runTracker = track.Tracker[*Evaluation, Factors, Iteration]
 
 // Value returns the loss of the residuals z = A(X) - y, of length m, in
 // the convention of operators that scale by 1/m (isometry factor m, see

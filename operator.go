@@ -97,8 +97,9 @@ type Evaluation struct {
 	// rounding of large observations in the residuals.
 	Fit []float64
 
-	// State is what the operator and a tracked loss keep across the passes
-	// of one run: the entry models' residual bounds and their sums.
+	// State is what the operator and a loss with a state along the run
+	// (completion.TrimmedL2) keep across the passes of one run: the entry
+	// models' residual bounds and their sums.
 	State any
 
 	scratch []float64 // operator-owned workspace

@@ -45,7 +45,7 @@ type run struct {
 	// A tracked loss's state (nil under a Standard loss), and the loss at
 	// X = 0 over the observations the median rule keeps, which its run's
 	// divergence is measured against (see stopAt).
-	tracker  tracker
+	tracker  runTracker
 	zeroLoss float64
 
 	l, r   *mat.Dense // current factors
@@ -90,8 +90,8 @@ func newRun(p Problem, s Settings, init Factors) (*run, error) {
 	m, n1, n2 := p.Op.Dims()
 	u := &run{p: p, s: s, sym: p.Op.Symmetric(), iso: isometry(p.Op), start: time.Now(), d: reduce.Over(p.Reducer)}
 	u.m = u.d.Count(m)
-	var tracker tracker
-	if tl, ok := s.Loss.(tracked); ok {
+	var tracker runTracker
+	if tl, ok := s.Loss.(trackedLoss); ok {
 		t, err := tl.Track(p, s)
 		if err != nil {
 			return nil, err
@@ -169,7 +169,7 @@ func evaluatesWithoutZ(op Operator) bool {
 
 // track readies the run's tracker for its first pass, from the
 // initialization.
-func (u *run) track(t tracker, init Factors) error {
+func (u *run) track(t runTracker, init Factors) error {
 	u.tracker = t
 	if u.damp.active() {
 		u.zeroLoss = u.damp.scale // the same, in the base loss's units

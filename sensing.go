@@ -14,16 +14,17 @@ import (
 
 // Sensing is the dense matrix-sensing operator A_i(X) = <A_i, X>/m for n1×n2 matrices A_i,
 // measuring X = L Rᵀ. The matrices are the rows of an m×(n1·n2) matrix (row i holds A_i in
-// row-major order, entry (j, k) at j·n2 + k), held as float64 (NewSensing) or float32
-// (NewSensing32), which halves the memory and shortens a pass; arithmetic is float64 either way.
+// row-major order, entry (j, k) at j·n2 + k), held as float64 or float32 (NewSensing of a
+// []float64 or a []float32), float32 halving the memory and shortening a pass; arithmetic is
+// float64 either way.
 //
 // Evaluate reads each row from memory once: a block of kernel.BlockRows rows at a time, the dot
 // products, the residuals and weights, then the weighted rows added to the adjoint
 // S = Σ_i w_i A_i while they are in the cache (with float32 data, software-pipelined: one sweep
 // adds a block while the next streams in, kernel.DotAxpyRows). The rows are split into a fixed
-// number of chunks that the goroutines take in turn (see chunks); every pass, evaluateBatch's
-// included, adds the rows in the same order, so the bits do not depend on GOMAXPROCS and
-// evaluateBatch gives each run the bits Evaluate gives it alone.
+// number of chunks that the goroutines take in turn (see chunks); every pass, a batch's
+// (SolveBatch) included, adds the rows in the same order, so the bits do not depend on
+// GOMAXPROCS and a batch gives each run the bits Evaluate gives it alone.
 type Sensing struct {
 	m, n1, n2 int
 	total     int       // the measurements of the whole problem, when this is a shard (see Shard)
@@ -36,7 +37,7 @@ type Sensing struct {
 // keeps a, without copying it, and computes in float64 from the stored
 // values: on float32 values it is the operator of the same values converted
 // to float64, and gives the same results, at half the memory.
-func NewSensing[T float](m, n1, n2 int, a []T) (*Sensing, error) {
+func NewSensing[T float32 | float64](m, n1, n2 int, a []T) (*Sensing, error) {
 	if err := checkSensing(m, n1, n2, len(a)); err != nil {
 		return nil, err
 	}

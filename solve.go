@@ -55,7 +55,7 @@ type Problem struct {
 type Settings struct {
 	Method Method
 	Loss   Loss // nil means the method's own (Method.DefaultLoss)
-	Step   Step // nil means Auto{}, which needs no f(X*)
+	Step   Step // nil means Auto{}, which needs no f(X*); Constant{Eta: 0.5} under completion.TrimmedL2
 
 	MaxIter int     // iteration limit T of a fit; 0 means 1000
 	Tol     float64 // stop at this relative error (or change); 0 means 1e-12; negative never stops early
@@ -396,7 +396,7 @@ func (s *Settings) resolve() error {
 	if s.Method.Smooth() && !s.Loss.Base().Smooth() {
 		return inputError("loss", s.Loss, "%v is a gradient method and needs the smooth loss l2sq (the subgradient methods minimize %v)", s.Method, s.Loss)
 	}
-	_, tracked := s.Loss.(tracked)
+	_, tracked := s.Loss.(trackedLoss)
 	switch {
 	case s.Step == nil && tracked:
 		s.Step = Constant{Eta: 0.5}

@@ -177,13 +177,14 @@ func DefaultEta(method Method, op Operator, init *Factors) float64 {
 // DefaultLambda returns the first step length λ of geometric steps that
 // are given none: the length of the first automatic step from the
 // settings' start, its estimate of the distance to X* in the method's
-// metric (under a tracked loss, whose moving state gives Auto no gap, the
-// length of the default constant step). It is not positive when the start
+// metric (under a loss with a state along the run, completion.TrimmedL2,
+// whose moving state gives Auto no gap, the length of the default
+// constant step). It is not positive when the start
 // gives no length.
 func DefaultLambda(ctx context.Context, p Problem, s Settings) (float64, error) {
 	s.Step, s.MaxIter, s.Tol = Auto{}, 1, -1
 	s.Ridge = max(s.Ridge, 0) // one step: no penalty to choose
-	if _, tracked := s.Loss.(tracked); tracked {
+	if _, ok := s.Loss.(trackedLoss); ok {
 		s.Step = Constant{Eta: 0.5}
 	}
 	res, err := Solve(ctx, p, s)

@@ -14,7 +14,7 @@ type passCounted struct{ runs *[]*passCount }
 func (passCounted) String() string { return "counted" }
 func (passCounted) Base() Standard { return L2Squared }
 
-func (l passCounted) Track(Problem, Settings) (tracker, error) {
+func (l passCounted) Track(Problem, Settings) (runTracker, error) {
 	c := &passCount{}
 	*l.runs = append(*l.runs, c)
 	return c, nil

@@ -179,8 +179,10 @@ func (e *Entries) split() {
 	e.chunks[nc] = e.n1
 }
 
-// EvaluatesWithoutZ reports that the pass may keep no residuals
-// (Evaluation.Z nil), when the trimmed loss's state keeps them by row.
+// EvaluatesWithoutZ reports to the solver that the pass may be given no
+// residuals' buffer (Evaluation.Z nil): under TrimmedL2, whose state keeps
+// the pass's bounds and kept sums, the residuals are needed only when the
+// state asks for them (m·8 bytes spared).
 func (e *Entries) EvaluatesWithoutZ() bool { return true }
 
 // ReadsY32 reports that the pass reads float32 observations, so that a

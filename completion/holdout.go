@@ -99,7 +99,7 @@ func (e *Entries) holdOut(y obs.Obs, frac float64, seed uint64) (fit *Entries, f
 
 // Errors returns the root mean square and the mean absolute error of the
 // factors' predictions of the entries held out, and the fraction of them
-// they predict to FitTolerance of the held-out observations' scale (about
+// they predict to 10^-9 times the held-out observations' median |y| (about
 // 1 - p_s after an exact recovery: gross errors are not predicted). All
 // are NaN without an entry.
 func (h HeldOut) Errors(f scaledsm.Factors) (rmse, mae, fit float64) {

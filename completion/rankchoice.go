@@ -18,9 +18,9 @@ type RankChoice struct {
 	Errors []float64
 	Rank   int
 	// Exact reports that the fit at Rank fitted most of its entries and
-	// predicted most of those held out to FitTolerance: an exactly
-	// low-rank matrix, whose outliers, if any, the mean |y - x| of Errors
-	// counts.
+	// predicted most of those held out to 10^-9 of their median |y|: an
+	// exactly low-rank matrix, whose outliers, if any, the mean |y - x| of
+	// Errors counts.
 	Exact   bool
 	Runtime time.Duration // wall time of the validation fits
 }
@@ -45,11 +45,11 @@ const (
 // ranks 1, 2, 3, 4, 5, 6, 8, 10, 12, 15, 20, ... up to maxRank (SupportedRank of the entries
 // fitted when 0), scores each fit by the mean |y - x| over the entries held out, stops two ranks
 // past the best and returns the smallest rank whose error is within 0.5% of the fall from rank 1's
-// error to the best (on an exactly low-rank X* fitted to FitTolerance, the first such rank).
+// error to the best (on an exactly low-rank X* fitted to 10^-9 of the median |y|, the first such rank).
 // Absolute values, not squares: an outlier held out shifts every rank's score alike, while a fit
 // that chases noise or outliers into a few large errors where entries are scarce pays for each.
 // A rank whose fit fits most of the entries fitted and predicts most of those held out to
-// FitTolerance is exact and ends the search (RankChoice.Exact); a smaller rank exact from the
+// 10^-9 of the median |y| is exact and ends the search (RankChoice.Exact); a smaller rank exact from the
 // spectral start truncated harder (the largest 40% of |y| dropped) is taken instead. On data only
 // approximately low rank the choice is the rank at which the matrix is best, not the largest one
 // asked for (docs/rank.md, "Entries: the rank by validation").

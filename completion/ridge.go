@@ -14,9 +14,9 @@ import (
 // AutoRidge, as Settings.Ridge, asks Solve to choose the penalty: it fits
 // without one first (on entries with TrimmedL2, from a second start and,
 // on a small matrix, the convex start too when the first fit is not
-// exact: see Choices.Restarted), and keeps that fit
-// when it is exact (fitting at least half the entries to FitTolerance, as
-// an exactly low-rank matrix with outliers is fitted), when the problem
+// exact: see Choices.Restarted), and keeps that fit when it is exact
+// (fitting at least half the entries to 10^-9 of the median |y|, as an
+// exactly low-rank matrix with outliers is fitted), when the problem
 // has a truth (a synthetic problem, exactly low rank, whose run measures
 // recovery; as Plateau never stops one), when it is not one of entries on
 // one process, or when the fit stopped at an iteration limit too soon to

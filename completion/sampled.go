@@ -94,7 +94,7 @@ type SampledStage struct {
 	Sweep       int
 	Kept        bool
 	AbsResidual float64 // Σ|y - x| over every entry (0 for "sample")
-	FitFraction float64 // of the entries, fitted to obs.MissTolerance of the scale
+	FitFraction float64 // of the entries, fitted to 1e-6 of the median |y|
 	Elapsed     time.Duration
 	// Factors are the stage's (the sample's for "sample"), to be read,
 	// not changed.
@@ -117,7 +117,7 @@ type SampledResult struct {
 	// AbsResidual is Σ|y - x| over every entry, compensated.
 	AbsResidual float64
 	// FitFraction is the fraction of the entries that X fits to 1e-6 of
-	// the data's scale (see FitScale): on an exactly low-rank matrix with
+	// the data's scale (their median |y|): on an exactly low-rank matrix with
 	// outliers, the fraction of entries that are not outliers.
 	FitFraction float64
 	Runtime     time.Duration

@@ -352,8 +352,8 @@ const outlierRounds = 8
 // over the residuals the bounds keep, from trimFactor times the median of
 // all the |z|, the rule applied until the bounds settle (at most
 // outlierRounds times). A residual within trimFactor times the root mean
-// square of those kept, or within FitTolerance of the observations' scale
-// (see FitScale), is never an outlier.
+// square of those kept, or within 10^-9 times the observations' median |y|,
+// is never an outlier.
 func (e *Entries) OutlierBounds(y []float64, f scaledsm.Factors) (*Bounds, error) {
 	return e.outlierBounds(y, f, true)
 }

@@ -57,7 +57,8 @@ type tracker = track.Tracker[*scaledsm.Evaluation, scaledsm.Factors, scaledsm.It
 var _ track.Tracked[scaledsm.Problem, scaledsm.Settings, tracker] = TrimmedL2{}
 
 // Track returns the loss's state along a run of p, whose operator must be
-// an Entries.
+// an Entries. It is for the solver's run loop (see package track), which
+// calls it at the start of each run.
 func (l TrimmedL2) Track(p scaledsm.Problem, s scaledsm.Settings) (tracker, error) {
 	e, ok := p.Op.(*Entries)
 	if !ok {

@@ -238,7 +238,7 @@ type Files struct {
 // is reported at once whatever the files' sizes; each file's data is then
 // streamed into the one slice that the operator keeps (see ReadData), so a
 // problem occupies the size of its files and no more: a float32 sensing
-// file is kept as float32 (see scaledsm.NewSensing32), the other files are
+// file is kept as float32 (see scaledsm.NewSensing), the other files are
 // read as float64. Errors about a file are
 // *FileError values naming it; a rank out of range is a
 // *scaledsm.InputError. NaN and infinite values are rejected.

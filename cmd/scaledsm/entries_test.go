@@ -863,7 +863,7 @@ func TestTimeLineNamesEveryEarlierFit(t *testing.T) {
 // many ratings would fit and whether the ratings model alone would; 5 x
 // 10^8 ratings fit 24 GB without the lists.
 func TestRatingsTooBigForMemory(t *testing.T) {
-	err := ratingsFit("big.csv", 1000000000, ratingsBytes(true), 24000000000, true)
+	err := ratingsFit("big.csv", 1000000000, ratingsBytes(true), modelBytes, 24000000000, true)
 	want := "--ratings big.csv (1000000000 lines) needs about 140.0 GB of memory but this machine has 24.0 GB available: about 140 bytes a rating, so 171428571 ratings at most"
 	if err == nil || err.Error() != want {
 		t.Fatalf("%v\nwant %s", err, want)
@@ -872,15 +872,19 @@ func TestRatingsTooBigForMemory(t *testing.T) {
 	if !errors.As(err, &ee) || ee.code != exitBadInput {
 		t.Errorf("not an exit %d: %#v", exitBadInput, err)
 	}
-	err = ratingsFit("big.csv", 200000000, ratingsBytes(true), 24000000000, true)
+	err = ratingsFit("big.csv", 200000000, ratingsBytes(true), modelBytes, 24000000000, true)
 	want = "--ratings big.csv (200000000 lines) needs about 28.0 GB of memory but this machine has 24.0 GB available: about 140 bytes a rating, so 171428571 ratings at most; the ratings model alone (--lists=false) needs about 40 bytes a rating and fits"
 	if err == nil || err.Error() != want {
 		t.Fatalf("%v\nwant %s", err, want)
 	}
-	for _, ok := range []error{ratingsFit("small.csv", 1000, ratingsBytes(true), 24000000000, true), ratingsFit("big.csv", 1000000000, ratingsBytes(true), 0, false),
-		ratingsFit("yahoo.csv", 500000000, ratingsBytes(false), 24000000000, true)} {
+	for _, ok := range []error{ratingsFit("small.csv", 1000, ratingsBytes(true), modelBytes, 24000000000, true), ratingsFit("big.csv", 1000000000, ratingsBytes(true), modelBytes, 0, false),
+		ratingsFit("yahoo.csv", 500000000, ratingsBytes(false), 0, 24000000000, true)} {
 		if ok != nil {
 			t.Errorf("refused: %v", ok)
 		}
+	}
+	// Implicit feedback fits the lists alone: no other choice to offer.
+	if err := ratingsFit("clicks.csv", 200000000, listsBytes, 0, 24000000000, true); err == nil || strings.Contains(err.Error(), "--lists=false") {
+		t.Errorf("interactions: %v", err)
 	}
 }

@@ -143,7 +143,7 @@ func (c *solveCmd) interactionsChecks() (dataio.Layout, error) {
 			return layout, err
 		}
 	}
-	return layout, checkRatingsMemory(rf.interactions, listsBytes)
+	return layout, checkRatingsMemory(rf.interactions, listsBytes, 0)
 }
 
 // weigh sets the weights read to those of --weight.

@@ -305,7 +305,8 @@ func (c *solveCmd) recommendChecks() (dataio.Layout, error) {
 			return layout, err
 		}
 	}
-	return layout, checkRatingsMemory(ef.ratings, ratingsBytes(c.rf.lists))
+	// The lists are fitted on one process only (see recommend.Settings).
+	return layout, checkRatingsMemory(ef.ratings, ratingsBytes(c.rf.lists && world == nil), modelBytes)
 }
 
 // readRatings reads the ratings to fit and the ratings to test (held out
@@ -423,10 +424,12 @@ func recommendError(err error, path string, layout dataio.Layout) error {
 
 // checkRatingsMemory refuses a ratings file too big for the machine's
 // memory, before it is read, and says how many ratings would fit at
-// perLine bytes a line (see ratingsBytes); the lines bound the ratings.
+// perLine bytes a line (see ratingsBytes), and whether they would at
+// alone bytes a line, the ratings model's without the lists (0: no such
+// choice); the lines bound the ratings.
 // The collector is tightened for a large file: reading and fitting leave
 // garbage a quarter of the data's size at most.
-func checkRatingsMemory(path string, perLine int64) error {
+func checkRatingsMemory(path string, perLine, alone int64) error {
 	lines, err := dataio.RatingsSize(path)
 	if err != nil {
 		return fileError(err)
@@ -440,30 +443,30 @@ func checkRatingsMemory(path string, perLine int64) error {
 		lines = lines/world.Size() + 1 // each rank holds its share
 	}
 	avail, known := mem.Available()
-	return ratingsFit(path, lines, perLine, avail, known)
+	return ratingsFit(path, lines, perLine, alone, avail, known)
 }
 
 // ratingsFit refuses a ratings file of the given lines when they need more
 // than the avail bytes there are (when known) at perLine bytes a line, in
-// one line that says how many ratings would fit, and whether the ratings
-// model alone would.
-func ratingsFit(path string, lines int, perLine, avail int64, known bool) error {
+// one line that says how many ratings would fit, and whether they would at
+// alone bytes a line without the lists (0: no such choice).
+func ratingsFit(path string, lines int, perLine, alone, avail int64, known bool) error {
 	need := int64(lines) * perLine
 	if !known || need <= avail {
 		return nil
 	}
-	alone := ""
-	if perLine > modelBytes && int64(lines)*modelBytes <= avail {
-		alone = fmt.Sprintf("; the ratings model alone (--lists=false) needs about %d bytes a rating and fits", int64(modelBytes))
+	hint := ""
+	if alone > 0 && alone < perLine && int64(lines)*alone <= avail {
+		hint = fmt.Sprintf("; the ratings model alone (--lists=false) needs about %d bytes a rating and fits", alone)
 	}
 	return exitError{fmt.Errorf("--ratings %s (%d lines) %v: about %d bytes a rating, so %d ratings at most%s",
-		path, lines, &mem.TooBig{Need: need, Available: avail}, perLine, avail/perLine, alone), exitBadInput}
+		path, lines, &mem.TooBig{Need: need, Available: avail}, perLine, avail/perLine, hint), exitBadInput}
 }
 
 // The peak memory of solve --ratings by rating line, with a margin
 // (docs/recommend.md, "At scale"): with the lists, listsBytes (the peak at
-// 10^7 ratings); the ratings model alone (--lists=false), modelBytes (the
-// peak at 5 x 10^8).
+// 10^7 ratings); the ratings model alone (--lists=false, or on the ranks
+// of mpirun), modelBytes (the peaks at 10^8 and 5 x 10^8 are 26 and 23.4).
 const (
 	listsBytes = 140
 	modelBytes = 40

@@ -2,13 +2,15 @@
 // completion's trimmed least squares) meets the solver's run loop. The
 // solver instantiates these interfaces with its own types (its Problem,
 // Settings, *Evaluation, Factors and Iteration); they live here, inside
-// the module, because no model outside it needs them.
+// the module, because no model outside it needs them (TrimmedL2's Track
+// is exported only to satisfy them).
 package track
 
 // Tracked is a loss that keeps state along each run that changes it from
-// one pass to the next. Its Base gives its weights and its gradient; its
-// value is its Tracker's, and since that moves with the state, it is
-// fitted with steps that do not rest on f(X*): Constant or Geometric.
+// one pass to the next. The solver's loss (scaledsm.Loss) it also is gives
+// through its Base the weights and the gradient; its value is its
+// Tracker's, and since that moves with the state, the solver fits it with
+// steps that do not rest on f(X*): a constant or geometric one.
 type Tracked[P, S, T any] interface {
 	// Track returns the loss's state for one run of the problem p with
 	// the settings s.
