@@ -64,12 +64,12 @@ const (
 // each row moved to its minimizer of the penalized least squares, so that
 // the rows the Bayesian sweeps start from carry the ratings' structure.
 func (s *sampler) warm() {
-	noise := s.noise
+	noise, lambda := s.noise, s.lambda
 	s.noise, s.lambda = false, warmLambda
 	for range warmSweeps {
 		s.sweep(0) // no draws: the sweep's number seeds nothing
 	}
-	s.noise, s.lambda = noise, 0
+	s.noise, s.lambda = noise, lambda
 }
 
 // spectral sets the factor dimensions [k0, k) of the rows to the leading
