@@ -386,3 +386,44 @@ func TestReadRatingsParts(t *testing.T) {
 		t.Error("no part found the bad line")
 	}
 }
+
+// TestReadParts: a file read in 2 to 9 parts on the cores (readParts, as
+// ReadRatings32 reads a large file) is the file read on one, index for
+// index and value for value, ids of the table's range and beyond it; a
+// bad line fails it with the message one reader gives.
+func TestReadParts(t *testing.T) {
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(3, 4))
+	var b strings.Builder
+	b.WriteString("userId,movieId,rating\n")
+	for k := range 2000 {
+		u := int64(rng.IntN(300)) - 20
+		if k%97 == 5 {
+			u = 1<<40 + int64(rng.IntN(5)) // beyond the direct table
+		}
+		if k%61 == 0 {
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(&b, "%d,%d,%d.5\n", u, rng.IntN(80)+7, rng.IntN(5))
+	}
+	p := writeFile(t, dir, "r.csv", []byte(b.String()))
+	one, err := readRatings[float32](p, Layout{}, 0, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for parts := 2; parts <= 9; parts++ {
+		got, err := readParts[float32](p, Layout{}, parts)
+		if err != nil {
+			t.Fatalf("%d parts: %v", parts, err)
+		}
+		if !slices.Equal(got.Rows, one.Rows) || !slices.Equal(got.Cols, one.Cols) || !slices.Equal(got.Values, one.Values) ||
+			!slices.Equal(got.RowIDs, one.RowIDs) || !slices.Equal(got.ColIDs, one.ColIDs) {
+			t.Fatalf("%d parts: not the ratings one reader reads (%d ratings, %d users; want %d, %d)", parts, len(got.Values), len(got.RowIDs), len(one.Values), len(one.RowIDs))
+		}
+	}
+	bad := writeFile(t, dir, "bad.csv", []byte(b.String()+"1,2,x\n"+b.String()[22:]))
+	_, want := readRatings[float32](bad, Layout{}, 0, 1)
+	if _, err := readParts[float32](bad, Layout{}, 4); err == nil || want == nil || err.Error() != want.Error() {
+		t.Errorf("a bad line in 4 parts: %v, want %v", err, want)
+	}
+}

@@ -309,7 +309,7 @@ func ReadRatings(path string) (*Ratings, error) { return ReadRatingsLayout(path,
 // skipped, and a UTF-8 byte order mark is ignored. Errors are *FileError
 // values naming the line at fault.
 func ReadRatingsLayout(path string, layout Layout) (*Ratings, error) {
-	return readRatings[float64](path, layout, 0, 1)
+	return readWhole[float64](path, layout)
 }
 
 // Ratings32 are Ratings whose values are rounded to float32 as they are
@@ -321,7 +321,7 @@ type Ratings32 = RatingsOf[float32]
 // as each is read (float32 of the float64 that ReadRatingsLayout gives):
 // no float64 copy of the values is ever held.
 func ReadRatings32(path string, layout Layout) (*Ratings32, error) {
-	return readRatings[float32](path, layout, 0, 1)
+	return readWhole[float32](path, layout)
 }
 
 // RatingsOf are ratings as a file holds them, with values of type V
@@ -351,6 +351,15 @@ func ReadRatings32Part(path string, layout Layout, part, parts int) (*Ratings32,
 // readRatings reads part of parts of a ratings file (see
 // ReadRatings32Part) into values of type V.
 func readRatings[V float32 | float64](path string, layout Layout, part, parts int) (*RatingsOf[V], error) {
+	return readInto(path, layout, part, parts, func(lines int) ([]int32, []int32, []V) {
+		return make([]int32, 0, lines), make([]int32, 0, lines), make([]V, 0, lines)
+	})
+}
+
+// readInto is readRatings with the slices of the ratings from alloc,
+// given the part's lines (an upper bound on its ratings): empty, of that
+// capacity at least.
+func readInto[V float32 | float64](path string, layout Layout, part, parts int, alloc func(lines int) ([]int32, []int32, []V)) (*RatingsOf[V], error) {
 	const input = "ratings"
 	f, err := os.Open(path)
 	if err != nil {
@@ -380,7 +389,7 @@ func readRatings[V float32 | float64](path string, layout Layout, part, parts in
 	// Ids are mapped to indices as they are read (12 or 16 bytes a rating, not
 	// the 24 of the ids and a copy to sort), then renumbered in the order
 	// of the ids.
-	rows, cols, values := make([]int32, 0, lines), make([]int32, 0, lines), make([]V, 0, lines)
+	rows, cols, values := alloc(lines)
 	users, items := newIDMap(lines), newIDMap(lines)
 	lineAt := func() int { // in the whole file
 		before, _ := countLines(f, 0, lo)

@@ -153,6 +153,16 @@ type chainSpec struct {
 	minPatience int
 	minSweeps   int
 	tol         float64
+	// rate, when positive, also stops a stage when its best RMSE has
+	// gained less than rate a sweep over the last rateWindow sweeps: a
+	// stage whose sweeps cost much stops once they buy little.
+	rate float64
+	// A trial of a larger rank stops after trialSweeps sweeps whose best
+	// RMSE is not below trialBelow (no stop when trialSweeps is 0): a rank
+	// that has not made a fair share of the gain it must pay for by then
+	// will not.
+	trialSweeps int
+	trialBelow  float64
 	progress    func(sweep int, rmse float64)
 }
 
@@ -193,7 +203,8 @@ type stageOut struct {
 func (c *chain) stage(ctx context.Context, sweeps int) (stageOut, error) {
 	spec, s := &c.spec, c.s
 	out := stageOut{bestRMSE: math.Inf(1)}
-	lastGain := 0 // the stage's sweep of its last gain
+	lastGain := 0       // the stage's sweep of its last gain
+	var bests []float64 // the stage's best RMSE after each sweep
 	for m := 0; m < sweeps; m++ {
 		if err := ctx.Err(); err != nil {
 			return out, err
@@ -247,6 +258,13 @@ func (c *chain) stage(ctx context.Context, sweeps int) (stageOut, error) {
 			patience = min(patience, max(spec.minPatience, lastGain/2))
 		}
 		if m+1 >= spec.minSweeps && m-lastGain >= patience {
+			break
+		}
+		bests = append(bests, out.bestRMSE)
+		if m+1 == spec.trialSweeps && !(out.bestRMSE < spec.trialBelow) {
+			break
+		}
+		if spec.rate > 0 && m+1 >= spec.minSweeps && m >= rateWindow && bests[m-rateWindow]-out.bestRMSE < spec.rate*rateWindow {
 			break
 		}
 	}

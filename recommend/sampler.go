@@ -39,7 +39,8 @@ type sampler struct {
 	lambda float64 // penalized: the ridge λ n of a row of n ratings
 
 	workers int
-	wsq     []float64 // per item: Σ w e² of its ratings
+	wsq     []float64    // per item: Σ w e² of its ratings
+	gt      *gamma.Table // the weights' table under the Student-t likelihood, set by sweep
 	// On the ranks of an MPI job (the table's red), each makes the rows of
 	// its part of the users and of the items, and the rows and the items'
 	// weighted residuals are gathered after each pass (share). Every rank
@@ -100,6 +101,9 @@ const blockRows = 8
 func (s *sampler) sweep(n int) {
 	t := s.t
 	st := newStream()
+	if s.noise && !math.IsInf(s.nu, 1) {
+		s.gt = gamma.TableOf((s.nu + 1) / 2) // once a sweep, not a row: its lookup is a map's
+	}
 	if s.noise {
 		st.seed(s.seed, n, streamHyperUser, 0)
 		drawPrior(&s.pu, s.u, t.n1, s.d, st.rng)
@@ -247,10 +251,7 @@ func (s *sampler) row(sd *side, r int, sc *rowScratch) float64 {
 func (s *sampler) weigh(res, w []float64, sc *rowScratch) int {
 	robust := !math.IsInf(s.nu, 1)
 	draw := robust && s.noise
-	var gt *gamma.Table
-	if draw {
-		gt = gamma.TableOf((s.nu + 1) / 2)
-	}
+	gt := s.gt
 	alpha := s.alpha
 	fitted := 0
 	nu, two := s.nu, 2*alpha

@@ -60,13 +60,14 @@ const (
 	warmLambda = 0.03
 )
 
-// warm makes warmSweeps penalized sweeps of the sampler's rows: no draws,
+// warm makes the given number of penalized sweeps of the sampler's rows
+// (warmSweeps but for a costly trial of a rank, see trialWarm): no draws,
 // each row moved to its minimizer of the penalized least squares, so that
 // the rows the Bayesian sweeps start from carry the ratings' structure.
-func (s *sampler) warm() {
+func (s *sampler) warm(sweeps int) {
 	noise, lambda := s.noise, s.lambda
 	s.noise, s.lambda = false, warmLambda
-	for range warmSweeps {
+	for range sweeps {
 		s.sweep(0) // no draws: the sweep's number seeds nothing
 	}
 	s.noise, s.lambda = noise, lambda
@@ -112,6 +113,31 @@ func (s *sampler) spectral(k0, kind int) {
 	// users' side: E B, items': Eᵀ Q (E the residuals, n1×n2).
 	ub := func(out, in []float64) { times(out, t.n1, t.uStart, t.uItem, t.y, s.u, s.v, in) }
 	ib := func(out, in []float64) { times(out, t.n2, t.iStart, t.iUser, t.iy, s.v, s.u, in) }
+	if t.red == nil {
+		// Alone, the items' product runs in the users' order, in which
+		// each item's ratings are listed: the same sums in the same order,
+		// reading the users' rows in turn rather than at random.
+		ib = func(out, in []float64) {
+			clear(out)
+			rowRanges(t.iStart, func(lo, hi int32) {
+				for u := range t.n1 {
+					xu, w := s.u[u*d:u*d+d], in[u*l:u*l+l]
+					for p := t.uStart[u]; p < t.uStart[u+1]; p++ {
+						i := t.uItem[p]
+						if i < lo || i >= hi {
+							continue
+						}
+						if v := residual(t.y[p], s.v[int(i)*d:int(i)*d+d], xu); v != 0 {
+							o := out[int(i)*l : int(i)*l+l]
+							for j, wj := range w {
+								o[j] += v * wj
+							}
+						}
+					}
+				}
+			})
+		}
+	}
 	omega := make([]float64, t.n2*l)
 	st := newStream()
 	st.seed(s.seed, k0, kind, 2)

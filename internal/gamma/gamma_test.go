@@ -1,6 +1,7 @@
 package gamma
 
 import (
+	"gonum.org/v1/gonum/mathext"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -66,5 +67,29 @@ func TestTableLaw(t *testing.T) {
 	}
 	if want := float64(n) / cells; math.Abs(float64(tail)-want) > 5*math.Sqrt(want) {
 		t.Errorf("%d draws in the last cell, want %.0f", tail, want)
+	}
+}
+
+// TestTail: the tail table's draws are the exact quantiles of the upper
+// tail within 1e-7 of a draw, from the last cell's start to its end, for
+// the shapes the samplers use.
+func TestTail(t *testing.T) {
+	for _, a := range []float64{1, 2, 3.5, 10} {
+		tab := TableOf(a)
+		pcg := rand.NewPCG(7, 8)
+		for i := range 20000 {
+			bits := (cells-1)<<54 | pcg.Uint64()>>10
+			switch i {
+			case 0:
+				bits = (cells - 1) << 54 // the cell's start
+			case 1:
+				bits = (cells-1)<<54 | (1<<53 - 1) // its last draw
+			}
+			f := float64(bits&(1<<53-1)) * 0x1p-53
+			want := mathext.GammaIncRegCompInv(a, (1-f)/cells)
+			if got := tab.Tail(bits); math.Abs(got-want) > 1e-7*want {
+				t.Fatalf("shape %g, fraction %g of the last cell: %.12g, want %.12g", a, f, got, want)
+			}
+		}
 	}
 }
