@@ -203,12 +203,7 @@ func (s *sampler) row(sd *side, r int, sc *rowScratch) float64 {
 			// coordinates, Σ_{l≠c} Λ_cl (x_l − μ_l).
 			d := len(x)
 			lc := p.lam[c*d : c*d+d]
-			num := p.lmu[c] + b + old*a
-			for l, xl := range x {
-				if l != c {
-					num -= lc[l] * xl
-				}
-			}
+			num := p.lmu[c] + b + old*a - (kernel.Dot(lc, x) - lc[c]*old)
 			h := lc[c] + a
 			v = num/h + sc.s.rng.NormFloat64()/math.Sqrt(h)
 		} else {
