@@ -76,6 +76,11 @@ func readParts[V float32 | float64](path string, layout Layout, parts int) (*Rat
 			return nil, err // the first part's that failed, as one reader would fail
 		}
 	}
+	for p, r := range got {
+		if len(r.Rows) > lines[p] { // more ratings than its lines: the file grew as it was read
+			return nil, &FileError{Input: "ratings", Path: path, Err: fmt.Errorf("changed while it was read")}
+		}
+	}
 	rt := &RatingsOf[V]{}
 	rt.RowIDs = mergeIDs(got, func(r *RatingsOf[V]) ([]int64, []int32) { return r.RowIDs, r.Rows })
 	rt.ColIDs = mergeIDs(got, func(r *RatingsOf[V]) ([]int64, []int32) { return r.ColIDs, r.Cols })

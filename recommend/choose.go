@@ -78,7 +78,7 @@ const (
 
 // rankBudget is the rating-dimensions, m·(k+1), of a sweep beyond which a
 // rank must pay for its cost (see rankCost): a sweep of a few hundredths
-// of a second on two cores, so that 10^7 ratings at rank 10 are asked 11
+// of a second on two cores, so that 10^7 ratings at rank 20 are asked 21
 // times RankGain.
 const rankBudget = 1e7
 
@@ -224,7 +224,7 @@ func growChain(ctx context.Context, t *table, s Settings, v validation, ch *chos
 			before = c.snapshot()
 			c.grow(k)
 			lead := warmSweeps
-			if rankCost(t.m, k) > 1 {
+			if s.Sweeps == 0 && rankCost(t.m, k) > 1 {
 				lead = trialWarm
 			}
 			c.s.warm(lead)

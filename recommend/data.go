@@ -215,13 +215,13 @@ func (t *table) at(p int) float64 { return float64(t.y[p]) - t.mean }
 // the ratings given can be collected before the second half is made (at
 // 10^8 ratings, 1.2 GB less at the peak).
 func newTable(n1, n2 int, rows, cols []int32, values []float32) *table {
-	t := userOrder(n1, n2, rows, cols, values)
-	t.itemOrder()
+	t := userOrder(n1, n2, rows, cols, values, runtime.GOMAXPROCS(0))
+	t.itemOrder(runtime.GOMAXPROCS(0))
 	return t
 }
 
 // userOrder returns the table with its users' order alone.
-func userOrder(n1, n2 int, rows, cols []int32, values []float32) *table {
+func userOrder(n1, n2 int, rows, cols []int32, values []float32, workers int) *table {
 	m := len(values)
 	var mean fsum.Sum
 	for _, v := range values {
@@ -232,7 +232,7 @@ func userOrder(n1, n2 int, rows, cols []int32, values []float32) *table {
 	t.y = make([]float32, m)
 	t.uItem = make([]int32, m)
 	next := slices.Clone(t.uStart[:n1])
-	rowRanges(t.uStart, func(lo, hi int32) {
+	rowRanges(t.uStart, scanParts(workers, m, 1<<20), func(lo, hi int32) {
 		for k, u := range rows {
 			if u < lo || u >= hi {
 				continue
@@ -246,16 +246,24 @@ func userOrder(n1, n2 int, rows, cols []int32, values []float32) *table {
 	return t
 }
 
-// rowRanges calls f(lo, hi), in parallel, for ranges of the rows of start
-// (n+1 offsets of their ratings) that split the ratings evenly and
-// together cover the rows. Each call scans all the ratings in a fixed
+// rowRanges calls f(lo, hi) on parts goroutines for ranges of the rows of
+// start (n+1 offsets of their ratings) that split the ratings evenly and
+// together cover the rows (see scanParts). Each call scans all the ratings in a fixed
 // order and acts on those of its rows, so that what it makes depends on
 // that order and not on the cores: the cores split random writes (the
 // layout's, 9 s for each order of 10^8 ratings on one core) and random
 // reads of the other side's rows (the spectral start's).
-func rowRanges(start []int, f func(lo, hi int32)) {
-	n, m := len(start)-1, start[len(start)-1]
-	parts := min(runtime.GOMAXPROCS(0), max(1, m/(1<<20)))
+// scanParts is the number of parts of rowRanges for m ratings on workers
+// cores: one for each per ratings of them (a scan of all the ratings
+// must pay for itself), 8 at most (each part scans them all).
+func scanParts(workers, m, per int) int {
+	return max(1, min(workers, 8, m/per))
+}
+
+func rowRanges(start []int, parts int, f func(lo, hi int32)) {
+	n := len(start) - 1
+	m := start[n]
+	parts = max(1, parts)
 	bounds := make([]int32, parts+1)
 	for w := 1; w < parts; w++ { // rows split at even shares of the ratings
 		r, _ := slices.BinarySearch(start, w*m/parts)
@@ -272,13 +280,13 @@ func rowRanges(start []int, f func(lo, hi int32)) {
 // itemOrder adds the items' order to a table of the users' order: items'
 // rows list their ratings in user order, so that every pass adds in an
 // order fixed by the data.
-func (t *table) itemOrder() {
+func (t *table) itemOrder(workers int) {
 	m, n1, n2 := len(t.y), t.n1, t.n2
 	t.iStart = counts(n2, t.uItem)
 	t.iUser = make([]int32, m)
 	t.iy = make([]float32, m)
 	next := slices.Clone(t.iStart[:n2])
-	rowRanges(t.iStart, func(lo, hi int32) {
+	rowRanges(t.iStart, scanParts(workers, m, 1<<20), func(lo, hi int32) {
 		for u := range n1 {
 			for p := t.uStart[u]; p < t.uStart[u+1]; p++ {
 				i := t.uItem[p]

@@ -343,12 +343,12 @@ func sameRanks(a, b ranks.Exchanger) bool {
 // (shardTable).
 func layOut(x *Indexed, red ranks.Exchanger, workers int) (*table, error) {
 	if red == nil {
-		t := userOrder(len(x.Users), len(x.Items), x.Rows, x.Cols, x.Values)
+		t := userOrder(len(x.Users), len(x.Items), x.Rows, x.Cols, x.Values, workers)
 		if t.rerated(workers) {
 			return nil, duplicates(x, workers) // which pair, and where
 		}
 		collect()
-		t.itemOrder()
+		t.itemOrder(workers)
 		return t, nil
 	}
 	return shardTable(x, red, workers)

@@ -48,7 +48,8 @@ func (s *sampler) start() {
 }
 
 // warmSweeps penalized sweeps (ALS-WR's, penalty warmLambda) lead the
-// Bayesian chain from its start and from each growth of its rank: from the
+// Bayesian chain from its start and from each growth of its rank (trialWarm
+// where the grown rank's sweeps cost much): from the
 // spectral start alone, the chain's learned prior can hold rows it has
 // drawn small near zero for hundreds of sweeps (a held-out generator's
 // clusters: validation RMSE 1.98 at rank 5 after 44 sweeps, where ALS-WR
@@ -119,7 +120,7 @@ func (s *sampler) spectral(k0, kind int) {
 		// reading the users' rows in turn rather than at random.
 		ib = func(out, in []float64) {
 			clear(out)
-			rowRanges(t.iStart, func(lo, hi int32) {
+			rowRanges(t.iStart, scanParts(s.workers, t.m, 1<<16), func(lo, hi int32) {
 				for u := range t.n1 {
 					xu, w := s.u[u*d:u*d+d], in[u*l:u*l+l]
 					for p := t.uStart[u]; p < t.uStart[u+1]; p++ {

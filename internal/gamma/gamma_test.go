@@ -1,12 +1,12 @@
 package gamma
 
 import (
-	"gonum.org/v1/gonum/mathext"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
 
+	"gonum.org/v1/gonum/mathext"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
