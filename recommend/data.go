@@ -254,8 +254,8 @@ func userOrder(n1, n2 int, rows, cols []int32, values []float32, workers int) *t
 // layout's, 9 s for each order of 10^8 ratings on one core) and random
 // reads of the other side's rows (the spectral start's).
 // scanParts is the number of parts of rowRanges for m ratings on workers
-// cores: one for each per ratings of them (a scan of all the ratings
-// must pay for itself), 8 at most (each part scans them all).
+// cores: a part for every per ratings, so that its scan of all of them
+// pays for itself, and 8 at most (each part scans them all).
 func scanParts(workers, m, per int) int {
 	return max(1, min(workers, 8, m/per))
 }

@@ -466,7 +466,7 @@ func ratingsFit(path string, lines int, perLine, alone, avail int64, known bool)
 // The peak memory of solve --ratings by rating line, with a margin
 // (docs/recommend.md, "At scale"): with the lists, listsBytes (the peak at
 // 10^7 ratings); the ratings model alone (--lists=false, or on the ranks
-// of mpirun), modelBytes (the peaks at 10^8 and 5 x 10^8 are 26 and 23.4).
+// of mpirun), modelBytes (the peaks at 10^8 and 5 x 10^8 are 23.5 and 21.4).
 const (
 	listsBytes = 140
 	modelBytes = 40
