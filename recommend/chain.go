@@ -253,22 +253,34 @@ func (c *chain) stage(ctx context.Context, sweeps int) (stageOut, error) {
 		if spec.progress != nil {
 			spec.progress(n, best)
 		}
-		patience := spec.patience
-		if spec.scaled {
-			patience = min(patience, max(spec.minPatience, lastGain/2))
-		}
-		if m+1 >= spec.minSweeps && m-lastGain >= patience {
-			break
-		}
 		bests = append(bests, out.bestRMSE)
-		if m+1 == spec.trialSweeps && !(out.bestRMSE < spec.trialBelow) {
+		if spec.stops(bests, lastGain) {
 			break
 		}
-		if spec.rate > 0 && m+1 >= spec.minSweeps && m >= rateWindow && bests[m-rateWindow]-out.bestRMSE < spec.rate*rateWindow {
-			break
+		if m+1 == spec.trialSweeps && c.post != nil {
+			c.post.resume() // the trial made its share: the mean takes its sweeps
 		}
 	}
 	return out, nil
+}
+
+// stops reports whether a stage stops after its sweep m = len(bests)-1
+// (from 0), bests[j] its best RMSE after its sweep j, lastGain the sweep
+// of its last gain by more than tol: on patience, on its trial's share
+// (trialSweeps), or on its rate.
+func (spec *chainSpec) stops(bests []float64, lastGain int) bool {
+	m := len(bests) - 1
+	patience := spec.patience
+	if spec.scaled {
+		patience = min(patience, max(spec.minPatience, lastGain/2))
+	}
+	if m+1 >= spec.minSweeps && m-lastGain >= patience {
+		return true
+	}
+	if m+1 == spec.trialSweeps && !(bests[m] < spec.trialBelow) {
+		return true
+	}
+	return spec.rate > 0 && m+1 >= spec.minSweeps && m >= rateWindow && bests[m-rateWindow]-bests[m] < spec.rate*rateWindow
 }
 
 // finish returns the chain's posterior mean, having picked between its
@@ -333,23 +345,37 @@ func (c *chain) pick() {
 }
 
 // chainSnapshot is a chain's state before it grew: its sampler's, its
-// posterior means and their first sweeps, and their noise levels.
+// posterior means and their first sweeps and ranks, and their noise
+// levels. A shared snapshot holds the chain's means themselves, not
+// copies (see chain.postpone).
 type chainSnapshot struct {
 	s              *snapshot
 	post, alt      *posterior
+	shared         bool
+	ranks          [2]int // of post and alt
 	burn, alsoBurn int
 	kept           int
 	sdSum          float64
 }
 
-// snapshot returns a copy of the chain's state.
-func (c *chain) snapshot() *chainSnapshot {
-	sn := &chainSnapshot{s: c.s.snapshot(), kept: c.kept, sdSum: c.sdSum, burn: c.spec.burn, alsoBurn: c.spec.alsoBurn}
-	if c.post != nil {
-		sn.post = c.post.clone()
-	}
-	if c.alt != nil {
-		sn.alt = c.alt.clone()
+// snapshot returns the chain's state, its posterior means copied unless
+// shared: a chain that postpones its mean's sweeps (see postpone) until
+// it is restored or resumes changes neither of them.
+func (c *chain) snapshot(shared bool) *chainSnapshot {
+	sn := &chainSnapshot{s: c.s.snapshot(), shared: shared, kept: c.kept, sdSum: c.sdSum, burn: c.spec.burn, alsoBurn: c.spec.alsoBurn}
+	for j, p := range []*posterior{c.post, c.alt} {
+		if p == nil {
+			continue
+		}
+		if !shared {
+			p = p.clone()
+		}
+		if j == 0 {
+			sn.post = p
+		} else {
+			sn.alt = p
+		}
+		sn.ranks[j] = p.maxRank
 	}
 	return sn
 }
@@ -365,6 +391,24 @@ func (c *chain) restore(sn *chainSnapshot) {
 	c.s.restore(sn.s)
 	c.post, c.alt, c.kept, c.sdSum = sn.post, sn.alt, sn.kept, sn.sdSum
 	c.spec.burn, c.spec.alsoBurn = sn.burn, sn.alsoBurn
+	for j, p := range []*posterior{c.post, c.alt} {
+		if p != nil && sn.shared {
+			p.drop()
+			p.hold(sn.ranks[j]) // the rank grow gave it
+		}
+	}
+}
+
+// postpone makes the chain's posterior mean hold the sweeps it takes
+// until the stage's trial has made its share (chainSpec.trialSweeps),
+// when it adds them, or the chain is restored: a trial that stops on its
+// share is undone (its share is a quarter of the gain it must make to be
+// kept), and the mean it did not change need not have been copied. The
+// trial's own mean (alt, from its first sweep) takes them as they come.
+func (c *chain) postpone() {
+	if c.post != nil {
+		c.post.postpone()
+	}
 }
 
 // grow raises the chain's rank to k in place (see sampler.grow), its

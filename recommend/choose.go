@@ -221,24 +221,27 @@ func growChain(ctx context.Context, t *table, s Settings, v validation, ch *chos
 		if k = ranks[at]; k > limit {
 			break
 		}
+		f := rankCost(t.m, k)
+		must := (f - 1) * RankGain * v.sd // the gain a larger rank must make to be kept
+		costly := at > 0 && s.Sweeps == 0 && f > 1
 		if at > 0 {
-			before = c.snapshot()
+			before = c.snapshot(costly)
 			c.grow(k)
 			lead := warmSweeps
-			if s.Sweeps == 0 && rankCost(t.m, k) > 1 {
+			if costly {
 				lead = trialWarm
 			}
 			c.s.warm(lead)
 			c.restart(k)
 		}
-		f := rankCost(t.m, k)
 		c.spec.rate, c.spec.trialSweeps = 0, 0
 		if s.Sweeps == 0 {
 			c.spec.rate = chainRate * v.sd * sweepCost(t.m, k)
-			if best >= 0 && f > 1 {
-				c.spec.trialSweeps = trialSweeps
-				c.spec.trialBelow = sel.Candidates[best].RMSE - trialShare*(f-1)*RankGain*v.sd
-			}
+		}
+		if costly {
+			c.spec.trialSweeps = trialSweeps
+			c.spec.trialBelow = sel.Candidates[best].RMSE - trialShare*must
+			c.postpone()
 		}
 		begin := time.Now()
 		out, err := c.stage(ctx, stageSweeps(s))
@@ -246,9 +249,12 @@ func growChain(ctx context.Context, t *table, s Settings, v validation, ch *chos
 			return err
 		}
 		sel.Candidates = append(sel.Candidates, Candidate{Rank: k, Sweeps: out.sweeps, Best: c.bestSweep, RMSE: out.bestRMSE, Seconds: time.Since(begin).Seconds()})
-		if best >= 0 && !(out.bestRMSE < sel.Candidates[best].RMSE-(f-1)*RankGain*v.sd) {
+		if best >= 0 && !(out.bestRMSE < sel.Candidates[best].RMSE-must) {
 			c.restore(before) // the larger rank did not pay for its sweeps: undo it
 			break
+		}
+		if costly && c.post != nil {
+			c.post.resume() // (it has when the trial made its share)
 		}
 		gained := best < 0 || out.bestRMSE < sel.Candidates[best].RMSE-f*RankGain*v.sd
 		best, ch.sweeps = len(sel.Candidates)-1, c.n

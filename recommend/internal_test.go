@@ -2,6 +2,7 @@ package recommend
 
 import (
 	"cmp"
+	"context"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -570,6 +571,97 @@ func TestRowsTimes(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// TestStops: a stage stops on its patience (no gain by more than tol in
+// patience sweeps, at least minSweeps in all), on a costly trial's share
+// (its best after trialSweeps sweeps not below trialBelow) and on its rate
+// (a gain over the last rateWindow sweeps below rate a sweep), each at the
+// first sweep its rule holds and not before.
+func TestStops(t *testing.T) {
+	// first returns the first sweep (from 0) after which spec stops a
+	// stage whose best RMSEs are bests, -1 for none; the last gain is
+	// the last sweep that gained more than tol.
+	first := func(spec chainSpec, bests []float64) int {
+		lastGain := 0
+		for m := range bests {
+			if m > 0 && bests[m] < bests[m-1]-spec.tol {
+				lastGain = m
+			}
+			if spec.stops(bests[:m+1], lastGain) {
+				return m
+			}
+		}
+		return -1
+	}
+	// down returns n bests from 1, falling by step a sweep, then by
+	// after a sweep.
+	down := func(n, at int, step, after float64) []float64 {
+		b := []float64{1}
+		for m := 1; m < n; m++ {
+			d := step
+			if m >= at {
+				d = after
+			}
+			b = append(b, b[m-1]-d)
+		}
+		return b
+	}
+	never := math.MaxInt
+	for _, c := range []struct {
+		name  string
+		spec  chainSpec
+		bests []float64
+		want  int
+	}{
+		{"patience: no gain after sweep 3", chainSpec{patience: 15, minSweeps: 10, tol: 1e-3}, down(40, 4, 0.01, 0), 3 + 15},
+		{"patience, scaled: half the sweeps before the last gain", chainSpec{patience: 15, scaled: true, minPatience: 4, minSweeps: 1, tol: 1e-3}, down(40, 13, 0.01, 0), 12 + 6},
+		{"patience: not before minSweeps", chainSpec{patience: 2, minSweeps: 10, tol: 1e-3}, down(40, 1, 0.01, 0), 9},
+		{"rate: the window's gain falls below 0.01 a sweep", chainSpec{patience: never, minSweeps: 1, rate: 0.01}, down(40, 10, 0.02, 0.005), 13},
+		{"rate: never while each sweep gains more", chainSpec{patience: never, minSweeps: 1, rate: 0.01}, down(40, 40, 0.011, 0), -1},
+		{"rate: not before minSweeps", chainSpec{patience: never, minSweeps: 20, rate: 0.01}, down(40, 1, 0.02, 0), 19},
+		{"rate 0: no rate", chainSpec{patience: never, minSweeps: 1}, down(40, 1, 0.02, 0), -1},
+		{"trial: short of its share after 3 sweeps", chainSpec{patience: never, trialSweeps: 3, trialBelow: 0.975}, down(40, 40, 0.01, 0), 2},
+		{"trial: its share made by sweep 3", chainSpec{patience: never, trialSweeps: 3, trialBelow: 0.985}, down(40, 40, 0.01, 0), -1},
+		{"trial: its share made, then the rate", chainSpec{patience: never, trialSweeps: 3, trialBelow: 0.985, minSweeps: 1, rate: 0.001}, down(40, 3, 0.01, 0), 7},
+	} {
+		if got := first(c.spec, c.bests); got != c.want {
+			t.Errorf("%s: stops after sweep %d, want %d", c.name, got, c.want)
+		}
+	}
+}
+
+// TestStageStops: a chain's stage stops where its spec's rules say, on a
+// sampler's own validation RMSEs: with a rate that no gain meets, after
+// max(minSweeps, rateWindow+1) sweeps; on a trial whose share cannot be
+// made, after trialSweeps; with neither, all its sweeps.
+func TestStageStops(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		spec chainSpec
+		want int
+	}{
+		{"rate", chainSpec{patience: math.MaxInt, minSweeps: 8, rate: math.Inf(1)}, 8},
+		{"rate, its window", chainSpec{patience: math.MaxInt, minSweeps: 1, rate: math.Inf(1)}, rateWindow + 1},
+		{"trial", chainSpec{patience: math.MaxInt, trialSweeps: 3, trialBelow: math.Inf(-1)}, 3},
+		{"neither", chainSpec{patience: math.MaxInt}, 12},
+	} {
+		tb := smallTable(3)
+		p := holdOut(tb, 0.2, 5, streamSplit)
+		tb.mark(&p, true)
+		v := validation{p: &p, t: tb, lo: 1, hi: 5, mean: tb.mean, sd: 1}
+		s := newSampler(tb, 2, DefaultNu, 7, 1)
+		s.start()
+		spec := c.spec
+		spec.val = v.scores(burns)
+		out, err := newChain(s, spec).stage(context.Background(), 12)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out.sweeps != c.want {
+			t.Errorf("%s: %d sweeps, want %d", c.name, out.sweeps, c.want)
 		}
 	}
 }

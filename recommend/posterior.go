@@ -40,6 +40,17 @@ type posterior struct {
 	// a core idle part of the time); busy is done when it has. On ranks it
 	// runs in turn with the sweeps, whose collectives it must not cross.
 	busy sync.WaitGroup
+	// While postponing, the sweeps added wait in held, unmerged, until
+	// resume adds them as add would have (see postpone).
+	postponing bool
+	held       []heldSweep
+}
+
+// heldSweep is a sweep that a postponing posterior mean holds: its
+// biases and its factors.
+type heldSweep struct {
+	ub, ib []float64
+	f      factors
 }
 
 // factors are a sweep's factors, row-major, k columns: this rank's rows.
@@ -99,13 +110,62 @@ func (sf *sweepFactors) get() factors {
 func (p *posterior) add(sf *sweepFactors) {
 	t, s := p.t, sf.s
 	d, k := s.d, s.k
+	if p.postponing {
+		h := heldSweep{ub: make([]float64, t.n1), ib: make([]float64, t.n2), f: sf.get()}
+		for u := range t.n1 {
+			h.ub[u] = s.u[u*d+k]
+		}
+		for i := range t.n2 {
+			h.ib[i] = s.v[i*d+k]
+		}
+		p.held = append(p.held, h)
+		return
+	}
 	for u := range t.n1 {
 		p.ub[u] += s.u[u*d+k]
 	}
 	for i := range t.n2 {
 		p.ib[i] += s.v[i*d+k]
 	}
-	p.pend = append(p.pend, sf.get())
+	p.push(sf.get())
+}
+
+// postpone makes the mean hold the sweeps added from now on, neither
+// adding nor merging them, until resume adds them or drop lets them go:
+// a costly trial of a larger rank, undone more often than kept, then
+// leaves the mean as it was (chain.snapshot need not copy it), and on
+// 10^8 ratings no merge of rank-20 factors runs while the trial's own
+// rows are made.
+func (p *posterior) postpone() {
+	p.postponing = true
+}
+
+// resume adds the sweeps held, in their order, as add would have when
+// each was made (the same sums, the same merges), and stops postponing.
+func (p *posterior) resume() {
+	p.postponing = false
+	for _, h := range p.held {
+		for u, v := range h.ub {
+			p.ub[u] += v
+		}
+		for i, v := range h.ib {
+			p.ib[i] += v
+		}
+		p.push(h.f)
+	}
+	p.held = nil
+}
+
+// drop lets the sweeps held go and stops postponing.
+func (p *posterior) drop() {
+	p.postponing, p.held = false, nil
+}
+
+// push adds a sweep's factors to the buffer, and merges it into the held
+// factors when it is full.
+func (p *posterior) push(f factors) {
+	t := p.t
+	p.pend = append(p.pend, f)
 	p.count++
 	if len(p.pend) >= p.maxPend {
 		p.busy.Wait()
