@@ -665,3 +665,45 @@ func TestStageStops(t *testing.T) {
 		}
 	}
 }
+
+// TestPostpone: a posterior mean that postpones some sweeps and then
+// resumes is bit for bit the one that added them as they came (its
+// merges the same), and one that drops them is the one that never took
+// them.
+func TestPostpone(t *testing.T) {
+	tb := smallTable(4)
+	s := newSampler(tb, 2, DefaultNu, 9, 1)
+	s.start()
+	direct, resumed := newPosterior(tb, 3), newPosterior(tb, 3)
+	before, dropped := newPosterior(tb, 3), newPosterior(tb, 3)
+	for n := range 11 {
+		s.sweep(n)
+		sf := &sweepFactors{s: s}
+		if n == 3 {
+			resumed.postpone()
+			dropped.postpone()
+		}
+		direct.add(sf)
+		resumed.add(sf)
+		dropped.add(sf)
+		if n < 3 {
+			before.add(sf)
+		}
+		if n == 8 {
+			resumed.resume() // 6 sweeps held: a merge of 4 among them
+		}
+	}
+	dropped.drop()
+	same := func(name string, a, b *posterior) {
+		ua, ia, la, ra, ka := a.mean()
+		ub, ib, lb, rb, kb := b.mean()
+		if ka != kb || !slices.Equal(ua, ub) || !slices.Equal(ia, ib) || !slices.Equal(la, lb) || !slices.Equal(ra, rb) {
+			t.Errorf("%s: the means differ (ranks %d and %d)", name, ka, kb)
+		}
+	}
+	same("resumed", direct, resumed)
+	same("dropped", before, dropped)
+	if direct.count != 11 || dropped.count != 3 {
+		t.Errorf("counts %d and %d, want 11 and 3", direct.count, dropped.count)
+	}
+}
