@@ -111,7 +111,7 @@ func biasRounds(t *table, mean, lambdaUser, lambdaItem float64, parts int) (b, c
 			for u := q * n1 / parts; u < (q+1)*n1/parts; u++ {
 				bu := b[u]
 				for p := t.uStart[u]; p < t.uStart[u+1]; p++ {
-					sq[t.uItem[p]].Add(float64(t.y[p]) - mean - bu)
+					sq[t.uItem[p]].Add(float64(t.y.at(p)) - mean - bu)
 				}
 			}
 		})
@@ -137,7 +137,7 @@ func userBiases(t *table, b, c []float64, mean, lambdaUser float64, first, last 
 		for u := first + k*block; u < min(last, first+(k+1)*block); u++ {
 			var su fsum.Sum
 			for p := t.uStart[u]; p < t.uStart[u+1]; p++ {
-				su = su.Plus(float64(t.y[p]) - mean - c[t.uItem[p]])
+				su = su.Plus(float64(t.y.at(p)) - mean - c[t.uItem[p]])
 			}
 			b[u] = su.Value() / (float64(t.uStart[u+1]-t.uStart[u]) + lambdaUser)
 		}
@@ -205,7 +205,7 @@ func (tb *Table) Biases(lambdaUser, lambdaItem float64) (*Model, error) {
 	}
 	t := tb.t
 	m := &Model{Mean: t.mean, Users: tb.users, Items: tb.items}
-	m.Min, m.Max = valueRange(t.red, t.y)
+	m.Min, m.Max = t.y.valueRange(t.red)
 	if math.IsInf(lambdaUser, 1) && math.IsInf(lambdaItem, 1) {
 		// The biases stay 0: the global mean.
 		m.UserBias, m.ItemBias = make([]float64, t.n1), make([]float64, t.n2)
@@ -237,7 +237,7 @@ func sharedBiasRounds(t *table, lambdaUser, lambdaItem float64) (b, c []float64)
 			i := i0 + j
 			var s fsum.Sum
 			for q := t.iStart[i]; q < t.iStart[i+1]; q++ {
-				s = s.Plus(float64(t.iy[q]) - t.mean - b[t.iUser[q]])
+				s = s.Plus(float64(t.iy.at(q)) - t.mean - b[t.iUser[q]])
 			}
 			c[i] = s.Value() / (float64(t.iStart[i+1]-t.iStart[i]) + lambdaItem)
 		})

@@ -104,7 +104,7 @@ func choose(ctx context.Context, t *table, s Settings) (*chosen, error) {
 	if s.Validation == 0 {
 		s.Validation = min(DefaultValidation, DefaultHeldOut/float64(t.m))
 	}
-	lo, hi := valueRange(t.red, t.y)
+	lo, hi := t.y.valueRange(t.red)
 	p := holdOut(t, s.Validation, s.Seed, streamSplit)
 	nv := p.n
 	if nv < 1 || nv >= t.m {
@@ -150,8 +150,8 @@ func fittedSD(t *table, nv int) float64 {
 		state := make([]float64, 2)
 		t.relay(state, func() {
 			s := fsum.Resume(state[0], state[1])
-			for _, v := range t.y {
-				if v == v {
+			for p := range t.y.len() {
+				if v := t.y.at(p); v == v {
 					s = s.Plus(f(float64(v)))
 				}
 			}
@@ -433,7 +433,7 @@ func holdOut(t *table, fraction float64, seed uint64, kind int) pairs {
 				left2[i]--
 				p.users = append(p.users, int32(u))
 				p.items = append(p.items, i)
-				p.values = append(p.values, float64(t.y[pos]))
+				p.values = append(p.values, float64(t.y.at(pos)))
 				p.pos = append(p.pos, [2]int{pos, -1})
 			}
 		}

@@ -184,21 +184,23 @@ func byID[V float32 | float64](users, items []int64, rows, cols []int32, values 
 	return r
 }
 
-// table is a set of ratings laid out for the sampler, 16 bytes a rating:
-// the values and the other side's index in rows of users (CSR) and in rows
-// of items. The values are kept as given (float32), in both orders so
-// that each pass reads its own in order, and centred on the mean as they
-// are read; a rating held out for validation is NaN in both orders.
+// table is a set of ratings laid out for the sampler, 10 bytes a rating
+// where they take at most 255 values and 16 otherwise: the values and
+// the other side's index in rows of users (CSR) and in rows of items.
+// The values are kept as given (float32, or a byte that codes it), in
+// both orders so that each pass reads its own in order, and centred on
+// the mean as they are read; a rating held out for validation is NaN in
+// both orders.
 type table struct {
 	n1, n2 int
 	m      int // the ratings, of every rank
 	mean   float64
-	y      []float32 // the values, user by user
-	uStart []int     // ratings of user u: [uStart[u], uStart[u+1])
-	uItem  []int32   // the item of each rating, user by user
-	iStart []int     // ratings of item i in item order: [iStart[i], iStart[i+1])
-	iUser  []int32   // the user of each rating, item by item
-	iy     []float32 // the values, item by item
+	y      stored  // the values, user by user
+	uStart []int   // ratings of user u: [uStart[u], uStart[u+1])
+	uItem  []int32 // the item of each rating, user by user
+	iStart []int   // ratings of item i in item order: [iStart[i], iStart[i+1])
+	iUser  []int32 // the user of each rating, item by item
+	iy     stored  // the values, item by item
 	// red, when not nil, is the ranks among which the ratings are shared:
 	// this rank's table holds the ratings of its users in the users' half
 	// and of its items in the items' half (see shardTable and part), the
@@ -208,7 +210,7 @@ type table struct {
 }
 
 // at returns rating p (in user order) less the mean.
-func (t *table) at(p int) float64 { return float64(t.y[p]) - t.mean }
+func (t *table) at(p int) float64 { return float64(t.y.at(p)) - t.mean }
 
 // newTable lays out ratings given as indices (rows < n1, cols < n2): the
 // users' order from them, then the items' order from the users', so that
@@ -220,6 +222,10 @@ func newTable(n1, n2 int, rows, cols []int32, values []float32) *table {
 	return t
 }
 
+// codeValues codes the values of a table in a byte where they allow (see
+// stored); the tests turn it off to compare.
+var codeValues = true
+
 // userOrder returns the table with its users' order alone.
 func userOrder(n1, n2 int, rows, cols []int32, values []float32, workers int) *table {
 	m := len(values)
@@ -229,7 +235,14 @@ func userOrder(n1, n2 int, rows, cols []int32, values []float32, workers int) *t
 	}
 	t := &table{n1: n1, n2: n2, m: m, mean: mean.Value() / float64(m)}
 	t.uStart = counts(n1, rows)
-	t.y = make([]float32, m)
+	if codeValues {
+		t.y.scale = newScale(values, workers)
+	}
+	if sc := t.y.scale; sc != nil {
+		t.y.c = make([]uint8, m)
+	} else {
+		t.y.f = make([]float32, m)
+	}
 	t.uItem = make([]int32, m)
 	next := slices.Clone(t.uStart[:n1])
 	rowRanges(t.uStart, scanParts(workers, m, 1<<20), func(lo, hi int32) {
@@ -239,7 +252,7 @@ func userOrder(n1, n2 int, rows, cols []int32, values []float32, workers int) *t
 			}
 			p := next[u]
 			next[u]++
-			t.y[p] = values[k]
+			t.y.set(p, values[k])
 			t.uItem[p] = cols[k]
 		}
 	})
@@ -281,10 +294,15 @@ func rowRanges(start []int, parts int, f func(lo, hi int32)) {
 // rows list their ratings in user order, so that every pass adds in an
 // order fixed by the data.
 func (t *table) itemOrder(workers int) {
-	m, n1, n2 := len(t.y), t.n1, t.n2
+	m, n1, n2 := t.y.len(), t.n1, t.n2
 	t.iStart = counts(n2, t.uItem)
 	t.iUser = make([]int32, m)
-	t.iy = make([]float32, m)
+	t.iy = stored{scale: t.y.scale}
+	if t.y.c != nil {
+		t.iy.c = make([]uint8, m)
+	} else {
+		t.iy.f = make([]float32, m)
+	}
 	next := slices.Clone(t.iStart[:n2])
 	rowRanges(t.iStart, scanParts(workers, m, 1<<20), func(lo, hi int32) {
 		for u := range n1 {
@@ -296,7 +314,7 @@ func (t *table) itemOrder(workers int) {
 				q := next[i]
 				next[i]++
 				t.iUser[q] = int32(u)
-				t.iy[q] = t.y[p]
+				t.iy.copy(q, t.y, p)
 			}
 		}
 	})
@@ -319,10 +337,10 @@ func (t *table) mark(p *pairs, held bool) {
 			v = float32(p.values[e])
 		}
 		if pos[0] >= 0 {
-			t.y[pos[0]] = v
+			t.y.set(pos[0], v)
 		}
 		if pos[1] >= 0 {
-			t.iy[pos[1]] = v
+			t.iy.set(pos[1], v)
 		}
 	}
 	for _, o := range p.others {
@@ -330,7 +348,7 @@ func (t *table) mark(p *pairs, held bool) {
 		if !held {
 			v = o.v
 		}
-		t.iy[o.q] = v
+		t.iy.set(o.q, v)
 	}
 }
 

@@ -286,7 +286,7 @@ func FitTable(ctx context.Context, tb *Table, s Settings) (*Model, error) {
 		return nil, err
 	}
 	m := &Model{Users: tb.users, Items: tb.items}
-	m.Min, m.Max = valueRange(red, t.y)
+	m.Min, m.Max = t.y.valueRange(red)
 	var ch *chosen
 	if s.choosing() {
 		if ch, err = choose(ctx, t, s); err != nil {

@@ -138,7 +138,7 @@ func newFold(m *Model, r Ratings) *fold {
 				for e := old.Start[o]; e < old.Start[o+1]; e++ {
 					j := int32(f.iPos[old.Items[e]])
 					pos[j] = len(row)
-					row = append(row, iv{j, old.Values[e], false})
+					row = append(row, iv{j, old.Value(e), false})
 				}
 			}
 			at[u], heldBefore[u] = pos, len(row)
@@ -185,21 +185,23 @@ func newFold(m *Model, r Ratings) *fold {
 		s.Start[u+1] = s.Start[u] + int64(n)
 	}
 	total := s.Start[n1]
-	s.Items, s.Values = make([]int32, total), make([]float32, total)
+	s.Items, s.vals.f = make([]int32, total), make([]float32, total)
 	f.fresh = map[int][]bool{}
 	for u := range n1 {
 		dst := s.Start[u]
 		if row, ok := rows[u]; ok {
 			fr := make([]bool, len(row))
 			for j, x := range row {
-				s.Items[dst+int64(j)], s.Values[dst+int64(j)], fr[j] = x.i, x.v, x.fresh
+				s.Items[dst+int64(j)], s.vals.f[dst+int64(j)], fr[j] = x.i, x.v, x.fresh
 			}
 			f.fresh[u] = fr
 			continue
 		}
 		if o := oldOf[u]; o >= 0 {
 			lo, hi := old.Start[o], old.Start[o+1]
-			copy(s.Values[dst:], old.Values[lo:hi])
+			for e := lo; e < hi; e++ {
+				s.vals.f[dst+e-lo] = old.Value(e)
+			}
 			if len(f.newItems) == 0 {
 				copy(s.Items[dst:], old.Items[lo:hi])
 			} else {
@@ -656,7 +658,8 @@ func (f *fold) fitUsers(out *Model, workers int) {
 	k := out.Rank()
 	par.Do(workers, len(f.refit), func(j int) {
 		u := f.refit[j]
-		items, values := f.seen.Items[f.seen.Start[u]:f.seen.Start[u+1]], f.seen.Values[f.seen.Start[u]:f.seen.Start[u+1]]
+		lo, hi := f.seen.Start[u], f.seen.Start[u+1]
+		items := f.seen.Items[lo:hi]
 		if fitRatings {
 			var rs, es []float64
 			var fresh []bool
@@ -667,7 +670,7 @@ func (f *fold) fitUsers(out *Model, workers int) {
 				if k > 0 {
 					rs = append(rs, out.R.RawRowView(int(i))...)
 				}
-				es = append(es, float64(values[e])-out.Mean-out.ItemBias[i])
+				es = append(es, float64(f.seen.Value(lo+int64(e)))-out.Mean-out.ItemBias[i])
 				fresh = append(fresh, f.fresh[u][e])
 			}
 			var x0 []float64
@@ -689,7 +692,7 @@ func (f *fold) fitUsers(out *Model, workers int) {
 			clear(p)
 			for e, i := range items {
 				if f.oldItem[i] {
-					axpy(l.weight(values[e])*l.Scale[i], l.Q.RawRowView(int(i)), p)
+					axpy(l.weight(f.seen.Value(lo+int64(e)))*l.Scale[i], l.Q.RawRowView(int(i)), p)
 				}
 			}
 			for c := range p {
@@ -718,7 +721,7 @@ func (f *fold) fitItems(out *Model, workers int) {
 	for u := range len(f.users) {
 		for e := f.seen.Start[u]; e < f.seen.Start[u+1]; e++ {
 			if i := int(f.seen.Items[e]); isNew[i] {
-				byItem[i] = append(byItem[i], uv{u, f.seen.Values[e]})
+				byItem[i] = append(byItem[i], uv{u, f.seen.Value(e)})
 			}
 		}
 	}

@@ -117,7 +117,7 @@ func ridgeStepExact(t *testing.T, hold bool) {
 			for q := tb.uStart[u]; q < tb.uStart[u+1]; q++ {
 				if heldAt(q) {
 					i := tb.uItem[q]
-					p.users, p.items, p.values = append(p.users, int32(u)), append(p.items, i), append(p.values, float64(tb.y[q]))
+					p.users, p.items, p.values = append(p.users, int32(u)), append(p.items, i), append(p.values, float64(tb.y.at(q)))
 					p.pos = append(p.pos, [2]int{q, tb.itemPos(int32(u), i)})
 				}
 			}
@@ -142,7 +142,7 @@ func ridgeStepExact(t *testing.T, hold bool) {
 			}
 			n++
 			z := append(append([]float64(nil), s.v[int(tb.uItem[p])*d:int(tb.uItem[p])*d+k]...), 1)
-			r := float64(tb.y[p]) - tb.mean - s.v[int(tb.uItem[p])*d+k] - dot(x, z)
+			r := float64(tb.y.at(p)) - tb.mean - s.v[int(tb.uItem[p])*d+k] - dot(x, z)
 			for a := range d {
 				grad[a] -= r * z[a]
 			}

@@ -70,12 +70,21 @@ type ListCandidate struct {
 
 // Seen are interactions by user: user u's items (indices, each once, in
 // no particular order) are Items[Start[u]:Start[u+1]], with their values
-// (ratings, or weights of implicit feedback) in Values.
+// (ratings, or weights of implicit feedback), which Value gives: held as
+// float32, or, as a fit's table held them where they take at most 255
+// values, a byte each (see stored).
 type Seen struct {
-	Start  []int64
-	Items  []int32
-	Values []float32
+	Start []int64
+	Items []int32
+	vals  stored
 }
+
+// Value returns the value of interaction e (of Items[e]).
+func (s *Seen) Value(e int64) float32 { return s.vals.at(int(e)) }
+
+// Values returns the values of the interactions, in their order: the
+// Seen's own, or a copy where they are coded.
+func (s *Seen) Values() []float32 { return s.vals.floats() }
 
 // Len returns the number of interactions.
 func (s Seen) Len() int { return len(s.Items) }

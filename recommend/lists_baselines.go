@@ -72,7 +72,7 @@ func FitBaseline(ctx context.Context, x *Indexed, name string, relevant float64,
 	}
 	t := tb.t
 	if math.IsNaN(relevant) {
-		lo, hi := valueRange(nil, t.y)
+		lo, hi := t.y.valueRange(nil)
 		relevant = DefaultRelevant(lo, hi)
 	}
 	b := &baseline{t: t, x: imat{t: t}, s: s}
@@ -294,7 +294,7 @@ func (b *baseline) easeUsers(lam float64) (scorer, error) {
 		for bb := range n1 {
 			cab := c[a*n1+bb]
 			for e := t.uStart[bb]; e < t.uStart[bb+1]; e++ {
-				if b.x.w(t.y[e]) != 0 {
+				if b.x.w(t.y.at(e)) != 0 {
 					row[t.uItem[e]] += cab
 				}
 			}
@@ -304,7 +304,7 @@ func (b *baseline) easeUsers(lam float64) (scorer, error) {
 	for i := range n2 {
 		var s float64
 		for q := t.iStart[i]; q < t.iStart[i+1]; q++ {
-			if b.x.w(t.iy[q]) != 0 {
+			if b.x.w(t.iy.at(q)) != 0 {
 				s += xp[int(t.iUser[q])*n2+i]
 			}
 		}
@@ -317,7 +317,7 @@ func (b *baseline) easeUsers(lam float64) (scorer, error) {
 			row[i] = -row[i] / d[i]
 		}
 		for e := t.uStart[u]; e < t.uStart[u+1]; e++ {
-			if b.x.w(t.y[e]) != 0 {
+			if b.x.w(t.y.at(e)) != 0 {
 				row[t.uItem[e]] += 1
 			}
 		}
@@ -339,12 +339,12 @@ func (b *baseline) gram(users bool) []float64 {
 	par.Do(b.s.Workers, n, func(a int) {
 		row := g[a*n : (a+1)*n]
 		for e := start[a]; e < start[a+1]; e++ {
-			if x.w(vals[e]) == 0 {
+			if x.w(vals.at(e)) == 0 {
 				continue
 			}
 			o := int(idx[e])
 			for f := ostart[o]; f < ostart[o+1]; f++ {
-				if x.w(ovals[f]) != 0 {
+				if x.w(ovals.at(f)) != 0 {
 					row[oidx[f]]++
 				}
 			}
@@ -389,7 +389,7 @@ func (s *sparseTimesDense) scores(out []float64, rows []int) {
 		o := out[r*n2 : (r+1)*n2]
 		clear(o)
 		for e := t.uStart[u]; e < t.uStart[u+1]; e++ {
-			if s.x.w(t.y[e]) == 0 {
+			if s.x.w(t.y.at(e)) == 0 {
 				continue
 			}
 			i := int(t.uItem[e])
@@ -450,7 +450,7 @@ func (b *baseline) ials(k int, alpha, lam float64) (p, q []float64) {
 // ialsHalf updates the n rows of x (k wide) against the other side's m
 // rows y: row r's system (α YᵀY + Σ_obs y_j y_jᵀ + λ(n_r + α m) I) x_r =
 // Σ_obs y_j.
-func (b *baseline) ialsHalf(x, y []float64, n, m int, start []int, idx []int32, vals []float32, k int, alpha, lam float64) {
+func (b *baseline) ialsHalf(x, y []float64, n, m int, start []int, idx []int32, vals stored, k int, alpha, lam float64) {
 	g := make([]float64, k*k) // α YᵀY
 	addGram(g, k, m, b.s.Workers, func(buf []float64, r0, r1 int) { copy(buf, y[r0*k:r1*k]) })
 	for i := range k {
@@ -462,7 +462,7 @@ func (b *baseline) ialsHalf(x, y []float64, n, m int, start []int, idx []int32, 
 	par.Do(b.s.Workers, n, func(r int) {
 		var obs []int
 		for e := start[r]; e < start[r+1]; e++ {
-			if vals[e] == vals[e] {
+			if v := vals.at(e); v == v {
 				obs = append(obs, int(idx[e]))
 			}
 		}

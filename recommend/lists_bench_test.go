@@ -88,9 +88,9 @@ func randomModel(n1, n2, kr, k, seen int) *Model {
 	m.UserBias, m.ItemBias = make([]float64, n1), make([]float64, n2)
 	m.Mean, m.Min, m.Max = 3.5, 1, 5
 	m.Info = Info{Method: "bayes", Rank: kr / 2, Nu: 6, NoiseSD: 0.8}
-	m.Seen.Values = make([]float32, len(m.Seen.Items))
-	for e := range m.Seen.Values {
-		m.Seen.Values[e] = float32(1 + rng.IntN(5))
+	m.Seen.vals = stored{f: make([]float32, len(m.Seen.Items))}
+	for e := range m.Seen.vals.f {
+		m.Seen.vals.f[e] = float32(1 + rng.IntN(5))
 	}
 	l2 := m.Lists
 	l2.Scale, l2.Sig2, l2.Lambda, l2.Lambda0, l2.Weights, l2.Lo, l2.Span = make([]float64, n2), make([]float64, k), 30, 1, "rating", 1, 4

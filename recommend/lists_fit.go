@@ -84,7 +84,7 @@ const ratingFloor = 0.2
 
 // ratingsMatrix returns the table's matrix of ratings weights.
 func ratingsMatrix(t *table) imat {
-	lo, hi := valueRange(nil, t.y)
+	lo, hi := t.y.valueRange(nil)
 	x := imat{t: t, mode: ratingWeights, lo: lo, span: hi - lo}
 	if !(x.span > 0) {
 		x.mode = unitWeights
@@ -122,7 +122,7 @@ func (x imat) itemWeights() []float64 {
 	c := make([]float64, t.n2)
 	for i := range t.n2 {
 		for q := t.iStart[i]; q < t.iStart[i+1]; q++ {
-			c[i] += x.w(t.iy[q])
+			c[i] += x.w(t.iy.at(q))
 		}
 	}
 	return c
@@ -139,7 +139,7 @@ func (x imat) scales(counts []float64, pop float64) (s []float64, lambda0 float6
 			s[i] = math.Pow(c, -pop)
 		}
 		for q := t.iStart[i]; q < t.iStart[i+1]; q++ {
-			v := x.w(t.iy[q]) * s[i]
+			v := x.w(t.iy.at(q)) * s[i]
 			sq += v * v
 		}
 	}
@@ -153,7 +153,7 @@ func (x imat) mulX(out, in, s []float64, l, workers int) {
 		o := out[u*l : u*l+l]
 		clear(o)
 		for e := t.uStart[u]; e < t.uStart[u+1]; e++ {
-			if w := x.w(t.y[e]); w != 0 {
+			if w := x.w(t.y.at(e)); w != 0 {
 				i := int(t.uItem[e])
 				kernel.Axpy(w*s[i], in[i*l:i*l+l], o)
 			}
@@ -168,7 +168,7 @@ func (x imat) mulXT(out, in, s []float64, l, workers int) {
 		o := out[i*l : i*l+l]
 		clear(o)
 		for q := t.iStart[i]; q < t.iStart[i+1]; q++ {
-			if w := x.w(t.iy[q]); w != 0 {
+			if w := x.w(t.iy.at(q)); w != 0 {
 				u := int(t.iUser[q])
 				kernel.Axpy(w, in[u*l:u*l+l], o)
 			}
@@ -391,7 +391,7 @@ func newListValidation(t *table, p *pairs, implicit bool, rel float64, seed uint
 		v.relevant = append(v.relevant, r)
 		var seen []int32
 		for e := t.uStart[u]; e < t.uStart[u+1]; e++ {
-			if y := t.y[e]; y == y {
+			if y := t.y.at(e); y == y {
 				seen = append(seen, t.uItem[e])
 			}
 		}
@@ -457,7 +457,7 @@ func sampleUsers(t *table, n int, seed uint64) *table {
 	var vals []float32
 	for r, u := range users {
 		for e := t.uStart[u]; e < t.uStart[u+1]; e++ {
-			rows, cols, vals = append(rows, int32(r)), append(cols, t.uItem[e]), append(vals, t.y[e])
+			rows, cols, vals = append(rows, int32(r)), append(cols, t.uItem[e]), append(vals, t.y.at(e))
 		}
 	}
 	return newTable(n, t.n2, rows, cols, vals)
@@ -483,7 +483,7 @@ func fitLists(ctx context.Context, t *table, implicit bool, s Settings) (*Lists,
 	sel := &ListSelection{Fraction: listHeldOut, Metric: "NDCG@20"}
 	rel := math.Inf(-1)
 	if !implicit {
-		lo, hi := valueRange(nil, t.y)
+		lo, hi := t.y.valueRange(nil)
 		rel = DefaultRelevant(lo, hi)
 		sel.Relevant = rel
 	}
@@ -614,11 +614,12 @@ func searchLists(x imat, v *listValidation, sel *ListSelection, s Settings) (lis
 }
 
 // seenOf returns the table's ratings by user, in the order they came, in
-// the table's own memory (its users' half): no copy of 8 bytes a rating.
+// the table's own memory (its users' half): no copy of 5 or 8 bytes a
+// rating.
 func seenOf(t *table) *Seen {
 	start := make([]int64, t.n1+1)
 	for u, p := range t.uStart {
 		start[u] = int64(p)
 	}
-	return &Seen{Start: start, Items: t.uItem, Values: t.y}
+	return &Seen{Start: start, Items: t.uItem, vals: t.y}
 }

@@ -60,6 +60,7 @@ const ridgePasses = 3
 // its ratings.
 type rowScratch struct {
 	zc, res, w []float64
+	vals       []float32 // a coded row's values
 	s          *stream
 }
 
@@ -131,7 +132,7 @@ type side struct {
 	n     int
 	start []int
 	idx   []int32
-	vals  []float32
+	vals  stored
 	other []float64
 	p     *prior
 }
@@ -180,7 +181,7 @@ const gatherChunk = 64
 func (s *sampler) row(sd *side, r int, sc *rowScratch) float64 {
 	lo, hi := sd.start[r], sd.start[r+1]
 	k, d, n := s.k, s.d, hi-lo
-	x, idx, vals, other, p := sd.x[r*d:r*d+d], sd.idx[lo:hi], sd.vals[lo:hi], sd.other, sd.p
+	x, idx, vals, other, p := sd.x[r*d:r*d+d], sd.idx[lo:hi], sd.vals.slice(lo, hi, &sc.vals), sd.other, sd.p
 	sc.grow(n, k)
 	zc, res, w := sc.zc[:n*k], sc.res[:n], sc.w[:n]
 	base := s.t.mean + x[k]

@@ -131,7 +131,7 @@ func (m *Model) Save(dir string, extra ...File) error {
 			file{SeenStartFile, func(w io.Writer) error { return dataio.WriteInt64(w, []int{len(seen.Start)}, seen.Start) }},
 			file{SeenItemsFile, func(w io.Writer) error { return dataio.WriteInt32(w, []int{len(seen.Items)}, seen.Items) }},
 			file{SeenValuesFile, func(w io.Writer) error {
-				return dataio.WriteArray(w, dataio.Header{Dtype: "<f4", Shape: []int{len(seen.Values)}}, seen.Values)
+				return dataio.WriteArray(w, dataio.Header{Dtype: "<f4", Shape: []int{len(seen.Items)}}, seen.Values())
 			}})
 	}
 	js := modelJSON{Format: Format, Prediction: predictionFormula, Mean: m.Mean, Min: m.Min, Max: m.Max,
@@ -311,12 +311,12 @@ func (d *modelDir) seen(n int) (*Seen, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Seen{Start: start, Items: make([]int32, n), Values: make([]float32, n)}
+	s := &Seen{Start: start, Items: make([]int32, n), vals: stored{f: make([]float32, n)}}
 	for k, i := range items {
 		if i < 0 || i >= int64(js.Items) {
 			return nil, d.fail(SeenItemsFile, "item position %d at [%d] is out of range [0, %d)", i, k, js.Items)
 		}
-		s.Items[k], s.Values[k] = int32(i), float32(values[k])
+		s.Items[k], s.vals.f[k] = int32(i), float32(values[k])
 	}
 	if start[0] != 0 || start[js.Users] != int64(n) {
 		return nil, d.fail(SeenStartFile, "starts at %d and ends at %d, want 0 and %d", start[0], start[js.Users], n)

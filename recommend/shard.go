@@ -65,7 +65,7 @@ func shardTable(x *Indexed, red ranks.Exchanger, workers int) (*table, error) {
 		return nil, &InputError{Source: "recommend", Input: "ratings", Reason: "no ratings"}
 	}
 	t := &table{n1: n1, n2: n2, m: m, mean: mean, red: red}
-	t.uStart, t.uItem, t.y = half(partSource(x), red, false, n1)
+	t.uStart, t.uItem, t.y.f = half(partSource(x), red, false, n1)
 	found := 0.0
 	if t.rerated(workers) {
 		found = 1
@@ -77,7 +77,7 @@ func shardTable(x *Indexed, red ranks.Exchanger, workers int) (*table, error) {
 	// The users' halves are in the users' order, sent in rank order (rank
 	// 0's users first): each item's ratings arrive in the users' order, as
 	// itemOrder lays them out.
-	t.iStart, t.iUser, t.iy = half(t.usersSource(), red, true, n2)
+	t.iStart, t.iUser, t.iy.f = half(t.usersSource(), red, true, n2)
 	return t, nil
 }
 
@@ -100,13 +100,13 @@ func partSource(x *Indexed) source {
 // usersSource is this rank's users' half of the table, in the users'
 // order (the other ranks' users' rows are empty).
 func (t *table) usersSource() source {
-	return source{len(t.y), func(lo, hi int, f func(u, i int32, v float32)) {
+	return source{t.y.len(), func(lo, hi int, f func(u, i int32, v float32)) {
 		u := sort.Search(t.n1, func(u int) bool { return t.uStart[u+1] > lo })
 		for p := lo; p < hi; p++ {
 			for p >= t.uStart[u+1] {
 				u++
 			}
-			f(int32(u), t.uItem[p], t.y[p])
+			f(int32(u), t.uItem[p], t.y.at(p))
 		}
 	}}
 }

@@ -26,12 +26,12 @@ const (
 // to the spectral estimate of what the biases leave.
 func (s *sampler) start() {
 	t, d, k := s.t, s.d, s.k
-	bias := func(x []float64, n int, start []int, idx []int32, vals []float32, other []float64) {
+	bias := func(x []float64, n int, start []int, idx []int32, vals stored, other []float64) {
 		s.ownRows(n, func(r int) {
 			var sum float64
 			cnt := 0
 			for e := start[r]; e < start[r+1]; e++ {
-				if y := vals[e]; y == y {
+				if y := vals.at(e); y == y {
 					sum += float64(y) - t.mean - other[int(idx[e])*d+k]
 					cnt++
 				}
@@ -95,14 +95,14 @@ func (s *sampler) spectral(k0, kind int) {
 	}
 	// times sets out (n×l) to the residuals (rows of this side, in the
 	// order of start, idx and vals) times in (the other side's n'×l).
-	times := func(out []float64, n int, start []int, idx []int32, vals []float32, x, other, in []float64) {
+	times := func(out []float64, n int, start []int, idx []int32, vals stored, x, other, in []float64) {
 		s.ownRows(n, func(r int) {
 			o := out[r*l : r*l+l]
 			clear(o)
 			xr := x[r*d : r*d+d]
 			for e := start[r]; e < start[r+1]; e++ {
 				c := int(idx[e])
-				if v := residual(vals[e], xr, other[c*d:c*d+d]); v != 0 {
+				if v := residual(vals.at(e), xr, other[c*d:c*d+d]); v != 0 {
 					for j, w := range in[c*l : c*l+l] {
 						o[j] += v * w
 					}
@@ -128,7 +128,7 @@ func (s *sampler) spectral(k0, kind int) {
 						if i < lo || i >= hi {
 							continue
 						}
-						if v := residual(t.y[p], s.v[int(i)*d:int(i)*d+d], xu); v != 0 {
+						if v := residual(t.y.at(p), s.v[int(i)*d:int(i)*d+d], xu); v != 0 {
 							o := out[int(i)*l : int(i)*l+l]
 							for j, wj := range w {
 								o[j] += v * wj
@@ -191,7 +191,7 @@ func (s *sampler) fitScale(k0 int) {
 		xu := s.u[u*d : u*d+d]
 		var num, den float64
 		for e := t.uStart[u]; e < t.uStart[u+1]; e++ {
-			y := t.y[e]
+			y := t.y.at(e)
 			if y != y {
 				continue
 			}

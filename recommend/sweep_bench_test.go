@@ -33,7 +33,7 @@ func BenchmarkSweep(b *testing.B) {
 				s.sweep(n)
 				n++
 			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n)/float64(len(t.y)), "ns/rating")
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n)/float64(t.y.len()), "ns/rating")
 		})
 	}
 }

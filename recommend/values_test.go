@@ -1,0 +1,136 @@
+package recommend
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// TestScale: values of at most 255 distinct bit patterns are coded in
+// increasing order (0 before -0, by their bits), each code giving its value bit for bit,
+// the same on any number of cores; 256 patterns, or a NaN, are not coded.
+func TestScale(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	draw := func(m, distinct int) []float32 {
+		v := make([]float32, m)
+		for k := range v {
+			v[k] = float32(rng.IntN(distinct))*0.5 - 3
+		}
+		return v
+	}
+	for _, c := range []struct {
+		m, distinct int
+		coded       bool
+	}{{10, 3, true}, {3 << 20, 255, true}, {3 << 20, 256, false}, {100000, 256, false}} {
+		v := draw(c.m, c.distinct)
+		var ref *scale
+		for _, workers := range []int{1, 2, 3} {
+			s := newScale(v, workers)
+			if (s != nil) != c.coded {
+				t.Fatalf("%d values of %d: coded %v, want %v", c.m, c.distinct, s != nil, c.coded)
+			}
+			if s == nil {
+				continue
+			}
+			if ref == nil {
+				ref = s
+			} else if s.vals != ref.vals && !slices.EqualFunc(s.vals[:], ref.vals[:], func(a, b float32) bool { return math.Float32bits(a) == math.Float32bits(b) }) {
+				t.Errorf("%d workers: another scale", workers)
+			}
+			if !slices.IsSorted(s.vals[:s.n]) {
+				t.Errorf("the scale is not increasing: %v", s.vals[:s.n])
+			}
+			for _, x := range v {
+				if got := s.vals[s.code(x)]; math.Float32bits(got) != math.Float32bits(x) {
+					t.Fatalf("%v decodes as %v", x, got)
+				}
+			}
+		}
+	}
+	z := []float32{0, float32(math.Copysign(0, -1)), 1}
+	s := newScale(z, 1)
+	if s == nil || s.n != 3 || math.Signbit(float64(s.vals[0])) || !math.Signbit(float64(s.vals[1])) {
+		t.Errorf("-0, 0 and 1: scale %v", s)
+	}
+	if s.code(float32(math.NaN())) != heldCode || !math.IsNaN(float64(s.vals[heldCode])) {
+		t.Error("NaN is not the held code")
+	}
+	if newScale([]float32{1, float32(math.NaN())}, 1) != nil {
+		t.Error("a NaN coded")
+	}
+}
+
+// TestCodedTable: a table whose values are coded fits bit for bit as one
+// that holds them as float32, its value range and its marks the same.
+func TestCodedTable(t *testing.T) {
+	x := smallRatings(5)
+	fit := func(coded bool) (*table, *Model) {
+		codeValues = coded
+		defer func() { codeValues = true }()
+		tb, err := LayOut(x, Settings{NoLists: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := FitTable(context.Background(), tb, Settings{NoLists: true, Seed: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tb.t, m
+	}
+	tc, mc := fit(true)
+	tf, mf := fit(false)
+	if tc.y.c == nil || tc.iy.c == nil || tf.y.c != nil {
+		t.Fatal("the tables are not coded and float32")
+	}
+	for p := range tf.y.len() {
+		if math.Float32bits(tc.y.at(p)) != math.Float32bits(tf.y.at(p)) || math.Float32bits(tc.iy.at(p)) != math.Float32bits(tf.iy.at(p)) {
+			t.Fatalf("value %d differs", p)
+		}
+	}
+	lo, hi := tc.y.valueRange(nil)
+	if lo2, hi2 := tf.y.valueRange(nil); lo != lo2 || hi != hi2 {
+		t.Errorf("value range [%v, %v], float32 [%v, %v]", lo, hi, lo2, hi2)
+	}
+	if !slices.Equal(mc.L.RawMatrix().Data, mf.L.RawMatrix().Data) || !slices.Equal(mc.R.RawMatrix().Data, mf.R.RawMatrix().Data) ||
+		!slices.Equal(mc.UserBias, mf.UserBias) || !slices.Equal(mc.ItemBias, mf.ItemBias) || mc.Info.Sweeps != mf.Info.Sweeps {
+		t.Error("the coded table's fit differs")
+	}
+	if !slices.Equal(mc.Seen.Values(), mf.Seen.Values()) || mc.Seen.Value(7) != mf.Seen.Value(7) {
+		t.Error("the coded table's seen values differ")
+	}
+	// Marked and given back, the same again.
+	p := holdOut(tc, 0.2, 1, streamSplit)
+	tc.mark(&p, true)
+	if lo, _ := tc.y.valueRange(nil); !math.IsNaN(lo) {
+		t.Errorf("marked: range from %v, want NaN as slices.Min gives", lo)
+	}
+	tc.mark(&p, false)
+	for q := range tf.y.len() {
+		if math.Float32bits(tc.y.at(q)) != math.Float32bits(tf.y.at(q)) || math.Float32bits(tc.iy.at(q)) != math.Float32bits(tf.iy.at(q)) {
+			t.Fatalf("value %d differs after the marks", q)
+		}
+	}
+}
+
+// smallRatings are random half-star ratings of 60 users and 40 items.
+func smallRatings(seed uint64) *Indexed {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	x := &Indexed{}
+	for u := range 60 {
+		x.Users = append(x.Users, int64(u))
+	}
+	for i := range 40 {
+		x.Items = append(x.Items, int64(i))
+	}
+	for u := range 60 {
+		for i := range 40 {
+			if rng.Float64() < 0.3 {
+				x.Rows, x.Cols = append(x.Rows, int32(u)), append(x.Cols, int32(i))
+				x.Values = append(x.Values, float32(1+rng.IntN(9))*0.5)
+			}
+		}
+	}
+	return x
+}
