@@ -82,7 +82,7 @@ func BiasesIndexed(x *Indexed, lambdaUser, lambdaItem float64) (*Model, error) {
 	if x.Len() > 1<<20 {
 		parts = itemParts
 	}
-	m.UserBias, m.ItemBias = biasRounds(userOrder(n1, n2, x.Rows, x.Cols, x.Values, runtime.GOMAXPROCS(0)), m.Mean, lambdaUser, lambdaItem, parts)
+	m.UserBias, m.ItemBias = biasRounds(userOrder(n1, n2, x.Rows, x.Cols, stored{f: x.Values}, runtime.GOMAXPROCS(0)), m.Mean, lambdaUser, lambdaItem, parts)
 	m.Info = Info{Method: "biases", Lambda: lambdaItem, Ratings: x.Len()}
 	return m, nil
 }

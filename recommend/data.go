@@ -217,7 +217,7 @@ func (t *table) at(p int) float64 { return float64(t.y.at(p)) - t.mean }
 // the ratings given can be collected before the second half is made (at
 // 10^8 ratings, 1.2 GB less at the peak).
 func newTable(n1, n2 int, rows, cols []int32, values []float32) *table {
-	t := userOrder(n1, n2, rows, cols, values, runtime.GOMAXPROCS(0))
+	t := userOrder(n1, n2, rows, cols, stored{f: values}, runtime.GOMAXPROCS(0))
 	t.itemOrder(runtime.GOMAXPROCS(0))
 	return t
 }
@@ -226,19 +226,23 @@ func newTable(n1, n2 int, rows, cols []int32, values []float32) *table {
 // stored); the tests turn it off to compare.
 var codeValues = true
 
-// userOrder returns the table with its users' order alone.
-func userOrder(n1, n2 int, rows, cols []int32, values []float32, workers int) *table {
-	m := len(values)
+// userOrder returns the table with its users' order alone, of the
+// ratings' values in (float32, or coded as the table will hold them).
+func userOrder(n1, n2 int, rows, cols []int32, in stored, workers int) *table {
+	m := in.len()
 	var mean fsum.Sum
-	for _, v := range values {
-		mean.Add(float64(v))
+	for k := range m {
+		mean.Add(float64(in.at(k)))
 	}
 	t := &table{n1: n1, n2: n2, m: m, mean: mean.Value() / float64(m)}
 	t.uStart = counts(n1, rows)
-	if codeValues {
-		t.y.scale = newScale(values, workers)
+	switch {
+	case in.c != nil:
+		t.y.scale = in.scale
+	case codeValues:
+		t.y.scale = newScale(in.f, workers)
 	}
-	if sc := t.y.scale; sc != nil {
+	if t.y.scale != nil {
 		t.y.c = make([]uint8, m)
 	} else {
 		t.y.f = make([]float32, m)
@@ -252,7 +256,11 @@ func userOrder(n1, n2 int, rows, cols []int32, values []float32, workers int) *t
 			}
 			p := next[u]
 			next[u]++
-			t.y.set(p, values[k])
+			if in.c != nil {
+				t.y.c[p] = in.c[k]
+			} else {
+				t.y.set(p, in.f[k])
+			}
 			t.uItem[p] = cols[k]
 		}
 	})

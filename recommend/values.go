@@ -141,6 +141,20 @@ func (s *scale) code(x float32) uint8 {
 	return s.codes[s.find(math.Float32bits(x))]
 }
 
+// encode returns the codes of the values v, all of the scale, on workers
+// cores.
+func (s *scale) encode(v []float32, workers int) []uint8 {
+	c := make([]uint8, len(v))
+	parts := max(1, min(workers, len(v)/(1<<20)))
+	par.Do(parts, parts, func(w int) {
+		lo, hi := w*len(v)/parts, (w+1)*len(v)/parts
+		for k, x := range v[lo:hi] {
+			c[lo+k] = s.code(x)
+		}
+	})
+	return c
+}
+
 // newScale returns the scale of the values, nil if they take more than
 // 255 values (or NaN), found on workers cores.
 func newScale(v []float32, workers int) *scale {

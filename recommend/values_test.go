@@ -134,3 +134,49 @@ func smallRatings(seed uint64) *Indexed {
 	}
 	return x
 }
+
+// TestLayOutTaking: a table laid out from ratings given up (coded before
+// the users' half is made) fits bit for bit as LayOut's, the ratings
+// given up are gone, and a pair rated twice is named as LayOut names it.
+func TestLayOutTaking(t *testing.T) {
+	fit := func(take bool) *Model {
+		x := smallRatings(6)
+		lay := LayOut
+		if take {
+			lay = LayOutTaking
+		}
+		tb, err := lay(x, Settings{NoLists: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if take && (x.Rows != nil || x.Cols != nil || x.Values != nil) {
+			t.Error("LayOutTaking left the ratings in x")
+		}
+		if !take && x.Values == nil {
+			t.Error("LayOut took the ratings")
+		}
+		if take && tb.t.y.c == nil {
+			t.Error("the table is not coded")
+		}
+		m, err := FitTable(context.Background(), tb, Settings{NoLists: true, Seed: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	a, b := fit(false), fit(true)
+	if !slices.Equal(a.L.RawMatrix().Data, b.L.RawMatrix().Data) || !slices.Equal(a.UserBias, b.UserBias) || a.Mean != b.Mean {
+		t.Error("LayOutTaking's table fits otherwise")
+	}
+	errOf := func(lay func(*Indexed, Settings) (*Table, error)) error {
+		x := smallRatings(6)
+		x.Rows = append(x.Rows, x.Rows[4])
+		x.Cols = append(x.Cols, x.Cols[4])
+		x.Values = append(x.Values, 2)
+		_, err := lay(x, Settings{})
+		return err
+	}
+	if e1, e2 := errOf(LayOut), errOf(LayOutTaking); e1 == nil || e2 == nil || e1.Error() != e2.Error() {
+		t.Errorf("a pair rated twice: %v, taking %v", e1, e2)
+	}
+}

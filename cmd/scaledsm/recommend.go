@@ -156,15 +156,16 @@ func runRecommend(c *solveCmd, model string) error {
 	if ctx.Err() != nil {
 		return exitError{errors.New("interrupted while reading the ratings; nothing written"), exitInterrupted}
 	}
-	// The ratings are laid out once, for the baselines and the fit: the
-	// ratings read can be collected as the table's second half is made.
+	// The ratings are laid out once, for the baselines and the fit, and
+	// given up to the table (LayOutTaking): their memory goes as it is
+	// made.
 	count := train.Len()
 	if world != nil {
 		count = reduce.Count(world, count)
 	}
 	setPhase("fitting")
 	resetCollectives() // the fit's alone in the ranks' figures
-	tb, err := recommend.LayOut(train, s)
+	tb, err := recommend.LayOutTaking(train, s)
 	if err != nil {
 		return recommendError(err, c.ef.ratings, layout)
 	}
