@@ -80,8 +80,12 @@ const (
 // rankBudget is the rating-dimensions, m·(k+1), of a sweep beyond which a
 // rank must pay for its cost (see rankCost): a sweep of a few hundredths
 // of a second on two cores, so that 10^7 ratings at rank 20 are asked 21
-// times RankGain.
-const rankBudget = 1e7
+// times RankGain. A variable for the tests.
+var rankBudget = 1e7
+
+// postponeTrials makes a costly trial postpone the chain's posterior mean
+// (chain.postpone) rather than copy it; the tests turn it off to compare.
+var postponeTrials = true
 
 // rankCost is the factor of RankGain that rank k must gain on m ratings to
 // be grown past, and beyond 1 (less 1) to be kept over the rank before it:
@@ -225,7 +229,7 @@ func growChain(ctx context.Context, t *table, s Settings, v validation, ch *chos
 		must := (f - 1) * RankGain * v.sd // the gain a larger rank must make to be kept
 		costly := at > 0 && s.Sweeps == 0 && f > 1
 		if at > 0 {
-			before = c.snapshot(costly)
+			before = c.snapshot(costly && postponeTrials)
 			c.grow(k)
 			lead := warmSweeps
 			if costly {
@@ -241,7 +245,9 @@ func growChain(ctx context.Context, t *table, s Settings, v validation, ch *chos
 		if costly {
 			c.spec.trialSweeps = trialSweeps
 			c.spec.trialBelow = sel.Candidates[best].RMSE - trialShare*must
-			c.postpone()
+			if postponeTrials {
+				c.postpone()
+			}
 		}
 		begin := time.Now()
 		out, err := c.stage(ctx, stageSweeps(s))

@@ -218,8 +218,9 @@ func Fit(ctx context.Context, r Ratings, s Settings) (*Model, error) {
 }
 
 // FitIndexed is Fit of ratings in the compact form, which it does not
-// copy: its memory is the 16 bytes a rating of the sampler's table
-// (LayOut, then FitTable). The model shares the ratings' ids.
+// copy: its memory is the sampler's table, 10 bytes a rating where the
+// values take at most 255 values and 16 otherwise (LayOut, then
+// FitTable). The model shares the ratings' ids.
 func FitIndexed(ctx context.Context, x *Indexed, s Settings) (*Model, error) {
 	tb, err := LayOut(x, s)
 	if err != nil {
@@ -228,9 +229,11 @@ func FitIndexed(ctx context.Context, x *Indexed, s Settings) (*Model, error) {
 	return FitTable(ctx, tb, s)
 }
 
-// A Table is ratings laid out for a fit (LayOut): 16 bytes a rating, the
-// values and the other side's index in the users' order and in the
-// items' order; on the ranks of an MPI job (Settings.Reducer), this
+// A Table is ratings laid out for a fit (LayOut): 10 or 16 bytes a
+// rating (the values coded in a byte where they take at most 255 values,
+// float32 otherwise, and on the ranks of an MPI job), the values and the
+// other side's index in the users' order and in the items' order; on the
+// ranks of an MPI job (Settings.Reducer), this
 // rank's users' ratings and its items'. FitTable fits it; Biases gives
 // its baselines without a table of their own.
 type Table struct {

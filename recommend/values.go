@@ -13,7 +13,7 @@ import (
 // like: the scales of MovieLens, Netflix and Yahoo!), a byte each, the
 // code of the value in a scale. The codes give the values bit for bit,
 // at a quarter of the memory: 10 bytes a rating for both orders of a
-// table instead of 16 (at 10^8 ratings, 566 MiB less). A rating held out
+// table instead of 16 (at 10^8 ratings, 572 MiB less). A rating held out
 // (NaN) is the code heldCode.
 type stored struct {
 	f     []float32 // the values, when not coded
@@ -163,28 +163,26 @@ func newScale(v []float32, workers int) *scale {
 	sets := make([][]uint32, parts)
 	par.Do(parts, parts, func(w int) {
 		var s scale
-		var bits []uint32
-		last := uint32(math.MaxUint32) // no float32 of a rating (a NaN's)
+		bits := []uint32{} // not nil: nil says too many
+		last := uint32(math.MaxUint32)
 		for _, x := range v[w*len(v)/parts : (w+1)*len(v)/parts] {
+			if x != x {
+				return
+			}
 			b := math.Float32bits(x)
 			if b == last {
 				continue
 			}
 			last = b
-			if x != x {
-				sets[w] = nil
-				return
-			}
 			if h := s.find(b); s.slot[h] == 0 {
 				if len(bits) == most {
-					sets[w] = nil
 					return
 				}
 				s.slot[h] = b + 1
 				bits = append(bits, b)
 			}
 		}
-		sets[w] = append(bits, 0)[:len(bits)] // not nil when empty
+		sets[w] = bits
 	})
 	var all []uint32
 	for _, bits := range sets {
