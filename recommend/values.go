@@ -65,9 +65,11 @@ func (v stored) slice(lo, hi int, buf *[]float32) []float32 {
 	if cap(*buf) < hi-lo {
 		*buf = make([]float32, hi-lo)
 	}
-	out := (*buf)[:hi-lo]
-	for j, c := range v.c[lo:hi] {
-		out[j] = v.scale.vals[c]
+	cs := v.c[lo:hi]
+	out := (*buf)[:len(cs)]
+	vals := &v.scale.vals
+	for j := range cs {
+		out[j] = vals[cs[j]]
 	}
 	return out
 }
