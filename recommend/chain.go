@@ -53,24 +53,9 @@ func newScores(p pairs, t *table, lo, hi, mean float64, burns []int) *scores {
 // (NaN for one that has not started); with no burns, the RMSE of this
 // sweep's predictions alone.
 func (sc *scores) add(s *sampler, n int) []float64 {
-	d, k := s.d, s.k
-	for e := range sc.cur {
-		u, i := sc.p.users[e], sc.p.items[e]
-		var v float64
-		if u >= 0 {
-			xu := s.u[int(u)*d : int(u)*d+d]
-			v += xu[k]
-			if i >= 0 {
-				v += dot(xu[:k], s.v[int(i)*d:])
-			}
-		}
-		if i >= 0 {
-			v += s.v[int(i)*d+k]
-		}
-		sc.cur[e] = v
-	}
+	sc.predict(s)
 	if len(sc.burns) == 0 {
-		return sc.rmses([][]float64{sc.cur}, []float64{1})
+		return sc.rmses([][]float64{sc.cur}, []float64{1}, nil)
 	}
 	sums, counts := make([][]float64, len(sc.burns)), make([]float64, len(sc.burns))
 	for j, b := range sc.burns {
@@ -87,7 +72,44 @@ func (sc *scores) add(s *sampler, n int) []float64 {
 		}
 		sums[j], counts[j] = sum, float64(sc.counts[j])
 	}
-	return sc.rmses(sums, counts)
+	return sc.rmses(sums, counts, nil)
+}
+
+// peek returns what add(s, n) would, bit for bit, without adding sweep
+// n's predictions to the averages.
+func (sc *scores) peek(s *sampler, n int) []float64 {
+	sc.predict(s)
+	if len(sc.burns) == 0 {
+		return sc.rmses([][]float64{sc.cur}, []float64{1}, nil)
+	}
+	sums, counts := make([][]float64, len(sc.burns)), make([]float64, len(sc.burns))
+	for j, b := range sc.burns {
+		if n >= b {
+			sums[j], counts[j] = sc.sums[j], float64(sc.counts[j]+1)
+		}
+	}
+	return sc.rmses(sums, counts, sc.cur)
+}
+
+// predict sets cur to the sampler's predictions of the pairs (less the
+// table's mean).
+func (sc *scores) predict(s *sampler) {
+	d, k := s.d, s.k
+	for e := range sc.cur {
+		u, i := sc.p.users[e], sc.p.items[e]
+		var v float64
+		if u >= 0 {
+			xu := s.u[int(u)*d : int(u)*d+d]
+			v += xu[k]
+			if i >= 0 {
+				v += dot(xu[:k], s.v[int(i)*d:])
+			}
+		}
+		if i >= 0 {
+			v += s.v[int(i)*d+k]
+		}
+		sc.cur[e] = v
+	}
 }
 
 // start begins an average from sweep n on, unless one does.
@@ -102,26 +124,37 @@ func (sc *scores) start(n int) {
 
 // rmse returns the RMSE of average j, clipped to the scale.
 func (sc *scores) rmse(j int) float64 {
-	return sc.rmses([][]float64{sc.sums[j]}, []float64{float64(sc.counts[j])})[0]
+	return sc.rmses([][]float64{sc.sums[j]}, []float64{float64(sc.counts[j])}, nil)[0]
 }
 
 // rmses returns the RMSE of each sum of predictions over counts[j] sweeps,
-// clipped to the scale (NaN for a nil sum): the squares added in the
+// clipped to the scale (NaN where counts[j] is 0), plus added to each
+// sum when not nil (a nil sum is then zeros): the squares added in the
 // pairs' order, relayed over the ranks' pairs in rank order.
-func (sc *scores) rmses(sums [][]float64, counts []float64) []float64 {
+func (sc *scores) rmses(sums [][]float64, counts []float64, plus []float64) []float64 {
 	sq := make([]float64, len(sums))
 	sc.relay(sq, func() {
 		for j, sum := range sums {
-			for e, s := range sum {
+			if counts[j] == 0 {
+				continue
+			}
+			for e, y := range sc.p.values {
+				var s float64
+				if sum != nil {
+					s = sum[e]
+				}
+				if plus != nil {
+					s += plus[e]
+				}
 				p := min(max(sc.mean+s/counts[j], sc.lo), sc.hi)
-				r := p - sc.p.values[e]
+				r := p - y
 				sq[j] += r * r
 			}
 		}
 	})
-	for j, sum := range sums {
+	for j := range sums {
 		sq[j] = math.Sqrt(sq[j] / float64(sc.p.n))
-		if sum == nil {
+		if counts[j] == 0 {
 			sq[j] = math.NaN()
 		}
 	}
@@ -213,14 +246,18 @@ func (c *chain) stage(ctx context.Context, sweeps int) (stageOut, error) {
 		s.sweep(spec.first + n)
 		c.n++
 		out.sweeps = m + 1
+		// A trial that stops on its share is undone (see growChain): its
+		// last sweep's factors, which at 10^8 ratings would be the peak's
+		// last 80 MB, are not copied for its means.
+		undone := skipUndone && m+1 == spec.trialSweeps && spec.val != nil && spec.trialStops(m, min(out.bestRMSE, leastOf(spec.val.peek(s, n))))
 		sf := &sweepFactors{s: s} // shared by the two means
-		if c.alt != nil && n >= spec.alsoBurn && (n-spec.alsoBurn)%max(spec.thin, 1) == 0 {
+		if !undone && c.alt != nil && n >= spec.alsoBurn && (n-spec.alsoBurn)%max(spec.thin, 1) == 0 {
 			c.alt.add(sf)
 		}
 		if c.alt != nil && n+1 >= 3*spec.alsoBurn {
 			c.pick()
 		}
-		if c.post != nil && n >= spec.burn && (n-spec.burn)%max(spec.thin, 1) == 0 {
+		if !undone && c.post != nil && n >= spec.burn && (n-spec.burn)%max(spec.thin, 1) == 0 {
 			c.post.add(sf)
 			c.sdSum += 1 / math.Sqrt(s.alpha)
 			c.kept++
@@ -277,10 +314,28 @@ func (spec *chainSpec) stops(bests []float64, lastGain int) bool {
 	if m+1 >= spec.minSweeps && m-lastGain >= patience {
 		return true
 	}
-	if m+1 == spec.trialSweeps && !(bests[m] < spec.trialBelow) {
+	if spec.trialStops(m, bests[m]) {
 		return true
 	}
 	return spec.rate > 0 && m+1 >= spec.minSweeps && m >= rateWindow && bests[m-rateWindow]-bests[m] < spec.rate*rateWindow
+}
+
+// trialStops reports whether a trial stops after its sweep m (from 0),
+// best its best RMSE then: at its trialSweeps-th sweep, when best has not
+// made the trial's share (trialBelow).
+func (spec *chainSpec) trialStops(m int, best float64) bool {
+	return m+1 == spec.trialSweeps && !(best < spec.trialBelow)
+}
+
+// leastOf returns the least of rmses, +Inf when none is a number.
+func leastOf(rmses []float64) float64 {
+	b := math.Inf(1)
+	for _, r := range rmses {
+		if r < b {
+			b = r
+		}
+	}
+	return b
 }
 
 // finish returns the chain's posterior mean, having picked between its

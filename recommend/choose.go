@@ -87,6 +87,11 @@ var rankBudget = 1e7
 // (chain.postpone) rather than copy it; the tests turn it off to compare.
 var postponeTrials = true
 
+// skipUndone makes the last sweep of a trial that stops on its share
+// skip the posterior means (see chain.stage); the tests turn it off to
+// compare.
+var skipUndone = true
+
 // rankCost is the factor of RankGain that rank k must gain on m ratings to
 // be grown past, and beyond 1 (less 1) to be kept over the rank before it:
 // 1 while its sweep is within rankBudget, its sweep's rating-dimensions

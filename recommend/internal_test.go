@@ -707,3 +707,65 @@ func TestPostpone(t *testing.T) {
 		t.Errorf("counts %d and %d, want 11 and 3", direct.count, dropped.count)
 	}
 }
+
+// TestPeek: scores.peek returns what add would, bit for bit, and adds
+// nothing: averages that start before, at and after a sweep, one that
+// has not started, and a chain without burns.
+func TestPeek(t *testing.T) {
+	tb := smallTable(4)
+	p := holdOut(tb, 0.2, 5, streamSplit)
+	s := newSampler(tb, 2, DefaultNu, 9, 1)
+	s.hold(&p)
+	s.start()
+	with, without := newScores(p, tb, 1, 5, tb.mean, []int{0, 3, 6}), newScores(p, tb, 1, 5, tb.mean, []int{0, 3, 6})
+	alone := newScores(p, tb, 1, 5, tb.mean, nil)
+	for n := range 8 {
+		s.sweep(n)
+		peeked, alonePeeked := with.peek(s, n), alone.peek(s, n)
+		added, direct := with.add(s, n), without.add(s, n)
+		if !sameBits(peeked, added) || !sameBits(added, direct) {
+			t.Errorf("sweep %d: peek %v, add %v, add without peeking %v", n, peeked, added, direct)
+		}
+		if a := alone.add(s, n); !sameBits(a, alonePeeked) {
+			t.Errorf("sweep %d without burns: peek %v, add %v", n, alonePeeked, a)
+		}
+		if n < 6 && !math.IsNaN(peeked[2]) {
+			t.Errorf("sweep %d: the average from sweep 6 has an RMSE, %v", n, peeked[2])
+		}
+	}
+}
+
+// sameBits reports whether a and b hold the same float64s, NaN equal to
+// NaN.
+func sameBits(a, b []float64) bool {
+	return slices.EqualFunc(a, b, func(x, y float64) bool { return math.Float64bits(x) == math.Float64bits(y) })
+}
+
+// TestTimesCols: timesCols gives mat.Dense's Mul bit for bit, on a
+// product large enough for gonum's parallel blocks, with exact zeros.
+func TestTimesCols(t *testing.T) {
+	const n, l, cols = 700, 20, 15
+	st := newStream()
+	st.seed(3, 0, streamStart, 0)
+	x, zd := make([]float64, n*l), make([]float64, l*l)
+	for i := range x {
+		if st.rng.IntN(5) > 0 {
+			x[i] = st.rng.NormFloat64()
+		}
+	}
+	for i := range zd {
+		zd[i] = st.rng.NormFloat64()
+	}
+	z := mat.NewDense(l, l, zd)
+	var want mat.Dense
+	want.Mul(mat.NewDense(n, l, x), z)
+	got := make([]float64, n*cols)
+	timesCols(x, n, l, z, cols, 2, func(r, j int, v float64) { got[r*cols+j] = v })
+	for r := range n {
+		for j := range cols {
+			if w := want.At(r, j); math.Float64bits(got[r*cols+j]) != math.Float64bits(w) {
+				t.Fatalf("(%d, %d): %v, Mul %v", r, j, got[r*cols+j], w)
+			}
+		}
+	}
+}

@@ -164,18 +164,38 @@ func (s *sampler) spectral(k0, kind int) {
 	svd.UTo(&w)
 	svd.VTo(&z)
 	sv := svd.Values(nil)
-	var qz mat.Dense
-	qz.Mul(mat.NewDense(t.n1, l, q), &z)
+	f := make([]float64, want)
 	for j := range want {
-		f := math.Sqrt(sv[j])
-		for u := range t.n1 {
-			s.u[u*d+k0+j] = qz.At(u, j) * f
-		}
+		f[j] = math.Sqrt(sv[j])
 		for i := range t.n2 {
-			s.v[i*d+k0+j] = w.At(i, j) * f
+			s.v[i*d+k0+j] = w.At(i, j) * f[j]
 		}
 	}
+	// Q Z is made a user's row at a time into its row, not as a matrix
+	// beside Q (at 10^8 ratings and rank 20, 73 MB at the peak).
+	timesCols(q, t.n1, l, &z, want, s.workers, func(u, j int, v float64) { s.u[u*d+k0+j] = v * f[j] })
 	s.fitScale(k0)
+}
+
+// timesCols calls set(r, j, (X Z)_rj) for each row r of X (n×l,
+// row-major, in x) and each of Z's first cols columns, on workers cores:
+// each entry's terms added in the order in which gonum's Dgemm (what
+// mat.Dense's Mul runs) adds them, an exact zero's skipped as it skips
+// it, so that the bits are Mul's.
+func timesCols(x []float64, n, l int, z *mat.Dense, cols, workers int, set func(r, j int, v float64)) {
+	zr := z.RawMatrix()
+	par.Do(workers, n, func(r int) {
+		xr := x[r*l : r*l+l]
+		for j := range cols {
+			var c float64
+			for e, v := range xr {
+				if v != 0 {
+					c += v * zr.Data[e*zr.Stride+j]
+				}
+			}
+			set(r, j, c)
+		}
+	})
 }
 
 // fitScale scales the factor dimensions [k0, k) of the rows by the one

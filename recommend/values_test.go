@@ -215,8 +215,8 @@ func TestPostponedTrial(t *testing.T) {
 		// than its gain.
 		rankBudget = 0.9 * float64(x.Len()*21)
 		fit := func(postpone bool) *Model {
-			postponeTrials = postpone
-			defer func() { postponeTrials = true }()
+			postponeTrials, skipUndone = postpone, postpone
+			defer func() { postponeTrials, skipUndone = true, true }()
 			m, err := FitIndexed(context.Background(), x, Settings{NoLists: true, Seed: seed})
 			if err != nil {
 				t.Fatal(err)
@@ -233,6 +233,7 @@ func TestPostponedTrial(t *testing.T) {
 		} else {
 			undone++
 		}
+		t.Logf("seed %d: %+v", seed, sel.Candidates)
 		if !slices.Equal(a.L.RawMatrix().Data, b.L.RawMatrix().Data) || !slices.Equal(a.R.RawMatrix().Data, b.R.RawMatrix().Data) ||
 			!slices.Equal(a.UserBias, b.UserBias) || !slices.Equal(a.ItemBias, b.ItemBias) || a.Info.Sweeps != b.Info.Sweeps || a.Info.NoiseSD != b.Info.NoiseSD {
 			t.Errorf("seed %d: the postponed trial's fit differs (chose %d of %d)", seed, sel.Chosen, len(sel.Candidates))

@@ -438,8 +438,8 @@ func checkRatingsMemory(path string, perLine, alone int64) error {
 	// The collector as one process's: the margin it leaves is a fraction
 	// of the live heap, which a rank's share makes smaller, not a reason
 	// to leave a larger fraction. Its thresholds were chosen at the lists'
-	// bytes a line, whatever is fitted.
-	mem.TuneGC(int64(lines) * listsBytes)
+	// bytes a line, whatever is fitted; the table is live to the end.
+	mem.TuneGCTight(int64(lines) * listsBytes)
 	if world != nil {
 		lines = lines/world.Size() + 1 // each rank holds its share
 	}

@@ -42,6 +42,23 @@ func tuneHuge(n int64) bool {
 	return false
 }
 
+// TuneGCTight is TuneGC for data that stays live to the end and beside
+// which each step's garbage is small, a ratings table: above HugeData the
+// collector leaves a twentieth of garbage, not a tenth. A process's peak
+// is about the heap's goal and the tenth more of freed pages that the
+// runtime keeps before it returns them, so that it follows the percent
+// (the Netflix shape's, docs/recommend.md).
+func TuneGCTight(n int64) {
+	if _, set := os.LookupEnv("GOGC"); set {
+		return
+	}
+	if n >= HugeData {
+		debug.SetGCPercent(5)
+		return
+	}
+	TuneGC(n)
+}
+
 // TuneGCFor is TuneGC for the data of v, when it says its size (Bytes).
 func TuneGCFor(v any) {
 	if b, ok := v.(interface{ Bytes() int64 }); ok {
