@@ -467,7 +467,7 @@ func ratingsFit(path string, lines int, perLine, alone, avail int64, known bool)
 // The peak memory of solve --ratings by rating line, with a margin
 // (docs/recommend.md, "At scale"): with the lists, listsBytes (the peak at
 // 10^7 ratings); the ratings model alone (--lists=false, or on the ranks
-// of mpirun), modelBytes (the peaks at 10^8 and 5 x 10^8 are 17.0 and 15.0
+// of mpirun), modelBytes (the peaks at 10^8 and 5 x 10^8 are 15.6 and 15.0
 // where the values are coded in a byte; 23.5 and 21.4 at 70d3a4c, as values
 // of more than 255 kinds would be).
 const (
