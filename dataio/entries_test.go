@@ -421,6 +421,25 @@ func TestReadParts(t *testing.T) {
 			t.Fatalf("%d parts: not the ratings one reader reads (%d ratings, %d users; want %d, %d)", parts, len(got.Values), len(got.RowIDs), len(one.Values), len(one.RowIDs))
 		}
 	}
+	// Blank lines before the first line, more than a part's bytes: the
+	// header (or the first rating) falls in a later part's bytes.
+	blanks := strings.Repeat("\n  \r\n\t\n", 20000)
+	for _, text := range []string{blanks + b.String(), blanks + b.String()[22:]} {
+		p := writeFile(t, dir, "blanks.csv", []byte(text))
+		one, err := readRatings[float32](p, Layout{}, 0, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, parts := range []int{2, 3, 5} {
+			got, err := readParts[float32](p, Layout{}, parts)
+			if err != nil {
+				t.Fatalf("leading blank lines, %d parts: %v", parts, err)
+			}
+			if !slices.Equal(got.Rows, one.Rows) || !slices.Equal(got.Values, one.Values) || !slices.Equal(got.RowIDs, one.RowIDs) || !slices.Equal(got.ColIDs, one.ColIDs) {
+				t.Fatalf("leading blank lines, %d parts: not the ratings one reader reads (%d ratings; want %d)", parts, len(got.Values), len(one.Values))
+			}
+		}
+	}
 	bad := writeFile(t, dir, "bad.csv", []byte(b.String()+"1,2,x\n"+b.String()[22:]))
 	_, want := readRatings[float32](bad, Layout{}, 0, 1)
 	if _, err := readParts[float32](bad, Layout{}, 4); err == nil || want == nil || err.Error() != want.Error() {

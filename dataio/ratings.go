@@ -462,6 +462,18 @@ func partReader(r *ratingsReader, f *os.File, part, parts int) (pr *ratingsReade
 	if err != nil {
 		return nil, 0, 0, err
 	}
+	if parts > 1 {
+		// The first line (a header or a rating) is the first part's, even
+		// after more blank lines than a part's bytes.
+		first, err := lineEnd(f, r.line)
+		if err != nil {
+			return nil, 0, 0, err
+		}
+		if part > 0 {
+			lo = max(lo, first)
+		}
+		hi = max(hi, first)
+	}
 	if lines, err = countLines(f, lo, hi); err != nil {
 		return nil, 0, 0, err
 	}
@@ -486,6 +498,33 @@ func partRange(f *os.File, part, parts int) (lo, hi int64, err error) {
 	}
 	hi, err = lineStart(f, int64(part+1)*size/int64(parts), size)
 	return lo, hi, err
+}
+
+// lineEnd returns the offset just after the n-th line of f (from 1): its
+// newline's, or the file's end.
+func lineEnd(f io.ReaderAt, n int) (int64, error) {
+	buf := make([]byte, 1<<16)
+	var at int64
+	for {
+		k, err := f.ReadAt(buf, at)
+		for j := 0; j < k; {
+			i := bytes.IndexByte(buf[j:k], '\n')
+			if i < 0 {
+				break
+			}
+			if n--; n == 0 {
+				return at + int64(j+i) + 1, nil
+			}
+			j += i + 1
+		}
+		at += int64(k)
+		if err == io.EOF {
+			return at, nil
+		}
+		if err != nil {
+			return 0, err
+		}
+	}
 }
 
 // lineStart returns the offset of the first line of f (of size bytes)
