@@ -538,12 +538,12 @@ func TestAddGram(t *testing.T) {
 }
 
 // TestRowsTimes: rowsTimes is the loop that adds each entry's terms in
-// the order of the columns, bit for bit, for rows and columns around its
-// tiles of two by four and blocks of 64 rows.
+// the order of the columns, bit for bit, on every kernel, for rows and
+// columns around its Gram tiles of four by eight and blocks of 64 rows.
 func TestRowsTimes(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	for _, n := range []int{1, 2, 3, 257, 600} {
-		for _, k := range []int{1, 3, 4, 9} {
+		for _, k := range []int{1, 3, 4, 9, 16, 20, 41} {
 			widths := []int{2, 5}
 			xs := [][]float64{make([]float64, n*2), make([]float64, n*5)}
 			for _, x := range xs {

@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/scaledsm/scaledsm/internal/kernel"
 	"github.com/scaledsm/scaledsm/internal/par"
 )
 
@@ -244,72 +245,61 @@ func (t *table) gram(xs [][]float64, widths []int, n int) []float64 {
 	return g
 }
 
-// rowsTimes returns the n rows of the blocks xs times m, row-major.
+// rowsTimes returns the n rows of the blocks xs times m, row-major: each
+// entry's terms added in the order of the columns, each product rounded
+// and then added, so that its bits are the loop's on every kernel.
+//
+// It runs as Gram tiles (kernel.GramTile): a block of 64 rows is laid
+// out transposed beside m, row i of y holding the block's column i and
+// then m's row i (its k columns padded to a multiple of 8 with zeros),
+// so that the tile of y's columns a..a+3 (four of the block's rows) by
+// 64+c..64+c+7 (eight of m's columns) sums over y's rows, the columns of
+// the product, in order. The products a merge of the posterior mean makes
+// were a tenth of a MovieLens 100k fit's time in scalar Go.
 func rowsTimes(xs [][]float64, widths []int, n int, m *mat.Dense) []float64 {
 	cols, k := m.Dims()
 	out := make([]float64, n*k)
 	mr := m.RawMatrix()
-	// Each core takes every workers-th block of 64 rows into a buffer of
-	// its own.
 	const block = 64
+	kp := (k + 7) &^ 7
+	stride := block + kp
+	// Each core takes every workers-th block of rows into a y of its own.
 	workers, blocks := runtime.GOMAXPROCS(0), (n+block-1)/block
 	par.Do(workers, workers, func(w int) {
-		x := make([]float64, block*cols)
+		y := make([]float64, cols*stride)
+		for i := range cols {
+			copy(y[i*stride+block:], mr.Data[i*mr.Stride:i*mr.Stride+k])
+		}
+		var acc [32]float64
 		for b := w; b < blocks; b += workers {
 			r0, r1 := b*block, min(n, (b+1)*block)
 			for r := r0; r < r1; r++ {
-				row(x[(r-r0)*cols:], xs, widths, r)
+				at := 0
+				for j, x := range xs {
+					wd := widths[j]
+					for e, v := range x[r*wd : r*wd+wd] {
+						y[(at+e)*stride+r-r0] = v
+					}
+					at += wd
+				}
 			}
-			timesBlock(out[r0*k:r1*k], x, r1-r0, cols, mr.Data, mr.Stride, k)
+			// A last block's rows past r1 hold an earlier block's values:
+			// their tiles' rows of acc are not kept.
+			for a := 0; a < r1-r0; a += 4 {
+				for c := 0; c < k; c += 8 {
+					acc = [32]float64{}
+					kernel.GramTile(&acc, y, stride, cols, a, block+c)
+					for aa := range min(4, r1-r0-a) {
+						o := out[(r0+a+aa)*k:]
+						for cc := range min(8, k-c) {
+							o[c+cc] = acc[aa*8+cc]
+						}
+					}
+				}
+			}
 		}
 	})
 	return out
-}
-
-// timesBlock sets out (nr×k, row-major) to x (nr×cols) times m (cols×k,
-// row stride ms): each entry's terms added in the order of x's columns,
-// two rows by four columns at a time in registers.
-func timesBlock(out, x []float64, nr, cols int, m []float64, ms, k int) {
-	r := 0
-	for ; r+2 <= nr; r += 2 {
-		x0, x1 := x[r*cols:r*cols+cols], x[(r+1)*cols:(r+1)*cols+cols]
-		o0, o1 := out[r*k:r*k+k], out[(r+1)*k:(r+1)*k+k]
-		j := 0
-		for ; j+4 <= k; j += 4 {
-			var a0, a1, a2, a3, b0, b1, b2, b3 float64
-			for i, u := range x0 {
-				v, y := x1[i], m[i*ms+j:i*ms+j+4]
-				a0 += u * y[0]
-				a1 += u * y[1]
-				a2 += u * y[2]
-				a3 += u * y[3]
-				b0 += v * y[0]
-				b1 += v * y[1]
-				b2 += v * y[2]
-				b3 += v * y[3]
-			}
-			o0[j], o0[j+1], o0[j+2], o0[j+3] = a0, a1, a2, a3
-			o1[j], o1[j+1], o1[j+2], o1[j+3] = b0, b1, b2, b3
-		}
-		for ; j < k; j++ {
-			var a, b float64
-			for i, u := range x0 {
-				a += u * m[i*ms+j]
-				b += x1[i] * m[i*ms+j]
-			}
-			o0[j], o1[j] = a, b
-		}
-	}
-	if r < nr {
-		x0, o := x[r*cols:r*cols+cols], out[r*k:r*k+k]
-		for j := range k {
-			var a float64
-			for i, u := range x0 {
-				a += u * m[i*ms+j]
-			}
-			o[j] = a
-		}
-	}
 }
 
 // gramTol is the smallest eigenvalue of a Gram, relative to its largest,
