@@ -181,7 +181,8 @@ func (s *sampler) spectral(k0, kind int) {
 // row-major, in x) and each of Z's first cols columns, on workers cores:
 // each entry's terms added in the order in which gonum's Dgemm (what
 // mat.Dense's Mul runs) adds them, an exact zero's skipped as it skips
-// it, so that the bits are Mul's.
+// it, so that the bits are Mul's (where Go rounds the product before the
+// sum as gonum's assembly does: amd64 below GOAMD64=v3, as built here).
 func timesCols(x []float64, n, l int, z *mat.Dense, cols, workers int, set func(r, j int, v float64)) {
 	zr := z.RawMatrix()
 	par.Do(workers, n, func(r int) {
