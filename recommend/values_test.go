@@ -204,8 +204,10 @@ func TestLayOutTaking(t *testing.T) {
 }
 
 // TestPostponedTrial: a chain whose costly trials postpone its posterior
-// mean fits bit for bit as one that copies the mean before each trial,
-// whether the trial is kept or undone.
+// mean, and skip the last sweep of one that stops on its share, fits bit
+// for bit as one that copies the mean before each trial and adds every
+// sweep, whether the trial is kept or undone (the undone ones here stop
+// on their share, after 3 sweeps).
 func TestPostponedTrial(t *testing.T) {
 	defer func(b float64) { rankBudget = b }(rankBudget)
 	kept, undone := 0, 0
