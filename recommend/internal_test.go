@@ -539,36 +539,49 @@ func TestAddGram(t *testing.T) {
 
 // TestRowsTimes: rowsTimes is the loop that adds each entry's terms in
 // the order of the columns, bit for bit, on every kernel, for rows and
-// columns around its Gram tiles of four by eight and blocks of 64 rows.
+// columns around its Gram tiles of four by eight and blocks of 64 rows,
+// and so it is when it writes the product over its first block, as wide.
 func TestRowsTimes(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	for _, n := range []int{1, 2, 3, 257, 600} {
 		for _, k := range []int{1, 3, 4, 9, 16, 20, 41} {
-			widths := []int{2, 5}
-			xs := [][]float64{make([]float64, n*2), make([]float64, n*5)}
-			for _, x := range xs {
-				for i := range x {
-					x[i] = rng.NormFloat64() * math.Exp(4*rng.NormFloat64())
-				}
-			}
-			m := mat.NewDense(7, k, nil)
-			for i := range 7 {
-				for j := range k {
-					m.Set(i, j, rng.NormFloat64())
-				}
-			}
-			got := rowsTimes(xs, widths, n, m)
-			x := make([]float64, 7)
-			for r := range n {
-				row(x, xs, widths, r)
-				for j := range k {
-					var want float64
-					for i, v := range x {
-						want += v * m.At(i, j)
+			for _, first := range []int{2, k} {
+				widths := []int{first, 5}
+				xs := [][]float64{make([]float64, n*first), make([]float64, n*5)}
+				for _, x := range xs {
+					for i := range x {
+						x[i] = rng.NormFloat64() * math.Exp(4*rng.NormFloat64())
 					}
-					if g := got[r*k+j]; math.Float64bits(g) != math.Float64bits(want) {
-						t.Fatalf("n %d, k %d: entry (%d, %d) = %v, want %v", n, k, r, j, g, want)
+				}
+				cols := first + 5
+				m := mat.NewDense(cols, k, nil)
+				for i := range cols {
+					for j := range k {
+						m.Set(i, j, rng.NormFloat64())
 					}
+				}
+				want := make([]float64, n*k)
+				x := make([]float64, cols)
+				for r := range n {
+					row(x, xs, widths, r)
+					for j := range k {
+						for i, v := range x {
+							want[r*k+j] += v * m.At(i, j)
+						}
+					}
+				}
+				var out []float64
+				if first == k {
+					out = xs[0] // in place
+				}
+				got := rowsTimes(out, xs, widths, n, m)
+				for e, g := range got {
+					if math.Float64bits(g) != math.Float64bits(want[e]) {
+						t.Fatalf("n %d, k %d, first block %d wide: entry (%d, %d) = %v, want %v", n, k, first, e/k, e%k, g, want[e])
+					}
+				}
+				if first == k && &got[0] != &xs[0][0] {
+					t.Fatalf("n %d, k %d: not written in the first block", n, k)
 				}
 			}
 		}
