@@ -315,6 +315,45 @@ func TestWriteArray(t *testing.T) {
 	}
 }
 
+// TestWriteArrayParts: values given a part at a time, through a slice the
+// parts reuse, make the file WriteArray makes of them whole, across the
+// parts' mebibyte; Fortran order is refused where it differs from C's.
+func TestWriteArrayParts(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, n := range []int{0, 1, 5, 262144, 262145, 600001} {
+		data := make([]float32, n)
+		for i := range data {
+			data[i] = float32(rng.NormFloat64())
+		}
+		for _, dtype := range []string{"<f4", ">f8"} {
+			h := Header{Dtype: dtype, Shape: []int{n}}
+			var whole, parts bytes.Buffer
+			if err := WriteArray(&whole, h, data); err != nil {
+				t.Fatal(err)
+			}
+			var buf []float32
+			calls := 0
+			err := WriteArrayParts(&parts, h, n, func(lo, hi int) []float32 {
+				calls++
+				buf = append(buf[:0], data[lo:hi]...)
+				return buf
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(whole.Bytes(), parts.Bytes()) {
+				t.Fatalf("%d values %s: the parts' file differs from the whole's", n, dtype)
+			}
+			if per := chunkBytes / (int(dtype[2]-'0')); calls != (n+per-1)/per {
+				t.Errorf("%d values %s: %d parts, want %d", n, dtype, calls, (n+per-1)/per)
+			}
+		}
+	}
+	if err := WriteArrayParts(io.Discard, Header{Dtype: "<f4", Fortran: true, Shape: []int{2, 3}}, 6, func(lo, hi int) []float32 { return make([]float32, hi-lo) }); err == nil {
+		t.Error("Fortran order of 2 × 3 values: no error")
+	}
+}
+
 // TestHeaderAsNumPy checks the header against the bytes NumPy writes for
 // the same array (testdata/numpy, less the spare room NumPy >= 1.23 leaves
 // after the dictionary).

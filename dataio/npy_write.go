@@ -3,6 +3,7 @@ package dataio
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -91,6 +92,9 @@ func WriteFloat32(w io.Writer, shape []int, data []float64) error {
 // is encoded through a buffer of 1 MiB, without copying it; Fortran order
 // gathers each column across the rows, which is slower for large arrays.
 func WriteArray[T Float](w io.Writer, h Header, data []T) error {
+	if !h.Fortran || len(h.Shape) < 2 || len(data) == 0 {
+		return WriteArrayParts(w, h, len(data), func(lo, hi int) []T { return data[lo:hi] })
+	}
 	size, order, ok := floatKind(h.Dtype)
 	if !ok {
 		return fmt.Errorf("dataio: %w", unsupportedDtype(h.Dtype))
@@ -102,30 +106,11 @@ func WriteArray[T Float](w io.Writer, h Header, data []T) error {
 		return err
 	}
 	app := order.(binary.AppendByteOrder)
-	per := chunkBytes / size
-	buf := make([]byte, 0, min(per, len(data))*size)
-	put := func(v T) {
-		if size == 8 {
-			buf = app.AppendUint64(buf, math.Float64bits(float64(v)))
-		} else {
-			buf = app.AppendUint32(buf, math.Float32bits(float32(v)))
-		}
-	}
+	buf := make([]byte, 0, min(chunkBytes/size, len(data))*size)
 	flush := func() error {
 		_, err := w.Write(buf)
 		buf = buf[:0]
 		return err
-	}
-	if !h.Fortran || len(h.Shape) < 2 || len(data) == 0 {
-		for off := 0; off < len(data); off += per {
-			for _, v := range data[off:min(off+per, len(data))] {
-				put(v)
-			}
-			if err := flush(); err != nil {
-				return err
-			}
-		}
-		return nil
 	}
 	// Fortran order: the first index varies fastest, then the others in
 	// turn; idx is the multi-index and c its row-major offset.
@@ -138,7 +123,7 @@ func WriteArray[T Float](w io.Writer, h Header, data []T) error {
 	idx := make([]int, len(h.Shape))
 	c := 0
 	for range data {
-		put(data[c])
+		buf = appendFloat(buf, app, size, data[c])
 		if len(buf) == cap(buf) {
 			if err := flush(); err != nil {
 				return err
@@ -155,6 +140,51 @@ func WriteArray[T Float](w io.Writer, h Header, data []T) error {
 		}
 	}
 	return flush()
+}
+
+// WriteArrayParts writes n values as WriteArray writes them in C order
+// (h.Fortran is refused for values in more than one dimension, where the
+// orders differ), taking them a part
+// at a time: part(lo, hi) returns the values from lo to hi, at most a
+// mebibyte's worth, and may reuse its slice from one call to the next.
+// An array made as it is written, such as values decoded from codes, is
+// then never held whole.
+func WriteArrayParts[T Float](w io.Writer, h Header, n int, part func(lo, hi int) []T) error {
+	size, order, ok := floatKind(h.Dtype)
+	if !ok {
+		return fmt.Errorf("dataio: %w", unsupportedDtype(h.Dtype))
+	}
+	if h.Fortran && len(h.Shape) > 1 && n > 0 {
+		return errors.New("dataio: WriteArrayParts writes C order only")
+	}
+	if err := checkShape(h.Shape, n); err != nil {
+		return err
+	}
+	if err := WriteHeader(w, h); err != nil {
+		return err
+	}
+	app := order.(binary.AppendByteOrder)
+	per := chunkBytes / size
+	buf := make([]byte, 0, min(per, n)*size)
+	for off := 0; off < n; off += per {
+		for _, v := range part(off, min(off+per, n)) {
+			buf = appendFloat(buf, app, size, v)
+		}
+		if _, err := w.Write(buf); err != nil {
+			return err
+		}
+		buf = buf[:0]
+	}
+	return nil
+}
+
+// appendFloat appends v to buf in size bytes (8: float64, 4: float32, v
+// rounded to it) in the byte order app.
+func appendFloat[T Float](buf []byte, app binary.AppendByteOrder, size int, v T) []byte {
+	if size == 8 {
+		return app.AppendUint64(buf, math.Float64bits(float64(v)))
+	}
+	return app.AppendUint32(buf, math.Float32bits(float32(v)))
 }
 
 // WriteBool writes data as a C-ordered bool ('|b1') array of the given

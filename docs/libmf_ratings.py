@@ -17,7 +17,8 @@ make) and that
 setting's `mf-train` in turn, A B A B, --runs pairs, each a whole process
 under `/usr/bin/time -v` (wall clock and peak resident set), and prints one
 Markdown row: both test RMSEs, the median wall times and peaks, and the
-median of the pairs' ratios.
+median of the pairs' ratios (each pair's times and peaks go to standard
+error as they come).
 
 Nothing here is LIBMF's code: build it from its own source
 (github.com/cjlin1/libmf) as its README says (`make` builds mf-train and
@@ -96,8 +97,10 @@ def main():
     a_cmd = [a.scaledsm, "solve", "--ratings", a.train, "--test", a.test, "--out", out] + a.flags.split()
     b_cmd = [a.libmf, "-s", "2", "-r", "0.05", "-f", "0", "-k", str(k), "-l2", str(l), "-t", str(t), train, model]
     runs = []
-    for _ in range(a.runs):
+    for n in range(a.runs):
         runs.append((timed(a_cmd), timed(b_cmd)))
+        (sa, pa, _), (sb, pb, _) = runs[-1]
+        print("pair %d: scaledsm %.2f s %.0f MiB, LIBMF %.2f s %.0f MiB" % (n + 1, sa, pa, sb, pb), file=sys.stderr)
     summary = json.load(open(os.path.join(out, "summary.json")))
     med = statistics.median
     print("| scaledsm test RMSE | LIBMF best (setting) | wall s, scaledsm / LIBMF (ratio) | peak MiB, scaledsm / LIBMF |")

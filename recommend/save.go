@@ -131,7 +131,11 @@ func (m *Model) Save(dir string, extra ...File) error {
 			file{SeenStartFile, func(w io.Writer) error { return dataio.WriteInt64(w, []int{len(seen.Start)}, seen.Start) }},
 			file{SeenItemsFile, func(w io.Writer) error { return dataio.WriteInt32(w, []int{len(seen.Items)}, seen.Items) }},
 			file{SeenValuesFile, func(w io.Writer) error {
-				return dataio.WriteArray(w, dataio.Header{Dtype: "<f4", Shape: []int{len(seen.Items)}}, seen.Values())
+				// Coded values decoded a part at a time, not whole: at 10^8
+				// ratings the whole would be 400 MB above the fit's peak.
+				var buf []float32
+				return dataio.WriteArrayParts(w, dataio.Header{Dtype: "<f4", Shape: []int{len(seen.Items)}}, seen.vals.len(),
+					func(lo, hi int) []float32 { return seen.vals.slice(lo, hi, &buf) })
 			}})
 	}
 	js := modelJSON{Format: Format, Prediction: predictionFormula, Mean: m.Mean, Min: m.Min, Max: m.Max,

@@ -1,9 +1,12 @@
 package recommend
 
 import (
+	"bytes"
 	"context"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 )
@@ -99,6 +102,23 @@ func TestCodedTable(t *testing.T) {
 	}
 	if !slices.Equal(mc.Seen.Values(), mf.Seen.Values()) || mc.Seen.Value(7) != mf.Seen.Value(7) {
 		t.Error("the coded table's seen values differ")
+	}
+	// Saved, the coded values (decoded a part at a time) make the float32
+	// table's file, and load back as they were.
+	dc, df := t.TempDir(), t.TempDir()
+	if err := mc.Save(dc); err != nil {
+		t.Fatal(err)
+	}
+	if err := mf.Save(df); err != nil {
+		t.Fatal(err)
+	}
+	bc, errc := os.ReadFile(filepath.Join(dc, SeenValuesFile))
+	bf, errf := os.ReadFile(filepath.Join(df, SeenValuesFile))
+	if errc != nil || errf != nil || !bytes.Equal(bc, bf) || len(bc) < 4*mc.Seen.Len() {
+		t.Errorf("the coded table's %s differs from the float32 one's (%v, %v)", SeenValuesFile, errc, errf)
+	}
+	if ml, err := Load(dc); err != nil || !slices.Equal(ml.Seen.Values(), mf.Seen.Values()) {
+		t.Errorf("the coded table's seen values saved and loaded differ (%v)", err)
 	}
 	// Marked and given back, the same again.
 	p := holdOut(tc, 0.2, 1, streamSplit)
