@@ -344,7 +344,7 @@ func TestWriteArrayParts(t *testing.T) {
 			if !bytes.Equal(whole.Bytes(), parts.Bytes()) {
 				t.Fatalf("%d values %s: the parts' file differs from the whole's", n, dtype)
 			}
-			if per := chunkBytes / (int(dtype[2]-'0')); calls != (n+per-1)/per {
+			if per := chunkBytes / (int(dtype[2] - '0')); calls != (n+per-1)/per {
 				t.Errorf("%d values %s: %d parts, want %d", n, dtype, calls, (n+per-1)/per)
 			}
 		}
