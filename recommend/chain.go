@@ -212,6 +212,10 @@ type chain struct {
 	bestSweep int     // to this sweep (1-based)
 	kept      int     // sweeps in the posterior mean
 	sdSum     float64 // their 1/√α
+	// shared is the last snapshot that holds the chain's posterior means
+	// themselves (see snapshot), until the trial it was taken for has its
+	// mean take its sweeps (see ownMean).
+	shared *chainSnapshot
 }
 
 func newChain(s *sampler, spec chainSpec) *chain {
@@ -295,6 +299,7 @@ func (c *chain) stage(ctx context.Context, sweeps int) (stageOut, error) {
 			break
 		}
 		if m+1 == spec.trialSweeps && c.post != nil {
+			c.ownMean()
 			c.post.resume() // the trial made its share: the mean takes its sweeps
 		}
 	}
@@ -432,7 +437,34 @@ func (c *chain) snapshot(shared bool) *chainSnapshot {
 		}
 		sn.ranks[j] = p.maxRank
 	}
+	c.shared = nil
+	if shared {
+		c.shared = sn
+	}
 	return sn
+}
+
+// ownMean gives the shared snapshot a copy of the posterior mean that the
+// chain's trial is about to add its sweeps to, as it was (a postponing
+// mean has changed in nothing but its rank since, which restore sets
+// back): a trial that made its share can still be undone at the end of
+// its stage, not having made the whole gain, and the chain restored must
+// then go on with a mean that has none of its sweeps. The copy is of the
+// smaller rank's mean, and only for a trial that goes on past its share
+// (the taste clusters of docs/recommend.md: 14 MB; a trial undone on its
+// share, as at 10^8 ratings, copies nothing).
+func (c *chain) ownMean() {
+	sn := c.shared
+	if sn == nil {
+		return
+	}
+	c.shared = nil
+	if sn.post == c.post {
+		sn.post = c.post.clone()
+	}
+	if sn.alt == c.post {
+		sn.alt = c.post.clone()
+	}
 }
 
 // restore puts the chain back in the state of a snapshot; the sweeps go on

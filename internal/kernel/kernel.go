@@ -55,7 +55,9 @@ var active atomic.Int32
 // EnvVar names the environment variable that selects the implementation at
 // start-up, as Use would: SCALEDSM_KERNEL=generic runs the portable code.
 // An unknown or unsupported value leaves the default (a program that wants
-// to report it calls Use with the value).
+// to report it calls Use with the value). It is read before a test starts,
+// where Go's test cache does not see it: `go test` under another value
+// reports the cached results of the last run unless given -count=1.
 const EnvVar = "SCALEDSM_KERNEL"
 
 func init() {
