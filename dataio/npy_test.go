@@ -341,8 +341,20 @@ func TestWriteArrayParts(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !bytes.Equal(whole.Bytes(), parts.Bytes()) {
-				t.Fatalf("%d values %s: the parts' file differs from the whole's", n, dtype)
+			// The bytes built apart: the header, then each value.
+			var want bytes.Buffer
+			if err := WriteHeader(&want, h); err != nil {
+				t.Fatal(err)
+			}
+			if dtype == "<f4" {
+				binary.Write(&want, binary.LittleEndian, data)
+			} else {
+				for _, v := range data {
+					binary.Write(&want, binary.BigEndian, float64(v))
+				}
+			}
+			if !bytes.Equal(whole.Bytes(), want.Bytes()) || !bytes.Equal(parts.Bytes(), want.Bytes()) {
+				t.Fatalf("%d values %s: the parts' file or the whole's differs from the bytes built apart", n, dtype)
 			}
 			if per := chunkBytes / (int(dtype[2] - '0')); calls != (n+per-1)/per {
 				t.Errorf("%d values %s: %d parts, want %d", n, dtype, calls, (n+per-1)/per)
@@ -351,6 +363,9 @@ func TestWriteArrayParts(t *testing.T) {
 	}
 	if err := WriteArrayParts(io.Discard, Header{Dtype: "<f4", Fortran: true, Shape: []int{2, 3}}, 6, func(lo, hi int) []float32 { return make([]float32, hi-lo) }); err == nil {
 		t.Error("Fortran order of 2 × 3 values: no error")
+	}
+	if err := WriteArrayParts(io.Discard, Header{Dtype: "<f4", Shape: []int{6}}, 6, func(lo, hi int) []float32 { return make([]float32, hi-lo-1) }); err == nil {
+		t.Error("a part one value short: no error")
 	}
 }
 

@@ -143,8 +143,8 @@ func WriteArray[T Float](w io.Writer, h Header, data []T) error {
 }
 
 // WriteArrayParts writes n values as WriteArray writes them in C order
-// (h.Fortran is refused for values in more than one dimension, where the
-// orders differ), taking them a part
+// (h.Fortran is refused for values in more than one dimension), taking
+// them a part
 // at a time: part(lo, hi) returns the values from lo to hi, at most a
 // mebibyte's worth, and may reuse its slice from one call to the next.
 // An array made as it is written, such as values decoded from codes, is
@@ -167,7 +167,12 @@ func WriteArrayParts[T Float](w io.Writer, h Header, n int, part func(lo, hi int
 	per := chunkBytes / size
 	buf := make([]byte, 0, min(per, n)*size)
 	for off := 0; off < n; off += per {
-		for _, v := range part(off, min(off+per, n)) {
+		hi := min(off+per, n)
+		vs := part(off, hi)
+		if len(vs) != hi-off {
+			return fmt.Errorf("dataio: WriteArrayParts: the part from %d to %d has %d values", off, hi, len(vs))
+		}
+		for _, v := range vs {
 			buf = appendFloat(buf, app, size, v)
 		}
 		if _, err := w.Write(buf); err != nil {

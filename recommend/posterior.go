@@ -256,9 +256,9 @@ func (t *table) gram(xs [][]float64, widths []int, n int) []float64 {
 // rowsTimes returns the n rows of the blocks xs times m, row-major: each
 // entry's terms added in the order of the columns, each product rounded
 // and then added, so that its bits are the loop's on every kernel. It
-// writes them in out when out is not nil: out may be the first block,
-// xs[0], when that block is as wide as the product (each row of the
-// product is written after the row it is made of has been read).
+// writes them in out when out holds n rows of the product: out may be the
+// first block, xs[0], when that block is as wide as the product (each row
+// of the product is written after the row it is made of has been read).
 //
 // It runs as Gram tiles (kernel.GramTile): a block of 64 rows is laid
 // out transposed beside m, row i of y holding the block's column i and
@@ -269,7 +269,7 @@ func (t *table) gram(xs [][]float64, widths []int, n int) []float64 {
 // were a tenth of a MovieLens 100k fit's time in scalar Go.
 func rowsTimes(out []float64, xs [][]float64, widths []int, n int, m *mat.Dense) []float64 {
 	cols, k := m.Dims()
-	if out == nil {
+	if len(out) != n*k {
 		out = make([]float64, n*k)
 	}
 	mr := m.RawMatrix()
