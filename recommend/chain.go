@@ -196,7 +196,11 @@ type chainSpec struct {
 	// will not.
 	trialSweeps int
 	trialBelow  float64
-	progress    func(sweep int, rmse float64)
+	// keepBelow is the best RMSE below which a stage's rank is kept
+	// whatever its later sweeps do (-Inf: none): the chain then lets go of
+	// the snapshot that would undo it (see chain.undo).
+	keepBelow float64
+	progress  func(sweep int, rmse float64)
 }
 
 // chain is a sampler run for a spec, in stages: each stage runs until its
@@ -212,10 +216,10 @@ type chain struct {
 	bestSweep int     // to this sweep (1-based)
 	kept      int     // sweeps in the posterior mean
 	sdSum     float64 // their 1/√α
-	// shared is the last snapshot that holds the chain's posterior means
-	// themselves (see snapshot), until the trial it was taken for has its
-	// mean take its sweeps (see ownMean).
-	shared *chainSnapshot
+	// undo is the snapshot taken before the chain grew, until the grown
+	// rank is sure to be kept (chainSpec.keepBelow): shared, the mean
+	// takes a copy of its own when the trial's sweeps go in (see ownMean).
+	undo *chainSnapshot
 }
 
 func newChain(s *sampler, spec chainSpec) *chain {
@@ -295,6 +299,10 @@ func (c *chain) stage(ctx context.Context, sweeps int) (stageOut, error) {
 			spec.progress(n, best)
 		}
 		bests = append(bests, out.bestRMSE)
+		if c.undo != nil && out.bestRMSE < spec.keepBelow {
+			c.undo.letGo() // the rank is kept: its snapshot (and the mean copied) is garbage
+			c.undo = nil
+		}
 		if spec.stops(bests, lastGain) {
 			break
 		}
@@ -416,6 +424,7 @@ type chainSnapshot struct {
 	burn, alsoBurn int
 	kept           int
 	sdSum          float64
+	gone           bool // let go (see letGo)
 }
 
 // snapshot returns the chain's state, its posterior means copied unless
@@ -437,10 +446,7 @@ func (c *chain) snapshot(shared bool) *chainSnapshot {
 		}
 		sn.ranks[j] = p.maxRank
 	}
-	c.shared = nil
-	if shared {
-		c.shared = sn
-	}
+	c.undo = sn
 	return sn
 }
 
@@ -454,11 +460,10 @@ func (c *chain) snapshot(shared bool) *chainSnapshot {
 // (the taste clusters of docs/recommend.md: 14 MB; a trial undone on its
 // share, as at 10^8 ratings, copies nothing).
 func (c *chain) ownMean() {
-	sn := c.shared
-	if sn == nil {
+	sn := c.undo
+	if sn == nil || !sn.shared {
 		return
 	}
-	c.shared = nil
 	if sn.post == c.post {
 		sn.post = c.post.clone()
 	}
@@ -467,9 +472,19 @@ func (c *chain) ownMean() {
 	}
 }
 
+// letGo drops what the snapshot holds, which can then no longer be
+// restored.
+func (sn *chainSnapshot) letGo() {
+	*sn = chainSnapshot{gone: true}
+}
+
 // restore puts the chain back in the state of a snapshot; the sweeps go on
 // being numbered from where they are.
 func (c *chain) restore(sn *chainSnapshot) {
+	if sn.gone {
+		panic("recommend: a snapshot let go is restored") // keepBelow is the keep rule's own threshold
+	}
+	c.undo = nil
 	for _, p := range []*posterior{c.post, c.alt} {
 		if p != nil {
 			p.busy.Wait()

@@ -243,7 +243,10 @@ func growChain(ctx context.Context, t *table, s Settings, v validation, ch *chos
 			c.s.warm(lead)
 			c.restart(k)
 		}
-		c.spec.rate, c.spec.trialSweeps = 0, 0
+		c.spec.rate, c.spec.trialSweeps, c.spec.keepBelow = 0, 0, math.Inf(-1)
+		if best >= 0 {
+			c.spec.keepBelow = sel.Candidates[best].RMSE - must // as the test after the stage
+		}
 		if s.Sweeps == 0 {
 			c.spec.rate = chainRate * v.sd * sweepCost(t.m, k)
 		}
