@@ -144,11 +144,10 @@ func WriteArray[T Float](w io.Writer, h Header, data []T) error {
 
 // WriteArrayParts writes n values as WriteArray writes them in C order
 // (h.Fortran is refused for values in more than one dimension), taking
-// them a part
-// at a time: part(lo, hi) returns the values from lo to hi, at most a
-// mebibyte's worth, and may reuse its slice from one call to the next.
-// An array made as it is written, such as values decoded from codes, is
-// then never held whole.
+// them a part at a time: part(lo, hi) returns the values from lo to hi,
+// at most a mebibyte's worth, and may reuse its slice from one call to
+// the next. An array made as it is written, such as values decoded from
+// codes, is then never held whole.
 func WriteArrayParts[T Float](w io.Writer, h Header, n int, part func(lo, hi int) []T) error {
 	size, order, ok := floatKind(h.Dtype)
 	if !ok {

@@ -223,6 +223,28 @@ func TestLayOutTaking(t *testing.T) {
 	}
 }
 
+// postponedFit fits x by default, its costly trials postponing the
+// chain's mean and skipping the last sweep of one undone on its share, or
+// not (postpone false: the mean copied before each trial, every sweep
+// added).
+func postponedFit(t *testing.T, x *Indexed, seed uint64, postpone bool) *Model {
+	t.Helper()
+	postponeTrials, skipUndone = postpone, postpone
+	defer func() { postponeTrials, skipUndone = true, true }()
+	m, err := FitIndexed(context.Background(), x, Settings{NoLists: true, Seed: seed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// sameFit reports whether two fits have the same factors, biases, sweeps
+// and noise level, bit for bit.
+func sameFit(a, b *Model) bool {
+	return slices.Equal(a.L.RawMatrix().Data, b.L.RawMatrix().Data) && slices.Equal(a.R.RawMatrix().Data, b.R.RawMatrix().Data) &&
+		slices.Equal(a.UserBias, b.UserBias) && slices.Equal(a.ItemBias, b.ItemBias) && a.Info.Sweeps == b.Info.Sweeps && a.Info.NoiseSD == b.Info.NoiseSD
+}
+
 // TestPostponedTrial: a chain whose costly trials postpone its posterior
 // mean, and skip the last sweep of one that stops on its share, fits bit
 // for bit as one that copies the mean before each trial and adds every
@@ -236,16 +258,7 @@ func TestPostponedTrial(t *testing.T) {
 		// Every growth is a costly trial, rank 20's asked a little more
 		// than its gain.
 		rankBudget = 0.9 * float64(x.Len()*21)
-		fit := func(postpone bool) *Model {
-			postponeTrials, skipUndone = postpone, postpone
-			defer func() { postponeTrials, skipUndone = true, true }()
-			m, err := FitIndexed(context.Background(), x, Settings{NoLists: true, Seed: seed})
-			if err != nil {
-				t.Fatal(err)
-			}
-			return m
-		}
-		a, b := fit(false), fit(true)
+		a, b := postponedFit(t, x, seed, false), postponedFit(t, x, seed, true)
 		sel := a.Info.Selection
 		if len(sel.Candidates) < 2 {
 			t.Fatalf("seed %d: no trial (%d candidates)", seed, len(sel.Candidates))
@@ -256,8 +269,7 @@ func TestPostponedTrial(t *testing.T) {
 			undone++
 		}
 		t.Logf("seed %d: %+v", seed, sel.Candidates)
-		if !slices.Equal(a.L.RawMatrix().Data, b.L.RawMatrix().Data) || !slices.Equal(a.R.RawMatrix().Data, b.R.RawMatrix().Data) ||
-			!slices.Equal(a.UserBias, b.UserBias) || !slices.Equal(a.ItemBias, b.ItemBias) || a.Info.Sweeps != b.Info.Sweeps || a.Info.NoiseSD != b.Info.NoiseSD {
+		if !sameFit(a, b) {
 			t.Errorf("seed %d: the postponed trial's fit differs (chose %d of %d)", seed, sel.Chosen, len(sel.Candidates))
 		}
 	}
@@ -281,25 +293,15 @@ func TestPostponedTrialUndoneLate(t *testing.T) {
 		x := truthRatings(10+seed, 200, 100, 0.5, int(4+4*(seed%2)))
 		for _, f := range []float64{0.05, 0.045, 0.04, 0.035} {
 			rankBudget = f * float64(x.Len()*21)
-			fit := func(postpone bool) *Model {
-				postponeTrials, skipUndone = postpone, postpone
-				defer func() { postponeTrials, skipUndone = true, true }()
-				m, err := FitIndexed(context.Background(), x, Settings{NoLists: true, Seed: seed})
-				if err != nil {
-					t.Fatal(err)
-				}
-				return m
-			}
-			b := fit(true)
+			b := postponedFit(t, x, seed, true)
 			sel := b.Info.Selection
 			if len(sel.Candidates) < 2 || sel.Chosen == 1 || sel.Candidates[1].Sweeps <= trialSweeps {
 				continue
 			}
 			late++
-			a := fit(false)
+			a := postponedFit(t, x, seed, false)
 			t.Logf("seed %d, budget %g: %+v", seed, f, sel.Candidates)
-			if !slices.Equal(a.L.RawMatrix().Data, b.L.RawMatrix().Data) || !slices.Equal(a.R.RawMatrix().Data, b.R.RawMatrix().Data) ||
-				!slices.Equal(a.UserBias, b.UserBias) || !slices.Equal(a.ItemBias, b.ItemBias) || a.Info.Sweeps != b.Info.Sweeps || a.Info.NoiseSD != b.Info.NoiseSD {
+			if !sameFit(a, b) {
 				t.Errorf("seed %d, budget %g: the fit after a trial undone late differs from the copied chain's", seed, f)
 			}
 		}
