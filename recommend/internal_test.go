@@ -211,14 +211,22 @@ func TestRowDraws(t *testing.T) {
 }
 
 // truncateDense is a merge's truncation of left rightᵀ (see truncate),
-// the Grams by table.gram with its rows in two blocks.
+// the Grams by table.gram with its rows in two blocks: the first half of
+// the columns held, the second a sweep's (float32: its values must be
+// float32's, see round32).
 func truncateDense(left, right *mat.Dense, rank int) (a, b *mat.Dense) {
 	var tb table
 	gram := func(x *mat.Dense) []float64 {
 		n, c := x.Dims()
 		w := c / 2
-		l, r := mat.DenseCopyOf(x.Slice(0, n, 0, w)), mat.DenseCopyOf(x.Slice(0, n, w, c))
-		return tb.gram([][]float64{l.RawMatrix().Data, r.RawMatrix().Data}, []int{w, c - w}, n)
+		l := mat.DenseCopyOf(x.Slice(0, n, 0, w))
+		r := make([]float32, n*(c-w))
+		for i := range n {
+			for j := w; j < c; j++ {
+				r[i*(c-w)+j-w] = float32(x.At(i, j))
+			}
+		}
+		return tb.gram(blocks{held: l.RawMatrix().Data, c: w, sweeps: [][]float32{r}, widths: []int{c - w}}, n)
 	}
 	_, cols := left.Dims()
 	m1, m2 := truncate(gram(left), gram(right), cols, rank)
@@ -226,6 +234,11 @@ func truncateDense(left, right *mat.Dense, rank int) (a, b *mat.Dense) {
 	a.Mul(left, m1)
 	b.Mul(right, m2)
 	return a, b
+}
+
+// round32 rounds m's entries to float32's.
+func round32(m *mat.Dense) {
+	m.Apply(func(_, _ int, v float64) float64 { return float64(float32(v)) }, m)
 }
 
 // TestTruncate: a product of rank r is kept to 1e-9 at rank r or more,
@@ -243,12 +256,21 @@ func TestTruncate(t *testing.T) {
 		}
 		return m
 	}
-	// A rank-4 product written with 7 columns.
-	l4, r4 := randn(50, 4), randn(30, 4)
-	mix := randn(4, 7)
+	// A rank-4 product written with 7 columns, of small integers (a
+	// sweep's block is float32).
+	randi := func(r, c int) *mat.Dense {
+		m := mat.NewDense(r, c, nil)
+		for i := range r {
+			for j := range c {
+				m.Set(i, j, float64(rng.IntN(9)-4))
+			}
+		}
+		return m
+	}
+	l4, r4 := randi(50, 4), randi(30, 4)
 	var left, right, want mat.Dense
-	left.Mul(l4, mix)
-	right.Mul(r4, randn(4, 7))
+	left.Mul(l4, randi(4, 7))
+	right.Mul(r4, randi(4, 7))
 	want.Mul(&left, right.T())
 	for _, rank := range []int{4, 7} {
 		a, b := truncateDense(&left, &right, rank)
@@ -285,6 +307,8 @@ func TestTruncate(t *testing.T) {
 			}
 		}
 	}
+	round32(gl)
+	round32(gr)
 	var prod mat.Dense
 	prod.Mul(gl, gr.T())
 	svd.Factorize(&prod, mat.SVDThin)
@@ -546,12 +570,12 @@ func TestRowsTimes(t *testing.T) {
 	for _, n := range []int{1, 2, 3, 257, 600} {
 		for _, k := range []int{1, 3, 4, 9, 16, 20, 41} {
 			for _, first := range []int{2, k} {
-				widths := []int{first, 5}
-				xs := [][]float64{make([]float64, n*first), make([]float64, n*5)}
-				for _, x := range xs {
-					for i := range x {
-						x[i] = rng.NormFloat64() * math.Exp(4*rng.NormFloat64())
-					}
+				xs := blocks{held: make([]float64, n*first), c: first, sweeps: [][]float32{make([]float32, n*5)}, widths: []int{5}}
+				for i := range xs.held {
+					xs.held[i] = rng.NormFloat64() * math.Exp(4*rng.NormFloat64())
+				}
+				for i := range xs.sweeps[0] {
+					xs.sweeps[0][i] = float32(rng.NormFloat64() * math.Exp(4*rng.NormFloat64()))
 				}
 				cols := first + 5
 				m := mat.NewDense(cols, k, nil)
@@ -563,7 +587,7 @@ func TestRowsTimes(t *testing.T) {
 				want := make([]float64, n*k)
 				x := make([]float64, cols)
 				for r := range n {
-					row(x, xs, widths, r)
+					xs.row(x, r)
 					for j := range k {
 						for i, v := range x {
 							want[r*k+j] += v * m.At(i, j)
@@ -572,15 +596,15 @@ func TestRowsTimes(t *testing.T) {
 				}
 				var out []float64
 				if first == k {
-					out = xs[0] // in place
+					out = xs.held // in place
 				}
-				got := rowsTimes(out, xs, widths, n, m)
+				got := rowsTimes(out, xs, n, m)
 				for e, g := range got {
 					if math.Float64bits(g) != math.Float64bits(want[e]) {
 						t.Fatalf("n %d, k %d, first block %d wide: entry (%d, %d) = %v, want %v", n, k, first, e/k, e%k, g, want[e])
 					}
 				}
-				if first == k && &got[0] != &xs[0][0] {
+				if first == k && &got[0] != &xs.held[0] {
 					t.Fatalf("n %d, k %d: not written in the first block", n, k)
 				}
 			}

@@ -55,9 +55,14 @@ type heldSweep struct {
 	f      factors
 }
 
-// factors are a sweep's factors, row-major, k columns: this rank's rows.
+// factors are a sweep's factors, row-major, k columns: this rank's rows,
+// rounded to float32. A sweep is one draw of the chain, its factors
+// uncertain in their second digit; rounded, they change the mean by a few
+// parts in 10^8 of a draw, and the sweeps a merge waits for, or a trial
+// holds, take half the memory (on the taste clusters of docs/recommend.md
+// four rank-20 sweeps of 160,000 rows, 51 MB).
 type factors struct {
-	l, r []float64
+	l, r []float32
 	k    int
 }
 
@@ -97,12 +102,16 @@ func (sf *sweepFactors) get() factors {
 	t, d, k := s.t, s.d, s.k
 	u0, u1 := t.part(t.rank(), t.n1)
 	i0, i1 := t.part(t.rank(), t.n2)
-	l, r := make([]float64, (u1-u0)*k), make([]float64, (i1-i0)*k)
+	l, r := make([]float32, (u1-u0)*k), make([]float32, (i1-i0)*k)
 	for u := u0; u < u1; u++ {
-		copy(l[(u-u0)*k:(u-u0)*k+k], s.u[u*d:])
+		for c, v := range s.u[u*d : u*d+k] {
+			l[(u-u0)*k+c] = float32(v)
+		}
 	}
 	for i := i0; i < i1; i++ {
-		copy(r[(i-i0)*k:(i-i0)*k+k], s.v[i*d:])
+		for c, v := range s.v[i*d : i*d+k] {
+			r[(i-i0)*k+c] = float32(v)
+		}
 	}
 	sf.f = &factors{l, r, k}
 	return *sf.f
@@ -196,19 +205,15 @@ func (p *posterior) merge(pend []factors) {
 	if len(pend) == 0 {
 		return
 	}
-	cols := p.c
+	ls, rs := blocks{held: p.a, c: p.c}, blocks{held: p.b, c: p.c}
 	for _, f := range pend {
-		cols += f.k
-	}
-	ls, rs := [][]float64{p.a}, [][]float64{p.b}
-	widths := []int{p.c}
-	for _, f := range pend {
-		ls, rs, widths = append(ls, f.l), append(rs, f.r), append(widths, f.k)
+		ls.sweeps, ls.widths = append(ls.sweeps, f.l), append(ls.widths, f.k)
+		rs.sweeps, rs.widths = append(rs.sweeps, f.r), append(rs.widths, f.k)
 	}
 	t := p.t
 	u0, u1 := t.part(t.rank(), t.n1)
 	i0, i1 := t.part(t.rank(), t.n2)
-	m1, m2 := truncate(t.gram(ls, widths, u1-u0), t.gram(rs, widths, i1-i0), cols, p.maxRank)
+	m1, m2 := truncate(t.gram(ls, u1-u0), t.gram(rs, i1-i0), ls.cols(), p.maxRank)
 	// The new A and B take the old ones' storage when they keep their
 	// width, as they do once the mean has reached maxRank: a merge then
 	// holds one copy of them, not two (on the taste clusters of
@@ -217,19 +222,39 @@ func (p *posterior) merge(pend []factors) {
 	if _, k := m1.Dims(); k == p.c {
 		a, b = p.a, p.b
 	}
-	p.a, p.b = rowsTimes(a, ls, widths, u1-u0, m1), rowsTimes(b, rs, widths, i1-i0, m2)
+	p.a, p.b = rowsTimes(a, ls, u1-u0, m1), rowsTimes(b, rs, i1-i0, m2)
 	_, p.c = m1.Dims()
 }
 
-// The tall matrices of a merge are n rows of blocks side by side: block j
-// holds widths[j] columns, row-major, in xs[j].
+// blocks are the n rows of a merge's tall matrix, [A, L_1, ...] or
+// [B, R_1, ...], row-major blocks side by side: the held factors, c
+// columns, and the sweeps' factors, block j widths[j] columns.
+type blocks struct {
+	held   []float64
+	c      int
+	sweeps [][]float32
+	widths []int
+}
 
-// row sets dst to row r of the blocks xs.
-func row(dst []float64, xs [][]float64, widths []int, r int) {
-	at := 0
-	for j, x := range xs {
-		w := widths[j]
-		copy(dst[at:at+w], x[r*w:r*w+w])
+// cols returns the columns of the blocks.
+func (b blocks) cols() int {
+	cols := b.c
+	for _, w := range b.widths {
+		cols += w
+	}
+	return cols
+}
+
+// row sets dst to row r of the blocks.
+func (b blocks) row(dst []float64, r int) {
+	c := b.c
+	copy(dst[:c], b.held[r*c:r*c+c])
+	at := c
+	for j, x := range b.sweeps {
+		w := b.widths[j]
+		for e, v := range x[r*w : r*w+w] {
+			dst[at+e] = float64(v)
+		}
 		at += w
 	}
 }
@@ -238,16 +263,13 @@ func row(dst []float64, xs [][]float64, widths []int, r int) {
 // of the n rows of the blocks xs: each entry a sum over the rows in their
 // order, continued from rank to rank (table.relay), so that its bits
 // depend neither on the ranks nor on the cores (see addGram).
-func (t *table) gram(xs [][]float64, widths []int, n int) []float64 {
-	cols := 0
-	for _, w := range widths {
-		cols += w
-	}
+func (t *table) gram(xs blocks, n int) []float64 {
+	cols := xs.cols()
 	g := make([]float64, cols*cols)
 	t.relay(g, func() {
 		addGram(g, cols, n, runtime.GOMAXPROCS(0), func(buf []float64, r0, r1 int) {
 			for r := r0; r < r1; r++ {
-				row(buf[(r-r0)*cols:], xs, widths, r)
+				xs.row(buf[(r-r0)*cols:], r)
 			}
 		})
 	})
@@ -258,7 +280,7 @@ func (t *table) gram(xs [][]float64, widths []int, n int) []float64 {
 // entry's terms added in the order of the columns, each product rounded
 // and then added, so that its bits are the loop's on every kernel. It
 // writes them in out when out holds n rows of the product: out may be the
-// first block, xs[0], when that block is as wide as the product (each row
+// held block, xs.held, when that block is as wide as the product (each row
 // of the product is written after the row it is made of has been read).
 //
 // It runs as Gram tiles (kernel.GramTile): a block of 64 rows is laid
@@ -268,7 +290,7 @@ func (t *table) gram(xs [][]float64, widths []int, n int) []float64 {
 // 64+c..64+c+7 (eight of m's columns) sums over y's rows, the columns of
 // the product, in order. The products a merge of the posterior mean makes
 // were a tenth of a MovieLens 100k fit's time in scalar Go.
-func rowsTimes(out []float64, xs [][]float64, widths []int, n int, m *mat.Dense) []float64 {
+func rowsTimes(out []float64, xs blocks, n int, m *mat.Dense) []float64 {
 	cols, k := m.Dims()
 	if len(out) != n*k {
 		out = make([]float64, n*k)
@@ -288,11 +310,15 @@ func rowsTimes(out []float64, xs [][]float64, widths []int, n int, m *mat.Dense)
 		for b := w; b < blocks; b += workers {
 			r0, r1 := b*block, min(n, (b+1)*block)
 			for r := r0; r < r1; r++ {
-				at := 0
-				for j, x := range xs {
-					wd := widths[j]
+				c := xs.c
+				for e, v := range xs.held[r*c : r*c+c] {
+					y[e*stride+r-r0] = v
+				}
+				at := c
+				for j, x := range xs.sweeps {
+					wd := xs.widths[j]
 					for e, v := range x[r*wd : r*wd+wd] {
-						y[(at+e)*stride+r-r0] = v
+						y[(at+e)*stride+r-r0] = float64(v)
 					}
 					at += wd
 				}
