@@ -211,22 +211,24 @@ func TestRowDraws(t *testing.T) {
 }
 
 // truncateDense is a merge's truncation of left rightᵀ (see truncate),
-// the Grams by table.gram with its rows in two blocks: the first half of
-// the columns held, the second a sweep's (float32: its values must be
-// float32's, see round32).
+// the Grams by table.gram with its rows in two blocks (float32: the
+// entries must be float32's, see round32).
 func truncateDense(left, right *mat.Dense, rank int) (a, b *mat.Dense) {
 	var tb table
 	gram := func(x *mat.Dense) []float64 {
 		n, c := x.Dims()
 		w := c / 2
-		l := mat.DenseCopyOf(x.Slice(0, n, 0, w))
-		r := make([]float32, n*(c-w))
+		l, r := make([]float32, n*w), make([]float32, n*(c-w))
 		for i := range n {
-			for j := w; j < c; j++ {
-				r[i*(c-w)+j-w] = float32(x.At(i, j))
+			for j := range c {
+				if j < w {
+					l[i*w+j] = float32(x.At(i, j))
+				} else {
+					r[i*(c-w)+j-w] = float32(x.At(i, j))
+				}
 			}
 		}
-		return tb.gram(blocks{held: l.RawMatrix().Data, c: w, sweeps: [][]float32{r}, widths: []int{c - w}}, n)
+		return tb.gram(blocks{xs: [][]float32{l, r}, widths: []int{w, c - w}}, n)
 	}
 	_, cols := left.Dims()
 	m1, m2 := truncate(gram(left), gram(right), cols, rank)
@@ -562,20 +564,20 @@ func TestAddGram(t *testing.T) {
 }
 
 // TestRowsTimes: rowsTimes is the loop that adds each entry's terms in
-// the order of the columns, bit for bit, on every kernel, for rows and
-// columns around its Gram tiles of four by eight and blocks of 64 rows,
-// and so it is when it writes the product over its first block, as wide.
+// the order of the columns, bit for bit (rounded to float32 once), on
+// every kernel, for rows and columns around its Gram tiles of four by
+// eight and blocks of 64 rows, and so it is when it writes the product
+// over its first block, as wide.
 func TestRowsTimes(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	for _, n := range []int{1, 2, 3, 257, 600} {
 		for _, k := range []int{1, 3, 4, 9, 16, 20, 41} {
 			for _, first := range []int{2, k} {
-				xs := blocks{held: make([]float64, n*first), c: first, sweeps: [][]float32{make([]float32, n*5)}, widths: []int{5}}
-				for i := range xs.held {
-					xs.held[i] = rng.NormFloat64() * math.Exp(4*rng.NormFloat64())
-				}
-				for i := range xs.sweeps[0] {
-					xs.sweeps[0][i] = float32(rng.NormFloat64() * math.Exp(4*rng.NormFloat64()))
+				xs := blocks{xs: [][]float32{make([]float32, n*first), make([]float32, n*5)}, widths: []int{first, 5}}
+				for _, x := range xs.xs {
+					for i := range x {
+						x[i] = float32(rng.NormFloat64() * math.Exp(4*rng.NormFloat64()))
+					}
 				}
 				cols := first + 5
 				m := mat.NewDense(cols, k, nil)
@@ -594,17 +596,17 @@ func TestRowsTimes(t *testing.T) {
 						}
 					}
 				}
-				var out []float64
+				var out []float32
 				if first == k {
-					out = xs.held // in place
+					out = xs.xs[0] // in place
 				}
 				got := rowsTimes(out, xs, n, m)
 				for e, g := range got {
-					if math.Float64bits(g) != math.Float64bits(want[e]) {
+					if math.Float32bits(g) != math.Float32bits(float32(want[e])) {
 						t.Fatalf("n %d, k %d, first block %d wide: entry (%d, %d) = %v, want %v", n, k, first, e/k, e%k, g, want[e])
 					}
 				}
-				if first == k && &got[0] != &xs.held[0] {
+				if first == k && &got[0] != &xs.xs[0][0] {
 					t.Fatalf("n %d, k %d: not written in the first block", n, k)
 				}
 			}

@@ -33,7 +33,7 @@ type posterior struct {
 	t       *table    // whose ranks share the rows (t.part)
 	count   int       // sweeps added
 	ub, ib  []float64 // sums of the biases, every rank's
-	a, b    []float64 // this rank's rows of A and B, row-major, c columns
+	a, b    []float32 // this rank's rows of A and B, row-major, c columns (see factors)
 	c       int
 	pend    []factors // buffered factors, this rank's rows
 	maxRank int
@@ -56,11 +56,14 @@ type heldSweep struct {
 }
 
 // factors are a sweep's factors, row-major, k columns: this rank's rows,
-// rounded to float32. A sweep is one draw of the chain, its factors
-// uncertain in their second digit; rounded, they change the mean by a few
-// parts in 10^8 of a draw, and the sweeps a merge waits for, or a trial
-// holds, take half the memory (on the taste clusters of docs/recommend.md
-// four rank-20 sweeps of 160,000 rows, 51 MB).
+// rounded to float32, as the mean's A and B are. A sweep is one draw of
+// the chain, its factors uncertain in their second digit, and the mean
+// of a hundred is uncertain in its third or fourth: rounded at the eighth,
+// they change the test RMSEs by 10^-11 to 10^-8 (docs/recommend.md), and
+// the sweeps a merge waits for, a trial holds, and the means take half
+// the memory (on the taste clusters of docs/recommend.md, four rank-20
+// sweeps of 160,000 rows 51 MB, two means at rank 40 as much). The
+// merges' sums are float64's.
 type factors struct {
 	l, r []float32
 	k    int
@@ -205,10 +208,10 @@ func (p *posterior) merge(pend []factors) {
 	if len(pend) == 0 {
 		return
 	}
-	ls, rs := blocks{held: p.a, c: p.c}, blocks{held: p.b, c: p.c}
+	ls, rs := blocks{xs: [][]float32{p.a}, widths: []int{p.c}}, blocks{xs: [][]float32{p.b}, widths: []int{p.c}}
 	for _, f := range pend {
-		ls.sweeps, ls.widths = append(ls.sweeps, f.l), append(ls.widths, f.k)
-		rs.sweeps, rs.widths = append(rs.sweeps, f.r), append(rs.widths, f.k)
+		ls.xs, ls.widths = append(ls.xs, f.l), append(ls.widths, f.k)
+		rs.xs, rs.widths = append(rs.xs, f.r), append(rs.widths, f.k)
 	}
 	t := p.t
 	u0, u1 := t.part(t.rank(), t.n1)
@@ -218,7 +221,7 @@ func (p *posterior) merge(pend []factors) {
 	// width, as they do once the mean has reached maxRank: a merge then
 	// holds one copy of them, not two (on the taste clusters of
 	// docs/recommend.md, 51 MB of the 350 live at the peak).
-	var a, b []float64
+	var a, b []float32
 	if _, k := m1.Dims(); k == p.c {
 		a, b = p.a, p.b
 	}
@@ -227,18 +230,16 @@ func (p *posterior) merge(pend []factors) {
 }
 
 // blocks are the n rows of a merge's tall matrix, [A, L_1, ...] or
-// [B, R_1, ...], row-major blocks side by side: the held factors, c
-// columns, and the sweeps' factors, block j widths[j] columns.
+// [B, R_1, ...]: row-major blocks side by side, block j widths[j] columns
+// in xs[j].
 type blocks struct {
-	held   []float64
-	c      int
-	sweeps [][]float32
+	xs     [][]float32
 	widths []int
 }
 
 // cols returns the columns of the blocks.
 func (b blocks) cols() int {
-	cols := b.c
+	cols := 0
 	for _, w := range b.widths {
 		cols += w
 	}
@@ -247,10 +248,8 @@ func (b blocks) cols() int {
 
 // row sets dst to row r of the blocks.
 func (b blocks) row(dst []float64, r int) {
-	c := b.c
-	copy(dst[:c], b.held[r*c:r*c+c])
-	at := c
-	for j, x := range b.sweeps {
+	at := 0
+	for j, x := range b.xs {
 		w := b.widths[j]
 		for e, v := range x[r*w : r*w+w] {
 			dst[at+e] = float64(v)
@@ -276,12 +275,13 @@ func (t *table) gram(xs blocks, n int) []float64 {
 	return g
 }
 
-// rowsTimes returns the n rows of the blocks xs times m, row-major: each
-// entry's terms added in the order of the columns, each product rounded
-// and then added, so that its bits are the loop's on every kernel. It
-// writes them in out when out holds n rows of the product: out may be the
-// held block, xs.held, when that block is as wide as the product (each row
-// of the product is written after the row it is made of has been read).
+// rowsTimes returns the n rows of the blocks xs times m, row-major, each
+// rounded to float32: each entry's terms added in float64 in the order of
+// the columns, each product rounded and then added, so that its bits are
+// the loop's on every kernel. It writes them in out when out holds n rows
+// of the product: out may be the first block, xs.xs[0], when that block
+// is as wide as the product (each row of the product is written after the
+// row it is made of has been read).
 //
 // It runs as Gram tiles (kernel.GramTile): a block of 64 rows is laid
 // out transposed beside m, row i of y holding the block's column i and
@@ -290,10 +290,10 @@ func (t *table) gram(xs blocks, n int) []float64 {
 // 64+c..64+c+7 (eight of m's columns) sums over y's rows, the columns of
 // the product, in order. The products a merge of the posterior mean makes
 // were a tenth of a MovieLens 100k fit's time in scalar Go.
-func rowsTimes(out []float64, xs blocks, n int, m *mat.Dense) []float64 {
+func rowsTimes(out []float32, xs blocks, n int, m *mat.Dense) []float32 {
 	cols, k := m.Dims()
 	if len(out) != n*k {
-		out = make([]float64, n*k)
+		out = make([]float32, n*k)
 	}
 	mr := m.RawMatrix()
 	const block = 64
@@ -310,12 +310,8 @@ func rowsTimes(out []float64, xs blocks, n int, m *mat.Dense) []float64 {
 		for b := w; b < blocks; b += workers {
 			r0, r1 := b*block, min(n, (b+1)*block)
 			for r := r0; r < r1; r++ {
-				c := xs.c
-				for e, v := range xs.held[r*c : r*c+c] {
-					y[e*stride+r-r0] = v
-				}
-				at := c
-				for j, x := range xs.sweeps {
+				at := 0
+				for j, x := range xs.xs {
 					wd := xs.widths[j]
 					for e, v := range x[r*wd : r*wd+wd] {
 						y[(at+e)*stride+r-r0] = float64(v)
@@ -332,7 +328,7 @@ func rowsTimes(out []float64, xs blocks, n int, m *mat.Dense) []float64 {
 					for aa := range min(4, r1-r0-a) {
 						o := out[(r0+a+aa)*k:]
 						for cc := range min(8, k-c) {
-							o[c+cc] = acc[aa*8+cc]
+							o[c+cc] = float32(acc[aa*8+cc])
 						}
 					}
 				}
@@ -487,11 +483,11 @@ func (p *posterior) mean() (ub, ib, l, r []float64, rank int) {
 	}
 	rank = p.c
 	s := 1 / math.Sqrt(n)
-	full := func(x []float64, n int) []float64 {
+	full := func(x []float32, n int) []float64 {
 		y := t.rows(n, rank)
 		first, _ := t.part(t.rank(), n)
 		for e, v := range x {
-			y[first*rank+e] = v * s
+			y[first*rank+e] = float64(v) * s
 		}
 		t.share(y, n, rank)
 		return y
