@@ -2,7 +2,11 @@ package recommend
 
 import (
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"testing"
+
+	"gonum.org/v1/gonum/mat"
 
 	"github.com/scaledsm/scaledsm/internal/gamma"
 
@@ -55,4 +59,44 @@ func BenchmarkRow(b *testing.B) {
 		n++
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n)/float64(hi-lo), "ns/rating")
+}
+
+// BenchmarkTruncate times a merge's truncation of the posterior mean at
+// MovieLens 100k's width (the mean's 40 columns beside four rank-20
+// sweeps, 120 in all), beside the two eigendecompositions of the Grams
+// that its halves took before the pivoted Cholesky factorizations
+// (eigen: the yardstick, not a part of the fit).
+func BenchmarkTruncate(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	const cols, rank = 120, 40
+	grams := make([][]float64, 2)
+	for h, n := range []int{943, 1682} {
+		x := make([]float32, n*cols)
+		for i := range x {
+			x[i] = float32(rng.NormFloat64() * math.Exp(-float64(i%cols)/30))
+		}
+		var t table
+		grams[h] = t.gram(blocks{xs: [][]float32{x}, widths: []int{cols}}, n)
+	}
+	b.Run("truncate", func(b *testing.B) {
+		for b.Loop() {
+			truncate(grams[0], grams[1], cols, rank)
+		}
+	})
+	b.Run("eigen", func(b *testing.B) {
+		for b.Loop() {
+			for _, g := range grams {
+				sym := mat.NewSymDense(cols, nil)
+				for i := range cols {
+					for j := i; j < cols; j++ {
+						sym.SetSym(i, j, g[i*cols+j])
+					}
+				}
+				var eig mat.EigenSym
+				if !eig.Factorize(sym, true) {
+					b.Fatal("no eigendecomposition")
+				}
+			}
+		}
+	})
 }
