@@ -330,6 +330,24 @@ func TestTruncate(t *testing.T) {
 	}
 }
 
+// TestTruncateDegenerate: a zero product is truncated to one zero column,
+// and a Gram with a NaN keeps the product whole, its NaNs carried to the
+// predictions rather than hidden.
+func TestTruncateDegenerate(t *testing.T) {
+	const cols = 3
+	zero := make([]float64, cols*cols)
+	m1, m2 := truncate(zero, zero, cols, 2)
+	if _, c := m1.Dims(); c != 1 || mat.Norm(m1, 1) != 0 || mat.Norm(m2, 1) != 0 {
+		t.Errorf("zero product: %d columns, norms %v and %v; want one zero column", c, mat.Norm(m1, 1), mat.Norm(m2, 1))
+	}
+	g := []float64{1, 0, 0, 0, math.NaN(), 0, 0, 0, 1}
+	one := []float64{1, 0, 0, 0, 1, 0, 0, 0, 1}
+	m1, _ = truncate(g, one, cols, 2)
+	if r, c := m1.Dims(); r != cols || c != cols || m1.At(1, 1) != 1 || m1.At(0, 1) != 0 {
+		t.Errorf("a NaN in the Gram: got %d×%d %v, want the identity (the product kept whole)", r, c, mat.Formatted(m1))
+	}
+}
+
 // TestCholeskySolve: cholesky factors H = C Cᵀ, and backward solves
 // Cᵀ x = b, the two steps of drawPrior's Wishart draw.
 func TestCholeskySolve(t *testing.T) {

@@ -368,7 +368,10 @@ func truncate(g1, g2 []float64, cols, rank int) (*mat.Dense, *mat.Dense) {
 			copy(a[i*cols+i:(i+1)*cols], g[i*cols+i:(i+1)*cols])
 			top = max(top, a[i*cols+i])
 		}
-		if !(top > 0) { // a zero product: one zero column
+		switch {
+		case math.IsNaN(top):
+			return nil, nil // kept whole, its NaNs in the predictions
+		case top == 0: // a zero product: one zero column
 			return mat.NewDense(cols, 1, nil), mat.NewDense(cols, 1, nil)
 		}
 		piv := make([]int, cols)
