@@ -328,11 +328,62 @@ func TestTruncate(t *testing.T) {
 			t.Errorf("graded, rank %d: error %v, want the optimum %v to 1e-9 of %v", rank, e, best, sv[0])
 		}
 	}
+	// Graded on one side only, at three scales: the product of full rank
+	// kept to the tolerance's 10^-7 or so (a tolerance a hundred times
+	// looser, or not relative to the largest entry, loses columns of norm
+	// 10^-6 to 10^-5 and misses it).
+	for _, scale := range []float64{1e-3, 1, 1e3} {
+		l, r := randn(200, 16), randn(120, 16)
+		for j := range 8 {
+			f := scale * math.Pow(10, -float64(j))
+			for i := range 200 {
+				l.Set(i, j, l.At(i, j)*f)
+			}
+		}
+		for j := 8; j < 16; j++ {
+			for i := range 200 {
+				l.Set(i, j, l.At(i, j)*scale)
+			}
+		}
+		round32(l)
+		round32(r)
+		var prod, got, diff mat.Dense
+		prod.Mul(l, r.T())
+		a, b := truncateDense(l, r, 16)
+		got.Mul(a, b.T())
+		diff.Sub(&prod, &got)
+		if e, n := mat.Norm(&diff, 2), mat.Norm(&prod, 2); e > 2e-7*n {
+			t.Errorf("graded on one side, scale %g: error %.3g of the product's norm, want at most 2e-7", scale, e/n)
+		}
+	}
+	// The merge's width, 120 columns, where the factorization runs in
+	// blocks of 64: products of rank 30, 70, 100 and 120 kept at that
+	// rank, to the float32 rounding of their factors (which the
+	// tolerance drops, 5·10^-8 of the product).
+	for _, k := range []int{30, 70, 100, 120} {
+		l, r := randn(300, k), randn(200, k)
+		ml, mr := randn(k, 120), randn(k, 120)
+		var left, right, prod, got, diff mat.Dense
+		left.Mul(l, ml)
+		right.Mul(r, mr)
+		round32(&left)
+		round32(&right)
+		prod.Mul(&left, right.T())
+		a, b := truncateDense(&left, &right, 120)
+		if _, c := a.Dims(); c != k {
+			t.Errorf("rank %d at 120 columns: %d columns kept", k, c)
+		}
+		got.Mul(a, b.T())
+		diff.Sub(&prod, &got)
+		if e, n := mat.Norm(&diff, 2), mat.Norm(&prod, 2); e > 1e-6*n {
+			t.Errorf("rank %d at 120 columns: error %.3g of the product's norm", k, e/n)
+		}
+	}
 }
 
 // TestTruncateDegenerate: a zero product is truncated to one zero column,
-// and a Gram with a NaN keeps the product whole, its NaNs carried to the
-// predictions rather than hidden.
+// and a Gram with a NaN or an infinity keeps the product whole, carried
+// to the predictions rather than hidden.
 func TestTruncateDegenerate(t *testing.T) {
 	const cols = 3
 	zero := make([]float64, cols*cols)
@@ -340,11 +391,13 @@ func TestTruncateDegenerate(t *testing.T) {
 	if _, c := m1.Dims(); c != 1 || mat.Norm(m1, 1) != 0 || mat.Norm(m2, 1) != 0 {
 		t.Errorf("zero product: %d columns, norms %v and %v; want one zero column", c, mat.Norm(m1, 1), mat.Norm(m2, 1))
 	}
-	g := []float64{1, 0, 0, 0, math.NaN(), 0, 0, 0, 1}
 	one := []float64{1, 0, 0, 0, 1, 0, 0, 0, 1}
-	m1, _ = truncate(g, one, cols, 2)
-	if r, c := m1.Dims(); r != cols || c != cols || m1.At(1, 1) != 1 || m1.At(0, 1) != 0 {
-		t.Errorf("a NaN in the Gram: got %d×%d %v, want the identity (the product kept whole)", r, c, mat.Formatted(m1))
+	for _, bad := range []float64{math.NaN(), math.Inf(1)} {
+		g := []float64{1, 0, 0, 0, bad, 0, 0, 0, 1}
+		m1, _ = truncate(g, one, cols, 2)
+		if r, c := m1.Dims(); r != cols || c != cols || m1.At(1, 1) != 1 || m1.At(0, 1) != 0 {
+			t.Errorf("%v in the Gram: got %d×%d %v, want the identity (the product kept whole)", bad, r, c, mat.Formatted(m1))
+		}
 	}
 }
 

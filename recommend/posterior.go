@@ -220,7 +220,8 @@ func (p *posterior) merge(pend []factors) {
 	// The new A and B take the old ones' storage when they keep their
 	// width, as they do once the mean has reached maxRank: a merge then
 	// holds one copy of them, not two (on the taste clusters of
-	// docs/recommend.md, 51 MB of the 350 live at the peak).
+	// docs/recommend.md, 51 MB of the 350 live at the peak when they were
+	// float64's).
 	var a, b []float32
 	if _, k := m1.Dims(); k == p.c {
 		a, b = p.a, p.b
@@ -338,17 +339,18 @@ func rowsTimes(out []float32, xs blocks, n int, m *mat.Dense) []float32 {
 	return out
 }
 
-// gramTol is the smallest pivot of a Gram's Cholesky factorization,
-// relative to its largest diagonal entry, past which truncate keeps no
-// direction: a direction of singular value below 10^-7 of the largest
-// adds at most 10^-7 of the product's norm.
+// gramTol is the pivot of a Gram's Cholesky factorization, relative to
+// its largest diagonal entry, at or below which truncate keeps no more
+// directions: each column left has a residual, beyond the directions
+// kept, of norm at most 10^-7 of the largest column's, and the part
+// dropped at most √(cols-r) times that (10^-6 at 120 columns).
 const gramTol = 1e-14
 
 // truncate returns M1 and M2 (cols×k, k at most rank) such that
 // (X M1)(Y M2)ᵀ is the best approximation of rank k of X Yᵀ, the singular
 // values split evenly between the two, given the Grams g1 = XᵀX and
 // g2 = YᵀY (upper triangles, row-major): with the pivoted Cholesky
-// factorization P1ᵀ XᵀX P1 = U1ᵀ U1 (stopped at the first pivot below
+// factorization P1ᵀ XᵀX P1 = U1ᵀ U1 (stopped at the first pivot at most
 // gramTol of the largest diagonal entry, U1 then r1×cols, its leading
 // r1×r1 block U11 upper triangular), X = Q1 T1 where T1 = U1 P1ᵀ and
 // Q1 = X P1 [U11^-1; 0] has orthonormal columns, so that
@@ -369,16 +371,14 @@ func truncate(g1, g2 []float64, cols, rank int) (*mat.Dense, *mat.Dense) {
 			top = max(top, a[i*cols+i])
 		}
 		switch {
-		case math.IsNaN(top):
-			return nil, nil // kept whole, its NaNs in the predictions
+		case math.IsNaN(top) || math.IsInf(top, 1):
+			return nil, nil // kept whole, its NaNs and infinities in the predictions
 		case top == 0: // a zero product: one zero column
 			return mat.NewDense(cols, 1, nil), mat.NewDense(cols, 1, nil)
 		}
 		piv := make([]int, cols)
+		// The first pivot is top: r is at least 1.
 		u, r, _ := lapack64.Pstrf(blas64.Symmetric{Uplo: blas.Upper, N: cols, Stride: cols, Data: a}, piv, gramTol*top, make([]float64, 2*cols))
-		if r < 1 {
-			return nil, nil
-		}
 		tt = mat.NewDense(cols, r, nil)
 		for i := range r {
 			for j := i; j < cols; j++ {
@@ -397,7 +397,8 @@ func truncate(g1, g2 []float64, cols, rank int) (*mat.Dense, *mat.Dense) {
 		}
 		return tt, inv
 	}
-	// Were a factorization to fail, the product is kept whole, untruncated.
+	// Were a factorization to fail (a Gram with a NaN or an infinity), the
+	// product is kept whole, untruncated.
 	whole := func() (*mat.Dense, *mat.Dense) {
 		id := mat.NewDense(cols, cols, nil)
 		for i := range cols {
