@@ -457,8 +457,9 @@ func (c *chain) snapshot(shared bool) *chainSnapshot {
 // its stage, not having made the whole gain, and the chain restored must
 // then go on with a mean that has none of its sweeps. The copy is of the
 // smaller rank's mean, and only for a trial that goes on past its share
-// (the taste clusters of docs/recommend.md: 14 MB; a trial undone on its
-// share, as at 10^8 ratings, copies nothing).
+// (the taste clusters of docs/recommend.md: 14 MB when the means were
+// float64's; a trial undone on its share, as at 10^8 ratings, copies
+// nothing).
 func (c *chain) ownMean() {
 	sn := c.undo
 	if sn == nil || !sn.shared {

@@ -59,11 +59,11 @@ type heldSweep struct {
 // rounded to float32, as the mean's A and B are. A sweep is one draw of
 // the chain, its factors uncertain in their second digit, and the mean
 // of a hundred is uncertain in its third or fourth: rounded at the eighth,
-// they change the test RMSEs by 10^-11 to 10^-8 (docs/recommend.md), and
+// they changed the test RMSEs of docs/recommend.md by 10^-10 at most, and
 // the sweeps a merge waits for, a trial holds, and the means take half
-// the memory (on the taste clusters of docs/recommend.md, four rank-20
-// sweeps of 160,000 rows 51 MB, two means at rank 40 as much). The
-// merges' sums are float64's.
+// the memory they took as float64's (on the taste clusters, four rank-20
+// sweeps of 160,000 rows and the two means at rank 40 held about 100 MB
+// each). The merges' sums are float64's.
 type factors struct {
 	l, r []float32
 	k    int
@@ -397,8 +397,8 @@ func truncate(g1, g2 []float64, cols, rank int) (*mat.Dense, *mat.Dense) {
 		}
 		return tt, inv
 	}
-	// Were a factorization to fail (a Gram with a NaN or an infinity), the
-	// product is kept whole, untruncated.
+	// Were a factorization to fail (a Gram with a NaN or an infinity, or
+	// the core's SVD), the product is kept whole, untruncated.
 	whole := func() (*mat.Dense, *mat.Dense) {
 		id := mat.NewDense(cols, cols, nil)
 		for i := range cols {
