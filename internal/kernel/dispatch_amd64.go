@@ -66,6 +66,21 @@ func group(r int) int {
 	return 1
 }
 
+// dot1 is dotRows of one row, its kernel called without the rows' loop
+// (the row's update calls it once a coordinate, see recommend).
+func dot1(impl int, a, x []float64) float64 {
+	var out [1]float64
+	switch impl {
+	case implAVX512:
+		dotRows1Avx512(&out[0], &a[0], len(a), len(a), &x[0])
+	case implAVX2:
+		dotRows1Avx2(&out[0], &a[0], len(a), len(a), &x[0])
+	default:
+		dotRowsGeneric(out[:], a, len(a), len(a), x)
+	}
+	return out[0]
+}
+
 func dotRows(impl int, out []float64, a []float64, stride, n int, x []float64) {
 	switch impl {
 	case implAVX512:
@@ -428,16 +443,15 @@ func gather(impl int, g *GatherRow) {
 	gatherGeneric(g, m)
 }
 
-// coordSums runs the assembly on the first multiple of 8 elements and the
-// generic code on the rest.
+// coordSums runs the assembly (the AVX2 code for the AVX-512
+// implementation too), whose last n mod 8 elements are the generic code's.
 func coordSums(impl int, res, w, zp, z []float64, delta float64) (float64, float64) {
-	n8 := len(res) &^ 7
-	if impl == implGeneric || n8 == 0 {
+	if impl == implGeneric {
 		return coordSumsGeneric(res, w, zp, z, delta, 0, 0, 0)
 	}
 	var out [2]float64
-	coordSumsAvx2(&res[0], &w[0], &zp[0], &z[0], n8, delta, &out[0])
-	return coordSumsGeneric(res, w, zp, z, delta, n8, out[0], out[1])
+	coordSumsAvx2(&res[0], &w[0], &zp[0], &z[0], len(res), delta, &out[0])
+	return out[0], out[1]
 }
 
 // gramTile runs the assembly (AVX2 for the AVX-512 implementation too).

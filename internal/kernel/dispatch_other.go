@@ -50,6 +50,12 @@ func entriesAsm(_, _ int, _ *entriesArgs) bool { return false }
 
 func gather(_ int, g *GatherRow) { gatherGeneric(g, 0) }
 
+func dot1(_ int, a, x []float64) float64 {
+	var out [1]float64
+	dotRowsGeneric(out[:], a, len(a), len(a), x)
+	return out[0]
+}
+
 func coordSums(_ int, res, w, zp, z []float64, delta float64) (float64, float64) {
 	return coordSumsGeneric(res, w, zp, z, delta, 0, 0, 0)
 }

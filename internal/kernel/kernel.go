@@ -121,11 +121,10 @@ func Dot(a, x []float64) float64 {
 	if len(x) < len(a) {
 		panic("kernel: Dot: x shorter than a")
 	}
-	var out [1]float64
-	if len(a) > 0 {
-		dotRows(int(active.Load()), out[:], a, len(a), len(a), x)
+	if len(a) == 0 {
+		return 0
 	}
-	return out[0]
+	return dot1(int(active.Load()), a, x)
 }
 
 // Dot32 is Dot for float32 data, accumulated in float64.

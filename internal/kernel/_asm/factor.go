@@ -25,11 +25,13 @@ const (
 const gatherAhead = 2
 
 // coordSums emits coordSumsAvx2(res, w, zp, z *float64, n int, delta
-// float64, out *float64): for e < n (a multiple of 8), res[e] -= delta *
-// zp[e] (one fused multiply-add), then out[0] = Σ w[e] z[e]² and out[1] =
-// Σ w[e] z[e] res[e], each with two vector accumulators (elements e in
-// vector e/4 mod 2, lane e mod 4), added, and their lanes reduced by
-// reduce's tree.
+// float64, out *float64): for e < n8 = n &^ 7, res[e] -= delta * zp[e]
+// (one fused multiply-add), then a = Σ w[e] z[e]² and b = Σ w[e] z[e]
+// res[e], each with two vector accumulators (elements e in vector e/4 mod
+// 2, lane e mod 4), added, and their lanes reduced by reduce's tree; then
+// the n - n8 elements left in coordSumsGeneric's order and roundings
+// (scalar, unfused: two elements at a time into a, a1 and b, b1, the odd
+// one into a and b), out[0] = a + a1 and out[1] = b + b1.
 func coordSums(s isa) {
 	name := "coordSums" + s.name
 	text(name, name+" moves the residuals by the last coordinate's change and sums the next coordinate's statistics (kernel.CoordSums).",
@@ -38,15 +40,17 @@ func coordSums(s isa) {
 	p("MOVQ w+8(FP), SI")
 	p("MOVQ zp+16(FP), R8")
 	p("MOVQ z+24(FP), R9")
-	p("MOVQ n+32(FP), CX")
-	p("SHLQ $3, CX")
+	p("MOVQ n+32(FP), DX")
+	p("SHLQ $3, DX")
+	p("MOVQ DX, CX")
+	p("ANDQ $-64, CX")
 	p("VBROADCASTSD delta+40(FP), Y15")
 	for i := 0; i < 4; i++ {
 		p("VXORPD %s, %s, %s", y(i), y(i), y(i))
 	}
 	p("XORQ AX, AX")
 	p("TESTQ CX, CX")
-	p("JZ done")
+	p("JZ reduced")
 	label("loop")
 	for h := 0; h < 2; h++ {
 		off := 32 * h
@@ -62,11 +66,51 @@ func coordSums(s isa) {
 	p("ADDQ $64, AX")
 	p("CMPQ AX, CX")
 	p("JB loop")
-	label("done")
 	p("VADDPD Y1, Y0, Y0")
 	p("VADDPD Y3, Y2, Y2")
 	reduce(s, 0)
 	reduce(s, 2)
+	label("reduced")
+	// The tail: X0 a, X1 a1, X2 b, X3 b1 (the VEX xors clear the upper
+	// lanes too), X15 delta.
+	p("VXORPD X1, X1, X1")
+	p("VXORPD X3, X3, X3")
+	label("pair")
+	p("LEAQ 16(AX), BX")
+	p("CMPQ BX, DX")
+	p("JA single")
+	for h := 0; h < 2; h++ {
+		off := 8 * h
+		r, t, wz, q := x(4+2*h), x(5+2*h), x(8+h), x(10+h)
+		p("VMULSD %d(R8)(AX*1), X15, %s", off, t)
+		p("VMOVSD %d(DI)(AX*1), %s", off, r)
+		p("VSUBSD %s, %s, %s", t, r, r)
+		p("VMOVSD %s, %d(DI)(AX*1)", r, off)
+		p("VMOVSD %d(SI)(AX*1), %s", off, wz)
+		p("VMULSD %d(R9)(AX*1), %s, %s", off, wz, wz)
+		p("VMULSD %d(R9)(AX*1), %s, %s", off, wz, q)
+		p("VADDSD %s, %s, %s", q, x(h), x(h))
+		p("VMULSD %s, %s, %s", r, wz, q)
+		p("VADDSD %s, %s, %s", q, x(2+h), x(2+h))
+	}
+	p("MOVQ BX, AX")
+	p("JMP pair")
+	label("single")
+	p("CMPQ AX, DX")
+	p("JAE done")
+	p("VMULSD (R8)(AX*1), X15, X5")
+	p("VMOVSD (DI)(AX*1), X4")
+	p("VSUBSD X5, X4, X4")
+	p("VMOVSD X4, (DI)(AX*1)")
+	p("VMOVSD (SI)(AX*1), X8")
+	p("VMULSD (R9)(AX*1), X8, X8")
+	p("VMULSD (R9)(AX*1), X8, X10")
+	p("VADDSD X10, X0, X0")
+	p("VMULSD X4, X8, X10")
+	p("VADDSD X10, X2, X2")
+	label("done")
+	p("VADDSD X1, X0, X0")
+	p("VADDSD X3, X2, X2")
 	p("MOVQ out+48(FP), DX")
 	p("VMOVSD X0, (DX)")
 	p("VMOVSD X2, 8(DX)")
