@@ -159,8 +159,9 @@ func (s *sampler) rows(sweep int, sd side) {
 		for r := first + b*blockRows; r < min(last, first+(b+1)*blockRows); r++ {
 			hi := sd.start[r+1]
 			// The next row's first ratings' rows are fetched while this
-			// row is made.
-			if r+1 < sd.n {
+			// row is made, unless the other side's rows are few enough to
+			// stay in the caches.
+			if r+1 < sd.n && len(sd.other) > prefetchAbove {
 				kernel.PrefetchRows(sd.other, sd.idx[hi:min(sd.start[r+2], hi+gatherChunk)], d, d)
 			}
 			sc.s.seed(s.seed, sweep, sd.kind, r)
@@ -171,6 +172,11 @@ func (s *sampler) rows(sweep int, sd side) {
 		}
 	})
 }
+
+// prefetchAbove is the number of values of the other side's rows above
+// which a row's pass prefetches them (half a megabyte: a second-level
+// cache's size).
+const prefetchAbove = 1 << 16
 
 // gatherChunk is the number of ratings ahead whose other rows are
 // prefetched.

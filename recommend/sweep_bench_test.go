@@ -15,7 +15,12 @@ import (
 
 // benchTable lays out n synthetic ratings in MovieLens 1M's shape.
 func benchTable(b *testing.B, n int) *table {
-	d, err := synth.GenerateRatings(synth.RatingsConfig{Users: 6040, Items: 3700, Ratings: n, Step: 0.5, Seed: 1})
+	return benchShape(b, 6040, 3700, n)
+}
+
+// benchShape lays out n synthetic ratings of users × items.
+func benchShape(b *testing.B, users, items, n int) *table {
+	d, err := synth.GenerateRatings(synth.RatingsConfig{Users: users, Items: items, Ratings: n, Step: 0.5, Seed: 1})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -40,6 +45,24 @@ func BenchmarkSweep(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n)/float64(t.y.len()), "ns/rating")
 		})
 	}
+}
+
+// BenchmarkSweepShort times a sweep at rank 20 over 10^6 ratings in short
+// rows, 30 a user and 100 an item (the shape of docs/recommend.md's taste
+// clusters), where a row's fixed costs, a coordinate's calls and its
+// chain of dependent steps, weigh more than its ratings (ns/rating: per
+// rating, both halves).
+func BenchmarkSweepShort(b *testing.B) {
+	t := benchShape(b, 33000, 10000, 1000000)
+	s := newSampler(t, 20, DefaultNu, 1, 0)
+	s.workers = 2
+	s.start()
+	n := 0
+	for b.Loop() {
+		s.sweep(n)
+		n++
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n)/float64(t.y.len()), "ns/rating")
 }
 
 // BenchmarkRow times one row's update (a user of 279 ratings, rank 10) on
