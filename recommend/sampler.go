@@ -153,6 +153,7 @@ func (s *sampler) items() side {
 func (s *sampler) rows(sweep int, sd side) {
 	d := s.d
 	first, last := s.t.part(s.t.rank(), sd.n)
+	fetch := len(sd.other) > prefetchAbove
 	par.Do(s.workers, (last-first+blockRows-1)/blockRows, func(b int) {
 		sc := s.pool.Get().(*rowScratch)
 		defer s.pool.Put(sc)
@@ -161,7 +162,7 @@ func (s *sampler) rows(sweep int, sd side) {
 			// The next row's first ratings' rows are fetched while this
 			// row is made, unless the other side's rows are few enough to
 			// stay in the caches.
-			if r+1 < sd.n && len(sd.other) > prefetchAbove {
+			if fetch && r+1 < sd.n {
 				kernel.PrefetchRows(sd.other, sd.idx[hi:min(sd.start[r+2], hi+gatherChunk)], d, d)
 			}
 			sc.s.seed(s.seed, sweep, sd.kind, r)

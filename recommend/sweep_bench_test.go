@@ -49,9 +49,8 @@ func BenchmarkSweep(b *testing.B) {
 
 // BenchmarkSweepShort times a sweep at rank 20 over 10^6 ratings in short
 // rows, 30 a user and 100 an item (the shape of docs/recommend.md's taste
-// clusters), where a row's fixed costs, a coordinate's calls and its
-// chain of dependent steps, weigh more than its ratings (ns/rating: per
-// rating, both halves).
+// clusters), where a row's fixed costs, each coordinate's calls and its
+// draw, weigh more than its ratings (ns/rating: per rating, both halves).
 func BenchmarkSweepShort(b *testing.B) {
 	t := benchShape(b, 33000, 10000, 1000000)
 	s := newSampler(t, 20, DefaultNu, 1, 0)

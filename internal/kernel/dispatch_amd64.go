@@ -444,7 +444,8 @@ func gather(impl int, g *GatherRow) {
 }
 
 // coordSums runs the assembly (the AVX2 code for the AVX-512
-// implementation too), whose last n mod 8 elements are the generic code's.
+// implementation too), whose last n mod 8 elements are the generic code's
+// (built below GOAMD64=v3, which fuses its multiply-adds).
 func coordSums(impl int, res, w, zp, z []float64, delta float64) (float64, float64) {
 	if impl == implGeneric {
 		return coordSumsGeneric(res, w, zp, z, delta, 0, 0, 0)

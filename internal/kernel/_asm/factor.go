@@ -29,9 +29,10 @@ const gatherAhead = 2
 // (one fused multiply-add), then a = Σ w[e] z[e]² and b = Σ w[e] z[e]
 // res[e], each with two vector accumulators (elements e in vector e/4 mod
 // 2, lane e mod 4), added, and their lanes reduced by reduce's tree; then
-// the n - n8 elements left in coordSumsGeneric's order and roundings
-// (scalar, unfused: two elements at a time into a, a1 and b, b1, the odd
-// one into a and b), out[0] = a + a1 and out[1] = b + b1.
+// the n - n8 elements left in coordSumsGeneric's order and roundings as
+// the compiler builds it below GOAMD64=v3 (scalar, unfused: two elements
+// at a time into a, a1 and b, b1, the odd one into a and b), out[0] =
+// a + a1 and out[1] = b + b1.
 func coordSums(s isa) {
 	name := "coordSums" + s.name
 	text(name, name+" moves the residuals by the last coordinate's change and sums the next coordinate's statistics (kernel.CoordSums).",
