@@ -33,27 +33,14 @@ func benchShape(b *testing.B, users, items, n int) *table {
 func BenchmarkSweep(b *testing.B) {
 	t := benchTable(b, 1000000)
 	for _, k := range []int{5, 10, 20, 40} {
-		b.Run(fmt.Sprintf("rank%d", k), func(b *testing.B) {
-			s := newSampler(t, k, DefaultNu, 1, 0)
-			s.workers = 2
-			s.start()
-			n := 0
-			for b.Loop() {
-				s.sweep(n)
-				n++
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n)/float64(t.y.len()), "ns/rating")
-		})
+		b.Run(fmt.Sprintf("rank%d", k), func(b *testing.B) { benchSweeps(b, t, k) })
 	}
 }
 
-// BenchmarkSweepShort times a sweep at rank 20 over 10^6 ratings in short
-// rows, 30 a user and 100 an item (the shape of docs/recommend.md's taste
-// clusters), where a row's fixed costs, each coordinate's calls and its
-// draw, weigh more than its ratings (ns/rating: per rating, both halves).
-func BenchmarkSweepShort(b *testing.B) {
-	t := benchShape(b, 33000, 10000, 1000000)
-	s := newSampler(t, 20, DefaultNu, 1, 0)
+// benchSweeps times the sweeps of a sampler of rank k over t on two
+// cores, reported a rating.
+func benchSweeps(b *testing.B, t *table, k int) {
+	s := newSampler(t, k, DefaultNu, 1, 0)
 	s.workers = 2
 	s.start()
 	n := 0
@@ -62,6 +49,14 @@ func BenchmarkSweepShort(b *testing.B) {
 		n++
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n)/float64(t.y.len()), "ns/rating")
+}
+
+// BenchmarkSweepShort times a sweep at rank 20 over 10^6 ratings in short
+// rows, 30 a user and 100 an item (the shape of docs/recommend.md's taste
+// clusters), where a row's fixed costs, each coordinate's calls and its
+// draw, weigh more than its ratings (ns/rating: per rating, both halves).
+func BenchmarkSweepShort(b *testing.B) {
+	benchSweeps(b, benchShape(b, 33000, 10000, 1000000), 20)
 }
 
 // BenchmarkRow times one row's update (a user of 279 ratings, rank 10) on

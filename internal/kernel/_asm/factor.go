@@ -76,12 +76,9 @@ func coordSums(s isa) {
 	// lanes too), X15 delta.
 	p("VXORPD X1, X1, X1")
 	p("VXORPD X3, X3, X3")
-	label("pair")
-	p("LEAQ 16(AX), BX")
-	p("CMPQ BX, DX")
-	p("JA single")
-	for h := 0; h < 2; h++ {
-		off := 8 * h
+	// step emits one element's update at byte offset off into the sums
+	// x(h) and x(2+h), in registers of its own for each h.
+	step := func(off, h int) {
 		r, t, wz, q := x(4+2*h), x(5+2*h), x(8+h), x(10+h)
 		p("VMULSD %d(R8)(AX*1), X15, %s", off, t)
 		p("VMOVSD %d(DI)(AX*1), %s", off, r)
@@ -94,21 +91,18 @@ func coordSums(s isa) {
 		p("VMULSD %s, %s, %s", r, wz, q)
 		p("VADDSD %s, %s, %s", q, x(2+h), x(2+h))
 	}
+	label("pair")
+	p("LEAQ 16(AX), BX")
+	p("CMPQ BX, DX")
+	p("JA single")
+	step(0, 0)
+	step(8, 1)
 	p("MOVQ BX, AX")
 	p("JMP pair")
 	label("single")
 	p("CMPQ AX, DX")
 	p("JAE done")
-	p("VMULSD (R8)(AX*1), X15, X5")
-	p("VMOVSD (DI)(AX*1), X4")
-	p("VSUBSD X5, X4, X4")
-	p("VMOVSD X4, (DI)(AX*1)")
-	p("VMOVSD (SI)(AX*1), X8")
-	p("VMULSD (R9)(AX*1), X8, X8")
-	p("VMULSD (R9)(AX*1), X8, X10")
-	p("VADDSD X10, X0, X0")
-	p("VMULSD X4, X8, X10")
-	p("VADDSD X10, X2, X2")
+	step(0, 0)
 	label("done")
 	p("VADDSD X1, X0, X0")
 	p("VADDSD X3, X2, X2")
