@@ -60,6 +60,7 @@ const ridgePasses = 3
 // its ratings.
 type rowScratch struct {
 	zc, res, w []float64
+	norm       []float64 // the normals of a row's dimensions
 	vals       []float32 // a coded row's values
 	s          *stream
 }
@@ -71,6 +72,9 @@ func (sc *rowScratch) grow(n, k int) {
 	}
 	if cap(sc.zc) < n*k {
 		sc.zc = make([]float64, n*k)
+	}
+	if cap(sc.norm) < k {
+		sc.norm = make([]float64, k)
 	}
 }
 
@@ -230,11 +234,25 @@ func (s *sampler) row(sd *side, r int, sc *rowScratch) float64 {
 		}
 		delta := move(k, a, b)
 		var prev []float64 // the last dimension moved; nil for the bias
-		for j := range k {
-			zj := zc[j*n : j*n+n]
-			a, b = kernel.CoordSums(res, w, prev, zj, delta)
-			delta = move(j, a, b)
-			prev = zj
+		if s.noise && k > 0 {
+			// The dimensions in one call: their normals drawn first,
+			// in the order the moves would draw them.
+			norm := sc.norm[:k]
+			for j := range norm {
+				norm[j] = sc.s.rng.NormFloat64()
+			}
+			for e := range res {
+				res[e] -= delta
+			}
+			delta = kernel.CoordMoves(&kernel.Moves{Res: res, W: w, Cols: zc, Prev: zc[:n], X: x, Lam: p.lam, LamMu: p.lmu, Norm: norm})
+			prev = zc[(k-1)*n : k*n]
+		} else {
+			for j := range k {
+				zj := zc[j*n : j*n+n]
+				a, b = kernel.CoordSums(res, w, prev, zj, delta)
+				delta = move(j, a, b)
+				prev = zj
+			}
 		}
 		kernel.CoordSums(res, w, prev, nil, delta)
 	}

@@ -455,6 +455,23 @@ func coordSums(impl int, res, w, zp, z []float64, delta float64) (float64, float
 	return out[0], out[1]
 }
 
+// coordMoves runs the assembly of impl (its dot products in impl's
+// order, its sums coordSums's), or the generic code's calls.
+func coordMoves(impl int, m *Moves) float64 {
+	n := len(m.Res)
+	if impl == implGeneric || n == 0 {
+		return coordMovesGeneric(impl, m)
+	}
+	a := movesArgs{res: &m.Res[0], w: &m.W[0], prev: &m.Prev[0], cols: &m.Cols[0], n: n, k8: 8 * len(m.Norm),
+		x: &m.X[0], lam: &m.Lam[0], lamMu: &m.LamMu[0], norm: &m.Norm[0], d8: 8 * len(m.X), delta: m.Delta}
+	if impl == implAVX512 {
+		coordMovesAvx512(&a)
+	} else {
+		coordMovesAvx2(&a)
+	}
+	return a.delta
+}
+
 // gramTile runs the assembly (AVX2 for the AVX-512 implementation too).
 func gramTile(impl int, acc *[32]float64, x []float64, stride, nr, i, j int) {
 	if impl == implGeneric {

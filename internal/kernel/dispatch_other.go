@@ -60,6 +60,8 @@ func coordSums(_ int, res, w, zp, z []float64, delta float64) (float64, float64)
 	return coordSumsGeneric(res, w, zp, z, delta, 0, 0, 0)
 }
 
+func coordMoves(impl int, m *Moves) float64 { return coordMovesGeneric(impl, m) }
+
 func gramTile(_ int, acc *[32]float64, x []float64, stride, nr, i, j int) {
 	gramTileGeneric(acc, x, stride, nr, i, j)
 }

@@ -1,6 +1,9 @@
 package kernel
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // The inner loops of a coordinate-wise sweep over factor rows (package
 // recommend): a row's ratings gathered by dimension with their residuals
@@ -83,6 +86,78 @@ func CoordSums(res, w, zp, z []float64, delta float64) (a, b float64) {
 		return 0, 0
 	}
 	return coordSums(int(active.Load()), res, w, zp, z, delta)
+}
+
+// Moves is the rest of a row's coordinate-wise Gibbs update once its bias
+// has moved (package recommend's sampler): its ratings' residuals Res and
+// weights W (n of them), the other side's rows by dimension Cols (k
+// columns of n, as Gather lays them out), the column Prev whose change
+// Delta the residuals have not yet taken (Delta 0 when they have), the
+// row X (k values, then the bias), the Gaussian prior's precision Lam (d
+// × d, d = k+1) and its precision times its mean LamMu (d), and Norm, a
+// standard normal draw for each of the k coordinates.
+type Moves struct {
+	Res, W, Cols, Prev []float64
+	Delta              float64
+	X, Lam, LamMu      []float64
+	Norm               []float64
+}
+
+// movesArgs are Moves's pointers for the assembly kernel, at the fixed
+// offsets that _asm/factor.go names: every field 8 bytes wide.
+type movesArgs struct {
+	res, w, prev, cols *float64
+	n, k8              int
+	x, lam, lamMu      *float64
+	norm               *float64
+	d8                 int
+	delta              float64
+	full               int // the kernel's own
+}
+
+// CoordMoves draws the row's coordinates j = 0, ..., k-1 in turn, each
+// from its conditional given the others: with a and b the sums that
+// CoordSums returns after moving the residuals by the last coordinate's
+// change (Prev's for j = 0, column j-1's after), and λ = Lam's row j,
+//
+//	num = LamMu[j] + b + old·a − (λ·X − λ_j·old),  h = λ_j + a,
+//	X[j] = num/h + Norm[j]/√h,
+//
+// old X[j]'s value before. It returns the last coordinate's change,
+// which the residuals have not taken (CoordSums with column k-1 and a nil
+// z takes it). The arithmetic is CoordSums's and Dot's, in one call for
+// the whole row where the kernels allow: a short row's update had paid
+// two calls a coordinate.
+func CoordMoves(m *Moves) float64 {
+	n, k, d := len(m.Res), len(m.Norm), len(m.X)
+	if len(m.W) < n || len(m.Prev) < n || len(m.Cols) < n*k || d != k+1 || len(m.Lam) < d*d || len(m.LamMu) < d {
+		panic(fmt.Sprintf("kernel: CoordMoves: %d ratings, rank %d: W %d, Prev %d, Cols %d, X %d, Lam %d, LamMu %d", n, k, len(m.W), len(m.Prev), len(m.Cols), d, len(m.Lam), len(m.LamMu)))
+	}
+	if k == 0 {
+		return m.Delta
+	}
+	return coordMoves(int(active.Load()), m)
+}
+
+// coordMovesGeneric is CoordMoves made of the kernels of implementation
+// impl, a call each.
+func coordMovesGeneric(impl int, m *Moves) float64 {
+	n, d, x := len(m.Res), len(m.X), m.X
+	prev, delta := m.Prev, m.Delta
+	for j := range m.Norm {
+		z := m.Cols[j*n : j*n+n]
+		var a, b float64
+		if n > 0 {
+			a, b = coordSums(impl, m.Res, m.W, prev, z, delta)
+		}
+		old := x[j]
+		lc := m.Lam[j*d : j*d+d]
+		num := m.LamMu[j] + b + old*a - (dot1(impl, lc, x) - lc[j]*old)
+		h := lc[j] + a
+		x[j] = num/h + m.Norm[j]/math.Sqrt(h)
+		delta, prev = x[j]-old, z
+	}
+	return delta
 }
 
 // coordSumsGeneric is CoordSums's loop from element e0 on, adding to a

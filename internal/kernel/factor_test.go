@@ -3,6 +3,7 @@ package kernel
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -158,6 +159,101 @@ func TestGramTile(t *testing.T) {
 				for e, v := range pair {
 					if w := want[e/4*8+e%4]; math.Float64bits(v) != math.Float64bits(w) {
 						t.Fatalf("GramPair: %d rows, i %d, j %d: entry %d = %v, want %v", nr, i, j, e, v, w)
+					}
+				}
+			}
+		}
+	})
+}
+
+// TestCoordMoves: under every implementation, CoordMoves draws each
+// coordinate from its Gaussian conditional given the others: checked
+// against the conditional's mean and precision computed from scratch (the
+// residuals of the row's start, less every coordinate's change so far),
+// the normal draw added at the conditional's scale, for ranks around the
+// vector widths and rows of 0 to 20 ratings; and it returns the last
+// coordinate's change, not taken into the residuals.
+func TestCoordMoves(t *testing.T) {
+	forEachImpl(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(7, 8))
+		for _, k := range []int{1, 2, 3, 4, 7, 8, 9, 15, 16, 20} {
+			d := k + 1
+			for _, n := range []int{0, 1, 5, 8, 13, 20} {
+				cols := make([]float64, n*k)
+				for i := range cols {
+					cols[i] = rng.NormFloat64()
+				}
+				res, w, prev := make([]float64, n), make([]float64, n), make([]float64, n)
+				for e := range res {
+					res[e], w[e], prev[e] = 2*rng.NormFloat64(), 0.5+rng.Float64(), rng.NormFloat64()
+				}
+				// A precision: I + B Bᵀ/d.
+				lam := make([]float64, d*d)
+				bm := make([]float64, d*d)
+				for i := range bm {
+					bm[i] = rng.NormFloat64()
+				}
+				for i := range d {
+					for j := range d {
+						for l := range d {
+							lam[i*d+j] += bm[i*d+l] * bm[j*d+l] / float64(d)
+						}
+					}
+					lam[i*d+i]++
+				}
+				x, lamMu, norm := make([]float64, d), make([]float64, d), make([]float64, k)
+				for i := range x {
+					x[i], lamMu[i] = rng.NormFloat64(), rng.NormFloat64()
+				}
+				for i := range norm {
+					norm[i] = rng.NormFloat64()
+				}
+				delta := 0.7
+				x0, res0 := slices.Clone(x), slices.Clone(res)
+				m := &Moves{Res: res, W: w, Cols: cols, Prev: prev, Delta: delta, X: x, Lam: lam, LamMu: lamMu, Norm: norm}
+				last := CoordMoves(m)
+				// From scratch: the residual of rating e before
+				// coordinate j is res0 - delta·prev - Σ_{l<j} (x_l - x0_l) z_l.
+				want := slices.Clone(x0)
+				for j := range k {
+					var a, b float64
+					for e := range n {
+						r := res0[e] - delta*prev[e]
+						for l := range j {
+							r -= (want[l] - x0[l]) * cols[l*n+e]
+						}
+						z := cols[j*n+e]
+						a += w[e] * z * z
+						b += w[e] * z * r
+					}
+					var pull float64 // Σ_{l≠j} λ_jl x_l
+					for l := range d {
+						if l != j {
+							pull += lam[j*d+l] * want[l]
+						}
+					}
+					h := lam[j*d+j] + a
+					// b is at residuals that still hold x0[j]'s prediction.
+					mean := (lamMu[j] + b + x0[j]*a - pull) / h
+					want[j] = mean + norm[j]/math.Sqrt(h)
+					if math.Abs(x[j]-want[j]) > 1e-10*(math.Abs(want[j])+1) {
+						t.Fatalf("rank %d, %d ratings: x[%d] = %v, want %v", k, n, j, x[j], want[j])
+					}
+				}
+				if math.Abs(last-(want[k-1]-x0[k-1])) > 1e-10*(math.Abs(last)+1) {
+					t.Fatalf("rank %d, %d ratings: last change %v, want %v", k, n, last, want[k-1]-x0[k-1])
+				}
+				if x[k] != x0[k] {
+					t.Fatalf("rank %d, %d ratings: the bias moved", k, n)
+				}
+				// The residuals have taken every change but the last.
+				for e := range n {
+					r := res0[e] - delta*prev[e]
+					for l := range k - 1 {
+						r -= (want[l] - x0[l]) * cols[l*n+e]
+					}
+					if math.Abs(res[e]-r) > 1e-10*(math.Abs(r)+1) {
+						t.Fatalf("rank %d, %d ratings: res[%d] = %v, want %v", k, n, e, res[e], r)
 					}
 				}
 			}

@@ -1211,6 +1211,16 @@ func entriesRowAvx512(mode, v int, a *entriesArgs) {
 //go:noescape
 func coordSumsAvx2(res *float64, w *float64, zp *float64, z *float64, n int, delta float64, out *float64)
 
+// coordMovesAvx2 draws a row's coordinates in turn (kernel.CoordMoves).
+//
+//go:noescape
+func coordMovesAvx2(a *movesArgs)
+
+// coordMovesAvx512 draws a row's coordinates in turn (kernel.CoordMoves).
+//
+//go:noescape
+func coordMovesAvx512(a *movesArgs)
+
 // gatherRowsAvx2 gathers four ratings' rows at a time by dimension, with their residuals (kernel.GatherRows).
 //
 //go:noescape

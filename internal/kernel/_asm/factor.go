@@ -46,6 +46,19 @@ func coordSums(s isa) {
 	p("MOVQ DX, CX")
 	p("ANDQ $-64, CX")
 	p("VBROADCASTSD delta+40(FP), Y15")
+	coordSumsBody()
+	p("MOVQ out+48(FP), DX")
+	p("VMOVSD X0, (DX)")
+	p("VMOVSD X2, 8(DX)")
+	p("VZEROUPPER")
+	p("RET")
+}
+
+// coordSumsBody emits coordSums's loops, once in a function (its labels
+// are fixed): DI res, SI w, R8 zp, R9 z, DX n in bytes, CX n8 in bytes,
+// Y15 delta in every lane; a in X0 and b in X2 (the upper lanes of X0 to
+// X3 cleared), AX, BX, Y1 and Y3 to Y13 clobbered.
+func coordSumsBody() {
 	for i := 0; i < 4; i++ {
 		p("VXORPD %s, %s, %s", y(i), y(i), y(i))
 	}
@@ -69,8 +82,8 @@ func coordSums(s isa) {
 	p("JB loop")
 	p("VADDPD Y1, Y0, Y0")
 	p("VADDPD Y3, Y2, Y2")
-	reduce(s, 0)
-	reduce(s, 2)
+	reduce(avx2, 0)
+	reduce(avx2, 2)
 	label("reduced")
 	// The tail: X0 a, X1 a1, X2 b, X3 b1 (the VEX xors clear the upper
 	// lanes too), X15 delta.
@@ -106,9 +119,125 @@ func coordSums(s isa) {
 	label("done")
 	p("VADDSD X1, X0, X0")
 	p("VADDSD X3, X2, X2")
-	p("MOVQ out+48(FP), DX")
-	p("VMOVSD X0, (DX)")
-	p("VMOVSD X2, 8(DX)")
+}
+
+// Offsets of the fields of kernel.movesArgs (every field 8 bytes).
+const (
+	maRes   = 0
+	maW     = 8
+	maPrev  = 16
+	maCols  = 24
+	maN     = 32
+	maK8    = 40
+	maX     = 48
+	maLam   = 56
+	maLamMu = 64
+	maNorm  = 72
+	maD8    = 80
+	maDelta = 88
+	maFull  = 96
+)
+
+// coordMoves emits coordMoves<isa>(a *movesArgs), kernel.CoordMoves: for
+// each coordinate j < k in turn, coordSums's loops (the AVX2 code for
+// both instruction sets) on the residuals with the column before (the
+// given one for j = 0) and column j, then the prior's pull, the dot
+// product of row j of the precision with the row x in dotRows1's order
+// and roundings for s (one accumulator, the last partial vector masked,
+// reduce's tree), then the move as package recommend's Go code rounds it
+// below GOAMD64=v3 (unfused, in its order):
+//
+//	num = ((lamMu[j] + b) + old*a) - (dot - lam[j][j]*old)
+//	h = lam[j][j] + a
+//	x[j] = num/h + norm[j]/sqrt(h)
+//	delta = x[j] - old
+//
+// and the last delta back in a.delta.
+//
+// Registers: R12 the arguments; coordSumsBody's (DI, SI, R8, R9, DX, CX,
+// AX, BX; Y15 delta); R10 x, R11 the precision's row j, R13 lamMu, R14
+// norm, R15 j in bytes; the dot product in Y1/Z1 (Y3/Z3 x, Y4/Z4 the
+// row's tail, K1 or Y14 the tail's mask, set once); the move in X5 to X9.
+func coordMoves(s isa) {
+	name := "coordMoves" + s.name
+	text(name, name+" draws a row's coordinates in turn (kernel.CoordMoves).",
+		[]arg{{"a", "*movesArgs"}}, "")
+	p("MOVQ a+0(FP), R12")
+	// The dot product's full vectors end at byte full; its tail's mask.
+	p("MOVQ %d(R12), CX", maD8)
+	p("MOVQ CX, BX")
+	p("ANDQ $%d, BX", -8*s.L)
+	p("MOVQ BX, %d(R12)", maFull)
+	p("SHRQ $3, CX")
+	p("ANDQ $%d, CX", s.L-1)
+	if s.evex {
+		avx512Mask()
+	} else {
+		avx2Masks(f64)
+	}
+	p("MOVQ %d(R12), DI", maRes)
+	p("MOVQ %d(R12), SI", maW)
+	p("MOVQ %d(R12), R8", maPrev)
+	p("MOVQ %d(R12), R9", maCols)
+	p("MOVQ %d(R12), DX", maN)
+	p("SHLQ $3, DX")
+	p("MOVQ DX, CX")
+	p("ANDQ $-64, CX")
+	p("MOVQ %d(R12), R10", maX)
+	p("MOVQ %d(R12), R11", maLam)
+	p("MOVQ %d(R12), R13", maLamMu)
+	p("MOVQ %d(R12), R14", maNorm)
+	p("VMOVSD %d(R12), X15", maDelta)
+	p("XORQ R15, R15")
+	label("coord")
+	p("VBROADCASTSD X15, Y15")
+	coordSumsBody()
+	// The prior's pull: dot = lam[j]·x.
+	p("VXORPD %s, %s, %s", s.v(1), s.v(1), s.v(1))
+	p("XORQ AX, AX")
+	p("MOVQ %d(R12), BX", maFull)
+	p("TESTQ BX, BX")
+	p("JZ dtail")
+	label("dloop")
+	p("VMOVUPD (R10)(AX*1), %s", s.v(3))
+	p("VFMADD231PD (R11)(AX*1), %s, %s", s.v(3), s.v(1))
+	p("ADDQ $%d, AX", 8*s.L)
+	p("CMPQ AX, BX")
+	p("JB dloop")
+	label("dtail")
+	p("TESTQ $%d, %d(R12)", 8*s.L-8, maD8)
+	p("JZ dreduce")
+	loadXTail(s, "(R10)(AX*1)", s.v(3))
+	loadTail(s, f64, "(R11)(AX*1)", s.v(4))
+	fmaTail(s, s.v(4), s.v(3), s.v(1))
+	label("dreduce")
+	reduce(s, 1)
+	// The move: X5 old, X6 lam[j][j] then h, X7 num then x[j].
+	p("VMOVSD (R10)(R15*1), X5")
+	p("VMOVSD (R11)(R15*1), X6")
+	p("VMOVSD (R13)(R15*1), X7")
+	p("VADDSD X2, X7, X7")
+	p("VMULSD X0, X5, X8")
+	p("VADDSD X8, X7, X7")
+	p("VMULSD X5, X6, X8")
+	p("VSUBSD X8, X1, X9")
+	p("VSUBSD X9, X7, X7")
+	p("VADDSD X0, X6, X6")
+	p("VDIVSD X6, X7, X7")
+	p("VSQRTSD X6, X6, X8")
+	p("VMOVSD (R14)(R15*1), X9")
+	p("VDIVSD X8, X9, X9")
+	p("VADDSD X9, X7, X7")
+	p("VMOVSD X7, (R10)(R15*1)")
+	p("VSUBSD X5, X7, X15")
+	// The next coordinate: its column, the precision's next row.
+	p("MOVQ R9, R8")
+	p("ADDQ DX, R9")
+	p("ADDQ %d(R12), R11", maD8)
+	p("ADDQ $8, R15")
+	p("CMPQ R15, %d(R12)", maK8)
+	p("JB coord")
+	p("VMOVSD X15, %d(R12)", maDelta)
 	p("VZEROUPPER")
 	p("RET")
 }

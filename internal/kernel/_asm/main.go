@@ -899,6 +899,8 @@ func main() {
 		entriesDispatch(s)
 	}
 	coordSums(avx2)
+	coordMoves(avx2)
+	coordMoves(avx512)
 	gatherRows(avx2)
 	gramTile(avx2)
 
