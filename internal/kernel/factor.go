@@ -112,7 +112,7 @@ type movesArgs struct {
 	norm               *float64
 	d8                 int
 	delta              float64
-	full               int // the kernel's own
+	_                  int // the kernel's scratch: the dot product's full vectors
 }
 
 // CoordMoves draws the row's coordinates j = 0, ..., k-1 in turn, each
