@@ -290,9 +290,9 @@ func growChain(ctx context.Context, t *table, s Settings, v validation, ch *chos
 	ch.made = c.n
 	sel.Chosen = best
 	r := sel.Candidates[best].Rank
-	// A quarter of the chain's sweeps, or on few ratings as many as contBudget
-	// rating-dimensions allow (at most 4 times as many): the average gains
-	// from more sweeps where they are cheap.
+	// Half the chain's sweeps (contFrac), or on few ratings as many as
+	// contBudget rating-dimensions allow (at most 4 times as many): the
+	// average gains from more sweeps where they are cheap.
 	n := ch.sweeps
 	s.Rank, s.Sweeps = r, max(1, int(contFrac*float64(n)), min(4*n, int(contBudget/(float64(t.m)*float64(r+1)))))
 	ch.s, ch.smp, ch.post = s, c.s, c.finish()

@@ -127,7 +127,9 @@ type movesArgs struct {
 // which the residuals have not taken (CoordSums with column k-1 and a nil
 // z takes it). The arithmetic is CoordSums's and Dot's, in one call for
 // the whole row where the kernels allow: a short row's update had paid
-// two calls a coordinate.
+// two calls a coordinate. The assembly rounds the move as the Go code
+// does built below GOAMD64=v3 (unfused); from v3 on the compiler fuses
+// the Go code's multiply-adds and the two differ in the last bits.
 func CoordMoves(m *Moves) float64 {
 	n, k, d := len(m.Res), len(m.Norm), len(m.X)
 	if len(m.W) < n || len(m.Prev) < n || len(m.Cols) < n*k || d != k+1 || len(m.Lam) < d*d || len(m.LamMu) < d {
