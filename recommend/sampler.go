@@ -241,9 +241,7 @@ func (s *sampler) row(sd *side, r int, sc *rowScratch) float64 {
 			for j := range norm {
 				norm[j] = sc.s.rng.NormFloat64()
 			}
-			for e := range res {
-				res[e] -= delta
-			}
+			kernel.CoordSums(res, w, nil, nil, delta) // the bias's move
 			delta = kernel.CoordMoves(&kernel.Moves{Res: res, W: w, Cols: zc, Prev: zc[:n], X: x, Lam: p.lam, LamMu: p.lmu, Norm: norm})
 			prev = zc[(k-1)*n : k*n]
 		} else {
