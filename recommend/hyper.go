@@ -67,11 +67,15 @@ func drawPrior(p *prior, x []float64, n, d int, rng *rand.Rand) {
 // W_n⁻¹ = I + Σ (x - x̄)(x - x̄)ᵀ + (beta0 n / (beta0 + n)) x̄ x̄ᵀ.
 func scatter(x []float64, n, d int, beta0 float64) (mean, winv []float64) {
 	mean = make([]float64, d)
-	for c := range d {
-		var s fsum.Sum
-		for i := range n {
-			s.Add(x[i*d+c])
+	// Each column's sum in the rows' order, the columns' sums side by
+	// side: a pass along the rows, d sums in flight.
+	sums := make([]fsum.Sum, d)
+	for i := range n {
+		for c, v := range x[i*d : i*d+d] {
+			sums[c] = sums[c].Plus(v)
 		}
+	}
+	for c, s := range sums {
 		mean[c] = s.Value() / float64(n)
 	}
 	winv = make([]float64, d*d)

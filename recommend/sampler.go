@@ -107,7 +107,7 @@ func (s *sampler) sweep(n int) {
 	t := s.t
 	st := newStream()
 	if s.noise && !math.IsInf(s.nu, 1) {
-		s.gt = gamma.TableOf((s.nu + 1) / 2) // once a sweep, not a row: its lookup is a map's
+		s.gt = gamma.TableOf(weightShape(s.nu)) // once a sweep, not a row: its lookup is a map's
 	}
 	if s.noise {
 		st.seed(s.seed, n, streamHyperUser, 0)
@@ -260,6 +260,11 @@ func (s *sampler) row(sd *side, r int, sc *rowScratch) float64 {
 	}
 	return sum / alpha
 }
+
+// weightShape is the shape of the Gamma law of a rating's weight under
+// the Student-t likelihood of nu degrees of freedom, (ν+1)/2 (its rate is
+// (ν + α r²)/2; see weigh).
+func weightShape(nu float64) float64 { return (nu + 1) / 2 }
 
 // weigh sets each rating's weight w from its residual res, with α: 0 for
 // a rating held out (NaN, whose residual becomes 0); under the Student-t

@@ -64,7 +64,7 @@ func BenchmarkSweepShort(b *testing.B) {
 func BenchmarkRow(b *testing.B) {
 	t := benchTable(b, 1000000)
 	s := newSampler(t, 10, DefaultNu, 1, 1)
-	s.gt = gamma.TableOf((s.nu + 1) / 2) // as a sweep sets it
+	s.gt = gamma.TableOf(weightShape(s.nu)) // as a sweep sets it
 	sc := s.pool.Get().(*rowScratch)
 	const u = 17
 	lo, hi := t.uStart[u], t.uStart[u+1]

@@ -148,6 +148,7 @@ func runRecommend(c *solveCmd, model string) error {
 	ctx, stop := interruptContext()
 	defer stop()
 	begin := time.Now()
+	recommend.Prepare(s) // beside the reading
 	fit := &recommenderFit{}
 	train, err := c.readRatings(layout, fit)
 	if err != nil {

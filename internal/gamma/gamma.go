@@ -61,14 +61,45 @@ type Table struct {
 // draw's).
 const tailSteps = 64
 
-// tables holds a table per shape, made once (20 ms, most of it the tail's).
+// tables holds a table per shape (a *made), made once (20 ms, most of it
+// the tail's).
 var tables sync.Map
 
-// TableOf returns the table of shape a > 0.
-func TableOf(a float64) *Table {
-	if g, ok := tables.Load(a); ok {
-		return g.(*Table)
+// made is a shape's table, made by the first of TableOf and Prepare to
+// ask for it; the others wait for it.
+type made struct {
+	once sync.Once
+	g    *Table
+}
+
+// entry returns the shape's entry in tables.
+func entry(a float64) *made {
+	if e, ok := tables.Load(a); ok {
+		return e.(*made)
 	}
+	e, _ := tables.LoadOrStore(a, &made{})
+	return e.(*made)
+}
+
+// TableOf returns the table of shape a > 0, waiting for it when Prepare
+// is making it.
+func TableOf(a float64) *Table {
+	e := entry(a)
+	e.once.Do(func() { e.g = newTable(a) })
+	return e.g
+}
+
+// Prepare starts making the table of shape a > 0 in the background, for
+// a caller that knows the shape before it has the work that draws from
+// it: the 20 ms it takes then run beside that work (reading a file, on
+// one core), and TableOf, called later, waits only for what is left.
+func Prepare(a float64) {
+	e := entry(a)
+	go e.once.Do(func() { e.g = newTable(a) })
+}
+
+// newTable makes the table of shape a.
+func newTable(a float64) *Table {
 	g := &Table{a: a}
 	for i := 1; i < cells; i++ {
 		g.q[i] = mathext.GammaIncRegInv(a, float64(i)/cells)
@@ -78,8 +109,7 @@ func TableOf(a float64) *Table {
 		g.tail[j] = mathext.GammaIncRegCompInv(a, math.Exp2(-10-float64(j)/tailSteps))
 	}
 	g.tail[0] = g.q[cells-1] // the same point, so that the draws do not step there
-	t, _ := tables.LoadOrStore(a, g)
-	return t.(*Table)
+	return g
 }
 
 // Draw returns the draw of the random bits.

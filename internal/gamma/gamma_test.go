@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"sync"
 	"testing"
 
 	"gonum.org/v1/gonum/mathext"
@@ -91,5 +92,30 @@ func TestTail(t *testing.T) {
 				t.Fatalf("shape %g, fraction %g of the last cell: %.12g, want %.12g", a, f, got, want)
 			}
 		}
+	}
+}
+
+// TestPrepare checks that a table Prepare starts is the one TableOf
+// makes, the same bits, and that callers racing it share one table.
+func TestPrepare(t *testing.T) {
+	const a = 2.75 // a shape no other test makes
+	Prepare(a)
+	got := make([]*Table, 4)
+	var wg sync.WaitGroup
+	for j := range got {
+		wg.Go(func() { got[j] = TableOf(a) })
+	}
+	wg.Wait()
+	want := newTable(a)
+	for j, g := range got {
+		if g != got[0] {
+			t.Fatalf("caller %d got another table than caller 0", j)
+		}
+	}
+	if got[0].a != a || got[0].q != want.q || !slices.Equal(got[0].tail, want.tail) {
+		t.Fatalf("the prepared table of shape %v differs from a table made alone", a)
+	}
+	if TableOf(a) != got[0] {
+		t.Fatal("a later TableOf made the table again")
 	}
 }

@@ -241,7 +241,7 @@ func GramTile(acc *[32]float64, x []float64, stride, nr, i, j int) {
 	gramTile(int(active.Load()), acc, x, stride, nr, i, j)
 }
 
-// gramTileGeneric is GramTile's loop, by GramPair's blocks.
+// gramTileGeneric is GramTile's loop, by gramPair's blocks.
 func gramTileGeneric(acc *[32]float64, x []float64, stride, nr, i, j int) {
 	for a := 0; a < 4; a += 2 {
 		for b := 0; b < 8; b += 4 {
@@ -255,20 +255,9 @@ func gramTileGeneric(acc *[32]float64, x []float64, stride, nr, i, j int) {
 	}
 }
 
-// GramPair is GramTile for a block of two rows by four columns (acc's
-// first four entries row i, the next four row i+1), in Go on every
-// implementation: for the parts of a Gram that GramTile's blocks leave.
-func GramPair(acc *[8]float64, x []float64, stride, nr, i, j int) {
-	if nr <= 0 {
-		return
-	}
-	if i < 0 || j < 0 || (nr > 1 && stride < max(i+2, j+4)) || len(x) < (nr-1)*stride+max(i+2, j+4) {
-		panic(fmt.Sprintf("kernel: GramPair: %d rows of stride %d, columns %d and %d, in %d elements", nr, stride, i, j, len(x)))
-	}
-	gramPair(acc, x, stride, nr, i, j)
-}
-
-// gramPair is GramPair's loop, the eight sums in registers.
+// gramPair is the generic GramTile's block of two rows (i, i+1) by four
+// columns (from j), acc's first four entries row i, the next four row
+// i+1: the eight sums in registers.
 func gramPair(acc *[8]float64, x []float64, stride, nr, i, j int) {
 	a0, a1, a2, a3 := acc[0], acc[1], acc[2], acc[3]
 	b0, b1, b2, b3 := acc[4], acc[5], acc[6], acc[7]
