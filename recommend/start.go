@@ -3,6 +3,7 @@ package recommend
 import (
 	"math"
 
+	"github.com/scaledsm/scaledsm/internal/kernel"
 	"github.com/scaledsm/scaledsm/internal/par"
 	"gonum.org/v1/gonum/mat"
 )
@@ -95,19 +96,21 @@ func (s *sampler) spectral(k0, kind int) {
 	}
 	// times sets out (n×l) to the residuals (rows of this side, in the
 	// order of start, idx and vals) times in (the other side's n'×l).
+	// A row's residuals are made first, then added four columns a vector
+	// (kernel.AxpyGather, the loop's bits).
 	times := func(out []float64, n int, start []int, idx []int32, vals stored, x, other, in []float64) {
 		s.ownRows(n, func(r int) {
+			sc := s.pool.Get().(*rowScratch)
+			defer s.pool.Put(sc)
+			lo, hi := start[r], start[r+1]
+			sc.grow(hi-lo, 0)
+			res, xr := sc.res[:hi-lo], x[r*d:r*d+d]
+			for e := lo; e < hi; e++ {
+				res[e-lo] = residual(vals.at(e), xr, other[int(idx[e])*d:][:d])
+			}
 			o := out[r*l : r*l+l]
 			clear(o)
-			xr := x[r*d : r*d+d]
-			for e := start[r]; e < start[r+1]; e++ {
-				c := int(idx[e])
-				if v := residual(vals.at(e), xr, other[c*d:c*d+d]); v != 0 {
-					for j, w := range in[c*l : c*l+l] {
-						o[j] += v * w
-					}
-				}
-			}
+			kernel.AxpyGather(o, res, idx[lo:hi], in, l)
 		})
 		t.share(out, n, l)
 	}
@@ -121,20 +124,18 @@ func (s *sampler) spectral(k0, kind int) {
 		ib = func(out, in []float64) {
 			clear(out)
 			rowRanges(t.iStart, scanParts(s.workers, t.m, 1<<16), func(lo, hi int32) {
+				var res []float64 // a user's residuals of this core's items
+				var own []int32   // and the items
 				for u := range t.n1 {
-					xu, w := s.u[u*d:u*d+d], in[u*l:u*l+l]
+					res, own = res[:0], own[:0]
+					xu := s.u[u*d : u*d+d]
 					for p := t.uStart[u]; p < t.uStart[u+1]; p++ {
-						i := t.uItem[p]
-						if i < lo || i >= hi {
-							continue
-						}
-						if v := residual(t.y.at(p), s.v[int(i)*d:int(i)*d+d], xu); v != 0 {
-							o := out[int(i)*l : int(i)*l+l]
-							for j, wj := range w {
-								o[j] += v * wj
-							}
+						if i := t.uItem[p]; i >= lo && i < hi {
+							res = append(res, residual(t.y.at(p), s.v[int(i)*d:][:d], xu))
+							own = append(own, i)
 						}
 					}
+					kernel.AxpyScatter(out, res, own, in[u*l:u*l+l], l)
 				}
 			})
 		}

@@ -480,3 +480,28 @@ func gramTile(impl int, acc *[32]float64, x []float64, stride, nr, i, j int) {
 	}
 	gramTileAvx2(&acc[0], &x[i], &x[j], 8*stride, nr)
 }
+
+// axpyGather runs the assembly (AVX2 for the AVX-512 implementation too)
+// band by band of columns.
+func axpyGather(impl int, y, alpha []float64, idx []int32, a []float64, l int) {
+	if impl == implGeneric || len(alpha) == 0 || l == 0 || len(a) < l {
+		axpyGatherGeneric(y, alpha, idx, a, l)
+		return
+	}
+	for c := 0; c < l; c += axpyIndexedBand {
+		w := min(axpyIndexedBand, l-c)
+		axpyGatherBand(w, &y[c], &alpha[0], &idx[0], &a[c], len(alpha), 8*l)
+	}
+}
+
+// axpyScatter is axpyGather for AxpyScatter.
+func axpyScatter(impl int, y, alpha []float64, idx []int32, x []float64, l int) {
+	if impl == implGeneric || len(alpha) == 0 || l == 0 || len(y) < l {
+		axpyScatterGeneric(y, alpha, idx, x, l)
+		return
+	}
+	for c := 0; c < l; c += axpyIndexedBand {
+		w := min(axpyIndexedBand, l-c)
+		axpyScatterBand(w, &y[c], &alpha[0], &idx[0], &x[c], len(alpha), 8*l)
+	}
+}

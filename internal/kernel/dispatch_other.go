@@ -65,3 +65,11 @@ func coordMoves(impl int, m *Moves) float64 { return coordMovesGeneric(impl, m) 
 func gramTile(_ int, acc *[32]float64, x []float64, stride, nr, i, j int) {
 	gramTileGeneric(acc, x, stride, nr, i, j)
 }
+
+func axpyGather(_ int, y, alpha []float64, idx []int32, a []float64, l int) {
+	axpyGatherGeneric(y, alpha, idx, a, l)
+}
+
+func axpyScatter(_ int, y, alpha []float64, idx []int32, x []float64, l int) {
+	axpyScatterGeneric(y, alpha, idx, x, l)
+}

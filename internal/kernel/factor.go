@@ -276,3 +276,58 @@ func gramPair(acc *[8]float64, x []float64, stride, nr, i, j int) {
 	acc[0], acc[1], acc[2], acc[3] = a0, a1, a2, a3
 	acc[4], acc[5], acc[6], acc[7] = b0, b1, b2, b3
 }
+
+// AxpyGather adds to y[:l] the rows of a (l wide, row r at a[r*l:])
+// chosen by idx, times alpha: for each e in order whose alpha[e] is not
+// 0, y[j] += alpha[e]·a[idx[e]*l+j], the product rounded and then added,
+// so that every implementation gives the bits of that loop built without
+// fused multiply-adds (as Go builds it for amd64 below GOAMD64=v3). It
+// is the users' half of a randomized range finder's product with sparse
+// residuals (package recommend's spectral start). alpha, idx and a must
+// hold what it reads.
+func AxpyGather(y, alpha []float64, idx []int32, a []float64, l int) {
+	axpyIndexedCheck("AxpyGather", y, alpha, idx, l)
+	axpyGather(int(active.Load()), y, alpha, idx, a, l)
+}
+
+// AxpyScatter is AxpyGather's other half: for each e in order whose
+// alpha[e] is not 0, it adds alpha[e]·x[:l] to the row of y chosen by
+// idx[e] (l wide, row r at y[r*l:]), each product rounded and then added.
+func AxpyScatter(y, alpha []float64, idx []int32, x []float64, l int) {
+	axpyIndexedCheck("AxpyScatter", x, alpha, idx, l)
+	axpyScatter(int(active.Load()), y, alpha, idx, x, l)
+}
+
+// axpyIndexedCheck panics unless v holds l values and idx an index for
+// each alpha. (The rows idx names are not checked against the matrix,
+// which would cost a pass over them: the caller's indices are its rows.)
+func axpyIndexedCheck(name string, v, alpha []float64, idx []int32, l int) {
+	if l < 0 || len(v) < l || len(idx) < len(alpha) {
+		panic(fmt.Sprintf("kernel: %s: %d columns, %d values, %d scales, %d indices", name, l, len(v), len(alpha), len(idx)))
+	}
+}
+
+// axpyGatherGeneric is AxpyGather's loop.
+func axpyGatherGeneric(y, alpha []float64, idx []int32, a []float64, l int) {
+	y = y[:l]
+	for e, v := range alpha {
+		if v != 0 {
+			for j, w := range a[int(idx[e])*l:][:l] {
+				y[j] += v * w
+			}
+		}
+	}
+}
+
+// axpyScatterGeneric is AxpyScatter's loop.
+func axpyScatterGeneric(y, alpha []float64, idx []int32, x []float64, l int) {
+	x = x[:l]
+	for e, v := range alpha {
+		if v != 0 {
+			o := y[int(idx[e])*l:][:l]
+			for j, w := range x {
+				o[j] += v * w
+			}
+		}
+	}
+}

@@ -250,3 +250,65 @@ func TestCoordMoves(t *testing.T) {
 		}
 	})
 }
+
+// TestAxpyIndexed: under every implementation, AxpyGather and AxpyScatter
+// give each entry the bits of the loop that adds each rounded product in
+// the order of the scales, skipping a zero scale and adding a NaN's, for
+// widths around the kernels' vectors and bands, and rows named twice.
+func TestAxpyIndexed(t *testing.T) {
+	forEachImpl(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(13, 14))
+		for _, l := range []int{1, 2, 3, 4, 5, 8, 10, 16, 17, 20, 25, 33, 40} {
+			for _, n := range []int{0, 1, 2, 7, 60} {
+				const rows = 9
+				big := func(k int) []float64 {
+					x := make([]float64, k)
+					for e := range x {
+						x[e] = rng.NormFloat64() * math.Exp(4*rng.NormFloat64())
+					}
+					return x
+				}
+				a, x, y0 := big(rows*l), big(l), big(rows*l)
+				alpha := big(n)
+				idx := make([]int32, n)
+				for e := range idx {
+					idx[e] = int32(rng.IntN(rows))
+					switch rng.IntN(6) {
+					case 0:
+						alpha[e] = 0
+					case 1:
+						alpha[e] = math.Copysign(0, -1)
+					}
+				}
+				if n == 60 {
+					alpha[17] = math.NaN()
+				}
+				// The loops (built unfused on amd64, as the tests are).
+				gather, scatter := slices.Clone(y0[:l]), slices.Clone(y0)
+				for e, v := range alpha {
+					if v == 0 {
+						continue
+					}
+					for j := range l {
+						gather[j] += v * a[int(idx[e])*l+j]
+						scatter[int(idx[e])*l+j] += v * x[j]
+					}
+				}
+				got := slices.Clone(y0[:l])
+				AxpyGather(got, alpha, idx, a, l)
+				for j, v := range got {
+					if math.Float64bits(v) != math.Float64bits(gather[j]) {
+						t.Fatalf("AxpyGather: %d columns, %d scales: column %d = %v, want %v", l, n, j, v, gather[j])
+					}
+				}
+				got = slices.Clone(y0)
+				AxpyScatter(got, alpha, idx, x, l)
+				for j, v := range got {
+					if math.Float64bits(v) != math.Float64bits(scatter[j]) {
+						t.Fatalf("AxpyScatter: %d columns, %d scales: entry %d = %v, want %v", l, n, j, v, scatter[j])
+					}
+				}
+			}
+		}
+	})
+}

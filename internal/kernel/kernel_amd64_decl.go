@@ -1230,3 +1230,501 @@ func gatherRowsAvx2(a *gatherArgs)
 //
 //go:noescape
 func gramTileAvx2(acc *float64, xi *float64, xj *float64, stride int, nr int)
+
+// axpyGather0x1Avx2 is kernel.AxpyGather on a band of columns (see axpyIndexed in _asm).
+//
+//go:noescape
+func axpyGather0x1Avx2(y *float64, alpha *float64, idx *int32, a *float64, n int, ld int)
+
+// axpyGather0x2Avx2 is kernel.AxpyGather on a band of columns (see axpyIndexed in _asm).
+//
+//go:noescape
+func axpyGather0x2Avx2(y *float64, alpha *float64, idx *int32, a *float64, n int, ld int)
+
+// axpyGather0x3Avx2 is kernel.AxpyGather on a band of columns (see axpyIndexed in _asm).
+//
+//go:noescape
+func axpyGather0x3Avx2(y *float64, alpha *float64, idx *int32, a *float64, n int, ld int)
+
+// axpyGather1x0Avx2 is kernel.AxpyGather on a band of columns (see axpyIndexed in _asm).
+//
+//go:noescape
+func axpyGather1x0Avx2(y *float64, alpha *float64, idx *int32, a *float64, n int, ld int)
+
+// axpyGather1x1Avx2 is kernel.AxpyGather on a band of columns (see axpyIndexed in _asm).
+//
+//go:noescape
+func axpyGather1x1Avx2(y *float64, alpha *float64, idx *int32, a *float64, n int, ld int)
+
+// axpyGather1x2Avx2 is kernel.AxpyGather on a band of columns (see axpyIndexed in _asm).
+//
+//go:noescape
+func axpyGather1x2Avx2(y *float64, alpha *float64, idx *int32, a *float64, n int, ld int)
+
+// axpyGather1x3Avx2 is kernel.AxpyGather on a band of columns (see axpyIndexed in _asm).
+//
+//go:noescape
+func axpyGather1x3Avx2(y *float64, alpha *float64, idx *int32, a *float64, n int, ld int)
+
+// axpyGather2x0Avx2 is kernel.AxpyGather on a band of columns (see axpyIndexed in _asm).
+//
+//go:noescape
+func axpyGather2x0Avx2(y *float64, alpha *float64, idx *int32, a *float64, n int, ld int)
+
+// axpyGather2x1Avx2 is kernel.AxpyGather on a band of columns (see axpyIndexed in _asm).
+//
+//go:noescape
+func axpyGather2x1Avx2(y *float64, alpha *float64, idx *int32, a *float64, n int, ld int)
+
+// axpyGather2x2Avx2 is kernel.AxpyGather on a band of columns (see axpyIndexed in _asm).
+//
+//go:noescape
+func axpyGather2x2Avx2(y *float64, alpha *float64, idx *int32, a *float64, n int, ld int)
+
+// axpyGather2x3Avx2 is kernel.AxpyGather on a band of columns (see axpyIndexed in _asm).
+//
+//go:noescape
+func axpyGather2x3Avx2(y *float64, alpha *float64, idx *int32, a *float64, n int, ld int)
+
+// axpyGather3x0Avx2 is kernel.AxpyGather on a band of columns (see axpyIndexed in _asm).
+//
+//go:noescape
+func axpyGather3x0Avx2(y *float64, alpha *float64, idx *int32, a *float64, n int, ld int)
+
+// axpyGather3x1Avx2 is kernel.AxpyGather on a band of columns (see axpyIndexed in _asm).
+//
+//go:noescape
+func axpyGather3x1Avx2(y *float64, alpha *float64, idx *int32, a *float64, n int, ld int)
+
+// axpyGather3x2Avx2 is kernel.AxpyGather on a band of columns (see axpyIndexed in _asm).
+//
+//go:noescape
+func axpyGather3x2Avx2(y *float64, alpha *float64, idx *int32, a *float64, n int, ld int)
+
+// axpyGather3x3Avx2 is kernel.AxpyGather on a band of columns (see axpyIndexed in _asm).
+//
+//go:noescape
+func axpyGather3x3Avx2(y *float64, alpha *float64, idx *int32, a *float64, n int, ld int)
+
+// axpyGather4x0Avx2 is kernel.AxpyGather on a band of columns (see axpyIndexed in _asm).
+//
+//go:noescape
+func axpyGather4x0Avx2(y *float64, alpha *float64, idx *int32, a *float64, n int, ld int)
+
+// axpyGather4x1Avx2 is kernel.AxpyGather on a band of columns (see axpyIndexed in _asm).
+//
+//go:noescape
+func axpyGather4x1Avx2(y *float64, alpha *float64, idx *int32, a *float64, n int, ld int)
+
+// axpyGather4x2Avx2 is kernel.AxpyGather on a band of columns (see axpyIndexed in _asm).
+//
+//go:noescape
+func axpyGather4x2Avx2(y *float64, alpha *float64, idx *int32, a *float64, n int, ld int)
+
+// axpyGather4x3Avx2 is kernel.AxpyGather on a band of columns (see axpyIndexed in _asm).
+//
+//go:noescape
+func axpyGather4x3Avx2(y *float64, alpha *float64, idx *int32, a *float64, n int, ld int)
+
+// axpyGather5x0Avx2 is kernel.AxpyGather on a band of columns (see axpyIndexed in _asm).
+//
+//go:noescape
+func axpyGather5x0Avx2(y *float64, alpha *float64, idx *int32, a *float64, n int, ld int)
+
+// axpyGather5x1Avx2 is kernel.AxpyGather on a band of columns (see axpyIndexed in _asm).
+//
+//go:noescape
+func axpyGather5x1Avx2(y *float64, alpha *float64, idx *int32, a *float64, n int, ld int)
+
+// axpyGather5x2Avx2 is kernel.AxpyGather on a band of columns (see axpyIndexed in _asm).
+//
+//go:noescape
+func axpyGather5x2Avx2(y *float64, alpha *float64, idx *int32, a *float64, n int, ld int)
+
+// axpyGather5x3Avx2 is kernel.AxpyGather on a band of columns (see axpyIndexed in _asm).
+//
+//go:noescape
+func axpyGather5x3Avx2(y *float64, alpha *float64, idx *int32, a *float64, n int, ld int)
+
+// axpyGather6x0Avx2 is kernel.AxpyGather on a band of columns (see axpyIndexed in _asm).
+//
+//go:noescape
+func axpyGather6x0Avx2(y *float64, alpha *float64, idx *int32, a *float64, n int, ld int)
+
+// axpyGather6x1Avx2 is kernel.AxpyGather on a band of columns (see axpyIndexed in _asm).
+//
+//go:noescape
+func axpyGather6x1Avx2(y *float64, alpha *float64, idx *int32, a *float64, n int, ld int)
+
+// axpyGather6x2Avx2 is kernel.AxpyGather on a band of columns (see axpyIndexed in _asm).
+//
+//go:noescape
+func axpyGather6x2Avx2(y *float64, alpha *float64, idx *int32, a *float64, n int, ld int)
+
+// axpyGather6x3Avx2 is kernel.AxpyGather on a band of columns (see axpyIndexed in _asm).
+//
+//go:noescape
+func axpyGather6x3Avx2(y *float64, alpha *float64, idx *int32, a *float64, n int, ld int)
+
+// axpyGather7x0Avx2 is kernel.AxpyGather on a band of columns (see axpyIndexed in _asm).
+//
+//go:noescape
+func axpyGather7x0Avx2(y *float64, alpha *float64, idx *int32, a *float64, n int, ld int)
+
+// axpyGather7x1Avx2 is kernel.AxpyGather on a band of columns (see axpyIndexed in _asm).
+//
+//go:noescape
+func axpyGather7x1Avx2(y *float64, alpha *float64, idx *int32, a *float64, n int, ld int)
+
+// axpyGather7x2Avx2 is kernel.AxpyGather on a band of columns (see axpyIndexed in _asm).
+//
+//go:noescape
+func axpyGather7x2Avx2(y *float64, alpha *float64, idx *int32, a *float64, n int, ld int)
+
+// axpyGather7x3Avx2 is kernel.AxpyGather on a band of columns (see axpyIndexed in _asm).
+//
+//go:noescape
+func axpyGather7x3Avx2(y *float64, alpha *float64, idx *int32, a *float64, n int, ld int)
+
+// axpyGather8x0Avx2 is kernel.AxpyGather on a band of columns (see axpyIndexed in _asm).
+//
+//go:noescape
+func axpyGather8x0Avx2(y *float64, alpha *float64, idx *int32, a *float64, n int, ld int)
+
+// axpyGather8x1Avx2 is kernel.AxpyGather on a band of columns (see axpyIndexed in _asm).
+//
+//go:noescape
+func axpyGather8x1Avx2(y *float64, alpha *float64, idx *int32, a *float64, n int, ld int)
+
+// axpyGather8x2Avx2 is kernel.AxpyGather on a band of columns (see axpyIndexed in _asm).
+//
+//go:noescape
+func axpyGather8x2Avx2(y *float64, alpha *float64, idx *int32, a *float64, n int, ld int)
+
+// axpyGather8x3Avx2 is kernel.AxpyGather on a band of columns (see axpyIndexed in _asm).
+//
+//go:noescape
+func axpyGather8x3Avx2(y *float64, alpha *float64, idx *int32, a *float64, n int, ld int)
+
+// axpyScatter0x1Avx2 is kernel.AxpyScatter on a band of columns (see axpyIndexed in _asm).
+//
+//go:noescape
+func axpyScatter0x1Avx2(y *float64, alpha *float64, idx *int32, a *float64, n int, ld int)
+
+// axpyScatter0x2Avx2 is kernel.AxpyScatter on a band of columns (see axpyIndexed in _asm).
+//
+//go:noescape
+func axpyScatter0x2Avx2(y *float64, alpha *float64, idx *int32, a *float64, n int, ld int)
+
+// axpyScatter0x3Avx2 is kernel.AxpyScatter on a band of columns (see axpyIndexed in _asm).
+//
+//go:noescape
+func axpyScatter0x3Avx2(y *float64, alpha *float64, idx *int32, a *float64, n int, ld int)
+
+// axpyScatter1x0Avx2 is kernel.AxpyScatter on a band of columns (see axpyIndexed in _asm).
+//
+//go:noescape
+func axpyScatter1x0Avx2(y *float64, alpha *float64, idx *int32, a *float64, n int, ld int)
+
+// axpyScatter1x1Avx2 is kernel.AxpyScatter on a band of columns (see axpyIndexed in _asm).
+//
+//go:noescape
+func axpyScatter1x1Avx2(y *float64, alpha *float64, idx *int32, a *float64, n int, ld int)
+
+// axpyScatter1x2Avx2 is kernel.AxpyScatter on a band of columns (see axpyIndexed in _asm).
+//
+//go:noescape
+func axpyScatter1x2Avx2(y *float64, alpha *float64, idx *int32, a *float64, n int, ld int)
+
+// axpyScatter1x3Avx2 is kernel.AxpyScatter on a band of columns (see axpyIndexed in _asm).
+//
+//go:noescape
+func axpyScatter1x3Avx2(y *float64, alpha *float64, idx *int32, a *float64, n int, ld int)
+
+// axpyScatter2x0Avx2 is kernel.AxpyScatter on a band of columns (see axpyIndexed in _asm).
+//
+//go:noescape
+func axpyScatter2x0Avx2(y *float64, alpha *float64, idx *int32, a *float64, n int, ld int)
+
+// axpyScatter2x1Avx2 is kernel.AxpyScatter on a band of columns (see axpyIndexed in _asm).
+//
+//go:noescape
+func axpyScatter2x1Avx2(y *float64, alpha *float64, idx *int32, a *float64, n int, ld int)
+
+// axpyScatter2x2Avx2 is kernel.AxpyScatter on a band of columns (see axpyIndexed in _asm).
+//
+//go:noescape
+func axpyScatter2x2Avx2(y *float64, alpha *float64, idx *int32, a *float64, n int, ld int)
+
+// axpyScatter2x3Avx2 is kernel.AxpyScatter on a band of columns (see axpyIndexed in _asm).
+//
+//go:noescape
+func axpyScatter2x3Avx2(y *float64, alpha *float64, idx *int32, a *float64, n int, ld int)
+
+// axpyScatter3x0Avx2 is kernel.AxpyScatter on a band of columns (see axpyIndexed in _asm).
+//
+//go:noescape
+func axpyScatter3x0Avx2(y *float64, alpha *float64, idx *int32, a *float64, n int, ld int)
+
+// axpyScatter3x1Avx2 is kernel.AxpyScatter on a band of columns (see axpyIndexed in _asm).
+//
+//go:noescape
+func axpyScatter3x1Avx2(y *float64, alpha *float64, idx *int32, a *float64, n int, ld int)
+
+// axpyScatter3x2Avx2 is kernel.AxpyScatter on a band of columns (see axpyIndexed in _asm).
+//
+//go:noescape
+func axpyScatter3x2Avx2(y *float64, alpha *float64, idx *int32, a *float64, n int, ld int)
+
+// axpyScatter3x3Avx2 is kernel.AxpyScatter on a band of columns (see axpyIndexed in _asm).
+//
+//go:noescape
+func axpyScatter3x3Avx2(y *float64, alpha *float64, idx *int32, a *float64, n int, ld int)
+
+// axpyScatter4x0Avx2 is kernel.AxpyScatter on a band of columns (see axpyIndexed in _asm).
+//
+//go:noescape
+func axpyScatter4x0Avx2(y *float64, alpha *float64, idx *int32, a *float64, n int, ld int)
+
+// axpyScatter4x1Avx2 is kernel.AxpyScatter on a band of columns (see axpyIndexed in _asm).
+//
+//go:noescape
+func axpyScatter4x1Avx2(y *float64, alpha *float64, idx *int32, a *float64, n int, ld int)
+
+// axpyScatter4x2Avx2 is kernel.AxpyScatter on a band of columns (see axpyIndexed in _asm).
+//
+//go:noescape
+func axpyScatter4x2Avx2(y *float64, alpha *float64, idx *int32, a *float64, n int, ld int)
+
+// axpyScatter4x3Avx2 is kernel.AxpyScatter on a band of columns (see axpyIndexed in _asm).
+//
+//go:noescape
+func axpyScatter4x3Avx2(y *float64, alpha *float64, idx *int32, a *float64, n int, ld int)
+
+// axpyScatter5x0Avx2 is kernel.AxpyScatter on a band of columns (see axpyIndexed in _asm).
+//
+//go:noescape
+func axpyScatter5x0Avx2(y *float64, alpha *float64, idx *int32, a *float64, n int, ld int)
+
+// axpyScatter5x1Avx2 is kernel.AxpyScatter on a band of columns (see axpyIndexed in _asm).
+//
+//go:noescape
+func axpyScatter5x1Avx2(y *float64, alpha *float64, idx *int32, a *float64, n int, ld int)
+
+// axpyScatter5x2Avx2 is kernel.AxpyScatter on a band of columns (see axpyIndexed in _asm).
+//
+//go:noescape
+func axpyScatter5x2Avx2(y *float64, alpha *float64, idx *int32, a *float64, n int, ld int)
+
+// axpyScatter5x3Avx2 is kernel.AxpyScatter on a band of columns (see axpyIndexed in _asm).
+//
+//go:noescape
+func axpyScatter5x3Avx2(y *float64, alpha *float64, idx *int32, a *float64, n int, ld int)
+
+// axpyScatter6x0Avx2 is kernel.AxpyScatter on a band of columns (see axpyIndexed in _asm).
+//
+//go:noescape
+func axpyScatter6x0Avx2(y *float64, alpha *float64, idx *int32, a *float64, n int, ld int)
+
+// axpyScatter6x1Avx2 is kernel.AxpyScatter on a band of columns (see axpyIndexed in _asm).
+//
+//go:noescape
+func axpyScatter6x1Avx2(y *float64, alpha *float64, idx *int32, a *float64, n int, ld int)
+
+// axpyScatter6x2Avx2 is kernel.AxpyScatter on a band of columns (see axpyIndexed in _asm).
+//
+//go:noescape
+func axpyScatter6x2Avx2(y *float64, alpha *float64, idx *int32, a *float64, n int, ld int)
+
+// axpyScatter6x3Avx2 is kernel.AxpyScatter on a band of columns (see axpyIndexed in _asm).
+//
+//go:noescape
+func axpyScatter6x3Avx2(y *float64, alpha *float64, idx *int32, a *float64, n int, ld int)
+
+// axpyScatter7x0Avx2 is kernel.AxpyScatter on a band of columns (see axpyIndexed in _asm).
+//
+//go:noescape
+func axpyScatter7x0Avx2(y *float64, alpha *float64, idx *int32, a *float64, n int, ld int)
+
+// axpyScatter7x1Avx2 is kernel.AxpyScatter on a band of columns (see axpyIndexed in _asm).
+//
+//go:noescape
+func axpyScatter7x1Avx2(y *float64, alpha *float64, idx *int32, a *float64, n int, ld int)
+
+// axpyScatter7x2Avx2 is kernel.AxpyScatter on a band of columns (see axpyIndexed in _asm).
+//
+//go:noescape
+func axpyScatter7x2Avx2(y *float64, alpha *float64, idx *int32, a *float64, n int, ld int)
+
+// axpyScatter7x3Avx2 is kernel.AxpyScatter on a band of columns (see axpyIndexed in _asm).
+//
+//go:noescape
+func axpyScatter7x3Avx2(y *float64, alpha *float64, idx *int32, a *float64, n int, ld int)
+
+// axpyScatter8x0Avx2 is kernel.AxpyScatter on a band of columns (see axpyIndexed in _asm).
+//
+//go:noescape
+func axpyScatter8x0Avx2(y *float64, alpha *float64, idx *int32, a *float64, n int, ld int)
+
+// axpyScatter8x1Avx2 is kernel.AxpyScatter on a band of columns (see axpyIndexed in _asm).
+//
+//go:noescape
+func axpyScatter8x1Avx2(y *float64, alpha *float64, idx *int32, a *float64, n int, ld int)
+
+// axpyScatter8x2Avx2 is kernel.AxpyScatter on a band of columns (see axpyIndexed in _asm).
+//
+//go:noescape
+func axpyScatter8x2Avx2(y *float64, alpha *float64, idx *int32, a *float64, n int, ld int)
+
+// axpyScatter8x3Avx2 is kernel.AxpyScatter on a band of columns (see axpyIndexed in _asm).
+//
+//go:noescape
+func axpyScatter8x3Avx2(y *float64, alpha *float64, idx *int32, a *float64, n int, ld int)
+
+// axpyIndexedBand is the most columns of one call of the AxpyGather and
+// AxpyScatter kernels.
+const axpyIndexedBand = 32
+
+// axpyGatherBand calls the kernel of w columns.
+func axpyGatherBand(w int, y, alpha *float64, idx *int32, a *float64, n, ld int) {
+	switch w {
+	case 1:
+		axpyGather0x1Avx2(y, alpha, idx, a, n, ld)
+	case 2:
+		axpyGather0x2Avx2(y, alpha, idx, a, n, ld)
+	case 3:
+		axpyGather0x3Avx2(y, alpha, idx, a, n, ld)
+	case 4:
+		axpyGather1x0Avx2(y, alpha, idx, a, n, ld)
+	case 5:
+		axpyGather1x1Avx2(y, alpha, idx, a, n, ld)
+	case 6:
+		axpyGather1x2Avx2(y, alpha, idx, a, n, ld)
+	case 7:
+		axpyGather1x3Avx2(y, alpha, idx, a, n, ld)
+	case 8:
+		axpyGather2x0Avx2(y, alpha, idx, a, n, ld)
+	case 9:
+		axpyGather2x1Avx2(y, alpha, idx, a, n, ld)
+	case 10:
+		axpyGather2x2Avx2(y, alpha, idx, a, n, ld)
+	case 11:
+		axpyGather2x3Avx2(y, alpha, idx, a, n, ld)
+	case 12:
+		axpyGather3x0Avx2(y, alpha, idx, a, n, ld)
+	case 13:
+		axpyGather3x1Avx2(y, alpha, idx, a, n, ld)
+	case 14:
+		axpyGather3x2Avx2(y, alpha, idx, a, n, ld)
+	case 15:
+		axpyGather3x3Avx2(y, alpha, idx, a, n, ld)
+	case 16:
+		axpyGather4x0Avx2(y, alpha, idx, a, n, ld)
+	case 17:
+		axpyGather4x1Avx2(y, alpha, idx, a, n, ld)
+	case 18:
+		axpyGather4x2Avx2(y, alpha, idx, a, n, ld)
+	case 19:
+		axpyGather4x3Avx2(y, alpha, idx, a, n, ld)
+	case 20:
+		axpyGather5x0Avx2(y, alpha, idx, a, n, ld)
+	case 21:
+		axpyGather5x1Avx2(y, alpha, idx, a, n, ld)
+	case 22:
+		axpyGather5x2Avx2(y, alpha, idx, a, n, ld)
+	case 23:
+		axpyGather5x3Avx2(y, alpha, idx, a, n, ld)
+	case 24:
+		axpyGather6x0Avx2(y, alpha, idx, a, n, ld)
+	case 25:
+		axpyGather6x1Avx2(y, alpha, idx, a, n, ld)
+	case 26:
+		axpyGather6x2Avx2(y, alpha, idx, a, n, ld)
+	case 27:
+		axpyGather6x3Avx2(y, alpha, idx, a, n, ld)
+	case 28:
+		axpyGather7x0Avx2(y, alpha, idx, a, n, ld)
+	case 29:
+		axpyGather7x1Avx2(y, alpha, idx, a, n, ld)
+	case 30:
+		axpyGather7x2Avx2(y, alpha, idx, a, n, ld)
+	case 31:
+		axpyGather7x3Avx2(y, alpha, idx, a, n, ld)
+	case 32:
+		axpyGather8x0Avx2(y, alpha, idx, a, n, ld)
+	default:
+		panic("kernel: bad band")
+	}
+}
+
+// axpyScatterBand calls the kernel of w columns.
+func axpyScatterBand(w int, y, alpha *float64, idx *int32, a *float64, n, ld int) {
+	switch w {
+	case 1:
+		axpyScatter0x1Avx2(y, alpha, idx, a, n, ld)
+	case 2:
+		axpyScatter0x2Avx2(y, alpha, idx, a, n, ld)
+	case 3:
+		axpyScatter0x3Avx2(y, alpha, idx, a, n, ld)
+	case 4:
+		axpyScatter1x0Avx2(y, alpha, idx, a, n, ld)
+	case 5:
+		axpyScatter1x1Avx2(y, alpha, idx, a, n, ld)
+	case 6:
+		axpyScatter1x2Avx2(y, alpha, idx, a, n, ld)
+	case 7:
+		axpyScatter1x3Avx2(y, alpha, idx, a, n, ld)
+	case 8:
+		axpyScatter2x0Avx2(y, alpha, idx, a, n, ld)
+	case 9:
+		axpyScatter2x1Avx2(y, alpha, idx, a, n, ld)
+	case 10:
+		axpyScatter2x2Avx2(y, alpha, idx, a, n, ld)
+	case 11:
+		axpyScatter2x3Avx2(y, alpha, idx, a, n, ld)
+	case 12:
+		axpyScatter3x0Avx2(y, alpha, idx, a, n, ld)
+	case 13:
+		axpyScatter3x1Avx2(y, alpha, idx, a, n, ld)
+	case 14:
+		axpyScatter3x2Avx2(y, alpha, idx, a, n, ld)
+	case 15:
+		axpyScatter3x3Avx2(y, alpha, idx, a, n, ld)
+	case 16:
+		axpyScatter4x0Avx2(y, alpha, idx, a, n, ld)
+	case 17:
+		axpyScatter4x1Avx2(y, alpha, idx, a, n, ld)
+	case 18:
+		axpyScatter4x2Avx2(y, alpha, idx, a, n, ld)
+	case 19:
+		axpyScatter4x3Avx2(y, alpha, idx, a, n, ld)
+	case 20:
+		axpyScatter5x0Avx2(y, alpha, idx, a, n, ld)
+	case 21:
+		axpyScatter5x1Avx2(y, alpha, idx, a, n, ld)
+	case 22:
+		axpyScatter5x2Avx2(y, alpha, idx, a, n, ld)
+	case 23:
+		axpyScatter5x3Avx2(y, alpha, idx, a, n, ld)
+	case 24:
+		axpyScatter6x0Avx2(y, alpha, idx, a, n, ld)
+	case 25:
+		axpyScatter6x1Avx2(y, alpha, idx, a, n, ld)
+	case 26:
+		axpyScatter6x2Avx2(y, alpha, idx, a, n, ld)
+	case 27:
+		axpyScatter6x3Avx2(y, alpha, idx, a, n, ld)
+	case 28:
+		axpyScatter7x0Avx2(y, alpha, idx, a, n, ld)
+	case 29:
+		axpyScatter7x1Avx2(y, alpha, idx, a, n, ld)
+	case 30:
+		axpyScatter7x2Avx2(y, alpha, idx, a, n, ld)
+	case 31:
+		axpyScatter7x3Avx2(y, alpha, idx, a, n, ld)
+	case 32:
+		axpyScatter8x0Avx2(y, alpha, idx, a, n, ld)
+	default:
+		panic("kernel: bad band")
+	}
+}

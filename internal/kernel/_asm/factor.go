@@ -1,5 +1,7 @@
 package main
 
+import "fmt"
+
 // The kernels of a coordinate-wise factor sweep (package recommend's
 // sampler), AVX2 only: they serve the AVX-512 implementation too, their
 // work being four-wide transposes and short sums.
@@ -421,4 +423,123 @@ func gramTile(s isa) {
 	}
 	p("VZEROUPPER")
 	p("RET")
+}
+
+// axpyIndexedVectors is the most full vectors of columns (of four) one
+// call of the AxpyGather and AxpyScatter kernels takes.
+const axpyIndexedVectors = 8
+
+// axpyIndexed emits the AVX2 kernels of AxpyGather and AxpyScatter over a
+// band of v full vectors of columns and t (0 to 3) more: for each e < n in
+// order whose alpha[e] is not 0 (a NaN is not), gather adds alpha[e]·a_row
+// to y and scatter adds alpha[e]·x to the row of y, the row that of idx[e]
+// (ld bytes apart), each product rounded and then added (VMULPD, VADDPD;
+// VMULSD, VADDSD on the t last columns, with no masked stores, which cost
+// a row what its vectors do): the bits of the scalar loop. Registers: DI
+// y, SI alpha, R8 idx, R9 a (gather) or the rows of y (scatter), CX the
+// ratings left, DX ld, R10 the row; Y0-Y7 the band's vectors and X8-X10
+// its last columns (the sums of gather, x for scatter), X13 zero, Y15
+// alpha[e], Y11 and Y12 the products.
+func axpyIndexed(scatter bool, v, t int) {
+	kind := "Gather"
+	if scatter {
+		kind = "Scatter"
+	}
+	name := fmt.Sprintf("axpy%s%dx%dAvx2", kind, v, t)
+	text(name, name+" is kernel.Axpy"+kind+" on a band of columns (see axpyIndexed in _asm).",
+		[]arg{{"y", "*float64"}, {"alpha", "*float64"}, {"idx", "*int32"}, {"a", "*float64"}, {"n", "int"}, {"ld", "int"}}, "")
+	p("MOVQ y+0(FP), DI")
+	p("MOVQ alpha+8(FP), SI")
+	p("MOVQ idx+16(FP), R8")
+	p("MOVQ a+24(FP), R9")
+	p("MOVQ n+32(FP), CX")
+	p("MOVQ ld+40(FP), DX")
+	band := "DI" // gather's sums, scatter's x
+	if scatter {
+		band = "R9"
+	}
+	for j := range v {
+		p("VMOVUPD %d(%s), %s", 32*j, band, y(j))
+	}
+	for c := range t {
+		p("VMOVSD %d(%s), %s", 32*v+8*c, band, x(8+c))
+	}
+	if scatter {
+		p("MOVQ DI, R9") // R9 now the rows of y
+	}
+	p("VXORPD X13, X13, X13")
+	p("TESTQ CX, CX")
+	p("JZ done")
+	label("loop")
+	p("VMOVSD (SI), X15")
+	p("VUCOMISD X13, X15")
+	p("JNE row")
+	p("JPS row") // a NaN: added
+	p("JMP next")
+	label("row")
+	p("MOVLQSX (R8), R10")
+	p("IMULQ DX, R10")
+	p("ADDQ R9, R10")
+	p("VBROADCASTSD X15, Y15")
+	for j := range v {
+		if scatter {
+			p("VMULPD %s, Y15, Y12", y(j))
+			p("VADDPD %d(R10), Y12, Y12", 32*j)
+			p("VMOVUPD Y12, %d(R10)", 32*j)
+		} else {
+			p("VMULPD %d(R10), Y15, Y12", 32*j)
+			p("VADDPD Y12, %s, %s", y(j), y(j))
+		}
+	}
+	for c := range t {
+		off := 32*v + 8*c
+		if scatter {
+			p("VMULSD %s, X15, X11", x(8+c))
+			p("VADDSD %d(R10), X11, X11", off)
+			p("VMOVSD X11, %d(R10)", off)
+		} else {
+			p("VMULSD %d(R10), X15, X11", off)
+			p("VADDSD X11, %s, %s", x(8+c), x(8+c))
+		}
+	}
+	label("next")
+	p("ADDQ $8, SI")
+	p("ADDQ $4, R8")
+	p("DECQ CX")
+	p("JNZ loop")
+	label("done")
+	if !scatter {
+		for j := range v {
+			p("VMOVUPD %s, %d(DI)", y(j), 32*j)
+		}
+		for c := range t {
+			p("VMOVSD %s, %d(DI)", x(8+c), 32*v+8*c)
+		}
+	}
+	p("VZEROUPPER")
+	p("RET")
+}
+
+// axpyIndexedAll emits the bands of the AxpyGather and AxpyScatter
+// kernels, 0 to axpyIndexedVectors full vectors and 0 to 3 more columns,
+// and the Go switches that call them.
+func axpyIndexedAll() {
+	for _, scatter := range []bool{false, true} {
+		for v := 0; v <= axpyIndexedVectors; v++ {
+			for t := range 4 {
+				if v+t > 0 {
+					axpyIndexed(scatter, v, t)
+				}
+			}
+		}
+	}
+	d := &decl
+	fmt.Fprintf(d, "\n// axpyIndexedBand is the most columns of one call of the AxpyGather and\n// AxpyScatter kernels.\nconst axpyIndexedBand = %d\n", 4*axpyIndexedVectors)
+	for _, kind := range []string{"Gather", "Scatter"} {
+		fmt.Fprintf(d, "\n// axpy%sBand calls the kernel of w columns.\nfunc axpy%sBand(w int, y, alpha *float64, idx *int32, a *float64, n, ld int) {\nswitch w {\n", kind, kind)
+		for w := 1; w <= 4*axpyIndexedVectors; w++ {
+			fmt.Fprintf(d, "case %d:\naxpy%s%dx%dAvx2(y, alpha, idx, a, n, ld)\n", w, kind, w/4, w%4)
+		}
+		fmt.Fprintf(d, "default:\npanic(\"kernel: bad band\")\n}\n}\n")
+	}
 }

@@ -903,6 +903,7 @@ func main() {
 	coordMoves(avx512)
 	gatherRows(avx2)
 	gramTile(avx2)
+	axpyIndexedAll()
 
 	src, err := format.Source(decl.Bytes())
 	if err != nil {
