@@ -9,6 +9,7 @@ import (
 	"github.com/scaledsm/scaledsm/dataio"
 	"github.com/scaledsm/scaledsm/internal/fsum"
 	"github.com/scaledsm/scaledsm/internal/inputerr"
+	"github.com/scaledsm/scaledsm/internal/mem"
 	"github.com/scaledsm/scaledsm/internal/par"
 	"github.com/scaledsm/scaledsm/ranks"
 )
@@ -243,11 +244,11 @@ func userOrder(n1, n2 int, rows, cols []int32, in stored, workers int) *table {
 		t.y.scale = newScale(in.f, workers)
 	}
 	if t.y.scale != nil {
-		t.y.c = make([]uint8, m)
+		t.y.c = mem.Make[uint8](m)
 	} else {
-		t.y.f = make([]float32, m)
+		t.y.f = mem.Make[float32](m)
 	}
-	t.uItem = make([]int32, m)
+	t.uItem = mem.Make[int32](m)
 	next := slices.Clone(t.uStart[:n1])
 	rowRanges(t.uStart, scanParts(workers, m, 1<<20), func(lo, hi int32) {
 		for k, u := range rows {
@@ -304,12 +305,12 @@ func rowRanges(start []int, parts int, f func(lo, hi int32)) {
 func (t *table) itemOrder(workers int) {
 	m, n1, n2 := t.y.len(), t.n1, t.n2
 	t.iStart = counts(n2, t.uItem)
-	t.iUser = make([]int32, m)
+	t.iUser = mem.Make[int32](m)
 	t.iy = stored{scale: t.y.scale}
 	if t.y.c != nil {
-		t.iy.c = make([]uint8, m)
+		t.iy.c = mem.Make[uint8](m)
 	} else {
-		t.iy.f = make([]float32, m)
+		t.iy.f = mem.Make[float32](m)
 	}
 	next := slices.Clone(t.iStart[:n2])
 	rowRanges(t.iStart, scanParts(workers, m, 1<<20), func(lo, hi int32) {

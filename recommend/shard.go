@@ -8,6 +8,7 @@ import (
 	"sort"
 
 	"github.com/scaledsm/scaledsm/internal/fsum"
+	"github.com/scaledsm/scaledsm/internal/mem"
 	"github.com/scaledsm/scaledsm/internal/reduce"
 	"github.com/scaledsm/scaledsm/ranks"
 )
@@ -399,5 +400,5 @@ func (t *table) rows(n, width int) []float64 {
 		p := t.red.Size()
 		padded = (n + p - 1) / p * p
 	}
-	return make([]float64, n*width, padded*width)
+	return mem.Make[float64](padded * width)[:n*width]
 }
