@@ -105,6 +105,11 @@ func biasRounds(t *table, mean, lambdaUser, lambdaItem float64, parts int) (b, c
 		si[q] = make([]fsum.Sum, n2)
 	}
 	for range 20 {
+		if parts == 1 && t.iStart != nil {
+			itemBiases(t, b, c, mean, lambdaItem)
+			userBiases(t, b, c, mean, lambdaUser, 0, n1)
+			continue
+		}
 		par.Do(runtime.GOMAXPROCS(0), parts, func(q int) {
 			sq := si[q]
 			clear(sq)
@@ -126,6 +131,29 @@ func biasRounds(t *table, mean, lambdaUser, lambdaItem float64, parts int) (b, c
 		userBiases(t, b, c, mean, lambdaUser, 0, n1)
 	}
 	return b, c
+}
+
+// itemBiases is biasRounds's items' step with one block of users, on a
+// table with the items' order: it sets the items' biases c to their
+// minimizers given the users' b, each item's sum along its row in the
+// items' order, the items shared among the cores. An item's ratings are
+// in user order, so that its sum adds the terms biasRounds scatters, in
+// their order (the same bits), where that scatter ran on one core (on
+// generate's 9 × 10^5 ratings, 103 ms of its 1 s; above 2^20 ratings the
+// scatter's blocks take both cores, and they read the users' biases in
+// order where this reads them at random: 0.47 s against this 0.57 on its
+// 9 × 10^6).
+func itemBiases(t *table, b, c []float64, mean, lambdaItem float64) {
+	const block = 64
+	par.Do(runtime.GOMAXPROCS(0), (t.n2+block-1)/block, func(k int) {
+		for i := k * block; i < min(t.n2, (k+1)*block); i++ {
+			var si fsum.Sum
+			for p := t.iStart[i]; p < t.iStart[i+1]; p++ {
+				si = si.Plus(float64(t.iy.at(p)) - mean - b[t.iUser[p]])
+			}
+			c[i] = si.Value() / (float64(t.iStart[i+1]-t.iStart[i]) + lambdaItem)
+		}
+	})
 }
 
 // userBiases sets the biases b of the users [first, last) of the table to
