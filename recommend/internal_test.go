@@ -617,7 +617,7 @@ func TestAddGram(t *testing.T) {
 			for r := range m {
 				for i := range n {
 					for j := i; j < n; j++ {
-						want[i*n+j] += x[r*n+i] * x[r*n+j]
+						want[i*n+j] += float64(x[r*n+i] * x[r*n+j]) // rounded, never fused
 					}
 				}
 			}

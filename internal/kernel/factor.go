@@ -264,14 +264,14 @@ func gramPair(acc *[8]float64, x []float64, stride, nr, i, j int) {
 	for r := range nr {
 		xr := x[r*stride:]
 		u, v, y := xr[i], xr[i+1], xr[j:j+4]
-		a0 += u * y[0]
-		a1 += u * y[1]
-		a2 += u * y[2]
-		a3 += u * y[3]
-		b0 += v * y[0]
-		b1 += v * y[1]
-		b2 += v * y[2]
-		b3 += v * y[3]
+		a0 += float64(u * y[0]) // rounded, never fused
+		a1 += float64(u * y[1])
+		a2 += float64(u * y[2])
+		a3 += float64(u * y[3])
+		b0 += float64(v * y[0])
+		b1 += float64(v * y[1])
+		b2 += float64(v * y[2])
+		b3 += float64(v * y[3])
 	}
 	acc[0], acc[1], acc[2], acc[3] = a0, a1, a2, a3
 	acc[4], acc[5], acc[6], acc[7] = b0, b1, b2, b3
@@ -280,8 +280,9 @@ func gramPair(acc *[8]float64, x []float64, stride, nr, i, j int) {
 // AxpyGather adds to y[:l] the rows of a (l wide, row r at a[r*l:])
 // chosen by idx, times alpha: for each e in order whose alpha[e] is not
 // 0, y[j] += alpha[e]·a[idx[e]*l+j], the product rounded and then added,
-// so that every implementation gives the bits of that loop built without
-// fused multiply-adds (as Go builds it for amd64 below GOAMD64=v3). It
+// so that every implementation, on every architecture, gives the bits of
+// that loop without fused multiply-adds (as Go builds the spectral
+// start's loop it replaced for amd64 below GOAMD64=v3). It
 // is the users' half of a randomized range finder's product with sparse
 // residuals (package recommend's spectral start). alpha, idx and a must
 // hold what it reads.
@@ -313,7 +314,7 @@ func axpyGatherGeneric(y, alpha []float64, idx []int32, a []float64, l int) {
 	for e, v := range alpha {
 		if v != 0 {
 			for j, w := range a[int(idx[e])*l:][:l] {
-				y[j] += v * w
+				y[j] += float64(v * w) // rounded, never fused
 			}
 		}
 	}
@@ -326,7 +327,7 @@ func axpyScatterGeneric(y, alpha []float64, idx []int32, x []float64, l int) {
 		if v != 0 {
 			o := y[int(idx[e])*l:][:l]
 			for j, w := range x {
-				o[j] += v * w
+				o[j] += float64(v * w)
 			}
 		}
 	}

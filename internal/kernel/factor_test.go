@@ -141,7 +141,7 @@ func TestGramTile(t *testing.T) {
 				for r := range nr {
 					for a := range 4 {
 						for b := range 8 {
-							want[a*8+b] += x[r*stride+i+a] * x[r*stride+j+b]
+							want[a*8+b] += float64(x[r*stride+i+a] * x[r*stride+j+b])
 						}
 					}
 				}
@@ -283,15 +283,16 @@ func TestAxpyIndexed(t *testing.T) {
 				if n == 60 {
 					alpha[17] = math.NaN()
 				}
-				// The loops (built unfused on amd64, as the tests are).
+				// The loops, each product rounded (a conversion is never
+				// fused), then added.
 				gather, scatter := slices.Clone(y0[:l]), slices.Clone(y0)
 				for e, v := range alpha {
 					if v == 0 {
 						continue
 					}
 					for j := range l {
-						gather[j] += v * a[int(idx[e])*l+j]
-						scatter[int(idx[e])*l+j] += v * x[j]
+						gather[j] += float64(v * a[int(idx[e])*l+j])
+						scatter[int(idx[e])*l+j] += float64(v * x[j])
 					}
 				}
 				got := slices.Clone(y0[:l])
