@@ -139,7 +139,7 @@ func biasRounds(t *table, mean, lambdaUser, lambdaItem float64, parts int) (b, c
 // items' order, the items shared among the cores. An item's ratings are
 // in user order, so that its sum adds the terms biasRounds scatters, in
 // their order (the same bits), where that scatter ran on one core (on
-// generate's 9 × 10^5 ratings, 103 ms of its 1 s; above 2^20 ratings the
+// generate's 9 × 10^5 ratings, 85 ms of its 1 s; above 2^20 ratings the
 // scatter's blocks take both cores, and they read the users' biases in
 // order where this reads them at random: 0.47 s against this 0.57 on its
 // 9 × 10^6).

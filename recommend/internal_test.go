@@ -598,13 +598,14 @@ func TestRerated(t *testing.T) {
 
 // TestAddGram: addGram's upper triangle is the loop over the rows that
 // adds each entry's terms in the rows' order, bit for bit, whatever the
-// cores and around its blocks (the kernel's four rows by eight columns,
-// the rest's two by four); the entries below the diagonal are left as
-// they were.
+// cores and around its tiles (four rows by eight columns, the rows padded
+// with zeros to whole tiles, the triangle's rows in bands of whole
+// tiles' rows); the entries below the diagonal are left as they were.
+// Enough rows (the last m) make even the narrow Grams take the cores.
 func TestAddGram(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	for _, n := range []int{1, 2, 3, 5, 8, 9, 41} {
-		for _, m := range []int{0, 1, 7, 3000} {
+		for _, m := range []int{0, 1, 7, 3000, gramAlone/(n*n) + 1} {
 			x := make([]float64, m*n)
 			for i := range x {
 				x[i] = rng.NormFloat64() * math.Exp(4*rng.NormFloat64())

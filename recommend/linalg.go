@@ -63,9 +63,9 @@ func dot(a, b []float64) float64 {
 // (fill(buf, r0, r1) sets buf to rows r0 to r1-1, n wide, row-major).
 // Each entry's terms are added one by one in the rows' order, as a loop
 // over the rows would add them, so that its bits depend neither on the
-// chunks nor on the cores: the cores take bands of the triangle's rows
-// of about equal area, each filling its own chunks, and sum a band's
-// entries in registers (see gramBand).
+// chunks nor on the cores: the cores take bands of the triangle's rows,
+// whole tiles' rows of about equal numbers of tiles, each filling its own
+// chunks, and sum a band's entries in registers (see gramBand).
 func addGram(g []float64, n, m, workers int, fill func(buf []float64, r0, r1 int)) {
 	if n == 0 || m == 0 {
 		return
@@ -73,13 +73,7 @@ func addGram(g []float64, n, m, workers int, fill func(buf []float64, r0, r1 int
 	if m*n*n < gramAlone {
 		workers = 1
 	}
-	// band k starts at the row of the triangle's k/workers of its area,
-	// on a tile's row (a multiple of 4).
-	starts := make([]int, workers+1)
-	for k := range starts {
-		starts[k] = min(n, (n-int(math.Round(float64(n)*math.Sqrt(1-float64(k)/float64(workers)))))&^3)
-	}
-	starts[workers] = n
+	starts := gramBands(n, workers)
 	np := (n + 7) &^ 7                       // the rows' stride in a chunk: whole tiles of 8 columns
 	chunk := min(m, max(4, (64<<10)/(8*np))) // rows of 64 KiB
 	par.Do(workers, workers, func(k int) {
@@ -95,6 +89,27 @@ func addGram(g []float64, n, m, workers int, fill func(buf []float64, r0, r1 int
 			gramBand(g, n, np, buf, r1-r0, lo, hi)
 		}
 	})
+}
+
+// gramBands returns where the workers' bands of the n×n triangle's rows
+// start (the last entry n): at tiles' rows (multiples of 4), band k from
+// the first whose tiles before it make k/workers of gramBand's tiles.
+func gramBands(n, workers int) []int {
+	blocks := (n + 3) / 4
+	tiles := make([]int, blocks+1) // tiles[b]: gramBand's tiles in the blocks before b
+	for b := range blocks {
+		tiles[b+1] = tiles[b] + (n-(4*b)&^7+7)/8
+	}
+	starts := make([]int, workers+1)
+	b := 0
+	for k := 1; k < workers; k++ {
+		for b < blocks && tiles[b]*workers < k*tiles[blocks] {
+			b++
+		}
+		starts[k] = min(n, 4*b)
+	}
+	starts[workers] = n
+	return starts
 }
 
 // gramAlone is the size of a Gram (rows times its entries) below which

@@ -284,8 +284,8 @@ func gramPair(acc *[8]float64, x []float64, stride, nr, i, j int) {
 // that loop without fused multiply-adds (as Go builds the spectral
 // start's loop it replaced for amd64 below GOAMD64=v3). It
 // is the users' half of a randomized range finder's product with sparse
-// residuals (package recommend's spectral start). alpha, idx and a must
-// hold what it reads.
+// residuals (package recommend's spectral start). Each idx[e] must name a
+// row of a: the assembly reads it unchecked.
 func AxpyGather(y, alpha []float64, idx []int32, a []float64, l int) {
 	axpyIndexedCheck("AxpyGather", y, alpha, idx, l)
 	axpyGather(int(active.Load()), y, alpha, idx, a, l)
@@ -294,6 +294,7 @@ func AxpyGather(y, alpha []float64, idx []int32, a []float64, l int) {
 // AxpyScatter is AxpyGather's other half: for each e in order whose
 // alpha[e] is not 0, it adds alpha[e]·x[:l] to the row of y chosen by
 // idx[e] (l wide, row r at y[r*l:]), each product rounded and then added.
+// Each idx[e] must name a row of y: the assembly writes it unchecked.
 func AxpyScatter(y, alpha []float64, idx []int32, x []float64, l int) {
 	axpyIndexedCheck("AxpyScatter", x, alpha, idx, l)
 	axpyScatter(int(active.Load()), y, alpha, idx, x, l)
