@@ -98,7 +98,7 @@ func gramBands(n, workers int) []int {
 	blocks := (n + 3) / 4
 	tiles := make([]int, blocks+1) // tiles[b]: gramBand's tiles in the blocks before b
 	for b := range blocks {
-		tiles[b+1] = tiles[b] + (n-(4*b)&^7+7)/8
+		tiles[b+1] = tiles[b] + (n-((4*b)&^7)+7)/8 // columns from i &^ 7, as gramBand's
 	}
 	starts := make([]int, workers+1)
 	b := 0
@@ -113,8 +113,9 @@ func gramBands(n, workers int) []int {
 }
 
 // gramAlone is the size of a Gram (rows times its entries) below which
-// one core makes it: MovieLens 100k's priors, 1682 rows of 21 (rank 20),
-// in 60 µs alone where waking a second core cost 100.
+// one core makes it: a MovieLens 100k prior's scatter, 1682 rows of 21
+// (rank 20), took 123 µs on one core and 165 on two, where waking the
+// second cost more than the work it took (a throwaway benchmark).
 const gramAlone = 1 << 21
 
 // spread moves the nr rows of n values at the start of buf to rows np
