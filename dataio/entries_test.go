@@ -268,6 +268,41 @@ func TestWriteInts(t *testing.T) {
 // byte order mark, other column names, MovieLens 100k's u.data (tabs, no
 // header), MovieLens 1M's ratings.dat ("::"), quoted fields, semicolons,
 // and columns given by name or number.
+// TestExact32 narrows ratings to float32 only when nothing is lost: half
+// stars and quarters go, a tenth (not a float32 exactly) or a value past
+// float32's precision keeps the file's float64s.
+func TestExact32(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		values string
+		ok     bool
+	}{{"4 3.5 0.25 -10", true}, {"4 3.5 3.7", false}, {"4 16777217", false}, {"4 16777216", true}} {
+		var b strings.Builder
+		for k, v := range strings.Fields(c.values) {
+			fmt.Fprintf(&b, "%d,%d,%s\n", 7-k, k, v)
+		}
+		r, err := ReadRatings(writeFile(t, dir, "r.csv", []byte(b.String())))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r32, ok := Exact32(r)
+		if ok != c.ok {
+			t.Fatalf("%s: Exact32 says %v, want %v", c.values, ok, c.ok)
+		}
+		if !ok {
+			continue
+		}
+		for k, v := range r.Values {
+			if float64(r32.Values[k]) != v || r32.Rows[k] != r.Rows[k] || r32.Cols[k] != r.Cols[k] {
+				t.Fatalf("%s: rating %d is (%d, %d, %v), the file's (%d, %d, %v)", c.values, k, r32.Rows[k], r32.Cols[k], r32.Values[k], r.Rows[k], r.Cols[k], v)
+			}
+		}
+		if !slices.Equal(r32.RowIDs, r.RowIDs) || !slices.Equal(r32.ColIDs, r.ColIDs) {
+			t.Fatalf("%s: ids %v %v, the file's %v %v", c.values, r32.RowIDs, r32.ColIDs, r.RowIDs, r.ColIDs)
+		}
+	}
+}
+
 func TestReadRatingsLayouts(t *testing.T) {
 	dir := t.TempDir()
 	want := &Ratings{Rows: []int32{0, 1, 0}, Cols: []int32{1, 0, 0}, Values: []float64{4, 3.5, 1}, RowIDs: []int64{1, 2}, ColIDs: []int64{10, 20}}

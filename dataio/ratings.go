@@ -324,6 +324,22 @@ func ReadRatings32(path string, layout Layout) (*Ratings32, error) {
 	return readWhole[float32](path, layout)
 }
 
+// Exact32 returns r's ratings with float32 values, 12 bytes a rating
+// against r's 16, when every value is a float32 exactly (as ratings in
+// stars, half stars or quarters are: float64(float32(v)) == v, so that
+// nothing is lost), and false otherwise. The two share their rows,
+// columns and ids.
+func Exact32(r *Ratings) (*Ratings32, bool) {
+	values := make([]float32, len(r.Values))
+	for k, v := range r.Values {
+		values[k] = float32(v)
+		if float64(values[k]) != v {
+			return nil, false
+		}
+	}
+	return &Ratings32{Rows: r.Rows, Cols: r.Cols, Values: values, RowIDs: r.RowIDs, ColIDs: r.ColIDs}, true
+}
+
 // RatingsOf are ratings as a file holds them, with values of type V
 // (Ratings, Ratings32): the row and column of each, indices of RowIDs and
 // ColIDs.

@@ -7,11 +7,15 @@ import (
 )
 
 // pairs are (user, item) index pairs of a table, -1 for an id the table
-// does not have, with their ratings when known.
+// does not have, with their ratings when known, 20 bytes a pair: the
+// validation pairs are a twentieth of the ratings, beside the table's 10
+// bytes a rating.
 type pairs struct {
 	users, items []int32
-	values       []float64
-	pos          [][2]int // of a table's ratings: their positions in user and item order
+	values       []float32 // as the table holds them
+	// Of a table's ratings: their offsets in their user's row and in their
+	// item's row (see table.positions).
+	uOff, iOff []int32
 	// On the ranks of a shared table (see holdOut), a rank's pairs are
 	// those of its users, the position in item order -1 where the item is
 	// another rank's; n counts every rank's pairs, and others are the
@@ -19,6 +23,12 @@ type pairs struct {
 	// this rank's items. Alone, n is the number of pairs.
 	n      int
 	others []itemPos
+}
+
+// reserve makes room for n pairs held out of a table.
+func (p *pairs) reserve(n int) {
+	p.users, p.items, p.values = make([]int32, 0, n), make([]int32, 0, n), make([]float32, 0, n)
+	p.uOff, p.iOff = make([]int32, 0, n), make([]int32, 0, n)
 }
 
 // itemPos is a rating's position in a table's item order, and its value.
@@ -147,7 +157,7 @@ func (sc *scores) rmses(sums [][]float64, counts []float64, plus []float64) []fl
 					s += plus[e]
 				}
 				p := min(max(sc.mean+s/counts[j], sc.lo), sc.hi)
-				r := p - y
+				r := p - float64(y)
 				sq[j] += r * r
 			}
 		}

@@ -440,7 +440,13 @@ func holdOut(t *table, fraction float64, seed uint64, kind int) pairs {
 	for _, c := range b {
 		state = append(state, float64(c))
 	}
+	// Room for the pairs that the draw is expected to hold out, and a
+	// hundredth more (tens of standard deviations of their number above a
+	// few thousand): append's growth would leave a quarter unused.
 	var p pairs
+	if want := fraction * float64(t.uStart[u1]-t.uStart[u0]) * 1.01; want < float64(t.m) {
+		p.reserve(int(want) + 64)
+	}
 	t.relay(state, func() {
 		left2, b := state[:t.n2], make([]byte, len(state)-t.n2)
 		for j, c := range state[t.n2:] {
@@ -458,8 +464,9 @@ func holdOut(t *table, fraction float64, seed uint64, kind int) pairs {
 				left2[i]--
 				p.users = append(p.users, int32(u))
 				p.items = append(p.items, i)
-				p.values = append(p.values, float64(t.y.at(pos)))
-				p.pos = append(p.pos, [2]int{pos, -1})
+				p.values = append(p.values, t.y.at(pos))
+				p.uOff = append(p.uOff, int32(pos-t.uStart[u]))
+				p.iOff = append(p.iOff, -1)
 			}
 		}
 		b, _ = st.pcg.MarshalBinary()
@@ -470,16 +477,13 @@ func holdOut(t *table, fraction float64, seed uint64, kind int) pairs {
 	p.n = len(p.values)
 	if t.red == nil {
 		for e, i := range p.items {
-			p.pos[e][1] = t.itemPos(p.users[e], i)
+			p.iOff[e] = int32(t.itemPos(p.users[e], i) - t.iStart[i])
 		}
 		return p
 	}
 	// Each pair's rating in item order is marked by the rank of its item.
 	p.n = reduce.Count(t.red, p.n)
-	x := &Indexed{Rows: p.users, Cols: p.items, Values: make([]float32, len(p.values))}
-	for e, v := range p.values {
-		x.Values[e] = float32(v)
-	}
+	x := &Indexed{Rows: p.users, Cols: p.items, Values: p.values}
 	exchange(partSource(x), t.red, func(_, i int32) int { return owner(int(i), t.n2, t.red.Size()) }, func(_ int, u, i int32, v float32) {
 		p.others = append(p.others, itemPos{t.itemPos(u, i), v})
 	})

@@ -337,19 +337,29 @@ func (t *table) itemPos(u, i int32) int {
 	return lo + q
 }
 
-// mark marks the ratings p (at their positions in both orders, -1 for
-// one another rank holds) held out (NaN), or gives them back their values.
+// positions returns the positions of pair e of p in user and item order,
+// the second -1 where another rank holds the item's row.
+func (t *table) positions(p *pairs, e int) (int, int) {
+	u, i := p.users[e], p.items[e]
+	q := -1
+	if p.iOff[e] >= 0 {
+		q = t.iStart[i] + int(p.iOff[e])
+	}
+	return t.uStart[u] + int(p.uOff[e]), q
+}
+
+// mark marks the ratings p (at their positions in both orders) held out
+// (NaN), or gives them back their values.
 func (t *table) mark(p *pairs, held bool) {
-	for e, pos := range p.pos {
+	for e := range p.uOff {
 		v := float32(math.NaN())
 		if !held {
-			v = float32(p.values[e])
+			v = p.values[e]
 		}
-		if pos[0] >= 0 {
-			t.y.set(pos[0], v)
-		}
-		if pos[1] >= 0 {
-			t.iy.set(pos[1], v)
+		pu, pi := t.positions(p, e)
+		t.y.set(pu, v)
+		if pi >= 0 {
+			t.iy.set(pi, v)
 		}
 	}
 	for _, o := range p.others {

@@ -117,8 +117,9 @@ func ridgeStepExact(t *testing.T, hold bool) {
 			for q := tb.uStart[u]; q < tb.uStart[u+1]; q++ {
 				if heldAt(q) {
 					i := tb.uItem[q]
-					p.users, p.items, p.values = append(p.users, int32(u)), append(p.items, i), append(p.values, float64(tb.y.at(q)))
-					p.pos = append(p.pos, [2]int{q, tb.itemPos(int32(u), i)})
+					p.users, p.items, p.values = append(p.users, int32(u)), append(p.items, i), append(p.values, tb.y.at(q))
+					p.uOff = append(p.uOff, int32(q-tb.uStart[u]))
+					p.iOff = append(p.iOff, int32(tb.itemPos(int32(u), i)-tb.iStart[i]))
 				}
 			}
 		}

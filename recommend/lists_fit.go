@@ -363,7 +363,7 @@ type listValidation struct {
 func newListValidation(t *table, p *pairs, implicit bool, rel float64, seed uint64, workers int) *listValidation {
 	byUser := make([][]int32, t.n1)
 	for e, u := range p.users {
-		if implicit || p.values[e] >= rel {
+		if implicit || float64(p.values[e]) >= rel {
 			byUser[u] = append(byUser[u], p.items[e])
 		}
 	}
