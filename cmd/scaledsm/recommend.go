@@ -373,8 +373,8 @@ func readRatingsAs[R any](flagName, path string, layout dataio.Layout, read func
 // read, in 12 bytes a rating where every value is a float32 exactly
 // (stars, half stars) and 16 otherwise, not the 24 of recommend.Ratings:
 // read up front, so that a fault in the file is found before the fit, but
-// not a part of the fit's peak (23 of generate's 9 × 10^6 ratings' 188 MB
-// heap, their test ratings a ninth as many).
+// not a part of the fit's peak (23 MB of the 178 MB live heap of
+// generate's 9 × 10^6 ratings, their test ratings a ninth as many).
 func readTest(path string, layout dataio.Layout) (func() recommend.Ratings, error) {
 	rt, err := readRatingsFile("test", path, layout)
 	if err != nil {
