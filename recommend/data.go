@@ -141,14 +141,6 @@ func (x *Indexed) check(what string) error {
 	return nil
 }
 
-// ratings returns the ratings at the indices idx with their ids.
-func (x *Indexed) ratings(idx []int) Ratings {
-	if idx == nil {
-		idx = []int{} // none: byID reads nil as all
-	}
-	return byID(x.Users, x.Items, x.Rows, x.Cols, x.Values, idx, false)
-}
-
 // Compact returns the ratings that package dataio read as the fit's
 // compact form, sharing their slices.
 func Compact(rt *dataio.Ratings32) *Indexed {

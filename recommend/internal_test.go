@@ -881,3 +881,21 @@ func TestTimesCols(t *testing.T) {
 		}
 	}
 }
+
+// TestSplitIndices: the held-out ratings are the first of rand.Perm's
+// permutation of the stream's draws, as Split drew them before it made
+// the permutation in 4 bytes an index, for sizes around the vectors'
+// and the fractions' roundings.
+func TestSplitIndices(t *testing.T) {
+	for _, m := range []int{0, 1, 2, 7, 100, 1001} {
+		for _, f := range []float64{0, 0.1, 0.5, 0.99} {
+			st := newStream()
+			st.seed(5, 0, streamSplit, 1)
+			want := st.rng.Perm(m)[:int(math.Round(f*float64(m)))]
+			slices.Sort(want)
+			if got := splitIndices(m, f, 5); !slices.Equal(got, want) {
+				t.Fatalf("%d ratings, fraction %v: held out %v, rand.Perm's first %v", m, f, got, want)
+			}
+		}
+	}
+}

@@ -247,6 +247,13 @@ func TestIndexedSplit(t *testing.T) {
 	if !slices.Equal(held.Users, xheld.Users) || !slices.Equal(held.Items, xheld.Items) || !slices.Equal(held.Values, xheld.Values) {
 		t.Fatal("the compact split holds out other ratings than Split")
 	}
+	crest, cheld, err := all.Index().SplitCompact(0.3, 9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := cheld.Ratings(); !slices.Equal(held.Users, h.Users) || !slices.Equal(held.Items, h.Items) || !slices.Equal(held.Values, h.Values) || !slices.Equal(crest.Rows, xrest.Rows) {
+		t.Fatal("the split held compact holds out other ratings than Split")
+	}
 	want := rest.Index()
 	if !slices.Equal(want.Users, xrest.Users) || !slices.Equal(want.Items, xrest.Items) ||
 		!slices.Equal(want.Rows, xrest.Rows) || !slices.Equal(want.Cols, xrest.Cols) || !slices.Equal(want.Values, xrest.Values) {

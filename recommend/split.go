@@ -14,29 +14,50 @@ func Split(r Ratings, fraction float64, seed uint64) (rest, held Ratings, err er
 	if !(fraction >= 0 && fraction < 1) {
 		return rest, held, &InputError{Source: "recommend", Input: "fraction", Value: fraction, Reason: "must lie in [0, 1)"}
 	}
-	in, out := splitIndices(r.Len(), fraction, seed)
+	out := splitIndices(r.Len(), fraction, seed)
+	in := make([]int, 0, r.Len()-len(out))
+	eachKept(r.Len(), out, func(_, k int) { in = append(in, k) })
 	return r.subset(in), r.subset(out), nil
 }
 
-// splitIndices draws the fraction of m ratings held out and returns the
-// indices of the rest and of them, each increasing.
-func splitIndices(m int, fraction float64, seed uint64) (in, out []int) {
+// splitIndices draws the fraction of m ratings held out and returns their
+// indices, increasing: the first of a random permutation of the m, made
+// as rand.Perm makes it but in 4 bytes an index where m allows (at 10^8
+// ratings, 400 MB less while the split is drawn).
+func splitIndices(m int, fraction float64, seed uint64) []int {
 	st := newStream()
 	st.seed(seed, 0, streamSplit, 1)
-	perm := st.rng.Perm(m)
 	n := int(math.Round(fraction * float64(m)))
-	out = perm[:n]
+	var out []int
+	if m > math.MaxInt32 {
+		out = slices.Clone(st.rng.Perm(m)[:n])
+	} else {
+		perm := make([]int32, m)
+		for i := range perm {
+			perm[i] = int32(i)
+		}
+		st.rng.Shuffle(m, func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
+		out = make([]int, n)
+		for k := range out {
+			out[k] = int(perm[k])
+		}
+	}
 	slices.Sort(out)
-	in = make([]int, 0, m-n)
-	j := 0
+	return out
+}
+
+// eachKept calls f(n, k) for each index k < m not in out (increasing),
+// the n-th of them, in increasing order.
+func eachKept(m int, out []int, f func(n, k int)) {
+	j, n := 0, 0
 	for k := range m {
 		if j < len(out) && out[j] == k {
 			j++
 			continue
 		}
-		in = append(in, k)
+		f(n, k)
+		n++
 	}
-	return in, out
 }
 
 // Split is Split of ratings in the compact form: it holds out the same
@@ -44,21 +65,34 @@ func splitIndices(m int, fraction float64, seed uint64) (in, out []int) {
 // in the compact form (their ids those they rate) and the held-out ones
 // as Ratings.
 func (x *Indexed) Split(fraction float64, seed uint64) (*Indexed, Ratings, error) {
-	if err := x.check("ratings"); err != nil {
+	rest, held, err := x.SplitCompact(fraction, seed)
+	if err != nil {
 		return nil, Ratings{}, err
 	}
-	if !(fraction >= 0 && fraction < 1) {
-		return nil, Ratings{}, &InputError{Source: "recommend", Input: "fraction", Value: fraction, Reason: "must lie in [0, 1)"}
+	return rest, held.Ratings(), nil
+}
+
+// SplitCompact is Split with the held-out ratings in the compact form too,
+// 12 bytes a rating against Ratings' 24, indexing x's ids: a fit holds
+// them so until it is done (at 10^8 ratings, a tenth held out, 120 MB
+// less beside the fit), and their Ratings are Split's.
+func (x *Indexed) SplitCompact(fraction float64, seed uint64) (rest, held *Indexed, err error) {
+	if err := x.check("ratings"); err != nil {
+		return nil, nil, err
 	}
-	in, out := splitIndices(x.Len(), fraction, seed)
-	held := x.ratings(out)
-	out = nil
-	rest := &Indexed{Rows: make([]int32, len(in)), Cols: make([]int32, len(in)), Values: make([]float32, len(in))}
+	if !(fraction >= 0 && fraction < 1) {
+		return nil, nil, &InputError{Source: "recommend", Input: "fraction", Value: fraction, Reason: "must lie in [0, 1)"}
+	}
+	m := x.Len()
+	out := splitIndices(m, fraction, seed)
+	held = &Indexed{Users: x.Users, Items: x.Items, Rows: make([]int32, len(out)), Cols: make([]int32, len(out)), Values: make([]float32, len(out))}
+	for n, k := range out {
+		held.Rows[n], held.Cols[n], held.Values[n] = x.Rows[k], x.Cols[k], x.Values[k]
+	}
+	rest = &Indexed{Rows: make([]int32, m-len(out)), Cols: make([]int32, m-len(out)), Values: make([]float32, m-len(out))}
 	// The ids that the rest rates, renumbered in their order.
 	users, items := make([]int32, len(x.Users)), make([]int32, len(x.Items))
-	for _, k := range in {
-		users[x.Rows[k]], items[x.Cols[k]] = 1, 1
-	}
+	eachKept(m, out, func(_, k int) { users[x.Rows[k]], items[x.Cols[k]] = 1, 1 })
 	renumber := func(ids IDs, at []int32) IDs {
 		var kept IDs
 		for j, id := range ids {
@@ -72,8 +106,13 @@ func (x *Indexed) Split(fraction float64, seed uint64) (*Indexed, Ratings, error
 		return kept
 	}
 	rest.Users, rest.Items = renumber(x.Users, users), renumber(x.Items, items)
-	for n, k := range in {
+	eachKept(m, out, func(n, k int) {
 		rest.Rows[n], rest.Cols[n], rest.Values[n] = users[x.Rows[k]], items[x.Cols[k]], x.Values[k]
-	}
+	})
 	return rest, held, nil
+}
+
+// Ratings returns the ratings with their ids, in their order.
+func (x *Indexed) Ratings() Ratings {
+	return byID(x.Users, x.Items, x.Rows, x.Cols, x.Values, nil, false)
 }

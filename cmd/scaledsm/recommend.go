@@ -228,8 +228,9 @@ type recommenderFit struct {
 	m    *recommend.Model
 	sum  *report.Recommender
 	test recommend.Ratings
-	// heldTest, when not nil, makes test of --test's ratings, held until
-	// the fit is done in the compact form readTest reads them in.
+	// heldTest, when not nil, makes test of the ratings to test (--test's
+	// or those held out), held in a compact form until the fit is done
+	// (see readTest and recommend.Indexed.SplitCompact).
 	heldTest func() recommend.Ratings
 	preds    []float64
 	trace    []recommend.Progress
@@ -318,7 +319,7 @@ func (c *solveCmd) recommendChecks() (dataio.Layout, error) {
 }
 
 // readRatings reads the ratings to fit and the ratings to test (held out
-// of them, or --test's) into fit.test, and returns those to fit.
+// of them, or --test's) into fit.heldTest, and returns those to fit.
 func (c *solveCmd) readRatings(layout dataio.Layout, fit *recommenderFit) (*recommend.Indexed, error) {
 	setPhase("reading the ratings")
 	read := dataio.ReadRatings32
@@ -339,9 +340,11 @@ func (c *solveCmd) readRatings(layout dataio.Layout, fit *recommenderFit) (*reco
 		recommend.ShareIDs(train, world)
 	}
 	if c.ef.holdout > 0 {
-		if train, fit.test, err = train.Split(c.ef.holdout, c.sp.seed); err != nil {
+		var held *recommend.Indexed
+		if train, held, err = train.SplitCompact(c.ef.holdout, c.sp.seed); err != nil {
 			return train, err
 		}
+		fit.heldTest = held.Ratings
 	}
 	if c.rf.test != "" && rank0() { // which alone prints and writes
 		fit.heldTest, err = readTest(c.rf.test, layout)
