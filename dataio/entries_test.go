@@ -264,10 +264,6 @@ func TestWriteInts(t *testing.T) {
 	}
 }
 
-// TestReadRatingsLayouts reads the layouts people have: Excel's CSV with a
-// byte order mark, other column names, MovieLens 100k's u.data (tabs, no
-// header), MovieLens 1M's ratings.dat ("::"), quoted fields, semicolons,
-// and columns given by name or number.
 // TestExact32 narrows ratings to float32 only when nothing is lost: half
 // stars and quarters go, a tenth (not a float32 exactly) or a value past
 // float32's precision keeps the file's float64s.
@@ -303,6 +299,10 @@ func TestExact32(t *testing.T) {
 	}
 }
 
+// TestReadRatingsLayouts reads the layouts people have: Excel's CSV with a
+// byte order mark, other column names, MovieLens 100k's u.data (tabs, no
+// header), MovieLens 1M's ratings.dat ("::"), quoted fields, semicolons,
+// and columns given by name or number.
 func TestReadRatingsLayouts(t *testing.T) {
 	dir := t.TempDir()
 	want := &Ratings{Rows: []int32{0, 1, 0}, Cols: []int32{1, 0, 0}, Values: []float64{4, 3.5, 1}, RowIDs: []int64{1, 2}, ColIDs: []int64{10, 20}}

@@ -8,8 +8,8 @@ import (
 
 // pairs are (user, item) index pairs of a table, -1 for an id the table
 // does not have, with their ratings when known, 20 bytes a pair: the
-// validation pairs are up to a twentieth of the ratings, beside the
-// table's 10 bytes a rating.
+// validation pairs are a twentieth of the ratings by default, beside the
+// table's 10 to 16 bytes a rating.
 type pairs struct {
 	users, items []int32
 	values       []float32 // as the table holds them
@@ -17,10 +17,10 @@ type pairs struct {
 	// item's row (see table.positions).
 	uOff, iOff []int32
 	// On the ranks of a shared table (see holdOut), a rank's pairs are
-	// those of its users, the position in item order -1 where the item is
-	// another rank's; n counts every rank's pairs, and others are the
-	// positions in item order and the values of other ranks' pairs of
-	// this rank's items. Alone, n is the number of pairs.
+	// those of its users, iOff -1 for each of them; n counts every rank's
+	// pairs, and others are the positions in item order and the values of
+	// every rank's pairs (its own among them) of this rank's items. Alone,
+	// n is the number of pairs.
 	n      int
 	others []itemPos
 }

@@ -440,9 +440,10 @@ func holdOut(t *table, fraction float64, seed uint64, kind int) pairs {
 	for _, c := range b {
 		state = append(state, float64(c))
 	}
-	// Room for the pairs that the draw is expected to hold out, and a
-	// hundredth more (tens of standard deviations of their number above a
-	// few thousand): append's growth would leave a quarter unused.
+	// Room for the pairs that the draw is expected to hold out and a
+	// hundredth more (the rule that leaves each row two ratings holds out
+	// fewer than the fraction; append grows the slices in a draw beyond):
+	// append's growth alone would leave up to a quarter unused.
 	var p pairs
 	if want := fraction * float64(t.uStart[u1]-t.uStart[u0]) * 1.01; want < float64(t.m) {
 		p.reserve(int(want) + 64)

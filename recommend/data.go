@@ -89,8 +89,9 @@ func (ids IDs) Index(id int64) (int, bool) { return slices.BinarySearch(ids, id)
 // Indexed are ratings in the compact form that Fit works on, 12 bytes a
 // rating: the k-th is Values[k], of item Items[Cols[k]] by user
 // Users[Rows[k]]. Users and Items are distinct and increasing. The values
-// are float32: ratings in stars, half stars or tenths lose nothing, any
-// other value a relative 6e-8. FitIndexed fits them without the copies
+// are float32: ratings in stars, half stars or quarters are held exactly,
+// tenths (which print back as themselves) and any other value to a
+// relative 6e-8. FitIndexed fits them without the copies
 // that Ratings' 24 bytes a rating would cost at 10^8 ratings.
 type Indexed struct {
 	Users, Items IDs
@@ -330,7 +331,7 @@ func (t *table) itemPos(u, i int32) int {
 }
 
 // positions returns the positions of pair e of p in user and item order,
-// the second -1 where another rank holds the item's row.
+// the second -1 on the ranks of a shared table (see pairs.others).
 func (t *table) positions(p *pairs, e int) (int, int) {
 	u, i := p.users[e], p.items[e]
 	q := -1

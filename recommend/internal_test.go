@@ -884,8 +884,8 @@ func TestTimesCols(t *testing.T) {
 
 // TestSplitIndices: the held-out ratings are the first of rand.Perm's
 // permutation of the stream's draws, as Split drew them before it made
-// the permutation in 4 bytes an index, for sizes around the vectors'
-// and the fractions' roundings.
+// the permutation in 4 bytes an index: no ratings, one, a few, and
+// fractions that hold out none, a rounded share and all but one.
 func TestSplitIndices(t *testing.T) {
 	for _, m := range []int{0, 1, 2, 7, 100, 1001} {
 		for _, f := range []float64{0, 0.1, 0.5, 0.99} {

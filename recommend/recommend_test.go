@@ -251,8 +251,16 @@ func TestIndexedSplit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if h := cheld.Ratings(); !slices.Equal(held.Users, h.Users) || !slices.Equal(held.Items, h.Items) || !slices.Equal(held.Values, h.Values) || !slices.Equal(crest.Rows, xrest.Rows) {
+	x := all.Index()
+	if h := cheld.Ratings(); !slices.Equal(held.Users, h.Users) || !slices.Equal(held.Items, h.Items) || !slices.Equal(held.Values, h.Values) {
 		t.Fatal("the split held compact holds out other ratings than Split")
+	}
+	if !slices.Equal(cheld.Users, x.Users) || !slices.Equal(cheld.Items, x.Items) {
+		t.Fatal("the ratings held compact do not index the split ratings' ids")
+	}
+	if !slices.Equal(crest.Users, xrest.Users) || !slices.Equal(crest.Items, xrest.Items) || !slices.Equal(crest.Rows, xrest.Rows) ||
+		!slices.Equal(crest.Cols, xrest.Cols) || !slices.Equal(crest.Values, xrest.Values) {
+		t.Fatal("SplitCompact's rest differs from Split's")
 	}
 	want := rest.Index()
 	if !slices.Equal(want.Users, xrest.Users) || !slices.Equal(want.Items, xrest.Items) ||

@@ -46,8 +46,8 @@ func splitIndices(m int, fraction float64, seed uint64) []int {
 	return out
 }
 
-// eachKept calls f(n, k) for each index k < m not in out (increasing),
-// the n-th of them, in increasing order.
+// eachKept calls f(n, k) in increasing k for each k < m not in out
+// (which must be increasing), k being the n-th index kept.
 func eachKept(m int, out []int, f func(n, k int)) {
 	j, n := 0, 0
 	for k := range m {

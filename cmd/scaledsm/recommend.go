@@ -228,9 +228,9 @@ type recommenderFit struct {
 	m    *recommend.Model
 	sum  *report.Recommender
 	test recommend.Ratings
-	// heldTest, when not nil, makes test of the ratings to test (--test's
-	// or those held out), held in a compact form until the fit is done
-	// (see readTest and recommend.Indexed.SplitCompact).
+	// heldTest, when not nil, returns the ratings to test (--test's or
+	// those held out), held compact until the fit is done (see readTest
+	// and recommend.Indexed.SplitCompact); runRecommend sets test from it.
 	heldTest func() recommend.Ratings
 	preds    []float64
 	trace    []recommend.Progress
