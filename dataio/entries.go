@@ -381,17 +381,27 @@ func ReadMasked(path string) (*Masked, error) {
 // WriteInt32 writes data as a C-ordered int32 ('<i4') array of the given
 // shape.
 func WriteInt32(w io.Writer, shape []int, data []int32) error {
-	return writeInts(w, "<i4", shape, data)
+	return writeInts(w, "<i4", shape, len(data), func(lo, hi int) []int32 { return data[lo:hi] })
+}
+
+// WriteInt32Parts writes n values as WriteInt32 writes them, taking them
+// a part at a time as WriteArrayParts does: part(lo, hi) returns the
+// values from lo to hi and may reuse its slice from one call to the next
+// (values held narrower, widened a part at a time, are never held whole).
+func WriteInt32Parts(w io.Writer, shape []int, n int, part func(lo, hi int) []int32) error {
+	return writeInts(w, "<i4", shape, n, part)
 }
 
 // WriteInt64 writes data as a C-ordered int64 ('<i8') array of the given
 // shape.
 func WriteInt64(w io.Writer, shape []int, data []int64) error {
-	return writeInts(w, "<i8", shape, data)
+	return writeInts(w, "<i8", shape, len(data), func(lo, hi int) []int64 { return data[lo:hi] })
 }
 
-func writeInts[T int32 | int64](w io.Writer, dtype string, shape []int, data []T) error {
-	if err := checkShape(shape, len(data)); err != nil {
+// writeInts writes the n values that part gives (see WriteInt32Parts) as
+// an array of dtype ('<i4' or '<i8') and shape.
+func writeInts[T int32 | int64](w io.Writer, dtype string, shape []int, n int, part func(lo, hi int) []T) error {
+	if err := checkShape(shape, n); err != nil {
 		return err
 	}
 	if err := WriteHeader(w, Header{Dtype: dtype, Shape: shape}); err != nil {
@@ -402,9 +412,14 @@ func writeInts[T int32 | int64](w io.Writer, dtype string, shape []int, data []T
 		size = 8
 	}
 	per := chunkBytes / size
-	buf := make([]byte, 0, min(per, len(data))*size)
-	for off := 0; off < len(data); off += per {
-		for _, v := range data[off:min(off+per, len(data))] {
+	buf := make([]byte, 0, min(per, n)*size)
+	for off := 0; off < n; off += per {
+		hi := min(off+per, n)
+		vs := part(off, hi)
+		if len(vs) != hi-off {
+			return fmt.Errorf("dataio: the part from %d to %d has %d values", off, hi, len(vs))
+		}
+		for _, v := range vs {
 			if size == 4 {
 				buf = binary.LittleEndian.AppendUint32(buf, uint32(v))
 			} else {

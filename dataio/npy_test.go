@@ -520,3 +520,43 @@ func TestBadHeaders(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteInt32Parts: int32 values given a part at a time, through a
+// slice the parts reuse, make the file WriteInt32 makes of them whole, the
+// header and each value as built apart, across the parts' mebibyte; a
+// short part is refused.
+func TestWriteInt32Parts(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, n := range []int{0, 1, 262144, 262145, 600001} {
+		data := make([]int32, n)
+		for i := range data {
+			data[i] = int32(rng.Uint32())
+		}
+		var whole, parts, want bytes.Buffer
+		if err := WriteInt32(&whole, []int{n}, data); err != nil {
+			t.Fatal(err)
+		}
+		var buf []int32
+		calls := 0
+		if err := WriteInt32Parts(&parts, []int{n}, n, func(lo, hi int) []int32 {
+			calls++
+			buf = append(buf[:0], data[lo:hi]...)
+			return buf
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if err := WriteHeader(&want, Header{Dtype: "<i4", Shape: []int{n}}); err != nil {
+			t.Fatal(err)
+		}
+		binary.Write(&want, binary.LittleEndian, data)
+		if !bytes.Equal(whole.Bytes(), want.Bytes()) || !bytes.Equal(parts.Bytes(), want.Bytes()) {
+			t.Fatalf("%d values: the parts' file or the whole's differs from the bytes built apart", n)
+		}
+		if per := chunkBytes / 4; calls != (n+per-1)/per {
+			t.Errorf("%d values: %d parts, want %d", n, calls, (n+per-1)/per)
+		}
+	}
+	if err := WriteInt32Parts(io.Discard, []int{6}, 6, func(lo, hi int) []int32 { return make([]int32, hi-lo-1) }); err == nil {
+		t.Error("a part one value short: no error")
+	}
+}

@@ -97,8 +97,8 @@ func biasRounds(t *table, mean, lambdaUser, lambdaItem float64, parts int) (b, c
 	n1, n2 := t.n1, t.n2
 	b, c = make([]float64, n1), make([]float64, n2)
 	ci := make([]float64, n2)
-	for _, i := range t.uItem {
-		ci[i]++
+	for p := range t.uItem.len() {
+		ci[t.uItem.at(p)]++
 	}
 	si := make([][]fsum.Sum, parts)
 	for q := range si {
@@ -116,7 +116,7 @@ func biasRounds(t *table, mean, lambdaUser, lambdaItem float64, parts int) (b, c
 			for u := q * n1 / parts; u < (q+1)*n1/parts; u++ {
 				bu := b[u]
 				for p := t.uStart[u]; p < t.uStart[u+1]; p++ {
-					sq[t.uItem[p]].Add(float64(t.y.at(p)) - mean - bu)
+					sq[t.uItem.at(p)].Add(float64(t.y.at(p)) - mean - bu)
 				}
 			}
 		})
@@ -149,7 +149,7 @@ func itemBiases(t *table, b, c []float64, mean, lambdaItem float64) {
 		for i := k * block; i < min(t.n2, (k+1)*block); i++ {
 			var si fsum.Sum
 			for p := t.iStart[i]; p < t.iStart[i+1]; p++ {
-				si = si.Plus(float64(t.iy.at(p)) - mean - b[t.iUser[p]])
+				si = si.Plus(float64(t.iy.at(p)) - mean - b[t.iUser.at(p)])
 			}
 			c[i] = si.Value() / (float64(t.iStart[i+1]-t.iStart[i]) + lambdaItem)
 		}
@@ -165,7 +165,7 @@ func userBiases(t *table, b, c []float64, mean, lambdaUser float64, first, last 
 		for u := first + k*block; u < min(last, first+(k+1)*block); u++ {
 			var su fsum.Sum
 			for p := t.uStart[u]; p < t.uStart[u+1]; p++ {
-				su = su.Plus(float64(t.y.at(p)) - mean - c[t.uItem[p]])
+				su = su.Plus(float64(t.y.at(p)) - mean - c[t.uItem.at(p)])
 			}
 			b[u] = su.Value() / (float64(t.uStart[u+1]-t.uStart[u]) + lambdaUser)
 		}
@@ -265,7 +265,7 @@ func sharedBiasRounds(t *table, lambdaUser, lambdaItem float64) (b, c []float64)
 			i := i0 + j
 			var s fsum.Sum
 			for q := t.iStart[i]; q < t.iStart[i+1]; q++ {
-				s = s.Plus(float64(t.iy.at(q)) - t.mean - b[t.iUser[q]])
+				s = s.Plus(float64(t.iy.at(q)) - t.mean - b[t.iUser.at(q)])
 			}
 			c[i] = s.Value() / (float64(t.iStart[i+1]-t.iStart[i]) + lambdaItem)
 		})

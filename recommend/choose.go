@@ -457,7 +457,7 @@ func holdOut(t *table, fraction float64, seed uint64, kind int) pairs {
 		for u := u0; u < u1; u++ {
 			left1 := t.uStart[u+1] - t.uStart[u]
 			for pos := t.uStart[u]; pos < t.uStart[u+1]; pos++ {
-				i := t.uItem[pos]
+				i := t.uItem.at(pos)
 				if !(st.rng.Float64() < fraction) || left1 < 2 || left2[i] < 2 {
 					continue
 				}

@@ -1,14 +1,17 @@
 package recommend
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"runtime"
 	"slices"
+	"sort"
 
 	"github.com/scaledsm/scaledsm/dataio"
 	"github.com/scaledsm/scaledsm/internal/fsum"
 	"github.com/scaledsm/scaledsm/internal/inputerr"
+	"github.com/scaledsm/scaledsm/internal/kernel"
 	"github.com/scaledsm/scaledsm/internal/mem"
 	"github.com/scaledsm/scaledsm/internal/par"
 	"github.com/scaledsm/scaledsm/ranks"
@@ -178,9 +181,111 @@ func byID[V float32 | float64](users, items []int64, rows, cols []int32, values 
 	return r
 }
 
-// table is a set of ratings laid out for the sampler, 10 bytes a rating
-// where they take at most 255 values and 16 otherwise: the values and
-// the other side's index in rows of users (CSR) and in rows of items.
+// index holds each rating's row on the other side, in one order of a
+// table: in 2 bytes (h) where the other side has at most 2^16 rows, in 4
+// (w) otherwise. Most catalogues have fewer items than that (MovieLens',
+// Netflix's 17,770, Jester's 100), so that the users' half of a table
+// takes 2 bytes a rating less: 200 MB at 10^8 ratings.
+type index struct {
+	w []int32
+	h []uint16
+}
+
+// narrowIndex holds a table's indices in 2 bytes where they fit (see
+// index); the tests turn it off to compare.
+var narrowIndex = true
+
+// makeIndex returns an index of m ratings of n rows.
+func makeIndex(m, n int) index {
+	if narrowIndex && n <= 1<<16 {
+		return index{h: mem.Make[uint16](m)}
+	}
+	return index{w: mem.Make[int32](m)}
+}
+
+// at returns the row of rating p.
+func (x index) at(p int) int32 {
+	if x.h != nil {
+		return int32(x.h[p])
+	}
+	return x.w[p]
+}
+
+// set sets the row of rating p to r.
+func (x index) set(p int, r int32) {
+	if x.h != nil {
+		x.h[p] = uint16(r)
+		return
+	}
+	x.w[p] = r
+}
+
+// len returns the number of ratings.
+func (x index) len() int {
+	if x.h != nil {
+		return len(x.h)
+	}
+	return len(x.w)
+}
+
+// sub returns the ratings from lo to hi, sharing x's memory.
+func (x index) sub(lo, hi int) index {
+	if x.h != nil {
+		return index{h: x.h[lo:hi]}
+	}
+	return index{w: x.w[lo:hi]}
+}
+
+// slice returns the rows of the ratings from lo to hi as int32: a part of
+// w, or h's widened in *buf, grown as needed.
+func (x index) slice(lo, hi int, buf *[]int32) []int32 {
+	if x.h == nil {
+		return x.w[lo:hi]
+	}
+	if cap(*buf) < hi-lo {
+		*buf = make([]int32, hi-lo)
+	}
+	out := (*buf)[:hi-lo]
+	for j, r := range x.h[lo:hi] {
+		out[j] = int32(r)
+	}
+	return out
+}
+
+// gather is the kernel's row of the ratings from lo to hi (its Idx or
+// Idx16 set from x, the rest from g).
+func (x index) gather(g kernel.GatherRow, lo, hi int) kernel.GatherRow {
+	if x.h != nil {
+		g.Idx16 = x.h[lo:hi]
+	} else {
+		g.Idx = x.w[lo:hi]
+	}
+	return g
+}
+
+// prefetch asks for the rows of other (d wide) of the ratings from lo to
+// hi ahead of their use (see kernel.PrefetchRows).
+func (x index) prefetch(other []float64, lo, hi, d int) {
+	if x.h != nil {
+		kernel.PrefetchRows16(other, x.h[lo:hi], d, d)
+		return
+	}
+	kernel.PrefetchRows(other, x.w[lo:hi], d, d)
+}
+
+// counts returns the offsets of the rows of n (n+1) that x's ratings
+// would have in the other side's order.
+func (x index) counts(n int) []int {
+	if x.h != nil {
+		return counts(n, x.h)
+	}
+	return counts(n, x.w)
+}
+
+// table is a set of ratings laid out for the sampler, 8 bytes a rating
+// where they take at most 255 values (see stored) and there are at most
+// 2^16 items (see index), 16 at most otherwise: the values and the other
+// side's index in rows of users (CSR) and in rows of items.
 // The values are kept as given (float32, or a byte that codes it), in
 // both orders so that each pass reads its own in order, and centred on
 // the mean as they are read; a rating held out for validation is NaN in
@@ -189,12 +294,12 @@ type table struct {
 	n1, n2 int
 	m      int // the ratings, of every rank
 	mean   float64
-	y      stored  // the values, user by user
-	uStart []int   // ratings of user u: [uStart[u], uStart[u+1])
-	uItem  []int32 // the item of each rating, user by user
-	iStart []int   // ratings of item i in item order: [iStart[i], iStart[i+1])
-	iUser  []int32 // the user of each rating, item by item
-	iy     stored  // the values, item by item
+	y      stored // the values, user by user
+	uStart []int  // ratings of user u: [uStart[u], uStart[u+1])
+	uItem  index  // the item of each rating, user by user
+	iStart []int  // ratings of item i in item order: [iStart[i], iStart[i+1])
+	iUser  index  // the user of each rating, item by item
+	iy     stored // the values, item by item
 	// red, when not nil, is the ranks among which the ratings are shared:
 	// this rank's table holds the ratings of its users in the users' half
 	// and of its items in the items' half (see shardTable and part), the
@@ -241,7 +346,7 @@ func userOrder(n1, n2 int, rows, cols []int32, in stored, workers int) *table {
 	} else {
 		t.y.f = mem.Make[float32](m)
 	}
-	t.uItem = mem.Make[int32](m)
+	t.uItem = makeIndex(m, n2)
 	next := slices.Clone(t.uStart[:n1])
 	rowRanges(t.uStart, scanParts(workers, m, 1<<20), func(lo, hi int32) {
 		for k, u := range rows {
@@ -255,7 +360,7 @@ func userOrder(n1, n2 int, rows, cols []int32, in stored, workers int) *table {
 			} else {
 				t.y.set(p, in.f[k])
 			}
-			t.uItem[p] = cols[k]
+			t.uItem.set(p, cols[k])
 		}
 	})
 	return t
@@ -297,8 +402,8 @@ func rowRanges(start []int, parts int, f func(lo, hi int32)) {
 // order fixed by the data.
 func (t *table) itemOrder(workers int) {
 	m, n1, n2 := t.y.len(), t.n1, t.n2
-	t.iStart = counts(n2, t.uItem)
-	t.iUser = mem.Make[int32](m)
+	t.iStart = t.uItem.counts(n2)
+	t.iUser = makeIndex(m, n1)
 	t.iy = stored{scale: t.y.scale}
 	if t.y.c != nil {
 		t.iy.c = mem.Make[uint8](m)
@@ -309,13 +414,13 @@ func (t *table) itemOrder(workers int) {
 	rowRanges(t.iStart, scanParts(workers, m, 1<<20), func(lo, hi int32) {
 		for u := range n1 {
 			for p := t.uStart[u]; p < t.uStart[u+1]; p++ {
-				i := t.uItem[p]
+				i := t.uItem.at(p)
 				if i < lo || i >= hi {
 					continue
 				}
 				q := next[i]
 				next[i]++
-				t.iUser[q] = int32(u)
+				t.iUser.set(q, int32(u))
 				t.iy.copy(q, t.y, p)
 			}
 		}
@@ -326,7 +431,7 @@ func (t *table) itemOrder(workers int) {
 // i: an item's ratings are in user order.
 func (t *table) itemPos(u, i int32) int {
 	lo, hi := t.iStart[i], t.iStart[i+1]
-	q, _ := slices.BinarySearch(t.iUser[lo:hi], u)
+	q, _ := sort.Find(hi-lo, func(j int) int { return cmp.Compare(u, t.iUser.at(lo+j)) })
 	return lo + q
 }
 
@@ -366,10 +471,10 @@ func (t *table) mark(p *pairs, held bool) {
 
 // counts returns the CSR start offsets of n rows holding the entries of
 // the given rows.
-func counts(n int, rows []int32) []int {
+func counts[I int32 | uint16](n int, rows []I) []int {
 	start := make([]int, n+1)
 	for _, r := range rows {
-		start[r+1]++
+		start[int(r)+1]++
 	}
 	for i := range n {
 		start[i+1] += start[i]

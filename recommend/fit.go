@@ -220,9 +220,8 @@ func Fit(ctx context.Context, r Ratings, s Settings) (*Model, error) {
 }
 
 // FitIndexed is Fit of ratings in the compact form, which it does not
-// copy: its memory is the sampler's table, 10 bytes a rating where the
-// values take at most 255 values and 16 otherwise (LayOut, then
-// FitTable). The model shares the ratings' ids.
+// copy: its memory is the sampler's table, 8 to 16 bytes a rating (see
+// table; LayOut, then FitTable). The model shares the ratings' ids.
 func FitIndexed(ctx context.Context, x *Indexed, s Settings) (*Model, error) {
 	tb, err := LayOut(x, s)
 	if err != nil {
@@ -446,7 +445,8 @@ func (t *table) rerated(workers int) bool {
 	par.Do(workers, len(found), func(b int) {
 		seen := make([]int32, t.n2)
 		for u := b * block; u < min(t.n1, (b+1)*block); u++ {
-			for _, i := range t.uItem[t.uStart[u]:t.uStart[u+1]] {
+			for p := t.uStart[u]; p < t.uStart[u+1]; p++ {
+				i := t.uItem.at(p)
 				if seen[i] == int32(u)+1 {
 					found[b] = true
 					return

@@ -136,7 +136,7 @@ func newFold(m *Model, r Ratings) *fold {
 			pos := map[int32]int{}
 			if o := oldOf[u]; o >= 0 {
 				for e := old.Start[o]; e < old.Start[o+1]; e++ {
-					j := int32(f.iPos[old.Items[e]])
+					j := int32(f.iPos[old.Item(e)])
 					pos[j] = len(row)
 					row = append(row, iv{j, old.Value(e), false})
 				}
@@ -185,14 +185,15 @@ func newFold(m *Model, r Ratings) *fold {
 		s.Start[u+1] = s.Start[u] + int64(n)
 	}
 	total := s.Start[n1]
-	s.Items, s.vals.f = make([]int32, total), make([]float32, total)
+	s.items, s.vals.f = makeIndex(int(total), len(f.items)), make([]float32, total)
 	f.fresh = map[int][]bool{}
 	for u := range n1 {
 		dst := s.Start[u]
 		if row, ok := rows[u]; ok {
 			fr := make([]bool, len(row))
 			for j, x := range row {
-				s.Items[dst+int64(j)], s.vals.f[dst+int64(j)], fr[j] = x.i, x.v, x.fresh
+				s.items.set(int(dst)+j, x.i)
+				s.vals.f[dst+int64(j)], fr[j] = x.v, x.fresh
 			}
 			f.fresh[u] = fr
 			continue
@@ -202,12 +203,12 @@ func newFold(m *Model, r Ratings) *fold {
 			for e := lo; e < hi; e++ {
 				s.vals.f[dst+e-lo] = old.Value(e)
 			}
-			if len(f.newItems) == 0 {
-				copy(s.Items[dst:], old.Items[lo:hi])
-			} else {
-				for e := lo; e < hi; e++ {
-					s.Items[dst+e-lo] = int32(f.iPos[old.Items[e]])
+			for e := lo; e < hi; e++ {
+				i := old.Item(e)
+				if len(f.newItems) > 0 {
+					i = int32(f.iPos[i])
 				}
+				s.items.set(int(dst+e-lo), i)
 			}
 		}
 	}
@@ -659,7 +660,8 @@ func (f *fold) fitUsers(out *Model, workers int) {
 	par.Do(workers, len(f.refit), func(j int) {
 		u := f.refit[j]
 		lo, hi := f.seen.Start[u], f.seen.Start[u+1]
-		items := f.seen.Items[lo:hi]
+		var buf []int32
+		items := f.seen.items.slice(int(lo), int(hi), &buf)
 		if fitRatings {
 			var rs, es []float64
 			var fresh []bool
@@ -720,7 +722,7 @@ func (f *fold) fitItems(out *Model, workers int) {
 	}
 	for u := range len(f.users) {
 		for e := f.seen.Start[u]; e < f.seen.Start[u+1]; e++ {
-			if i := int(f.seen.Items[e]); isNew[i] {
+			if i := int(f.seen.Item(e)); isNew[i] {
 				byItem[i] = append(byItem[i], uv{u, f.seen.Value(e)})
 			}
 		}

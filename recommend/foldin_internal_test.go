@@ -92,7 +92,7 @@ func TestFoldInRows(t *testing.T) {
 	}
 	u := 7
 	k := m.Seen.Start[u]
-	again := Ratings{Users: []int64{m.Users[u], 999}, Items: []int64{m.Items[m.Seen.Items[k]], 3}, Values: []float64{float64(m.Seen.Value(int64(k))), 4}}
+	again := Ratings{Users: []int64{m.Users[u], 999}, Items: []int64{m.Items[m.Seen.Item(k)], 3}, Values: []float64{float64(m.Seen.Value(int64(k))), 4}}
 	var first *Model
 	for _, workers := range []int{1, 3} {
 		out, rep, err := m.FoldIn(ctx, again, workers)

@@ -116,7 +116,7 @@ func ridgeStepExact(t *testing.T, hold bool) {
 		for u := range tb.n1 {
 			for q := tb.uStart[u]; q < tb.uStart[u+1]; q++ {
 				if heldAt(q) {
-					i := tb.uItem[q]
+					i := tb.uItem.at(q)
 					p.users, p.items, p.values = append(p.users, int32(u)), append(p.items, i), append(p.values, tb.y.at(q))
 					p.uOff = append(p.uOff, int32(q-tb.uStart[u]))
 					p.iOff = append(p.iOff, int32(tb.itemPos(int32(u), i)-tb.iStart[i]))
@@ -142,8 +142,8 @@ func ridgeStepExact(t *testing.T, hold bool) {
 				continue
 			}
 			n++
-			z := append(append([]float64(nil), s.v[int(tb.uItem[p])*d:int(tb.uItem[p])*d+k]...), 1)
-			r := float64(tb.y.at(p)) - tb.mean - s.v[int(tb.uItem[p])*d+k] - dot(x, z)
+			z := append(append([]float64(nil), s.v[int(tb.uItem.at(p))*d:int(tb.uItem.at(p))*d+k]...), 1)
+			r := float64(tb.y.at(p)) - tb.mean - s.v[int(tb.uItem.at(p))*d+k] - dot(x, z)
 			for a := range d {
 				grad[a] -= r * z[a]
 			}
@@ -170,7 +170,7 @@ func TestRowDraws(t *testing.T) {
 	h := mat.NewSymDense(d, append([]float64(nil), s.pu.lam...))
 	g := mat.NewVecDense(d, append([]float64(nil), s.pu.lmu...))
 	for p := tb.uStart[u]; p < tb.uStart[u+1]; p++ {
-		j := int(tb.uItem[p])
+		j := int(tb.uItem.at(p))
 		z := append(append([]float64(nil), s.v[j*d:j*d+s.k]...), 1)
 		for a := range d {
 			g.SetVec(a, g.AtVec(a)+s.alpha*(tb.at(p)-s.v[j*d+s.k])*z[a])

@@ -69,17 +69,22 @@ type ListCandidate struct {
 }
 
 // Seen are interactions by user: user u's items (indices, each once, in
-// no particular order) are Items[Start[u]:Start[u+1]], with their values
-// (ratings, or weights of implicit feedback), which Value gives: held as
-// float32, or, as a fit's table held them where they take at most 255
-// values, a byte each (see stored).
+// no particular order) are those of the interactions Start[u] to
+// Start[u+1], which Item gives, with their values (ratings, or weights of
+// implicit feedback), which Value gives. Both are held as a fit's table
+// held them: the items in 2 bytes each where there are at most 2^16 of
+// them (see index), the values in a byte each where they take at most 255
+// values (see stored).
 type Seen struct {
 	Start []int64
-	Items []int32
+	items index
 	vals  stored
 }
 
-// Value returns the value of interaction e (of Items[e]).
+// Item returns the item (its index) of interaction e.
+func (s *Seen) Item(e int64) int32 { return s.items.at(int(e)) }
+
+// Value returns the value of interaction e.
 func (s *Seen) Value(e int64) float32 { return s.vals.at(int(e)) }
 
 // Values returns the values of the interactions, in their order: the
@@ -87,10 +92,10 @@ func (s *Seen) Value(e int64) float32 { return s.vals.at(int(e)) }
 func (s *Seen) Values() []float32 { return s.vals.floats() }
 
 // Len returns the number of interactions.
-func (s Seen) Len() int { return len(s.Items) }
+func (s Seen) Len() int { return s.items.len() }
 
 // row returns user u's items.
-func (s Seen) row(u int) []int32 { return s.Items[s.Start[u]:s.Start[u+1]] }
+func (s Seen) row(u int) index { return s.items.sub(int(s.Start[u]), int(s.Start[u+1])) }
 
 // A scorer scores every item for blocks of users, for top-N lists.
 type scorer interface {
@@ -291,7 +296,7 @@ const listItems = 2048
 // kernel.BatchRows users is scored at a time, by ranges of listItems
 // items when sc can, so that memory is bounded whatever the number of
 // users and the scores are selected while they are in cache.
-func topN(sc scorer, rows []int, n int, exclude func(u int) []int32, workers int, emit func(r int, items []int32, scores []float64) error) error {
+func topN(sc scorer, rows []int, n int, exclude func(u int) index, workers int, emit func(r int, items []int32, scores []float64) error) error {
 	n2 := sc.items()
 	const block = kernel.BatchRows
 	nb := (len(rows) + block - 1) / block
@@ -314,9 +319,9 @@ func topN(sc scorer, rows []int, n int, exclude func(u int) []int32, workers int
 			r0, r1 := b*block, min(len(rows), (b+1)*block)
 			bp := bufs.Get().(*[]float64)
 			heaps := make([]*topHeap, r1-r0)
-			var ex [][]int32
+			var ex []index
 			if exclude != nil {
-				ex = make([][]int32, r1-r0)
+				ex = make([]index, r1-r0)
 				for r := range ex {
 					ex[r] = exclude(rows[r0+r])
 				}
@@ -336,8 +341,8 @@ func topN(sc scorer, rows []int, n int, exclude func(u int) []int32, workers int
 				for r := range heaps {
 					s := out[r*m : (r+1)*m]
 					if ex != nil {
-						for _, i := range ex[r] {
-							if int(i) >= i0 && int(i) < i1 {
+						for e := range ex[r].len() {
+							if i := int(ex[r].at(e)); i >= i0 && i < i1 {
 								s[int(i)-i0] = math.Inf(-1)
 							}
 						}

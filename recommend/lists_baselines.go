@@ -295,7 +295,7 @@ func (b *baseline) easeUsers(lam float64) (scorer, error) {
 			cab := c[a*n1+bb]
 			for e := t.uStart[bb]; e < t.uStart[bb+1]; e++ {
 				if b.x.w(t.y.at(e)) != 0 {
-					row[t.uItem[e]] += cab
+					row[t.uItem.at(e)] += cab
 				}
 			}
 		}
@@ -305,7 +305,7 @@ func (b *baseline) easeUsers(lam float64) (scorer, error) {
 		var s float64
 		for q := t.iStart[i]; q < t.iStart[i+1]; q++ {
 			if b.x.w(t.iy.at(q)) != 0 {
-				s += xp[int(t.iUser[q])*n2+i]
+				s += xp[int(t.iUser.at(q))*n2+i]
 			}
 		}
 		d[i] = (1 - s) / lam
@@ -318,7 +318,7 @@ func (b *baseline) easeUsers(lam float64) (scorer, error) {
 		}
 		for e := t.uStart[u]; e < t.uStart[u+1]; e++ {
 			if b.x.w(t.y.at(e)) != 0 {
-				row[t.uItem[e]] += 1
+				row[t.uItem.at(e)] += 1
 			}
 		}
 	})
@@ -342,10 +342,10 @@ func (b *baseline) gram(users bool) []float64 {
 			if x.w(vals.at(e)) == 0 {
 				continue
 			}
-			o := int(idx[e])
+			o := int(idx.at(e))
 			for f := ostart[o]; f < ostart[o+1]; f++ {
 				if x.w(ovals.at(f)) != 0 {
-					row[oidx[f]]++
+					row[oidx.at(f)]++
 				}
 			}
 		}
@@ -392,7 +392,7 @@ func (s *sparseTimesDense) scores(out []float64, rows []int) {
 			if s.x.w(t.y.at(e)) == 0 {
 				continue
 			}
-			i := int(t.uItem[e])
+			i := int(t.uItem.at(e))
 			for j, v := range s.b[i*n2 : (i+1)*n2] {
 				o[j] += v
 			}
@@ -450,7 +450,7 @@ func (b *baseline) ials(k int, alpha, lam float64) (p, q []float64) {
 // ialsHalf updates the n rows of x (k wide) against the other side's m
 // rows y: row r's system (α YᵀY + Σ_obs y_j y_jᵀ + λ(n_r + α m) I) x_r =
 // Σ_obs y_j.
-func (b *baseline) ialsHalf(x, y []float64, n, m int, start []int, idx []int32, vals stored, k int, alpha, lam float64) {
+func (b *baseline) ialsHalf(x, y []float64, n, m int, start []int, idx index, vals stored, k int, alpha, lam float64) {
 	g := make([]float64, k*k) // α YᵀY
 	addGram(g, k, m, b.s.Workers, func(buf []float64, r0, r1 int) { copy(buf, y[r0*k:r1*k]) })
 	for i := range k {
@@ -463,7 +463,7 @@ func (b *baseline) ialsHalf(x, y []float64, n, m int, start []int, idx []int32, 
 		var obs []int
 		for e := start[r]; e < start[r+1]; e++ {
 			if v := vals.at(e); v == v {
-				obs = append(obs, int(idx[e]))
+				obs = append(obs, int(idx.at(e)))
 			}
 		}
 		reg := lam * (float64(len(obs)) + alpha*float64(m))

@@ -23,15 +23,17 @@ func randomListsModel(n1, n2, k, seen int) *Model {
 		q[i] = rng.NormFloat64()
 	}
 	s := Seen{Start: make([]int64, n1+1)}
+	var items []int32
 	for u := range n1 {
 		row := make([]int32, seen)
 		for j := range row {
 			row[j] = int32(rng.IntN(n2))
 		}
 		slices.Sort(row)
-		s.Items = append(s.Items, slices.Compact(row)...)
-		s.Start[u+1] = int64(len(s.Items))
+		items = append(items, slices.Compact(row)...)
+		s.Start[u+1] = int64(len(items))
 	}
+	s.items = index{w: items}
 	m := &Model{Users: make(IDs, n1), Items: make(IDs, n2), Lists: &Lists{P: mat.NewDense(n1, k, p), Q: mat.NewDense(n2, k, q)}, Seen: &s}
 	for u := range n1 {
 		m.Users[u] = int64(u)
@@ -88,7 +90,7 @@ func randomModel(n1, n2, kr, k, seen int) *Model {
 	m.UserBias, m.ItemBias = make([]float64, n1), make([]float64, n2)
 	m.Mean, m.Min, m.Max = 3.5, 1, 5
 	m.Info = Info{Method: "bayes", Rank: kr / 2, Nu: 6, NoiseSD: 0.8}
-	m.Seen.vals = stored{f: make([]float32, len(m.Seen.Items))}
+	m.Seen.vals = stored{f: make([]float32, m.Seen.Len())}
 	for e := range m.Seen.vals.f {
 		m.Seen.vals.f[e] = float32(1 + rng.IntN(5))
 	}

@@ -154,7 +154,7 @@ func (x imat) mulX(out, in, s []float64, l, workers int) {
 		clear(o)
 		for e := t.uStart[u]; e < t.uStart[u+1]; e++ {
 			if w := x.w(t.y.at(e)); w != 0 {
-				i := int(t.uItem[e])
+				i := int(t.uItem.at(e))
 				kernel.Axpy(w*s[i], in[i*l:i*l+l], o)
 			}
 		}
@@ -169,7 +169,7 @@ func (x imat) mulXT(out, in, s []float64, l, workers int) {
 		clear(o)
 		for q := t.iStart[i]; q < t.iStart[i+1]; q++ {
 			if w := x.w(t.iy.at(q)); w != 0 {
-				u := int(t.iUser[q])
+				u := int(t.iUser.at(q))
 				kernel.Axpy(w, in[u*l:u*l+l], o)
 			}
 		}
@@ -392,7 +392,7 @@ func newListValidation(t *table, p *pairs, implicit bool, rel float64, seed uint
 		var seen []int32
 		for e := t.uStart[u]; e < t.uStart[u+1]; e++ {
 			if y := t.y.at(e); y == y {
-				seen = append(seen, t.uItem[e])
+				seen = append(seen, t.uItem.at(e))
 			}
 		}
 		v.seen = append(v.seen, seen)
@@ -457,7 +457,7 @@ func sampleUsers(t *table, n int, seed uint64) *table {
 	var vals []float32
 	for r, u := range users {
 		for e := t.uStart[u]; e < t.uStart[u+1]; e++ {
-			rows, cols, vals = append(rows, int32(r)), append(cols, t.uItem[e]), append(vals, t.y.at(e))
+			rows, cols, vals = append(rows, int32(r)), append(cols, t.uItem.at(e)), append(vals, t.y.at(e))
 		}
 	}
 	return newTable(n, t.n2, rows, cols, vals)
@@ -621,5 +621,5 @@ func seenOf(t *table) *Seen {
 	for u, p := range t.uStart {
 		start[u] = int64(p)
 	}
-	return &Seen{Start: start, Items: t.uItem, vals: t.y}
+	return &Seen{Start: start, items: t.uItem, vals: t.y}
 }

@@ -35,7 +35,7 @@ func dense(t *table) *mat.Dense {
 	x := mat.NewDense(t.n1, t.n2, nil)
 	for u := range t.n1 {
 		for e := t.uStart[u]; e < t.uStart[u+1]; e++ {
-			x.Set(u, int(t.uItem[e]), 1)
+			x.Set(u, int(t.uItem.at(e)), 1)
 		}
 	}
 	return x

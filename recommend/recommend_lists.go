@@ -95,7 +95,7 @@ func (rk *Ranking) Recommend(ctx context.Context, users []int64, o ListOptions, 
 	if o.Workers <= 0 {
 		o.Workers = runtime.GOMAXPROCS(0)
 	}
-	var exclude func(u int) []int32
+	var exclude func(u int) index
 	if !o.IncludeSeen {
 		exclude = rk.seen.row
 	}
@@ -196,8 +196,8 @@ func (rk *Ranking) Evaluate(ctx context.Context, test Ratings, n int, relevant f
 // training interactions, the user's own left out.
 func (rk *Ranking) Popular() *Ranking {
 	counts := make([]float64, len(rk.Items))
-	for _, i := range rk.seen.Items {
-		counts[i]++
+	for e := range rk.seen.items.len() {
+		counts[rk.seen.items.at(e)]++
 	}
 	ones := make([]float64, len(rk.Users))
 	for u := range ones {
@@ -219,8 +219,8 @@ func (rk *Ranking) itemIDs(items []int32) []int64 {
 // (ties to the smaller index), and their counts.
 func (s Seen) popular(n2, n int) ([]int32, []float64) {
 	counts := make([]float64, n2)
-	for _, i := range s.Items {
-		counts[i]++
+	for e := range s.items.len() {
+		counts[s.items.at(e)]++
 	}
 	items, vals := make([]int32, n), make([]float64, n)
 	h := topOf(counts, n, items, vals)

@@ -62,6 +62,7 @@ type rowScratch struct {
 	zc, res, w []float64
 	norm       []float64 // the normals of a row's dimensions
 	vals       []float32 // a coded row's values
+	idx        []int32   // a row's 2-byte indices widened (see index.slice)
 	s          *stream
 }
 
@@ -135,7 +136,7 @@ type side struct {
 	x     []float64
 	n     int
 	start []int
-	idx   []int32
+	idx   index
 	vals  stored
 	other []float64
 	p     *prior
@@ -167,7 +168,7 @@ func (s *sampler) rows(sweep int, sd side) {
 			// row is made, unless the other side's rows are few enough to
 			// stay in the caches.
 			if fetch && r+1 < sd.n {
-				kernel.PrefetchRows(sd.other, sd.idx[hi:min(sd.start[r+2], hi+gatherChunk)], d, d)
+				sd.idx.prefetch(sd.other, hi, min(sd.start[r+2], hi+gatherChunk), d)
 			}
 			sc.s.seed(s.seed, sweep, sd.kind, r)
 			wsq := s.row(&sd, r, sc)
@@ -192,13 +193,14 @@ const gatherChunk = 64
 func (s *sampler) row(sd *side, r int, sc *rowScratch) float64 {
 	lo, hi := sd.start[r], sd.start[r+1]
 	k, d, n := s.k, s.d, hi-lo
-	x, idx, vals, other, p := sd.x[r*d:r*d+d], sd.idx[lo:hi], sd.vals.slice(lo, hi, &sc.vals), sd.other, sd.p
+	x, vals, other, p := sd.x[r*d:r*d+d], sd.vals.slice(lo, hi, &sc.vals), sd.other, sd.p
 	sc.grow(n, k)
 	zc, res, w := sc.zc[:n*k], sc.res[:n], sc.w[:n]
 	base := s.t.mean + x[k]
 	alpha := s.alpha
 	// Gather: the other side's rows by dimension, and the residuals.
-	kernel.Gather(&kernel.GatherRow{Cols: zc, Res: res, X: x[:k], Idx: idx, Vals: vals, Other: other, D: d, Base: base})
+	g := sd.idx.gather(kernel.GatherRow{Cols: zc, Res: res, X: x[:k], Vals: vals, Other: other, D: d, Base: base}, lo, hi)
+	kernel.Gather(&g)
 	fitted := s.weigh(res, w, sc)
 	passes := 1
 	if !s.noise {

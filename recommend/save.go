@@ -129,12 +129,17 @@ func (m *Model) Save(dir string, extra ...File) error {
 	if seen := m.Seen; seen != nil {
 		arrays = append(arrays,
 			file{SeenStartFile, func(w io.Writer) error { return dataio.WriteInt64(w, []int{len(seen.Start)}, seen.Start) }},
-			file{SeenItemsFile, func(w io.Writer) error { return dataio.WriteInt32(w, []int{len(seen.Items)}, seen.Items) }},
+			file{SeenItemsFile, func(w io.Writer) error {
+				// Items held in 2 bytes widened a part at a time.
+				var buf []int32
+				return dataio.WriteInt32Parts(w, []int{seen.Len()}, seen.Len(),
+					func(lo, hi int) []int32 { return seen.items.slice(lo, hi, &buf) })
+			}},
 			file{SeenValuesFile, func(w io.Writer) error {
 				// Coded values decoded a part at a time, not whole: at 10^8
 				// ratings the whole would be 400 MB above the fit's peak.
 				var buf []float32
-				return dataio.WriteArrayParts(w, dataio.Header{Dtype: "<f4", Shape: []int{len(seen.Items)}}, seen.vals.len(),
+				return dataio.WriteArrayParts(w, dataio.Header{Dtype: "<f4", Shape: []int{seen.Len()}}, seen.vals.len(),
 					func(lo, hi int) []float32 { return seen.vals.slice(lo, hi, &buf) })
 			}})
 	}
@@ -315,12 +320,13 @@ func (d *modelDir) seen(n int) (*Seen, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Seen{Start: start, Items: make([]int32, n), vals: stored{f: make([]float32, n)}}
+	s := &Seen{Start: start, items: makeIndex(n, js.Items), vals: stored{f: make([]float32, n)}}
 	for k, i := range items {
 		if i < 0 || i >= int64(js.Items) {
 			return nil, d.fail(SeenItemsFile, "item position %d at [%d] is out of range [0, %d)", i, k, js.Items)
 		}
-		s.Items[k], s.vals.f[k] = int32(i), float32(values[k])
+		s.items.set(k, int32(i))
+		s.vals.f[k] = float32(values[k])
 	}
 	if start[0] != 0 || start[js.Users] != int64(n) {
 		return nil, d.fail(SeenStartFile, "starts at %d and ends at %d, want 0 and %d", start[0], start[js.Users], n)

@@ -66,7 +66,10 @@ func shardTable(x *Indexed, red ranks.Exchanger, workers int) (*table, error) {
 		return nil, &InputError{Source: "recommend", Input: "ratings", Reason: "no ratings"}
 	}
 	t := &table{n1: n1, n2: n2, m: m, mean: mean, red: red}
-	t.uStart, t.uItem, t.y.f = half(partSource(x), red, false, n1)
+	// The ranks' halves hold their indices in 4 bytes (index's w).
+	var items, users []int32
+	t.uStart, items, t.y.f = half(partSource(x), red, false, n1)
+	t.uItem = index{w: items}
 	found := 0.0
 	if t.rerated(workers) {
 		found = 1
@@ -78,7 +81,8 @@ func shardTable(x *Indexed, red ranks.Exchanger, workers int) (*table, error) {
 	// The users' halves are in the users' order, sent in rank order (rank
 	// 0's users first): each item's ratings arrive in the users' order, as
 	// itemOrder lays them out.
-	t.iStart, t.iUser, t.iy.f = half(t.usersSource(), red, true, n2)
+	t.iStart, users, t.iy.f = half(t.usersSource(), red, true, n2)
+	t.iUser = index{w: users}
 	return t, nil
 }
 
@@ -107,7 +111,7 @@ func (t *table) usersSource() source {
 			for p >= t.uStart[u+1] {
 				u++
 			}
-			f(int32(u), t.uItem[p], t.y.at(p))
+			f(int32(u), t.uItem.at(p), t.y.at(p))
 		}
 	}}
 }
@@ -356,7 +360,8 @@ func shardDuplicate(x *Indexed, t *table) error {
 func (t *table) duplicatePair() (u, i int32, ok bool) {
 	seen := make([]int32, t.n2)
 	for u := range t.n1 {
-		for _, i := range t.uItem[t.uStart[u]:t.uStart[u+1]] {
+		for p := t.uStart[u]; p < t.uStart[u+1]; p++ {
+			i := t.uItem.at(p)
 			if seen[i] == int32(u)+1 {
 				return int32(u), i, true
 			}

@@ -27,13 +27,13 @@ const (
 // to the spectral estimate of what the biases leave.
 func (s *sampler) start() {
 	t, d, k := s.t, s.d, s.k
-	bias := func(x []float64, n int, start []int, idx []int32, vals stored, other []float64) {
+	bias := func(x []float64, n int, start []int, idx index, vals stored, other []float64) {
 		s.ownRows(n, func(r int) {
 			var sum float64
 			cnt := 0
 			for e := start[r]; e < start[r+1]; e++ {
 				if y := vals.at(e); y == y {
-					sum += float64(y) - t.mean - other[int(idx[e])*d+k]
+					sum += float64(y) - t.mean - other[int(idx.at(e))*d+k]
 					cnt++
 				}
 			}
@@ -98,19 +98,19 @@ func (s *sampler) spectral(k0, kind int) {
 	// order of start, idx and vals) times in (the other side's n'×l).
 	// A row's residuals are made first, then added four columns a vector
 	// (kernel.AxpyGather, the loop's bits).
-	times := func(out []float64, n int, start []int, idx []int32, vals stored, x, other, in []float64) {
+	times := func(out []float64, n int, start []int, idx index, vals stored, x, other, in []float64) {
 		s.ownRows(n, func(r int) {
 			sc := s.pool.Get().(*rowScratch)
 			defer s.pool.Put(sc)
 			lo, hi := start[r], start[r+1]
 			sc.grow(hi-lo, 0)
-			res, xr := sc.res[:hi-lo], x[r*d:r*d+d]
+			res, xr, ix := sc.res[:hi-lo], x[r*d:r*d+d], idx.slice(lo, hi, &sc.idx)
 			for e := lo; e < hi; e++ {
-				res[e-lo] = residual(vals.at(e), xr, other[int(idx[e])*d:][:d])
+				res[e-lo] = residual(vals.at(e), xr, other[int(ix[e-lo])*d:][:d])
 			}
 			o := out[r*l : r*l+l]
 			clear(o)
-			kernel.AxpyGather(o, res, idx[lo:hi], in, l)
+			kernel.AxpyGather(o, res, ix, in, l)
 		})
 		t.share(out, n, l)
 	}
@@ -130,7 +130,7 @@ func (s *sampler) spectral(k0, kind int) {
 					res, own = res[:0], own[:0]
 					xu := s.u[u*d : u*d+d]
 					for p := t.uStart[u]; p < t.uStart[u+1]; p++ {
-						if i := t.uItem[p]; i >= lo && i < hi {
+						if i := t.uItem.at(p); i >= lo && i < hi {
 							res = append(res, residual(t.y.at(p), s.v[int(i)*d:][:d], xu))
 							own = append(own, i)
 						}
@@ -217,7 +217,7 @@ func (s *sampler) fitScale(k0 int) {
 			if y != y {
 				continue
 			}
-			xi := s.v[int(t.uItem[e])*d:][:d]
+			xi := s.v[int(t.uItem.at(e))*d:][:d]
 			f := dot(xu[k0:k], xi[k0:k])
 			r := float64(y) - t.mean - xu[k] - xi[k] - dot(xu[:k0], xi[:k0])
 			num += f * r

@@ -310,3 +310,117 @@ func TestPostponedTrialUndoneLate(t *testing.T) {
 		t.Fatal("no trial made its share and was undone")
 	}
 }
+
+// TestIndexWidths: an index of at most 2^16 rows holds them in 2 bytes,
+// the largest (65,535) as it was given, one of more rows in 4; its parts
+// and its widened rows are its own.
+func TestIndexWidths(t *testing.T) {
+	n := makeIndex(5, 1<<16)
+	w := makeIndex(5, 1<<16+1)
+	if n.h == nil || n.w != nil || w.w == nil || w.h != nil {
+		t.Fatalf("2^16 rows: 2-byte %v; 2^16+1: 4-byte %v", n.h != nil, w.w != nil)
+	}
+	for p, r := range []int32{0, 1, 65535, 7, 300} {
+		n.set(p, r)
+		w.set(p, r)
+	}
+	var buf []int32
+	for _, x := range []index{n, w} {
+		if x.len() != 5 || x.at(2) != 65535 || x.sub(1, 4).at(1) != 65535 || x.sub(1, 4).len() != 3 {
+			t.Errorf("index %+v: len %d, at(2) %d", x, x.len(), x.at(2))
+		}
+		if got := x.slice(1, 5, &buf); !slices.Equal(got, []int32{1, 65535, 7, 300}) {
+			t.Errorf("index %+v: slice(1, 5) %v", x, got)
+		}
+	}
+	if got := n.counts(65536); got[1] != 1 || got[2] != 2 || got[65536] != 5 || got[65535] != 4 {
+		t.Errorf("counts: %v %v %v %v", got[1], got[2], got[65535], got[65536])
+	}
+}
+
+// TestNarrowIndex: a table whose indices are held in 2 bytes fits bit for
+// bit as one that holds them in 4: its rows, its lists, its training
+// ratings as saved and loaded, and a fold-in.
+func TestNarrowIndex(t *testing.T) {
+	x := smallRatings(6)
+	ctx := context.Background()
+	fit := func(narrow bool) (*table, *Model) {
+		narrowIndex = narrow
+		defer func() { narrowIndex = true }()
+		tb, err := LayOut(x, Settings{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := FitTable(ctx, tb, Settings{Seed: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tb.t, m
+	}
+	tn, mn := fit(true)
+	tw, mw := fit(false)
+	if tn.uItem.h == nil || tn.iUser.h == nil || tw.uItem.w == nil || tw.iUser.w == nil {
+		t.Fatal("the tables' indices are not in 2 and 4 bytes")
+	}
+	for p := range tw.m {
+		if tn.uItem.at(p) != tw.uItem.at(p) || tn.iUser.at(p) != tw.iUser.at(p) {
+			t.Fatalf("index %d differs", p)
+		}
+	}
+	same := func(what string, a, b *Model) {
+		t.Helper()
+		if !slices.Equal(a.L.RawMatrix().Data, b.L.RawMatrix().Data) || !slices.Equal(a.R.RawMatrix().Data, b.R.RawMatrix().Data) ||
+			!slices.Equal(a.UserBias, b.UserBias) || !slices.Equal(a.ItemBias, b.ItemBias) ||
+			!slices.Equal(a.Lists.P.RawMatrix().Data, b.Lists.P.RawMatrix().Data) || !slices.Equal(a.Lists.Q.RawMatrix().Data, b.Lists.Q.RawMatrix().Data) {
+			t.Errorf("%s: the 2-byte table's model differs", what)
+		}
+		if a.Seen.Len() != b.Seen.Len() || !slices.Equal(a.Seen.Start, b.Seen.Start) {
+			t.Fatalf("%s: %d and %d training ratings", what, a.Seen.Len(), b.Seen.Len())
+		}
+		for e := range int64(a.Seen.Len()) {
+			if a.Seen.Item(e) != b.Seen.Item(e) || a.Seen.Value(e) != b.Seen.Value(e) {
+				t.Fatalf("%s: training rating %d differs", what, e)
+			}
+		}
+		lists := func(m *Model) (out []int64) {
+			if err := m.Recommend(ctx, nil, ListOptions{N: 5}, func(l List) error { out = append(out, l.Items...); return nil }); err != nil {
+				t.Fatal(err)
+			}
+			return out
+		}
+		if !slices.Equal(lists(a), lists(b)) {
+			t.Errorf("%s: the 2-byte table's lists differ", what)
+		}
+	}
+	same("fit", mn, mw)
+	// Saved, the 2-byte items make the 4-byte table's file, and load back
+	// in 2 bytes.
+	dn, dw := t.TempDir(), t.TempDir()
+	if err := mn.Save(dn); err != nil {
+		t.Fatal(err)
+	}
+	if err := mw.Save(dw); err != nil {
+		t.Fatal(err)
+	}
+	bn, errn := os.ReadFile(filepath.Join(dn, SeenItemsFile))
+	bw, errw := os.ReadFile(filepath.Join(dw, SeenItemsFile))
+	if errn != nil || errw != nil || !bytes.Equal(bn, bw) || len(bn) < 4*mn.Seen.Len() {
+		t.Errorf("the 2-byte table's %s differs from the 4-byte one's (%v, %v)", SeenItemsFile, errn, errw)
+	}
+	ml, err := Load(dn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ml.Seen.items.h == nil {
+		t.Error("loaded, the training items are not in 2 bytes")
+	}
+	same("saved and loaded", ml, mw)
+	// New ratings folded in: a known user's, a new user's of a new item.
+	again := Ratings{Users: []int64{3, 1000}, Items: []int64{5, 2000}, Values: []float64{4.5, 2}}
+	fn, _, errn := mn.FoldIn(ctx, again, 2)
+	fw, _, errw := mw.FoldIn(ctx, again, 2)
+	if errn != nil || errw != nil {
+		t.Fatal(errn, errw)
+	}
+	same("folded in", fn, fw)
+}

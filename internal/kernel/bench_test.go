@@ -3,6 +3,7 @@ package kernel
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"sync"
 	"testing"
 	"time"
@@ -522,4 +523,46 @@ func batchVectors(runs int) (x, s, z []float64) {
 		z[i] = 1e-9 * math.Cos(float64(i))
 	}
 	return x, s, z
+}
+
+// BenchmarkGather gathers rows of 128 ratings at rank 20 from 10,700
+// other rows (a user's row of generate's 9 × 10^6 ratings), the offsets
+// in 4 bytes and in 2, which should cost the same.
+func BenchmarkGather(b *testing.B) {
+	const n, k, rows = 128, 20, 10700
+	d := k + 2
+	rng := rand.New(rand.NewPCG(7, 8))
+	other := make([]float64, rows*d)
+	for i := range other {
+		other[i] = rng.NormFloat64()
+	}
+	const nrows = 512 // rows of ratings, their offsets at random
+	idx := make([]int32, nrows*n)
+	idx16 := make([]uint16, nrows*n)
+	for e := range idx {
+		idx[e] = int32(rng.IntN(rows))
+		idx16[e] = uint16(idx[e])
+	}
+	g := GatherRow{Cols: make([]float64, n*k), Res: make([]float64, n), X: make([]float64, k), Vals: make([]float32, n), Other: other, D: d}
+	forEachImplB(b, func(b *testing.B) {
+		for _, wide := range []bool{true, false} {
+			name := "idx16"
+			if wide {
+				name = "idx32"
+			}
+			b.Run(name, func(b *testing.B) {
+				r := 0
+				for b.Loop() {
+					g.Idx, g.Idx16 = nil, nil
+					if wide {
+						g.Idx = idx[r*n : r*n+n]
+					} else {
+						g.Idx16 = idx16[r*n : r*n+n]
+					}
+					Gather(&g)
+					r = (r + 1) % nrows
+				}
+			})
+		}
+	})
 }

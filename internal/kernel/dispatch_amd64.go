@@ -2,7 +2,10 @@
 
 package kernel
 
-import "errors"
+import (
+	"errors"
+	"unsafe"
+)
 
 func cpuid(eaxArg, ecxArg uint32) (eax, ebx, ecx, edx uint32)
 func xgetbv() (eax, edx uint32)
@@ -428,18 +431,24 @@ func entriesAsm(impl, mode int, a *entriesArgs) bool {
 // gather runs the assembly on the groups of four ratings and the generic
 // code on the rest.
 func gather(impl int, g *GatherRow) {
-	n, k := len(g.Idx), len(g.X)
+	n, k := g.ratings(), len(g.X)
 	if impl == implGeneric || n < 4 {
 		gatherGeneric(g, 0)
 		return
 	}
 	m, k4 := n&^3, k&^3
-	a := gatherArgs{n: n, res: &g.Res[0], k4: k4, idx: &g.Idx[0], vals: &g.Vals[0],
+	a := gatherArgs{n: n, res: &g.Res[0], k4: k4, vals: &g.Vals[0],
 		other: &g.Other[0], d: g.D, base: g.Base, m: m, bias: k}
 	if k > 0 {
 		a.zc, a.x = &g.Cols[0], &g.X[0]
 	}
-	gatherRowsAvx2(&a)
+	if g.Idx == nil {
+		a.idx = unsafe.Pointer(&g.Idx16[0])
+		gatherRows16Avx2(&a)
+	} else {
+		a.idx = unsafe.Pointer(&g.Idx[0])
+		gatherRowsAvx2(&a)
+	}
 	gatherGeneric(g, m)
 }
 

@@ -3,6 +3,7 @@ package kernel
 import (
 	"fmt"
 	"math"
+	"unsafe"
 )
 
 // The inner loops of a coordinate-wise sweep over factor rows (package
@@ -10,19 +11,31 @@ import (
 // (Gather), then one pass over them per coordinate (CoordSums).
 
 // GatherRow is one row of a factor sweep: its factor values X (k of them),
-// and its ratings, the other side's row offsets Idx (times D in Other,
-// whose rows hold k factor values then a bias at position k) and values
-// Vals. Gather sets Cols[j*len(Idx)+e] to the other row's value j of
-// rating e (the rows by dimension, k columns of len(Idx)) and Res[e] to
-// the residual Vals[e] - Base - bias_e - X·row_e (NaN for a NaN value).
+// and its ratings, the other side's row offsets Idx, or Idx16 when Idx is
+// nil (times D in Other, whose rows hold k factor values then a bias at
+// position k), and values Vals. Gather sets Cols[j*n+e] to the other
+// row's value j of rating e (the rows by dimension, k columns of n, the
+// ratings) and Res[e] to the residual Vals[e] - Base - bias_e - X·row_e
+// (NaN for a NaN value). Idx16 holds the offsets in 2 bytes each where the
+// other side has at most 2^16 rows (package recommend's tables).
 type GatherRow struct {
 	Cols, Res []float64
 	X         []float64
 	Idx       []int32
+	Idx16     []uint16
 	Vals      []float32
 	Other     []float64
 	D         int
 	Base      float64
+}
+
+// ratings returns the number of the row's ratings: len(Idx), or
+// len(Idx16) when Idx is nil.
+func (g *GatherRow) ratings() int {
+	if g.Idx == nil {
+		return len(g.Idx16)
+	}
+	return len(g.Idx)
 }
 
 // gatherArgs are GatherRow's pointers for the assembly kernel, at the
@@ -33,7 +46,7 @@ type gatherArgs struct {
 	res   *float64
 	x     *float64
 	k4    int
-	idx   *int32
+	idx   unsafe.Pointer // *int32, or *uint16 for gatherRows16
 	vals  *float32
 	other *float64
 	d     int
@@ -46,14 +59,14 @@ type gatherArgs struct {
 // (Each offset's row is not checked against Other, which would cost a
 // pass over them: the caller's indices are those of Other's rows.)
 func (g *GatherRow) check() {
-	n, k := len(g.Idx), len(g.X)
+	n, k := g.ratings(), len(g.X)
 	if len(g.Vals) < n || len(g.Res) < n || len(g.Cols) < n*k || g.D <= k {
 		panic(fmt.Sprintf("kernel: Gather: %d ratings, rank %d, row width %d: Vals %d, Res %d, Cols %d", n, k, g.D, len(g.Vals), len(g.Res), len(g.Cols)))
 	}
 }
 
-// Gather gathers a row's ratings (see GatherRow): the offsets Idx must be
-// those of rows of Other.
+// Gather gathers a row's ratings (see GatherRow): the offsets Idx (or
+// Idx16) must be those of rows of Other.
 func Gather(g *GatherRow) {
 	g.check()
 	gather(int(active.Load()), g)
@@ -188,17 +201,26 @@ func coordSumsGeneric(res, w, zp, z []float64, delta float64, e0 int, a, b float
 	return a + a1, b + b1
 }
 
-// gatherGeneric is Gather's loop from rating e0 on, four ratings at a
-// time.
+// gatherGeneric is Gather's loop from rating e0 on.
 func gatherGeneric(g *GatherRow, e0 int) {
-	n, k, d, x, other := len(g.Idx), len(g.X), g.D, g.X, g.Other
+	if g.Idx == nil {
+		gatherIdx(g, g.Idx16, e0)
+		return
+	}
+	gatherIdx(g, g.Idx, e0)
+}
+
+// gatherIdx is Gather's loop over the offsets idx from rating e0 on, four
+// ratings at a time.
+func gatherIdx[I int32 | uint16](g *GatherRow, idx []I, e0 int) {
+	n, k, d, x, other := len(idx), len(g.X), g.D, g.X, g.Other
 	zc, res := g.Cols, g.Res
 	e := e0
 	for ; e+4 <= n; e += 4 {
-		z0 := other[int(g.Idx[e])*d:][:d]
-		z1 := other[int(g.Idx[e+1])*d:][:d]
-		z2 := other[int(g.Idx[e+2])*d:][:d]
-		z3 := other[int(g.Idx[e+3])*d:][:d]
+		z0 := other[int(idx[e])*d:][:d]
+		z1 := other[int(idx[e+1])*d:][:d]
+		z2 := other[int(idx[e+2])*d:][:d]
+		z3 := other[int(idx[e+3])*d:][:d]
 		var f0, f1, f2, f3 float64
 		for j, xj := range x {
 			col := zc[j*n+e:][:4]
@@ -216,7 +238,7 @@ func gatherGeneric(g *GatherRow, e0 int) {
 		r[3] = float64(y[3]) - g.Base - z3[k] - f3
 	}
 	for ; e < n; e++ {
-		z := other[int(g.Idx[e])*d:][:d]
+		z := other[int(idx[e])*d:][:d]
 		var f float64
 		for j, xj := range x {
 			zc[j*n+e] = z[j]

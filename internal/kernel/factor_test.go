@@ -10,11 +10,13 @@ import (
 // TestGather: under every implementation, Gather lays out every rating's
 // other row by dimension exactly and computes each residual to within
 // rounding of the exact one (NaN for a NaN value), for every number of
-// ratings and ranks around the kernels' blocks of four.
+// ratings and ranks around the kernels' blocks of four and past the rows
+// it fetches ahead; the same offsets given in 2 bytes (Idx16) give the
+// same bits.
 func TestGather(t *testing.T) {
 	forEachImpl(t, func(t *testing.T) {
 		rng := rand.New(rand.NewPCG(1, 2))
-		for n := 0; n <= 13; n++ {
+		for n := 0; n <= 21; n++ {
 			for k := 0; k <= 9; k++ {
 				d := k + 1 + n%2 // rows wider than rank + 1 too
 				rows := 7
@@ -56,6 +58,16 @@ func TestGather(t *testing.T) {
 					if math.Abs(got-want) > 1e-14*(mag+8) {
 						t.Fatalf("n %d, k %d: Res[%d] = %v, want %v", n, k, e, got, want)
 					}
+				}
+				g16 := g
+				g16.Idx, g16.Idx16 = nil, make([]uint16, n)
+				g16.Cols, g16.Res = make([]float64, n*k), make([]float64, n)
+				for e, o := range g.Idx {
+					g16.Idx16[e] = uint16(o)
+				}
+				Gather(&g16)
+				if !slices.Equal(g16.Cols, g.Cols) || !sameBits(g16.Res, g.Res) {
+					t.Fatalf("n %d, k %d: 2-byte offsets gather %v and %v, 4-byte %v and %v", n, k, g16.Cols, g16.Res, g.Cols, g.Res)
 				}
 			}
 		}
@@ -312,4 +324,9 @@ func TestAxpyIndexed(t *testing.T) {
 			}
 		}
 	})
+}
+
+// sameBits reports whether a and b hold the same bits, NaNs included.
+func sameBits(a, b []float64) bool {
+	return slices.EqualFunc(a, b, func(x, y float64) bool { return math.Float64bits(x) == math.Float64bits(y) })
 }

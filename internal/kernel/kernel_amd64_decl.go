@@ -1226,6 +1226,11 @@ func coordMovesAvx512(a *movesArgs)
 //go:noescape
 func gatherRowsAvx2(a *gatherArgs)
 
+// gatherRows16Avx2 gathers four ratings' rows at a time by dimension, with their residuals (kernel.GatherRows).
+//
+//go:noescape
+func gatherRows16Avx2(a *gatherArgs)
+
 // gramTileAvx2 adds a 4×8 block of a Gram's products over rows (kernel.GramTile).
 //
 //go:noescape

@@ -13,6 +13,11 @@ const canPrefetch = true
 //go:noescape
 func prefetchRows(base unsafe.Pointer, idx []int32, stride int, last int)
 
+// prefetchRows16 is prefetchRows for 2-byte offsets.
+//
+//go:noescape
+func prefetchRows16(base unsafe.Pointer, idx []uint16, stride int, last int)
+
 // prefetchLine issues PREFETCHT0 for the line of p.
 //
 //go:noescape

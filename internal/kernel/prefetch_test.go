@@ -6,8 +6,8 @@ import (
 )
 
 // TestPrefetchRows checks that the prefetch hint changes no value, at
-// every row of a matrix and for widths past the stride, and that it
-// returns for an empty matrix or list.
+// every row of a matrix and for widths past the stride, with offsets in 4
+// bytes and in 2, and that it returns for an empty matrix or list.
 func TestPrefetchRows(t *testing.T) {
 	const n, ld = 50, 7
 	x := make([]float64, n*ld)
@@ -22,8 +22,17 @@ func TestPrefetchRows(t *testing.T) {
 	for _, width := range []int{0, 1, ld - 1, ld} {
 		PrefetchRows(x, idx, ld, width)
 	}
+	idx16 := make([]uint16, len(idx))
+	for e, j := range idx {
+		idx16[e] = uint16(j)
+	}
+	for _, width := range []int{0, 1, ld - 1, ld} {
+		PrefetchRows16(x, idx16, ld, width)
+	}
 	PrefetchRows(nil, idx, ld, ld)
 	PrefetchRows(x, nil, ld, ld)
+	PrefetchRows16(nil, idx16, ld, ld)
+	PrefetchRows16(x, nil, ld, ld)
 	if !slices.Equal(x, want) {
 		t.Fatal("PrefetchRows changed the matrix")
 	}

@@ -244,8 +244,9 @@ func coordMoves(s isa) {
 	p("RET")
 }
 
-// gatherRows emits gatherRowsAvx2(a *gatherArgs): for each group of four
-// ratings e < m (a multiple of 4), the rows R_i = other[idx[e+i]*d:] of
+// gatherRows emits gatherRowsAvx2(a *gatherArgs) for 4-byte signed
+// offsets idx (w 4), or gatherRows16Avx2 for 2-byte unsigned ones (w 2):
+// for each group of four ratings e < m (a multiple of 4), the rows R_i = other[idx[e+i]*d:] of
 // the other side, their first k = bias values stored by dimension,
 // zc[j*n + e + i] = R_i[j] (four-by-four transposes for the first k4, a
 // multiple of 4, then one by one), and the residual res[e+i] = vals[e+i] -
@@ -260,8 +261,11 @@ func coordMoves(s isa) {
 // dimension's byte offset, then the bias's), R14, R15, DX and BX the four
 // rows. Vectors: Y0-Y3 the dot accumulators, Y4-Y7 the rows, Y8-Y11 the
 // transposes, Y12 x, Y14 base, Y13 the reduction temporary.
-func gatherRows(s isa) {
-	name := "gatherRows" + s.name
+func gatherRows(s isa, w int) {
+	load, name := "MOVLQSX", "gatherRows"+s.name
+	if w == 2 {
+		load, name = "MOVWQZX", "gatherRows16"+s.name
+	}
 	text(name, name+" gathers four ratings' rows at a time by dimension, with their residuals (kernel.GatherRows).",
 		[]arg{{"a", "*gatherArgs"}}, "")
 	p("MOVQ a+0(FP), AX")
@@ -286,7 +290,7 @@ func gatherRows(s isa) {
 	label("group")
 	// The four rows' addresses.
 	for i, r := range rows {
-		p("MOVLQSX %d(R9), %s", 4*i, r)
+		p("%s %d(R9), %s", load, w*i, r)
 		p("IMULQ R12, %s", r)
 		p("ADDQ R11, %s", r)
 	}
@@ -302,7 +306,7 @@ func gatherRows(s isa) {
 	p("CMPQ CX, $%d", 4*(gatherAhead+1))
 	p("JB fetched")
 	for i := range 4 {
-		p("MOVLQSX %d(R9), CX", 4*(4*gatherAhead+i))
+		p("%s %d(R9), CX", load, w*(4*gatherAhead+i))
 		p("IMULQ R12, CX")
 		p("ADDQ R11, CX")
 		p("PREFETCHT0 (CX)")
@@ -369,7 +373,7 @@ func gatherRows(s isa) {
 	p("MOVQ %d(AX), R12", gaD)
 	p("SHLQ $3, R12")
 	p("MOVQ %d(AX), R9", gaIdx)
-	p("ADDQ $16, R9")
+	p("ADDQ $%d, R9", 4*w)
 	p("MOVQ R9, %d(AX)", gaIdx)
 	p("ADDQ $16, R10")
 	p("ADDQ $32, SI")

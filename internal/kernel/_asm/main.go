@@ -901,7 +901,8 @@ func main() {
 	coordSums(avx2)
 	coordMoves(avx2)
 	coordMoves(avx512)
-	gatherRows(avx2)
+	gatherRows(avx2, 4)
+	gatherRows(avx2, 2)
 	gramTile(avx2)
 	axpyIndexedAll()
 
