@@ -1,12 +1,10 @@
 package recommend
 
 import (
-	"cmp"
 	"fmt"
 	"math"
 	"runtime"
 	"slices"
-	"sort"
 
 	"github.com/scaledsm/scaledsm/dataio"
 	"github.com/scaledsm/scaledsm/internal/fsum"
@@ -273,6 +271,20 @@ func (x index) prefetch(other []float64, lo, hi, d int) {
 	kernel.PrefetchRows(other, x.w[lo:hi], d, d)
 }
 
+// search returns the position from lo of the first of the ratings from
+// lo to hi (sorted) whose row is at least r (hi - lo if none).
+func (x index) search(lo, hi int, r int32) int {
+	if x.h != nil {
+		if r >= 1<<16 {
+			return hi - lo
+		}
+		q, _ := slices.BinarySearch(x.h[lo:hi], uint16(r))
+		return q
+	}
+	q, _ := slices.BinarySearch(x.w[lo:hi], r)
+	return q
+}
+
 // counts returns the offsets of the rows of n (n+1) that x's ratings
 // would have in the other side's order.
 func (x index) counts(n int) []int {
@@ -349,21 +361,32 @@ func userOrder(n1, n2 int, rows, cols []int32, in stored, workers int) *table {
 	t.uItem = makeIndex(m, n2)
 	next := slices.Clone(t.uStart[:n1])
 	rowRanges(t.uStart, scanParts(workers, m, 1<<20), func(lo, hi int32) {
-		for k, u := range rows {
-			if u < lo || u >= hi {
-				continue
-			}
-			p := next[u]
-			next[u]++
-			if in.c != nil {
-				t.y.c[p] = in.c[k]
-			} else {
-				t.y.set(p, in.f[k])
-			}
-			t.uItem.set(p, cols[k])
+		if h := t.uItem.h; h != nil {
+			userOrderInto(t, h, rows, cols, in, next, lo, hi)
+		} else {
+			userOrderInto(t, t.uItem.w, rows, cols, in, next, lo, hi)
 		}
 	})
 	return t
+}
+
+// userOrderInto lays out the users [lo, hi) of the users' order from the
+// ratings given, into items, the users' half's index of its width (see
+// itemOrderInto), next[u] the position of user u's next rating.
+func userOrderInto[I int32 | uint16](t *table, items []I, rows, cols []int32, in stored, next []int, lo, hi int32) {
+	for k, u := range rows {
+		if u < lo || u >= hi {
+			continue
+		}
+		p := next[u]
+		next[u]++
+		if in.c != nil {
+			t.y.c[p] = in.c[k]
+		} else {
+			t.y.set(p, in.f[k])
+		}
+		items[p] = I(cols[k])
+	}
 }
 
 // rowRanges calls f(lo, hi) on parts goroutines for ranges of the rows of
@@ -412,27 +435,47 @@ func (t *table) itemOrder(workers int) {
 	}
 	next := slices.Clone(t.iStart[:n2])
 	rowRanges(t.iStart, scanParts(workers, m, 1<<20), func(lo, hi int32) {
-		for u := range n1 {
-			for p := t.uStart[u]; p < t.uStart[u+1]; p++ {
-				i := t.uItem.at(p)
-				if i < lo || i >= hi {
-					continue
-				}
-				q := next[i]
-				next[i]++
-				t.iUser.set(q, int32(u))
-				t.iy.copy(q, t.y, p)
-			}
+		if h := t.uItem.h; h != nil {
+			itemOrderFrom(t, h, next, lo, hi)
+		} else {
+			itemOrderFrom(t, t.uItem.w, next, lo, hi)
 		}
 	})
+}
+
+// itemOrderFrom lays out the items [lo, hi) of the items' order from the
+// users' (items its index, of its width), next[i] the position of item
+// i's next rating.
+func itemOrderFrom[I int32 | uint16](t *table, items []I, next []int, lo, hi int32) {
+	if h := t.iUser.h; h != nil {
+		itemOrderInto(t, items, h, next, lo, hi)
+	} else {
+		itemOrderInto(t, items, t.iUser.w, next, lo, hi)
+	}
+}
+
+// itemOrderInto is itemOrderFrom with the items' half's index users, of
+// its width: the loop is made for each pair of widths (through index.at
+// and set, the layout's scan took half as long again).
+func itemOrderInto[I, J int32 | uint16](t *table, items []I, users []J, next []int, lo, hi int32) {
+	for u := range t.n1 {
+		for p := t.uStart[u]; p < t.uStart[u+1]; p++ {
+			i := int32(items[p])
+			if i < lo || i >= hi {
+				continue
+			}
+			q := next[i]
+			next[i]++
+			users[q] = J(u)
+			t.iy.copy(q, t.y, p)
+		}
+	}
 }
 
 // itemPos returns the position in item order of user u's rating of item
 // i: an item's ratings are in user order.
 func (t *table) itemPos(u, i int32) int {
-	lo, hi := t.iStart[i], t.iStart[i+1]
-	q, _ := sort.Find(hi-lo, func(j int) int { return cmp.Compare(u, t.iUser.at(lo+j)) })
-	return lo + q
+	return t.iStart[i] + t.iUser.search(t.iStart[i], t.iStart[i+1], u)
 }
 
 // positions returns the positions of pair e of p in user and item order,

@@ -312,8 +312,8 @@ func TestPostponedTrialUndoneLate(t *testing.T) {
 }
 
 // TestIndexWidths: an index of at most 2^16 rows holds them in 2 bytes,
-// the largest (65,535) as it was given, one of more rows in 4; its parts
-// and its widened rows are its own.
+// the largest (65,535) as it was given, one of more rows in 4; its parts,
+// its widened rows, its counts and its searches are its own.
 func TestIndexWidths(t *testing.T) {
 	n := makeIndex(5, 1<<16)
 	w := makeIndex(5, 1<<16+1)
@@ -331,6 +331,12 @@ func TestIndexWidths(t *testing.T) {
 		}
 		if got := x.slice(1, 5, &buf); !slices.Equal(got, []int32{1, 65535, 7, 300}) {
 			t.Errorf("index %+v: slice(1, 5) %v", x, got)
+		}
+		// The sorted ratings 0, 1 and 65,535: the first at least r.
+		for r, want := range map[int32]int{0: 0, 1: 1, 2: 2, 65535: 2, 65536: 3, 1 << 20: 3} {
+			if got := x.search(0, 3, r); got != want {
+				t.Errorf("index %+v: search for %d: %d, want %d", x, r, got, want)
+			}
 		}
 	}
 	if got := n.counts(65536); got[1] != 1 || got[2] != 2 || got[65536] != 5 || got[65535] != 4 {
