@@ -9,7 +9,7 @@ import (
 // pairs are (user, item) index pairs of a table, -1 for an id the table
 // does not have, with their ratings when known, 20 bytes a pair: the
 // validation pairs are a twentieth of the ratings by default, beside the
-// table's 8 to 16 bytes a rating.
+// table's 6 to 16 bytes a rating.
 type pairs struct {
 	users, items []int32
 	values       []float32 // as the table holds them

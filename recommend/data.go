@@ -275,7 +275,10 @@ func (x index) prefetch(other []float64, lo, hi, d int) {
 // lo to hi (sorted) whose row is at least r (hi - lo if none).
 func (x index) search(lo, hi int, r int32) int {
 	if x.h != nil {
-		if r >= 1<<16 {
+		switch {
+		case r < 0:
+			return 0
+		case r >= 1<<16:
 			return hi - lo
 		}
 		q, _ := slices.BinarySearch(x.h[lo:hi], uint16(r))
@@ -296,8 +299,9 @@ func (x index) counts(n int) []int {
 
 // table is a set of ratings laid out for the sampler, 8 bytes a rating
 // where they take at most 255 values (see stored) and there are at most
-// 2^16 items (see index), 16 at most otherwise: the values and the other
-// side's index in rows of users (CSR) and in rows of items.
+// 2^16 items (see index), 6 where the users are that few too, 16 at most
+// otherwise: the values and the other side's index in rows of users (CSR)
+// and in rows of items.
 // The values are kept as given (float32, or a byte that codes it), in
 // both orders so that each pass reads its own in order, and centred on
 // the mean as they are read; a rating held out for validation is NaN in

@@ -43,8 +43,9 @@ func ExampleFit() {
 }
 
 // Lay ratings out once for a fit and for the baselines it is compared
-// with: the table is the fit's memory (10 bytes a rating for half stars,
-// 16 for values of more than 255 kinds), and the ratings read can be let
+// with: the table is the fit's memory (6 to 10 bytes a rating for half
+// stars, by the number of users and items, up to 16 for values of more
+// than 255 kinds), and the ratings read can be let
 // go once it is made (LayOutTaking takes them).
 func ExampleLayOut() {
 	d, err := synth.GenerateRatings(synth.RatingsConfig{Users: 300, Items: 400, Ratings: 20000, Seed: 1})

@@ -220,7 +220,7 @@ func Fit(ctx context.Context, r Ratings, s Settings) (*Model, error) {
 }
 
 // FitIndexed is Fit of ratings in the compact form, which it does not
-// copy: its memory is the sampler's table, 8 to 16 bytes a rating (see
+// copy: its memory is the sampler's table, 6 to 16 bytes a rating (see
 // table; LayOut, then FitTable). The model shares the ratings' ids.
 func FitIndexed(ctx context.Context, x *Indexed, s Settings) (*Model, error) {
 	tb, err := LayOut(x, s)
@@ -272,10 +272,10 @@ func Prepare(s Settings) {
 // x's ratings, and x holds none once it returns (whatever it returns),
 // so that their memory goes as the table is made. Where the values take
 // at most 255 values, they are coded in a byte each and their float32 let
-// go before the users' half of the table is made: on 10^8 ratings the
-// layout's peak is 14 bytes a rating (the 12 of the ratings as read
-// would otherwise be held beside the users' half, 17). On ranks it is
-// LayOut.
+// go before the users' half of the table is made: on 10^8 ratings of at
+// most 2^16 items the layout holds 12 bytes a rating at its peak (the
+// indices as read, the codes and the users' half; 15 were the float32
+// held beside them). On ranks it is LayOut.
 func LayOutTaking(x *Indexed, s Settings) (*Table, error) {
 	tb, err := layOutTable(x, s, true)
 	x.Rows, x.Cols, x.Values = nil, nil, nil

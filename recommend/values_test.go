@@ -333,7 +333,7 @@ func TestIndexWidths(t *testing.T) {
 			t.Errorf("index %+v: slice(1, 5) %v", x, got)
 		}
 		// The sorted ratings 0, 1 and 65,535: the first at least r.
-		for r, want := range map[int32]int{0: 0, 1: 1, 2: 2, 65535: 2, 65536: 3, 1 << 20: 3} {
+		for r, want := range map[int32]int{-1: 0, 0: 0, 1: 1, 2: 2, 65535: 2, 65536: 3, 1 << 20: 3} {
 			if got := x.search(0, 3, r); got != want {
 				t.Errorf("index %+v: search for %d: %d, want %d", x, r, got, want)
 			}
@@ -429,4 +429,103 @@ func TestNarrowIndex(t *testing.T) {
 		t.Fatal(errn, errw)
 	}
 	same("folded in", fn, fw)
+}
+
+// TestNarrowIndexEdges: a table of exactly 2^16 items (2-byte indices,
+// the last item 65,535 rated) and one of 2^16 + 1 (4-byte) fit bit for bit
+// as their 4-byte tables, as do their biases; new items folded in past
+// 2^16 widen the training ratings' index, the same from either table, and
+// save and load as they are.
+func TestNarrowIndexEdges(t *testing.T) {
+	ctx := context.Background()
+	for _, n2 := range []int{1 << 16, 1<<16 + 1} {
+		// Ratings of the first 40 items and the last 40, 65,535 among them
+		// at 2^16.
+		x := truthRatings(7, 60, 40, 0.3, 0)
+		x.Items = nil
+		for i := range n2 {
+			x.Items = append(x.Items, int64(i))
+		}
+		for k, c := range x.Cols {
+			if c%3 != 0 {
+				x.Cols[k] = int32(n2 - 40 + int(c))
+			}
+		}
+		fit := func(narrow bool) (*table, *Model) {
+			narrowIndex = narrow
+			defer func() { narrowIndex = true }()
+			tb, err := LayOut(x, Settings{NoLists: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := FitTable(ctx, tb, Settings{NoLists: true, Seed: 2, Rank: 2, Sweeps: 20})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return tb.t, m
+		}
+		tn, mn := fit(true)
+		tw, mw := fit(false)
+		if (tn.uItem.h != nil) != (n2 <= 1<<16) || tw.uItem.h != nil {
+			t.Fatalf("%d items: 2-byte items %v with narrowing, %v without", n2, tn.uItem.h != nil, tw.uItem.h != nil)
+		}
+		for p := range tw.m {
+			if tn.uItem.at(p) != tw.uItem.at(p) || tn.iUser.at(p) != tw.iUser.at(p) {
+				t.Fatalf("%d items: index %d differs", n2, p)
+			}
+		}
+		if !slices.Equal(mn.R.RawMatrix().Data, mw.R.RawMatrix().Data) || !slices.Equal(mn.L.RawMatrix().Data, mw.L.RawMatrix().Data) ||
+			!slices.Equal(mn.ItemBias, mw.ItemBias) || !slices.Equal(mn.UserBias, mw.UserBias) {
+			t.Errorf("%d items: the fits differ", n2)
+		}
+		bn, err := BiasesIndexed(x, 1, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		narrowIndex = false
+		bw, err := BiasesIndexed(x, 1, 1)
+		narrowIndex = true
+		if err != nil || !slices.Equal(bn.ItemBias, bw.ItemBias) || !slices.Equal(bn.UserBias, bw.UserBias) {
+			t.Errorf("%d items: the biases differ (%v)", n2, err)
+		}
+		// The last item rated again, and a new user's two new items.
+		again := Ratings{Users: []int64{3, 1000, 1000}, Items: []int64{int64(n2 - 1), 1 << 20, 1<<20 + 1}, Values: []float64{4.5, 2, 3}}
+		fn, _, errn := mn.FoldIn(ctx, again, 2)
+		fw, _, errw := mw.FoldIn(ctx, again, 2)
+		if errn != nil || errw != nil {
+			t.Fatal(errn, errw)
+		}
+		if fn.Seen.items.h != nil || fn.Seen.Len() != fw.Seen.Len() {
+			t.Fatalf("%d items folded in past 2^16: 2-byte %v, %d and %d ratings", n2, fn.Seen.items.h != nil, fn.Seen.Len(), fw.Seen.Len())
+		}
+		for e := range int64(fn.Seen.Len()) {
+			if fn.Seen.Item(e) != fw.Seen.Item(e) {
+				t.Fatalf("%d items folded in: rating %d of items %d and %d", n2, e, fn.Seen.Item(e), fw.Seen.Item(e))
+			}
+		}
+		u, _ := fn.Users.Index(1000)
+		var ids []int64
+		for e := fn.Seen.Start[u]; e < fn.Seen.Start[u+1]; e++ {
+			ids = append(ids, fn.Items[fn.Seen.Item(e)])
+		}
+		if slices.Sort(ids); !slices.Equal(ids, []int64{1 << 20, 1<<20 + 1}) {
+			t.Errorf("%d items: the new user's items %v", n2, ids)
+		}
+		if !slices.Equal(fn.R.RawMatrix().Data, fw.R.RawMatrix().Data) {
+			t.Errorf("%d items: the folded-in models differ", n2)
+		}
+		d := t.TempDir()
+		if err := fn.Save(d); err != nil {
+			t.Fatal(err)
+		}
+		ml, err := Load(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for e := range int64(fn.Seen.Len()) {
+			if ml.Seen.Item(e) != fn.Seen.Item(e) {
+				t.Fatalf("%d items: loaded rating %d differs", n2, e)
+			}
+		}
+	}
 }

@@ -330,3 +330,56 @@ func TestAxpyIndexed(t *testing.T) {
 func sameBits(a, b []float64) bool {
 	return slices.EqualFunc(a, b, func(x, y float64) bool { return math.Float64bits(x) == math.Float64bits(y) })
 }
+
+// TestGatherHighOffsets: under every implementation, offsets from 2^15 to
+// 2^16 - 1 (where a sign-extending or a byte-wide load of the 2-byte form
+// would go wrong) gather the same bits in 2 bytes as in 4, and their
+// prefetch changes nothing.
+func TestGatherHighOffsets(t *testing.T) {
+	forEachImpl(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(9, 9))
+		const rows = 1 << 16
+		for _, k := range []int{0, 3, 4, 8} {
+			d := k + 1
+			other := make([]float64, rows*d)
+			for j := range other {
+				other[j] = rng.NormFloat64()
+			}
+			want := slices.Clone(other)
+			for _, n := range []int{4, 13, 40} {
+				g := GatherRow{X: make([]float64, k), Vals: make([]float32, n), Other: other, D: d, Base: 0.5,
+					Cols: make([]float64, n*k), Res: make([]float64, n), Idx: make([]int32, n)}
+				for e := range n {
+					g.Idx[e] = int32(1<<15 + rng.IntN(1<<15))
+					if e%5 == 0 {
+						g.Idx[e] = rows - 1
+					}
+					g.Vals[e] = float32(rng.NormFloat64())
+				}
+				for j := range g.X {
+					g.X[j] = rng.NormFloat64()
+				}
+				Gather(&g)
+				g16 := g
+				g16.Idx, g16.Idx16 = nil, make([]uint16, n)
+				g16.Cols, g16.Res = make([]float64, n*k), make([]float64, n)
+				for e, o := range g.Idx {
+					g16.Idx16[e] = uint16(o)
+				}
+				Gather(&g16)
+				if !slices.Equal(g16.Cols, g.Cols) || !sameBits(g16.Res, g.Res) {
+					t.Fatalf("k %d, n %d: 2-byte offsets gather other bits than 4-byte ones", k, n)
+				}
+				for e, o := range g.Idx { // the first of each row, exactly
+					if k > 0 && g.Cols[e] != other[int(o)*d] {
+						t.Fatalf("k %d, n %d: Cols[0][%d] = %v, want row %d's %v", k, n, e, g.Cols[e], o, other[int(o)*d])
+					}
+				}
+				PrefetchRows16(other, g16.Idx16, d, d)
+			}
+			if !slices.Equal(other, want) {
+				t.Fatalf("k %d: the gathers or the prefetch changed the rows", k)
+			}
+		}
+	})
+}
