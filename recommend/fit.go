@@ -273,7 +273,8 @@ func Prepare(s Settings) {
 // so that their memory goes as the table is made. Where the values take
 // at most 255 values, they are coded in a byte each and their float32 let
 // go before the users' half of the table is made: on 10^8 ratings of at
-// most 2^16 items the layout holds 12 bytes a rating at its peak (the
+// most 2^16 items the layout holds at most 13 bytes a rating (the ratings
+// as read and their codes while the values are coded, then 12: the
 // indices as read, the codes and the users' half; 15 were the float32
 // held beside them). On ranks it is LayOut.
 func LayOutTaking(x *Indexed, s Settings) (*Table, error) {
