@@ -59,14 +59,7 @@ func TestGather(t *testing.T) {
 						t.Fatalf("n %d, k %d: Res[%d] = %v, want %v", n, k, e, got, want)
 					}
 				}
-				g16 := g
-				g16.Idx, g16.Idx16 = nil, make([]uint16, n)
-				g16.Cols, g16.Res = make([]float64, n*k), make([]float64, n)
-				for e, o := range g.Idx {
-					g16.Idx16[e] = uint16(o)
-				}
-				Gather(&g16)
-				if !slices.Equal(g16.Cols, g.Cols) || !sameBits(g16.Res, g.Res) {
+				if g16 := gather16(g); !slices.Equal(g16.Cols, g.Cols) || !sameBits(g16.Res, g.Res) {
 					t.Fatalf("n %d, k %d: 2-byte offsets gather %v and %v, 4-byte %v and %v", n, k, g16.Cols, g16.Res, g.Cols, g.Res)
 				}
 			}
@@ -326,6 +319,20 @@ func TestAxpyIndexed(t *testing.T) {
 	})
 }
 
+// gather16 returns the row g (with 4-byte offsets) gathered again with
+// its offsets in 2 bytes, into Cols and Res of its own.
+func gather16(g GatherRow) GatherRow {
+	n, k := len(g.Idx), len(g.X)
+	g16 := g
+	g16.Idx, g16.Idx16 = nil, make([]uint16, n)
+	g16.Cols, g16.Res = make([]float64, n*k), make([]float64, n)
+	for e, o := range g.Idx {
+		g16.Idx16[e] = uint16(o)
+	}
+	Gather(&g16)
+	return g16
+}
+
 // sameBits reports whether a and b hold the same bits, NaNs included.
 func sameBits(a, b []float64) bool {
 	return slices.EqualFunc(a, b, func(x, y float64) bool { return math.Float64bits(x) == math.Float64bits(y) })
@@ -360,13 +367,7 @@ func TestGatherHighOffsets(t *testing.T) {
 					g.X[j] = rng.NormFloat64()
 				}
 				Gather(&g)
-				g16 := g
-				g16.Idx, g16.Idx16 = nil, make([]uint16, n)
-				g16.Cols, g16.Res = make([]float64, n*k), make([]float64, n)
-				for e, o := range g.Idx {
-					g16.Idx16[e] = uint16(o)
-				}
-				Gather(&g16)
+				g16 := gather16(g)
 				if !slices.Equal(g16.Cols, g.Cols) || !sameBits(g16.Res, g.Res) {
 					t.Fatalf("k %d, n %d: 2-byte offsets gather other bits than 4-byte ones", k, n)
 				}
