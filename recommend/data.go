@@ -87,6 +87,45 @@ func newIDs(v []int64) (IDs, []int32) {
 // Index returns the index of id, and false when it is not among the ids.
 func (ids IDs) Index(id int64) (int, bool) { return slices.BinarySearch(ids, id) }
 
+// idIndex is Index for many lookups: a table from id to index where the
+// ids span a modest range (newIDs' rule), a search otherwise. On the
+// 10^6 test ratings of docs/recommend.md's 9 × 10^6 row (70,000 users),
+// the searches of four passes (the model's errors, the two baselines' and
+// the predictions written) took 0.9 s, an eighth of the command's time.
+type idIndex struct {
+	ids   IDs
+	lo    int64
+	table []int32 // index of id lo+j, -1 for none; nil: search
+}
+
+func (ids IDs) indexer() idIndex {
+	x := idIndex{ids: ids}
+	if n := len(ids); n > 0 {
+		if lo, hi := ids[0], ids[n-1]; hi-lo >= 0 && hi-lo < int64(4*n+1<<20) {
+			x.lo, x.table = lo, make([]int32, hi-lo+1)
+			for j := range x.table {
+				x.table[j] = -1
+			}
+			for i, id := range ids {
+				x.table[id-lo] = int32(i)
+			}
+		}
+	}
+	return x
+}
+
+// index is ids.Index(id) where id is among the ids; where it is not, the
+// index is not Index's but 0.
+func (x idIndex) index(id int64) (int, bool) {
+	if x.table == nil {
+		return x.ids.Index(id)
+	}
+	if j := uint64(id - x.lo); j < uint64(len(x.table)) && x.table[j] >= 0 {
+		return int(x.table[j]), true
+	}
+	return 0, false
+}
+
 // Indexed are ratings in the compact form that Fit works on, 12 bytes a
 // rating: the k-th is Values[k], of item Items[Cols[k]] by user
 // Users[Rows[k]]. Users and Items are distinct and increasing. The values

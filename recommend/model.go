@@ -2,8 +2,11 @@ package recommend
 
 import (
 	"math"
+	"runtime"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/scaledsm/scaledsm/internal/par"
 )
 
 // A Model predicts ratings:
@@ -137,10 +140,36 @@ func (m *Model) PredictAll(users, items []int64, dst []float64) []float64 {
 		dst = make([]float64, len(users))
 	}
 	dst = dst[:len(users)]
-	for k := range dst {
-		dst[k] = m.Predict(users[k], items[k])
-	}
+	m.predictAll(users, items, dst)
 	return dst
+}
+
+// predictAll sets dst[k] to Predict(users[k], items[k]), blocks of pairs
+// on the cores, and returns how many pairs have a user or an item the
+// model has not seen.
+func (m *Model) predictAll(users, items []int64, dst []float64) int {
+	const block = 1 << 14
+	blocks := (len(dst) + block - 1) / block
+	if blocks == 0 {
+		return 0
+	}
+	ux, ix := m.Users.indexer(), m.Items.indexer()
+	unseen := make([]int, blocks)
+	par.Do(runtime.GOMAXPROCS(0), blocks, func(b int) {
+		for k := b * block; k < min(len(dst), (b+1)*block); k++ {
+			u, okU := ux.index(users[k])
+			i, okI := ix.index(items[k])
+			if !okU || !okI {
+				unseen[b]++
+			}
+			dst[k] = m.predict(u, i, okU, okI)
+		}
+	})
+	n := 0
+	for _, c := range unseen {
+		n += c
+	}
+	return n
 }
 
 // Errors are the prediction errors of a model on a set of ratings.
@@ -152,23 +181,29 @@ type Errors struct {
 
 // Evaluate returns the errors of the model's predictions on the ratings.
 func (m *Model) Evaluate(test Ratings) (Errors, error) {
+	e, _, err := m.EvaluatePredictions(test, nil)
+	return e, err
+}
+
+// EvaluatePredictions is Evaluate that also returns the predictions the
+// errors are of, PredictAll's, in dst when it has room.
+func (m *Model) EvaluatePredictions(test Ratings, dst []float64) (Errors, []float64, error) {
 	if err := test.check("test"); err != nil {
-		return Errors{}, err
+		return Errors{}, nil, err
 	}
+	if cap(dst) < test.Len() {
+		dst = make([]float64, test.Len())
+	}
+	dst = dst[:test.Len()]
+	e := Errors{N: test.Len(), Unseen: m.predictAll(test.Users, test.Items, dst)}
 	var sq, ab float64
-	e := Errors{N: test.Len()}
 	for k, v := range test.Values {
-		u, okU := m.Users.Index(test.Users[k])
-		i, okI := m.Items.Index(test.Items[k])
-		if !okU || !okI {
-			e.Unseen++
-		}
-		r := m.predict(u, i, okU, okI) - v
+		r := dst[k] - v
 		sq += r * r
 		ab += math.Abs(r)
 	}
 	if e.N > 0 {
 		e.RMSE, e.MAE = math.Sqrt(sq/float64(e.N)), ab/float64(e.N)
 	}
-	return e, nil
+	return e, dst, nil
 }

@@ -148,14 +148,14 @@ func Baselines(tb *recommend.Table) (mean, biases *recommend.Model, err error) {
 // Evaluate returns the errors on test of the model and of the baselines
 // mean and biases (see Baselines), and the model's predictions.
 func Evaluate(m, mean, biases *recommend.Model, test recommend.Ratings) (*Evaluation, []float64, error) {
-	e, err := m.Evaluate(test)
+	e, preds, err := m.EvaluatePredictions(test, nil)
 	if err != nil {
 		return nil, nil, err
 	}
 	em, _ := mean.Evaluate(test)
 	eb, _ := biases.Evaluate(test)
 	return &Evaluation{Ratings: e.N, Unseen: e.Unseen, RMSE: e.RMSE, MAE: e.MAE,
-		MeanRMSE: em.RMSE, MeanMAE: em.MAE, BiasesRMSE: eb.RMSE, BiasesMAE: eb.MAE}, m.PredictAll(test.Users, test.Items, nil), nil
+		MeanRMSE: em.RMSE, MeanMAE: em.MAE, BiasesRMSE: eb.RMSE, BiasesMAE: eb.MAE}, preds, nil
 }
 
 // Print prints the summary for a person.

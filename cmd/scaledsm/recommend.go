@@ -534,12 +534,16 @@ func writeRecommender(out string, fit *recommenderFit) ([]string, error) {
 			if _, err := io.WriteString(w, "userId,movieId,rating,prediction\n"); err != nil {
 				return err
 			}
-			for k, v := range test.Values {
-				if _, err := fmt.Fprintf(w, "%d,%d,%s,%s\n", test.Users[k], test.Items[k], csvfmt.Float(v), csvfmt.Float(preds[k])); err != nil {
-					return err
-				}
-			}
-			return nil
+			return csvfmt.WriteLines(w, test.Len(), func(dst []byte, k int) []byte {
+				dst = strconv.AppendInt(dst, test.Users[k], 10)
+				dst = append(dst, ',')
+				dst = strconv.AppendInt(dst, test.Items[k], 10)
+				dst = append(dst, ',')
+				dst = csvfmt.AppendFloat(dst, test.Values[k])
+				dst = append(dst, ',')
+				dst = csvfmt.AppendFloat(dst, preds[k])
+				return append(dst, '\n')
+			})
 		}})
 	}
 	for _, e := range extra {
