@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash"
 	"hash/fnv"
 	"io"
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -153,19 +155,27 @@ func (m *Model) Save(dir string, extra ...File) error {
 		n := m.Seen.Len()
 		js.Seen = &n
 	}
+	// The files are written on the cores, each hashed as it is written:
+	// generate's 9 × 10^6 ratings' seen items and values are 36 MB each,
+	// and one file's hashing and sync took 0.27 s, after the others'.
 	var set atomicio.Set
-	for _, a := range arrays {
+	var paths []string
+	var writes []func(io.Writer) error
+	hashes := make([]hash.Hash64, len(arrays))
+	for j, a := range arrays {
 		h := fnv.New64a()
-		write := func(w io.Writer) error { return a.write(io.MultiWriter(w, h)) }
-		if err := set.Add(filepath.Join(dir, a.name), write); err != nil {
-			return err
-		}
-		js.Files[a.name] = fmt.Sprintf("%016x", h.Sum64())
+		hashes[j] = h
+		paths = append(paths, filepath.Join(dir, a.name))
+		writes = append(writes, func(w io.Writer) error { return a.write(io.MultiWriter(w, h)) })
 	}
 	for _, f := range extra {
-		if err := set.Add(filepath.Join(dir, f.Name), f.Write); err != nil {
-			return err
-		}
+		paths, writes = append(paths, filepath.Join(dir, f.Name)), append(writes, f.Write)
+	}
+	if err := set.AddAll(paths, writes, runtime.GOMAXPROCS(0)); err != nil {
+		return err
+	}
+	for j, a := range arrays {
+		js.Files[a.name] = fmt.Sprintf("%016x", hashes[j].Sum64())
 	}
 	b, err := json.MarshalIndent(js, "", "  ")
 	if err != nil {

@@ -113,6 +113,36 @@ func (o *Set) Add(path string, write func(io.Writer) error) error {
 	return nil
 }
 
+// AddAll is Add for several files, written on up to workers goroutines
+// at once (one file's sync beside another's writing) and added in their
+// order. On a failure it removes every temporary file of the set and
+// returns the first file's error.
+func (o *Set) AddAll(paths []string, writes []func(io.Writer) error, workers int) error {
+	tmps, errs := make([]string, len(paths)), make([]error, len(paths))
+	sem := make(chan struct{}, max(workers, 1))
+	var wg sync.WaitGroup
+	for j := range paths {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			tmps[j], errs[j] = WriteTemp(paths[j], writes[j])
+		})
+	}
+	wg.Wait()
+	for j, err := range errs {
+		if err == nil {
+			o.paths, o.temps = append(o.paths, paths[j]), append(o.temps, tmps[j])
+		}
+	}
+	for _, err := range errs {
+		if err != nil {
+			o.Discard()
+			return err
+		}
+	}
+	return nil
+}
+
 // Commit renames the files into place, in the order they were added.
 func (o *Set) Commit() error {
 	// RemoveTemps waits for the renames: a set is never left half in.

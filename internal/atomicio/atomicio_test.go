@@ -2,9 +2,11 @@ package atomicio
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -51,6 +53,62 @@ func TestSetFailure(t *testing.T) {
 	for _, e := range entries {
 		if IsTemp(e.Name()) {
 			t.Errorf("%s holds the temporary file %s", dir, e.Name())
+		}
+	}
+}
+
+// TestAddAll writes files at once: each holds its writer's content once
+// committed, in a set that already holds one; one failing (the second of
+// five, the others still written) leaves the old files and no temporary
+// one, and its error is the one returned.
+func TestAddAll(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "f1"), []byte("old"), 0o644)
+	var paths []string
+	var writes []func(io.Writer) error
+	for j := range 5 {
+		paths = append(paths, filepath.Join(dir, fmt.Sprintf("f%d", j)))
+		writes = append(writes, func(w io.Writer) error {
+			if j == 1 {
+				io.WriteString(w, "half")
+				return errors.New("disk full")
+			}
+			_, err := io.WriteString(w, strings.Repeat(fmt.Sprint(j), 1<<16+j))
+			return err
+		})
+	}
+	var out Set
+	if err := out.Add(filepath.Join(dir, "first"), func(w io.Writer) error { _, err := io.WriteString(w, "first"); return err }); err != nil {
+		t.Fatal(err)
+	}
+	if err := out.AddAll(paths, writes, 2); err == nil || err.Error() != "disk full" {
+		t.Fatalf("error %v, want disk full", err)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Errorf("directory holds %d entries, want only the old f1", len(entries))
+	}
+	writes[1] = func(w io.Writer) error { _, err := io.WriteString(w, "new"); return err }
+	for _, workers := range []int{0, 1, 3} {
+		var out Set
+		if err := out.AddAll(paths, writes, workers); err != nil {
+			t.Fatal(err)
+		}
+		if err := out.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		for j, p := range paths {
+			want := strings.Repeat(fmt.Sprint(j), 1<<16+j)
+			if j == 1 {
+				want = "new"
+			}
+			if b, _ := os.ReadFile(p); string(b) != want {
+				t.Errorf("workers %d: %s holds %d bytes, want %d", workers, p, len(b), len(want))
+			}
+		}
+		entries, _ := os.ReadDir(dir)
+		if len(entries) != len(paths) {
+			t.Errorf("workers %d: directory holds %d entries, want %d", workers, len(entries), len(paths))
 		}
 	}
 }
