@@ -159,12 +159,13 @@ func (rk *Ranking) Evaluate(ctx context.Context, test Ratings, n int, relevant f
 		return ListMetrics{}, err
 	}
 	byUser := map[int][]int32{}
+	ux, ix := rk.Users.indexer(), rk.Items.indexer()
 	for k, id := range test.Users {
 		if !(test.Values[k] >= relevant) {
 			continue
 		}
-		u, okU := rk.Users.Index(id)
-		i, okI := rk.Items.Index(test.Items[k])
+		u, okU := ux.index(id)
+		i, okI := ix.index(test.Items[k])
 		if okU && okI {
 			byUser[u] = append(byUser[u], int32(i))
 		}
@@ -179,10 +180,10 @@ func (rk *Ranking) Evaluate(ctx context.Context, test Ratings, n int, relevant f
 	sc := newListScore(n, len(rk.Items))
 	idx := make([]int32, n)
 	err := rk.Recommend(ctx, users, ListOptions{N: n}, func(l List) error {
-		u, _ := rk.Users.Index(l.User)
+		u, _ := ux.index(l.User)
 		idx = idx[:len(l.Items)]
 		for k, id := range l.Items {
-			i, _ := rk.Items.Index(id)
+			i, _ := ix.index(id)
 			idx[k] = int32(i)
 		}
 		sc.add(idx, byUser[u])
