@@ -88,20 +88,24 @@ func newIDs(v []int64) (IDs, []int32) {
 func (ids IDs) Index(id int64) (int, bool) { return slices.BinarySearch(ids, id) }
 
 // idIndex is Index for many lookups: a table from id to index where the
-// ids span a modest range (newIDs' rule), a search otherwise. On the
-// 10^6 test ratings of docs/recommend.md's 9 × 10^6 row (70,000 users),
-// the searches of four passes (the model's errors, the two baselines' and
-// the predictions written) took 0.9 s, an eighth of the command's time.
+// ids span a modest range (at most 4 times their number and 2^20) and the
+// lookups are many beside it, a search otherwise. On the 10^6 test
+// ratings of docs/recommend.md's 9 × 10^6 row (70,000 users), the
+// searches of four passes (the model's errors, the two baselines' and the
+// predictions written) took 0.9 s, an eighth of the command's time; a
+// table for one lookup among 162,000 users would take a thousand times a
+// search.
 type idIndex struct {
 	ids   IDs
 	lo    int64
 	table []int32 // index of id lo+j, -1 for none; nil: search
 }
 
-func (ids IDs) indexer() idIndex {
+// indexer returns the index of the ids for about lookups lookups.
+func (ids IDs) indexer(lookups int) idIndex {
 	x := idIndex{ids: ids}
 	if n := len(ids); n > 0 {
-		if lo, hi := ids[0], ids[n-1]; hi-lo >= 0 && hi-lo < int64(4*n+1<<20) {
+		if lo, hi := ids[0], ids[n-1]; hi-lo >= 0 && hi-lo < int64(4*n+1<<20) && int64(lookups) >= (hi-lo)/16 {
 			x.lo, x.table = lo, make([]int32, hi-lo+1)
 			for j := range x.table {
 				x.table[j] = -1

@@ -12,21 +12,32 @@ import (
 // that is not among them (in a gap, below, above), by its table where the
 // ids span a modest range and by a search where they do not.
 func TestIDIndex(t *testing.T) {
-	for _, ids := range []IDs{
-		{},
-		{7},
-		{-3, -1, 0, 2, 5, 6, 100},
-		{1, 1 << 40, 1<<40 + 3, math.MaxInt64}, // too wide for a table
+	for _, c := range []struct {
+		ids   IDs
+		table bool // with many lookups
+	}{
+		{IDs{}, false},
+		{IDs{7}, true},
+		{IDs{-3, -1, 0, 2, 5, 6, 100}, true},
+		{IDs{1, 1 << 40, 1<<40 + 3, math.MaxInt64}, false}, // too wide for a table
+		{IDs{math.MinInt64, math.MaxInt64}, false},         // hi - lo overflows
+		{IDs{-1 << 62, 0, 1 << 62}, false},
+		{IDs{math.MaxInt64 - 2, math.MaxInt64}, true},
+		{IDs{math.MinInt64, math.MinInt64 + 3}, true},
 	} {
-		x := ids.indexer()
-		if wide := len(ids) > 0 && ids[len(ids)-1]-ids[0] > 1<<30; wide != (x.table == nil) && len(ids) > 0 {
-			t.Fatalf("%v: table %v", ids, x.table != nil)
-		}
-		for _, id := range []int64{math.MinInt64, -4, -3, -2, -1, 0, 1, 2, 3, 5, 6, 7, 8, 99, 100, 101, 1 << 40, 1<<40 + 1, 1<<40 + 3, math.MaxInt64} {
-			want, wok := ids.Index(id)
-			got, ok := x.index(id)
-			if ok != wok || ok && got != want {
-				t.Errorf("%v: id %d: %d, %v, want %d, %v", ids, id, got, ok, want, wok)
+		for _, lookups := range []int{1, 1 << 20} {
+			x := c.ids.indexer(lookups)
+			// A table where the ids allow one and the lookups are many beside its span.
+			if want := c.table && int64(lookups) >= (c.ids[len(c.ids)-1]-c.ids[0])/16; (x.table != nil) != want {
+				t.Fatalf("%v, %d lookups: table %v, want %v", c.ids, lookups, x.table != nil, want)
+			}
+			for _, id := range []int64{math.MinInt64, math.MinInt64 + 1, math.MinInt64 + 3, math.MinInt64 + 4, -1 << 62, -4, -3, -2, -1, 0, 1, 2, 3, 5, 6, 7, 8, 99, 100, 101,
+				1 << 40, 1<<40 + 1, 1<<40 + 3, 1 << 62, math.MaxInt64 - 3, math.MaxInt64 - 2, math.MaxInt64 - 1, math.MaxInt64} {
+				want, wok := c.ids.Index(id)
+				got, ok := x.index(id)
+				if ok != wok || ok && got != want {
+					t.Errorf("%v, %d lookups: id %d: %d, %v, want %d, %v", c.ids, lookups, id, got, ok, want, wok)
+				}
 			}
 		}
 	}
@@ -88,8 +99,15 @@ func TestEvaluatePredictions(t *testing.T) {
 		if unseen == 0 || unseen == n {
 			t.Fatalf("scale %d: %d of %d unseen: the test covers one case only", scale, unseen, n)
 		}
-		if all := m.PredictAll(test.Users, test.Items, nil); len(all) != n || math.Float64bits(all[n-1]) != math.Float64bits(preds[n-1]) {
-			t.Errorf("scale %d: PredictAll differs", scale)
+		all := m.PredictAll(test.Users, test.Items, nil)
+		for j := range n {
+			if math.Float64bits(all[j]) != math.Float64bits(preds[j]) {
+				t.Fatalf("scale %d: pair %d: PredictAll %v, EvaluatePredictions %v", scale, j, all[j], preds[j])
+			}
+		}
+		one := m.PredictAll(test.Users[:1], test.Items[:1], nil) // a search, not a table
+		if math.Float64bits(one[0]) != math.Float64bits(preds[0]) {
+			t.Errorf("scale %d: one pair: %v, want %v", scale, one[0], preds[0])
 		}
 		if ev, _ := m.Evaluate(test); ev != e {
 			t.Errorf("scale %d: Evaluate %+v, EvaluatePredictions %+v", scale, ev, e)

@@ -153,7 +153,7 @@ func (m *Model) predictAll(users, items []int64, dst []float64) int {
 	if blocks == 0 {
 		return 0
 	}
-	ux, ix := m.Users.indexer(), m.Items.indexer()
+	ux, ix := m.Users.indexer(len(dst)), m.Items.indexer(len(dst))
 	unseen := make([]int, blocks)
 	par.Do(runtime.GOMAXPROCS(0), blocks, func(b int) {
 		for k := b * block; k < min(len(dst), (b+1)*block); k++ {
@@ -186,7 +186,8 @@ func (m *Model) Evaluate(test Ratings) (Errors, error) {
 }
 
 // EvaluatePredictions is Evaluate that also returns the predictions the
-// errors are of, PredictAll's, in dst when it has room.
+// errors are of, PredictAll's, in dst when it has room (not test.Values,
+// which the errors read after the predictions are made).
 func (m *Model) EvaluatePredictions(test Ratings, dst []float64) (Errors, []float64, error) {
 	if err := test.check("test"); err != nil {
 		return Errors{}, nil, err

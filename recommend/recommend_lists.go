@@ -159,7 +159,7 @@ func (rk *Ranking) Evaluate(ctx context.Context, test Ratings, n int, relevant f
 		return ListMetrics{}, err
 	}
 	byUser := map[int][]int32{}
-	ux, ix := rk.Users.indexer(), rk.Items.indexer()
+	ux, ix := rk.Users.indexer(test.Len()), rk.Items.indexer(test.Len())
 	for k, id := range test.Users {
 		if !(test.Values[k] >= relevant) {
 			continue

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // WriteFile writes a file through write: to a temporary file in the same
@@ -115,17 +116,24 @@ func (o *Set) Add(path string, write func(io.Writer) error) error {
 
 // AddAll is Add for several files, written on up to workers goroutines
 // at once (one file's sync beside another's writing) and added in their
-// order. On a failure it removes every temporary file of the set and
-// returns the first file's error.
+// order. On a failure it starts no other file, removes every temporary
+// file of the set and returns the error of the first file that failed.
 func (o *Set) AddAll(paths []string, writes []func(io.Writer) error, workers int) error {
 	tmps, errs := make([]string, len(paths)), make([]error, len(paths))
 	sem := make(chan struct{}, max(workers, 1))
 	var wg sync.WaitGroup
+	var failed atomic.Bool
 	for j := range paths {
 		sem <- struct{}{}
+		if failed.Load() {
+			<-sem
+			break
+		}
 		wg.Go(func() {
 			defer func() { <-sem }()
-			tmps[j], errs[j] = WriteTemp(paths[j], writes[j])
+			if tmps[j], errs[j] = WriteTemp(paths[j], writes[j]); errs[j] != nil {
+				failed.Store(true)
+			}
 		})
 	}
 	wg.Wait()

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 )
 
@@ -83,6 +84,15 @@ func TestAddAll(t *testing.T) {
 	}
 	if err := out.AddAll(paths, writes, 2); err == nil || err.Error() != "disk full" {
 		t.Fatalf("error %v, want disk full", err)
+	}
+	// One at a time, the files after the failed one are not started.
+	var started atomic.Int32
+	counted := make([]func(io.Writer) error, len(writes))
+	for j, w := range writes {
+		counted[j] = func(x io.Writer) error { started.Add(1); return w(x) }
+	}
+	if err := out.AddAll(paths, counted, 1); err == nil || started.Load() != 2 {
+		t.Errorf("one at a time: error %v, %d files started, want 2", err, started.Load())
 	}
 	entries, _ := os.ReadDir(dir)
 	if len(entries) != 1 {

@@ -3,6 +3,7 @@ package csvfmt
 import (
 	"errors"
 	"math"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -38,7 +39,8 @@ func TestWriteLines(t *testing.T) {
 		dst = append(dst, ',')
 		return append(AppendFloat(dst, float64(k)/7), '\n')
 	}
-	for _, n := range []int{0, 1, 8191, 8192, 8193, 5*8192 + 3, 40000} {
+	round := 2 * runtime.GOMAXPROCS(0) * 8192 // the lines of one round of blocks
+	for _, n := range []int{0, 1, 8191, 8192, 8193, 5*8192 + 3, round, round + 1, 3*round + 5} {
 		var want, got strings.Builder
 		for k := range n {
 			want.Write(line(nil, k))
