@@ -92,9 +92,9 @@ func (ids IDs) Index(id int64) (int, bool) { return slices.BinarySearch(ids, id)
 // lookups are many beside it, a search otherwise. On the 10^6 test
 // ratings of docs/recommend.md's 9 × 10^6 row (70,000 users), the
 // searches of four passes (the model's errors, the two baselines' and the
-// predictions written) took 0.9 s, an eighth of the command's time; a
-// table for one lookup among 162,000 users would take a thousand times a
-// search.
+// predictions written) took 0.9 s, an eighth of the command's time; but
+// a table of 162,000 users took 0.7 ms to make, a search in them 60 ns
+// (`PredictAll` of one pair).
 type idIndex struct {
 	ids   IDs
 	lo    int64
