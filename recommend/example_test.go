@@ -3,6 +3,7 @@ package recommend_test
 import (
 	"context"
 	"fmt"
+	"math"
 
 	"github.com/scaledsm/scaledsm/recommend"
 	"github.com/scaledsm/scaledsm/synth"
@@ -75,4 +76,35 @@ func ExampleLayOut() {
 	fmt.Printf("test RMSE below the biases': %v\n", e.RMSE < b.RMSE)
 	// Output:
 	// test RMSE below the biases': true
+}
+
+// Evaluate a model on test ratings and keep the predictions the errors
+// are of, in one pass over them: what `solve --test` writes to test.csv.
+func ExampleModel_EvaluatePredictions() {
+	d, err := synth.GenerateRatings(synth.RatingsConfig{Users: 300, Items: 400, Ratings: 20000, Seed: 1})
+	if err != nil {
+		panic(err)
+	}
+	all := recommend.Ratings{Users: d.Users, Items: d.Items, Values: d.Values}
+	train, test, err := recommend.Split(all, 0.1, 1)
+	if err != nil {
+		panic(err)
+	}
+	m, err := recommend.Biases(train, recommend.DefaultBiasUser, recommend.DefaultBiasItem)
+	if err != nil {
+		panic(err)
+	}
+	e, preds, err := m.EvaluatePredictions(test, nil)
+	if err != nil {
+		panic(err)
+	}
+	var sq float64
+	for k, p := range preds {
+		sq += (p - test.Values[k]) * (p - test.Values[k])
+	}
+	fmt.Printf("%d predictions, each Predict's: %v\n", len(preds), preds[0] == m.Predict(test.Users[0], test.Items[0]))
+	fmt.Printf("RMSE of them: %v\n", e.RMSE == math.Sqrt(sq/float64(len(preds))))
+	// Output:
+	// 2000 predictions, each Predict's: true
+	// RMSE of them: true
 }
