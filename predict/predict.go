@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"gonum.org/v1/gonum/mat"
@@ -181,17 +182,21 @@ func WriteHeldOut(w io.Writer, f scaledsm.Factors, held completion.HeldOut, rowI
 	if _, err := io.WriteString(w, head); err != nil {
 		return err
 	}
-	for k, v := range held.Y {
+	return csvfmt.WriteLines(w, len(held.Y), func(dst []byte, k int) []byte {
 		i, j := int(held.Rows[k]), int(held.Cols[k])
 		ri, cj := int64(i), int64(j)
 		if rowIDs != nil {
 			ri, cj = rowIDs[i], colIDs[j]
 		}
-		if _, err := fmt.Fprintf(w, "%d,%d,%s,%s\n", ri, cj, csvfmt.Float(v), csvfmt.Float(f.At(i, j))); err != nil {
-			return err
-		}
-	}
-	return nil
+		dst = strconv.AppendInt(dst, ri, 10)
+		dst = append(dst, ',')
+		dst = strconv.AppendInt(dst, cj, 10)
+		dst = append(dst, ',')
+		dst = csvfmt.AppendFloat(dst, held.Y[k])
+		dst = append(dst, ',')
+		dst = csvfmt.AppendFloat(dst, f.At(i, j))
+		return append(dst, '\n')
+	})
 }
 
 // Write writes the predictions of the pairs (rows[k], cols[k]) to path,
@@ -204,12 +209,13 @@ func Write(path string, rows, cols []int64, p Predictions) error {
 			if _, err := io.WriteString(w, p.Header+"\n"); err != nil {
 				return err
 			}
-			for k, v := range p.Values {
-				if _, err := fmt.Fprintf(w, "%d,%d,%s\n", rows[k], cols[k], csvfmt.Float(v)); err != nil {
-					return err
-				}
-			}
-			return nil
+			return csvfmt.WriteLines(w, len(p.Values), func(dst []byte, k int) []byte {
+				dst = strconv.AppendInt(dst, rows[k], 10)
+				dst = append(dst, ',')
+				dst = strconv.AppendInt(dst, cols[k], 10)
+				dst = append(dst, ',')
+				return append(csvfmt.AppendFloat(dst, p.Values[k]), '\n')
+			})
 		}
 	}
 	return atomicio.WriteFile(path, write)
