@@ -63,22 +63,11 @@ func newIDs(v []int64) (IDs, []int32) {
 	slices.Sort(uniq)
 	uniq = slices.Compact(uniq)
 	idx := make([]int32, len(v))
-	if len(uniq) > 0 {
-		if lo, hi := uniq[0], uniq[len(uniq)-1]; hi-lo >= 0 && hi-lo < int64(4*len(v)+1<<20) {
-			// Ids of a modest range, as MovieLens's: a table is faster
-			// than a search.
-			table := make([]int32, hi-lo+1)
-			for i, id := range uniq {
-				table[id-lo] = int32(i)
-			}
-			for k, id := range v {
-				idx[k] = table[id-lo]
-			}
-			return IDs(slices.Clone(uniq)), idx
-		}
-	}
+	// Ids of a modest range, as MovieLens's: a table is faster than a
+	// search (see idIndex).
+	x := IDs(uniq).indexer(len(v))
 	for k, id := range v {
-		i, _ := slices.BinarySearch(uniq, id)
+		i, _ := x.index(id)
 		idx[k] = int32(i)
 	}
 	return IDs(slices.Clone(uniq)), idx // not the clone of v, as long as v
