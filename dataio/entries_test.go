@@ -189,6 +189,23 @@ func TestReadRatings(t *testing.T) {
 	}
 }
 
+// TestReadRatings32Range: a rating a float64 holds and a float32 does not
+// is refused by ReadRatings32 with its line, not held as an infinity;
+// ReadRatings keeps it.
+func TestReadRatings32Range(t *testing.T) {
+	p := writeFile(t, t.TempDir(), "big.csv", []byte("1,2,3\n2,3,-1e39\n3,1,4\n"))
+	if r, err := ReadRatings(p); err != nil || r.Values[1] != -1e39 {
+		t.Errorf("ReadRatings: %v, want -1e39 kept", err)
+	}
+	_, err := ReadRatings32(p, Layout{})
+	if want := "line 2: rating -1e+39 is beyond the range of the float32 the values"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("ReadRatings32: error %v, want %q", err, want)
+	}
+	if _, err := ReadRatings32(writeFile(t, t.TempDir(), "ok.csv", []byte("1,2,3e38\n")), Layout{}); err != nil {
+		t.Errorf("ReadRatings32 of 3e38: %v", err)
+	}
+}
+
 // TestReadPairs reads pairs from CSV (with and without a header, extra
 // columns ignored) and from .npy (C and Fortran order).
 func TestReadPairs(t *testing.T) {

@@ -415,9 +415,17 @@ func readInto[V float32 | float64](path string, layout Layout, part, parts int, 
 		if layout.Weights && !(q.value > 0) {
 			return fail("line %d: weight %v: weights must be positive", lineAt(), q.value)
 		}
+		v := V(q.value)
+		if math.IsInf(float64(v), 0) { // a float64 beyond float32's range
+			role := roles[2]
+			if layout.Weights {
+				role = "weight"
+			}
+			return fail("line %d: %s %v is beyond the range of the float32 the values are held in (±3.4e38)", lineAt(), role, q.value)
+		}
 		rows = append(rows, users.index(q.user))
 		cols = append(cols, items.index(q.item))
-		values = append(values, V(q.value))
+		values = append(values, v)
 		return nil
 	}
 	if lo == 0 {

@@ -35,7 +35,7 @@ func GlobalMean(r Ratings) (*Model, error) {
 // Surprise's BaselineOnly with its defaults, lambdaUser = 15 and
 // lambdaItem = 10. Infinite penalties give the global mean.
 func Biases(r Ratings, lambdaUser, lambdaItem float64) (*Model, error) {
-	if err := r.check("ratings"); err != nil {
+	if err := r.checkHeld("ratings"); err != nil {
 		return nil, err
 	}
 	m, err := BiasesIndexed(r.Index(), lambdaUser, lambdaItem)

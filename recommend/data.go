@@ -39,6 +39,20 @@ func (r Ratings) check(what string) error {
 	return nil
 }
 
+// checkHeld is check for ratings a fit holds (Index): their values in
+// float32 too, whose range is narrower than float64's.
+func (r Ratings) checkHeld(what string) error {
+	if err := r.check(what); err != nil {
+		return err
+	}
+	for k, v := range r.Values {
+		if math.IsInf(float64(float32(v)), 0) {
+			return &InputError{Source: "recommend", Input: what, Reason: fmt.Sprintf("rating %d (user %d, item %d) is %v, beyond the range of the float32 the values are held in (±3.4e38)", k, r.Users[k], r.Items[k], v)}
+		}
+	}
+	return nil
+}
+
 // subset returns the ratings at the indices idx, in their order.
 func (r Ratings) subset(idx []int) Ratings {
 	s := Ratings{Users: make([]int64, len(idx)), Items: make([]int64, len(idx)), Values: make([]float64, len(idx))}

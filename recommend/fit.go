@@ -205,7 +205,7 @@ func (s Settings) choosing() bool {
 //
 // The context stops a fit between sweeps with its error.
 func Fit(ctx context.Context, r Ratings, s Settings) (*Model, error) {
-	if err := r.check("ratings"); err != nil {
+	if err := r.checkHeld("ratings"); err != nil {
 		return nil, err
 	}
 	x := r.Index()

@@ -202,6 +202,7 @@ func TestFitErrors(t *testing.T) {
 		{recommend.Ratings{}, recommend.Settings{}, "no ratings"},
 		{recommend.Ratings{Users: []int64{1}, Items: []int64{1, 2}, Values: []float64{1}}, recommend.Settings{}, "want one of each"},
 		{recommend.Ratings{Users: []int64{1}, Items: []int64{1}, Values: []float64{math.NaN()}}, recommend.Settings{}, "is NaN"},
+		{recommend.Ratings{Users: []int64{1, 2}, Items: []int64{1, 1}, Values: []float64{3, -1e39}}, recommend.Settings{}, "rating 1 (user 2, item 1) is -1e+39, beyond the range of the float32"},
 		{ok, recommend.Settings{Rank: -1}, "rank -1"},
 		{ok, recommend.Settings{Nu: 0.5}, "nu 0.5"},
 		{ok, recommend.Settings{Validation: 0.6}, "validation 0.6"},
@@ -212,6 +213,9 @@ func TestFitErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v %+v: %v, want %q", c.r, c.s, err, c.want)
 		}
+	}
+	if _, err := recommend.Biases(recommend.Ratings{Users: []int64{1}, Items: []int64{1}, Values: []float64{4e38}}, 1, 1); err == nil || !strings.Contains(err.Error(), "beyond the range") {
+		t.Errorf("Biases of 4e38: %v, want it refused", err)
 	}
 	var dup *recommend.DuplicateError
 	_, err := recommend.Fit(context.Background(), recommend.Ratings{Users: []int64{1, 1}, Items: []int64{2, 2}, Values: []float64{1, 2}}, recommend.Settings{Rank: 1, Sweeps: 1})
