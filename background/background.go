@@ -50,7 +50,7 @@ type Settings struct {
 	Learn       int     // frames learned from before the first mask (DefaultLearn)
 	Rank        int     // the background's rank (DefaultRank)
 	Threshold   float64 // a foreground residual is beyond this many of its pixel's scales (DefaultThreshold)
-	MinContrast float64 // and beyond this fraction of the gray range (DefaultMinContrast)
+	MinContrast float64 // and beyond this fraction of the gray range (DefaultMinContrast; NoMinContrast for none)
 	MaxContrast float64 // a residual beyond this fraction is foreground whatever its pixel's scale (DefaultMaxContrast; 1 for none)
 	Median      int     // the majority filter's window, odd; 1 for none (DefaultMedian)
 	Rate        float64 // how fast the basis and the scales follow the background, in (0, 1) (DefaultRate)
@@ -60,6 +60,10 @@ type Settings struct {
 	Workers     int     // goroutines; 0 for GOMAXPROCS
 }
 
+// NoMinContrast as Settings.MinContrast is no contrast floor, a floor of
+// 0: the zero value is the default.
+const NoMinContrast = -1
+
 // Resolved returns the settings with the defaults filled in, and an error
 // for one out of range.
 func (s Settings) Resolved() (Settings, error) {
@@ -67,6 +71,9 @@ func (s Settings) Resolved() (Settings, error) {
 	s.Rank = cmp.Or(s.Rank, DefaultRank)
 	s.Threshold = cmp.Or(s.Threshold, DefaultThreshold)
 	s.MinContrast = cmp.Or(s.MinContrast, DefaultMinContrast)
+	if s.MinContrast == NoMinContrast {
+		s.MinContrast = 0
+	}
 	s.MaxContrast = cmp.Or(s.MaxContrast, DefaultMaxContrast)
 	s.Median = cmp.Or(s.Median, DefaultMedian)
 	s.Rate = cmp.Or(s.Rate, DefaultRate)
@@ -74,25 +81,52 @@ func (s Settings) Resolved() (Settings, error) {
 	if s.Workers <= 0 {
 		s.Workers = runtime.GOMAXPROCS(0)
 	}
-	switch {
-	case s.Learn < 2:
-		return s, &InputError{"learn", s.Learn, "must be at least 2 frames"}
-	case s.Rank < 1 || s.Rank >= s.Learn:
-		return s, &InputError{"rank", s.Rank, fmt.Sprintf("must lie in [1, %d), below the learning frames", s.Learn)}
-	case !(s.Threshold > 0) || math.IsInf(s.Threshold, 0):
-		return s, &InputError{"threshold", s.Threshold, "must be positive"}
-	case !(s.MinContrast >= 0 && s.MinContrast < 1):
-		return s, &InputError{"min-contrast", s.MinContrast, "must lie in [0, 1)"}
-	case !(s.MaxContrast > s.MinContrast && s.MaxContrast <= 1):
-		return s, &InputError{"max-contrast", s.MaxContrast, fmt.Sprintf("must lie in (min-contrast %g, 1]", s.MinContrast)}
-	case s.Median < 1 || s.Median%2 == 0:
-		return s, &InputError{"median", s.Median, "must be odd and positive (1 for no filter)"}
-	case s.Absorb < -1 || s.Absorb > 60000:
-		return s, &InputError{"absorb", s.Absorb, "must lie in [1, 60000] frames, or be -1 for never"}
-	case !(s.Rate > 0 && s.Rate < 1):
-		return s, &InputError{"rate", s.Rate, "must lie in (0, 1)"}
+	return s, s.check()
+}
+
+// Given returns the settings taken as given, a zero not read as its
+// default as Resolved reads it: an error for a setting out of range, a
+// zero included where it is not one of the setting's values, and a
+// MinContrast of 0 as NoMinContrast, which New keeps. It is for settings
+// that were all given, with the defaults in those not set (the command
+// line's flags, Python's keywords), where a zero is what was asked for:
+// "--learn 0" is an error to report, not the default 100 to take, and
+// "--min-contrast 0" no floor, not the default 0.06.
+func (s Settings) Given() (Settings, error) {
+	c := s
+	if c.MinContrast == NoMinContrast {
+		c.MinContrast = 0
+	}
+	if err := c.check(); err != nil {
+		return s, err
+	}
+	if s.MinContrast == 0 {
+		s.MinContrast = NoMinContrast
 	}
 	return s, nil
+}
+
+// check reports a setting out of range, each as it is.
+func (s Settings) check() error {
+	switch {
+	case s.Learn < 2:
+		return &InputError{"learn", s.Learn, "must be at least 2 frames"}
+	case s.Rank < 1 || s.Rank >= s.Learn:
+		return &InputError{"rank", s.Rank, fmt.Sprintf("must lie in [1, %d), below the learning frames", s.Learn)}
+	case !(s.Threshold > 0) || math.IsInf(s.Threshold, 0):
+		return &InputError{"threshold", s.Threshold, "must be positive"}
+	case !(s.MinContrast >= 0 && s.MinContrast < 1):
+		return &InputError{"min-contrast", s.MinContrast, "must lie in [0, 1)"}
+	case !(s.MaxContrast > s.MinContrast && s.MaxContrast <= 1):
+		return &InputError{"max-contrast", s.MaxContrast, fmt.Sprintf("must lie in (min-contrast %g, 1]", s.MinContrast)}
+	case s.Median < 1 || s.Median%2 == 0:
+		return &InputError{"median", s.Median, "must be odd and positive (1 for no filter)"}
+	case s.Absorb < -1 || s.Absorb == 0 || s.Absorb > 60000:
+		return &InputError{"absorb", s.Absorb, "must lie in [1, 60000] frames, or be -1 for never"}
+	case !(s.Rate > 0 && s.Rate < 1):
+		return &InputError{"rate", s.Rate, "must lie in (0, 1)"}
+	}
+	return nil
 }
 
 // An InputError is a bad setting or frame: it names the input and the

@@ -335,3 +335,52 @@ func TestFailures(t *testing.T) {
 		t.Errorf("two frames flushed: %v, %d masks, rank %d", err, masks, short.LearnInfo.Rank)
 	}
 }
+
+// TestGiven: settings taken as given refuse a zero that Resolved would
+// read as the default, each by its name, and keep a MinContrast of 0 (no
+// floor), which marks at least the pixels that the default floor does,
+// and more in a noisy video.
+func TestGiven(t *testing.T) {
+	def, err := background.Settings{}.Resolved()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := def.Given(); err != nil || got != def {
+		t.Errorf("the defaults given: %+v, %v; want them back", got, err)
+	}
+	for name, zero := range map[string]func(*background.Settings){
+		"learn 0":        func(s *background.Settings) { s.Learn = 0 },
+		"rank 0":         func(s *background.Settings) { s.Rank = 0 },
+		"threshold 0":    func(s *background.Settings) { s.Threshold = 0 },
+		"max-contrast 0": func(s *background.Settings) { s.MaxContrast = 0 },
+		"median 0":       func(s *background.Settings) { s.Median = 0 },
+		"rate 0":         func(s *background.Settings) { s.Rate = 0 },
+		"absorb 0":       func(s *background.Settings) { s.Absorb = 0 },
+	} {
+		s := def
+		zero(&s)
+		if _, err := s.Given(); err == nil || !strings.Contains(err.Error(), "background: "+name+":") {
+			t.Errorf("%s given: %v, want it refused by name", name, err)
+		}
+		if r, err := s.Resolved(); err != nil || r != def {
+			t.Errorf("%s resolved: %+v, %v; want the default", name, r, err)
+		}
+	}
+	s := def
+	s.MinContrast = 0
+	none, err := s.Given()
+	if err != nil || none.MinContrast != background.NoMinContrast {
+		t.Fatalf("min-contrast 0 given: %+v, %v; want NoMinContrast", none, err)
+	}
+	v := background.NewSynthetic(64, 48, 1, 3)
+	v.Noise = 6
+	subNone, scNone := run(t, v, 60, 0, none, nil)
+	_, scDef := run(t, v, 60, 0, def, nil)
+	if got := subNone.Settings().MinContrast; got != 0 {
+		t.Errorf("New's settings: min-contrast %v, want 0", got)
+	}
+	hitsNone, hitsDef := scNone.tp+scNone.fp, scDef.tp+scDef.fp
+	if hitsNone <= hitsDef {
+		t.Errorf("no contrast floor marked %d pixels, the default floor %d: want more", hitsNone, hitsDef)
+	}
+}

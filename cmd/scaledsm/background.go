@@ -155,7 +155,7 @@ func (f *bgFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.s.Learn, "learn", background.DefaultLearn, "the frames the background is learned from before the first mask")
 	fs.IntVar(&f.s.Rank, "rank", background.DefaultRank, "the background's rank")
 	fs.Float64Var(&f.s.Threshold, "threshold", background.DefaultThreshold, "a foreground pixel's residual is beyond this many of its pixel's robust scales")
-	fs.Float64Var(&f.s.MinContrast, "min-contrast", background.DefaultMinContrast, "and beyond this fraction of the gray range")
+	fs.Float64Var(&f.s.MinContrast, "min-contrast", background.DefaultMinContrast, "and beyond this fraction of the gray range (0 for none)")
 	fs.Float64Var(&f.s.MaxContrast, "max-contrast", background.DefaultMaxContrast, "a residual beyond this fraction of the gray range is foreground whatever its pixel's scale (1 for none)")
 	fs.IntVar(&f.s.Median, "median", background.DefaultMedian, "the majority filter's window (odd; 1 for none)")
 	fs.Float64Var(&f.s.Rate, "rate", background.DefaultRate, "how fast the background and the pixels' scales follow the frames, in (0, 1)")
@@ -172,9 +172,11 @@ func (f *bgFlags) open() (background.Source, error) {
 	if f.out == "" {
 		return nil, usageError{"--out: missing: give the directory of the masks"}
 	}
-	if _, err := f.s.Resolved(); err != nil {
+	s, err := f.s.Given() // every flag has its value: a zero is the user's
+	if err != nil {
 		return nil, bgError(err)
 	}
+	f.s = s
 	if st, err := os.Stat(f.out); err == nil && !st.IsDir() {
 		return nil, badFlag("out", f.out, "is not a directory")
 	}

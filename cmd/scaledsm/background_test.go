@@ -231,6 +231,9 @@ func TestBackgroundBadInput(t *testing.T) {
 		{"missing", []string{"--in", filepath.Join(d, "nothing")}, nil, "cannot read"},
 		{"median even", []string{"--in", good, "--median", "4"}, nil, "--median 4"},
 		{"rank too large", []string{"--in", good, "--rank", "200"}, nil, "--rank 200"},
+		{"learn 0, not the default", []string{"--in", good, "--learn", "0"}, nil, "--learn 0: must be at least 2 frames"},
+		{"absorb 0", []string{"--in", good, "--absorb", "0"}, nil, "--absorb 0"},
+		{"no contrast floor", []string{"--in", good, "--learn", "20", "--min-contrast", "0"}, nil, ""},
 		{"too few frames", []string{"--in", good, "--rank", "2", "--learn", "100"}, nil, ""},
 		{"black frames", []string{"--in", "-", "--size", "64x48", "--learn", "20"}, make([]byte, 64*48*30), ""},
 	}
@@ -241,7 +244,7 @@ func TestBackgroundBadInput(t *testing.T) {
 		}
 		code, _, errs := cli(t, append([]string{"background", "--out", out}, c.args...)...)
 		stdin = os.Stdin
-		if c.want == "" { // a short video: learned from the frames it has
+		if c.want == "" { // a short video: learned from the frames it has; a setting of 0 taken
 			if code != 0 {
 				t.Errorf("%s: exit %d: %s", c.name, code, errs)
 			}

@@ -39,18 +39,43 @@ var (
 	bgNext int64
 )
 
-// bgSettings are BackgroundSubtractor's keywords.
+// bgSettings are BackgroundSubtractor's keywords, nil where not given:
+// those given are taken as given (background.Settings.Given), a zero
+// included, and the others are the defaults.
 type bgSettings struct {
-	Learn       int     `json:"learn"`
-	Rank        int     `json:"rank"`
-	Threshold   float64 `json:"threshold"`
-	MinContrast float64 `json:"min_contrast"`
-	MaxContrast float64 `json:"max_contrast"`
-	Median      int     `json:"median"`
-	Absorb      int     `json:"absorb"`
-	Rate        float64 `json:"rate"`
-	KeepHoles   bool    `json:"keep_holes"`
-	Color       bool    `json:"color"`
+	Learn       *int     `json:"learn"`
+	Rank        *int     `json:"rank"`
+	Threshold   *float64 `json:"threshold"`
+	MinContrast *float64 `json:"min_contrast"`
+	MaxContrast *float64 `json:"max_contrast"`
+	Median      *int     `json:"median"`
+	Absorb      *int     `json:"absorb"`
+	Rate        *float64 `json:"rate"`
+	KeepHoles   bool     `json:"keep_holes"`
+	Color       bool     `json:"color"`
+}
+
+// settings returns the keywords as the library's settings.
+func (js bgSettings) settings() (background.Settings, error) {
+	s, _ := background.Settings{}.Resolved() // the defaults
+	s.Workers = 0
+	setGiven(&s.Learn, js.Learn)
+	setGiven(&s.Rank, js.Rank)
+	setGiven(&s.Threshold, js.Threshold)
+	setGiven(&s.MinContrast, js.MinContrast)
+	setGiven(&s.MaxContrast, js.MaxContrast)
+	setGiven(&s.Median, js.Median)
+	setGiven(&s.Absorb, js.Absorb)
+	setGiven(&s.Rate, js.Rate)
+	s.KeepHoles, s.Color = js.KeepHoles, js.Color
+	return s.Given()
+}
+
+// setGiven sets *dst to *v when v is not nil.
+func setGiven[T any](dst, v *T) {
+	if v != nil {
+		*dst = *v
+	}
 }
 
 // bgPython names the Python keyword of a background.InputError's input.
@@ -85,9 +110,12 @@ func scaledsm_bg_new(width, height C.int64_t, settings *C.char, settingsLen C.in
 		*code = bgCError(err, msg, msgLen)
 		return 0
 	}
-	sub, err := background.New(int(width), int(height), background.Settings{Learn: js.Learn, Rank: js.Rank, Threshold: js.Threshold,
-		MinContrast: js.MinContrast, MaxContrast: js.MaxContrast, Median: js.Median, Rate: js.Rate, Absorb: js.Absorb,
-		KeepHoles: js.KeepHoles, Color: js.Color})
+	s, err := js.settings()
+	if err != nil {
+		*code = bgCError(err, msg, msgLen)
+		return 0
+	}
+	sub, err := background.New(int(width), int(height), s)
 	if err != nil {
 		*code = bgCError(err, msg, msgLen)
 		return 0

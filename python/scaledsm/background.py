@@ -34,7 +34,8 @@ class BackgroundSubtractor:
     rank: the background's rank (2).
     threshold: a foreground pixel's residual is beyond this many of its
         pixel's robust scales (3).
-    min_contrast: and beyond this fraction of the gray range (0.06).
+    min_contrast: and beyond this fraction of the gray range (0.06; 0 for
+        none).
     max_contrast: a residual beyond this fraction is foreground whatever
         its pixel's scale (0.12; 1 for none).
     median: the majority filter's window, odd (5; 1 for none).

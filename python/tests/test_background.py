@@ -127,6 +127,8 @@ def test_colour_and_float_frames():
     ({"min_contrast": 2}, None, "min_contrast=2"),
     ({"max_contrast": 5}, None, "max_contrast=5"),
     ({"absorb": -5}, None, "absorb=-5"),
+    ({"learn": 0}, None, "learn=0: must be at least 2 frames"),
+    ({"threshold": 0}, None, "threshold=0: must be positive"),
     ({}, np.zeros((4, 4, 2)), "image: want H x W gray"),
 ])
 def test_errors_in_python_terms(kwargs, frame, text):
@@ -197,3 +199,16 @@ def test_flush_short_video():
     assert sum(int(np.sum((m > 0) & t)) for (_, m), t in zip(got, truth)) > 0
     assert sub.getBackgroundImage().shape == (48, 64)
     assert sub.flush() == []
+
+
+def test_min_contrast_zero_is_no_floor():
+    # min_contrast=0 is no contrast floor, not the default 0.06: noise of
+    # 2 gray levels beyond 3 of its scales, below the default floor of 15
+    # levels, is foreground without the floor (and no majority filter).
+    rng = np.random.default_rng(5)
+    frames = [np.clip(120 + rng.normal(0, 2, (48, 64)), 0, 255).astype(np.uint8) for _ in range(40)]
+    hits = {}
+    for mc in (None, 0):
+        sub = scaledsm.BackgroundSubtractor(learn=20, min_contrast=mc, median=1)
+        hits[mc] = sum(int((sub.apply(f) > 0).sum()) for f in frames)
+    assert hits[None] == 0 and hits[0] > 0, hits
