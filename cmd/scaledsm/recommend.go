@@ -80,16 +80,23 @@ func (r *recommendFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&r.weight, "weight", weightOne, "with --interactions, the weight of an interaction from the file's third column: one (every\ninteraction 1: on Last.fm's play counts the best of the three), log (1 + ln(1 + w)) or raw (w)")
 }
 
+// solverFlag returns the first of the low-rank completion's flags given
+// ("" for none), which makes it the model of --ratings unless --model
+// says otherwise.
+func (r *recommendFlags) solverFlag() string {
+	set := setFlags(r.fs)
+	for _, name := range lowRankFlags {
+		if set[name] {
+			return name
+		}
+	}
+	return ""
+}
+
 // ratingsModel returns the model that a solve of --ratings fits.
 func (r *recommendFlags) ratingsModel() (string, error) {
 	set := setFlags(r.fs)
-	var solver string
-	for _, name := range lowRankFlags {
-		if set[name] {
-			solver = name
-			break
-		}
-	}
+	solver := r.solverFlag()
 	switch {
 	case !set["model"] && solver != "":
 		return modelLowRank, nil

@@ -489,9 +489,13 @@ func (c *solveCmd) ratingsModel() (string, error) {
 		return model, err
 	}
 	set := setFlags(c.fs)
+	chosen := "(--model lowrank)"
+	if !set["model"] {
+		chosen = "that --" + rf.solverFlag() + ", a flag of its solver, chose"
+	}
 	for _, name := range recommendOnly[1:] {
 		if set[name] {
-			return "", badFlag(name, flagValue(c.fs, name), "applies to --model bayes or ridge, not to the plain low-rank completion (--model lowrank)")
+			return "", badFlag(name, flagValue(c.fs, name), "applies to --model bayes or ridge, not to the plain low-rank completion "+chosen)
 		}
 	}
 	return model, nil
