@@ -947,7 +947,8 @@ func ReadPairs(path string) (*Pairs, error) {
 
 // ReadIDs reads a list of ids: the first field of each line (fields split
 // by commas, tabs, semicolons or spaces), a header line skipped, blank
-// lines too. Errors are *FileError values naming the line at fault.
+// lines too; a file of none is an error. Errors are *FileError values
+// naming the line at fault.
 func ReadIDs(input, path string) ([]int64, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -981,6 +982,9 @@ func ReadIDs(input, path string) ([]int64, error) {
 	}
 	if err := sc.Err(); err != nil {
 		return nil, &FileError{Input: input, Path: path, Err: readError(err)}
+	}
+	if len(ids) == 0 { // not "every id", which a caller may take nil for
+		return nil, &FileError{Input: input, Path: path, Err: errors.New("holds no ids: want one a line, the first field")}
 	}
 	return ids, nil
 }

@@ -78,6 +78,8 @@ func TestRecommendCommand(t *testing.T) {
 		t.Fatal(errs)
 	}
 	fresh := filepath.Join(t.TempDir(), "x.csv")
+	noUsers := filepath.Join(t.TempDir(), "none.txt")
+	os.WriteFile(noUsers, []byte("userId\n\n"), 0o644)
 	for _, c := range []struct {
 		args []string
 		want string
@@ -88,6 +90,7 @@ func TestRecommendCommand(t *testing.T) {
 		{[]string{"--factors", data, "--out", fresh}, "holds no model.json"},
 		{[]string{"--factors", model, "--cold", "random", "--out", fresh}, "--cold random"},
 		{[]string{"--factors", model, "--out", users}, "--out"},
+		{[]string{"--factors", model, "--users", noUsers, "--out", fresh}, "--users " + noUsers + ": holds no ids"}, // not every user's lists
 	} {
 		code, _, errs := cli(t, append([]string{"recommend"}, c.args...)...)
 		if code != 2 || !strings.Contains(errs, c.want) || strings.Count(strings.TrimSpace(errs), "\n") > 0 {
