@@ -661,6 +661,16 @@ func (g *ratingsGen) config(fs *flag.FlagSet, sp *synthFlags) (synth.RatingsConf
 	case g.users > math.MaxInt32 || g.items > math.MaxInt32:
 		return synth.RatingsConfig{}, badFlag("users", g.users, "users and items must be fewer than 2^31")
 	}
+	// The generator reads a zero as its default: a zero given is refused
+	// here, not drawn at the default's size under the zero's name.
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"users", g.users}, {"items", g.items}, {"ratings", g.ratings}} {
+		if set[f.name] && f.v < 1 {
+			return synth.RatingsConfig{}, badFlag(f.name, f.v, "must be at least 1")
+		}
+	}
 	cfg, err := synth.RatingsLike(g.like, sp.seed)
 	if err != nil {
 		return cfg, badFlag("like", g.like, fmt.Sprintf("want one of %s", strings.Join(synth.RatingsShapes, ", ")))

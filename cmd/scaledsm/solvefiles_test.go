@@ -507,6 +507,8 @@ func TestGenerateBadFlags(t *testing.T) {
 		{[]string{"--out", plain}, "--out " + plain + ": is not a directory"},
 		{[]string{"--out", out, "--users", "9"}, "--users 9: applies to --problem ratings"},
 		{[]string{"--out", out, "--problem", "ratings", "--users", "10"}, "--ratings 100000: must lie in [1, 8250]"},
+		{[]string{"--out", out, "--problem", "ratings", "--users", "0"}, "--users 0: must be at least 1"}, // not the default's 950 under the name of 0
+		{[]string{"--out", out, "--problem", "ratings", "--items", "0", "--ratings", "0"}, "--items 0: must be at least 1"},
 		{[]string{"--out", out, "--problem", "ratings", "--holdout", "1"}, "--holdout 1: must lie in [0, 1)"},
 		{[]string{"--out", out, "--problem", "ratings", "--n", "5"}, "--n 5: does not apply to --problem ratings"},
 		// 10^11 ratings need some TB: refused before a draw.
