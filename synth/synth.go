@@ -150,8 +150,18 @@ type Config struct {
 // RobustPCA).
 func (k Kind) Entries() bool { return k == Completion || k == RobustPCA }
 
-// DefaultM returns the default number of measurements, 4(n1+n2)r.
-func DefaultM(n1, n2, r int) int { return 4 * (n1 + n2) * r }
+// DefaultM returns the default number of measurements, 4(n1+n2)r, as a
+// float64: exact wherever it is small enough to store, and never
+// overflowing for sizes that are not.
+func DefaultM(n1, n2, r int) float64 { return 4 * (float64(n1) + float64(n2)) * float64(r) }
+
+// maxKappa is the largest condition number of a synthetic X*: 1/2^-52,
+// 4.5 × 10^15, rounded down.
+const maxKappa = 1e15
+
+// maxSide is the most rows or columns of a problem: its indices are
+// int32's.
+const maxSide = math.MaxInt32
 
 // Draw is one draw of the random ingredients of a synthetic problem.
 type Draw struct {
@@ -201,6 +211,12 @@ func (c *Config) Validate() error {
 	if c.N2 < 1 {
 		return invalid("n2", c.N2, "must be at least 1")
 	}
+	if c.N1 > maxSide {
+		return invalid("n", c.N1, "must be at most %d", maxSide)
+	}
+	if c.N2 > maxSide {
+		return invalid("n2", c.N2, "must be at most %d", maxSide)
+	}
 	if c.Precision != Float64 && c.Precision != Float32 {
 		return invalid("precision", int(c.Precision), "unknown precision")
 	}
@@ -214,7 +230,11 @@ func (c *Config) Validate() error {
 		return c.validateEntries()
 	}
 	if c.M == 0 {
-		c.M = DefaultM(c.N1, c.N2, c.Rank)
+		m := DefaultM(c.N1, c.N2, c.Rank)
+		if m*float64(c.width()) > math.MaxInt32*64 {
+			return invalid("n", c.N1, "the default m = 4(n1+n2)r = %.3g measurements of %d values each are too many to store: give a smaller n or r, or m", m, c.width())
+		}
+		c.M = int(m)
 	}
 	if c.M < 1 {
 		return invalid("m", c.M, "the number of measurements must be at least 1")
@@ -327,6 +347,9 @@ type Setting struct {
 func (s Setting) Validate() error {
 	if !(s.Kappa >= 1) || math.IsInf(s.Kappa, 0) {
 		return invalid("kappa", s.Kappa, "the condition number must be finite and at least 1")
+	}
+	if s.Kappa > maxKappa {
+		return invalid("kappa", s.Kappa, "the condition number must be at most %g: beyond, float64's rounding of X*'s largest singular value is above its smallest", maxKappa)
 	}
 	if !(s.PS >= 0 && s.PS < 0.5) {
 		return invalid("ps", s.PS, "the outlier fraction must lie in [0, 0.5)")

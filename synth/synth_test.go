@@ -178,6 +178,10 @@ func TestRejects(t *testing.T) {
 		{Kind: synth.Sensing, N1: 5, N2: 3, Rank: 4},
 		{Kind: synth.Sensing, N1: 5, Rank: 1, M: -2},
 		{Kind: synth.Sensing, N1: 5, Rank: 1, Precision: 2},
+		{Kind: synth.Sensing, N1: 2, N2: math.MaxInt64, Rank: 1},       // 4(n1+n2)r overflowed, and a draw panicked
+		{Kind: synth.Quadratic, N1: 1 << 62, Rank: 1},                  // as did n1·n2
+		{Kind: synth.Sensing, N1: 100000, Rank: 1},                     // the default m's sensing matrices do not fit
+		{Kind: synth.Completion, N1: math.MaxInt64, Rank: 1, P: 1e-30}, // beyond int32 indices
 	} {
 		_, err := synth.New(c)
 		var ie *scaledsm.InputError
@@ -192,6 +196,7 @@ func TestRejects(t *testing.T) {
 		{Kappa: 1, PS: 0.5, SNR: math.Inf(1)},
 		{Kappa: 1, PS: -0.01, SNR: math.Inf(1)},
 		{Kappa: 1, SNR: math.NaN()},
+		{Kappa: 1e308, SNR: math.Inf(1)}, // finite, and X* of NaNs
 	} {
 		_, err := d.Instance(s)
 		var ie *scaledsm.InputError

@@ -116,7 +116,7 @@ func (p *synthFlags) config() (*synthetic, error) {
 		if set["n2"] {
 			n2 = p.n2
 		}
-		c.P = min(1, float64(synth.DefaultM(p.n, n2, p.r))/(float64(p.n)*float64(n2)))
+		c.P = min(1, synth.DefaultM(p.n, n2, p.r)/(float64(p.n)*float64(n2)))
 	case set["p"]:
 		c.P = p.p
 	}
