@@ -129,8 +129,14 @@ func TestSolveEntriesSynthetic(t *testing.T) {
 	if rep["method"] != d.Method.String() || rep["step"] != fmt.Sprint(d.Step) {
 		t.Errorf("default method %v, step %v; want %v, %v", rep["method"], rep["step"], d.Method, d.Step)
 	}
-	if p := rep["p"].(float64); p != float64(synth.DefaultM(30, 30, 2))/900 {
+	if p := rep["p"].(float64); p != synth.DefaultM(30, 30, 2)/900 {
 		t.Errorf("default p = %v, want 4(n1+n2)r/(n1 n2)", p)
+	}
+	// --eta alone sets the model's constant step's length: it was ignored
+	// for the model's default step of 0.5.
+	code, out, errs = cli(t, "solve", "--json", "--problem", "mc", "--n", "30", "--r", "2", "--iters", "3", "--eta", "0.3")
+	if rep = jsonOf(t, out); code != 0 || rep["step"] != "constant" || rep["eta"] != 0.3 {
+		t.Errorf("--eta 0.3: exit %d, step %v, eta %v; want constant, 0.3 (%s)", code, rep["step"], rep["eta"], errs)
 	}
 }
 

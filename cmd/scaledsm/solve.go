@@ -191,7 +191,7 @@ func (s *solverFlags) stepRule(method scaledsm.Method, loss scaledsm.Loss, model
 		}
 	}
 	var step scaledsm.Step
-	if modelDefaults && !set["step"] && !set["lambda"] && !set["q"] && model.Step != nil {
+	if modelDefaults && !set["step"] && !set["eta"] && !set["lambda"] && !set["q"] && model.Step != nil {
 		step, name = model.Step, fmt.Sprint(model.Step)
 	}
 	switch name {
