@@ -498,3 +498,29 @@ func TestReadParts(t *testing.T) {
 		t.Errorf("a bad line in 4 parts: %v, want %v", err, want)
 	}
 }
+
+// TestReadFull32 reads a float64 matrix as float32, and refuses an entry
+// that is finite in the file but beyond float32's range, saying so, as
+// it refuses an infinity.
+func TestReadFull32(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, y []float64) string {
+		var b bytes.Buffer
+		if err := WriteFloat64(&b, []int{2, 3}, y); err != nil {
+			t.Fatal(err)
+		}
+		return writeFile(t, dir, name, b.Bytes())
+	}
+	m, err := ReadFull32("in", write("ok.npy", []float64{1, 2, 3, 4, 5, 0.1}))
+	if err != nil || m.N1 != 2 || m.N2 != 3 || m.Y[5] != float32(0.1) {
+		t.Fatalf("ReadFull32: %+v, %v", m, err)
+	}
+	_, err = ReadFull32("in", write("big.npy", []float64{1, 2, 3, 4, -1e39, 6}))
+	if want := "entry (1, 1) is -Inf, or beyond the range of the float32 it is held in"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("-1e39: %v, want %q", err, want)
+	}
+	_, err = ReadFull32("in", write("nan.npy", []float64{1, 2, 3, 4, math.NaN(), 6}))
+	if err == nil || !strings.HasSuffix(err.Error(), "entry (1, 1) is NaN") {
+		t.Errorf("NaN: %v", err)
+	}
+}

@@ -163,8 +163,14 @@ func readRows[T Float](a *array, lo, hi int) ([]T, error) {
 	if err := ReadData(r, h, data); err != nil {
 		return nil, &FileError{Input: a.input, Path: a.path, Err: err}
 	}
+	size, _, _ := floatKind(h.Dtype)
+	wide := size == 8
 	for i, v := range data {
 		if f := float64(v); math.IsNaN(f) || math.IsInf(f, 0) {
+			if _, narrow := any(v).(float32); narrow && wide && !math.IsNaN(f) {
+				// A float64 beyond float32's range rounds to an infinity.
+				return nil, a.fail("entry %s is %v, or beyond the range of the float32 it is held in (±3.4e38)", index(lo*width+i, a.h.Shape), v)
+			}
 			return nil, a.fail("entry %s is %v", index(lo*width+i, a.h.Shape), v)
 		}
 	}

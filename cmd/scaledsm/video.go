@@ -56,8 +56,8 @@ func (v *videoFlags) check() error {
 		return badFlag("rank", v.rank, "must be at least 1")
 	case v.budget < 1:
 		return badFlag("budget", v.budget, "must be at least 1")
-	case v.sweeps < 0:
-		return badFlag("sweeps", v.sweeps, "must not be negative")
+	case v.sweeps < 1: // the library reads 0 as its default
+		return badFlag("sweeps", v.sweeps, "must be at least 1")
 	}
 	return nil
 }

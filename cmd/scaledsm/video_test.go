@@ -25,6 +25,7 @@ func TestVideoFailures(t *testing.T) {
 		{[]string{"--in", in, "--rank", "0"}, "--rank 0"},
 		{[]string{"--in", in, "--budget", "0"}, "--budget 0"},
 		{[]string{"--in", in, "--sweeps", "-1"}, "--sweeps -1"},
+		{[]string{"--in", in, "--sweeps", "0"}, "--sweeps 0: must be at least 1"}, // not the default's 10
 		{[]string{"--in", nan}, "entry (1, 1) is NaN"},
 		{[]string{"--in", filepath.Join(dir, "L_star.npy"), "--out", dir, "--rank", "3"}, "--rank 3"},
 	}

@@ -177,7 +177,8 @@ def test_separate_is_the_video_command(cli, tmp_path):
 @pytest.mark.parametrize("args,text", [
     (dict(rank=0), "rank=0: must be at least 1"),
     (dict(budget=0), "budget=0: must be at least 1"),
-    (dict(sweeps=-1), "sweeps=-1: must not be negative"),
+    (dict(sweeps=-1), "sweeps=-1: must be at least 1"),
+    (dict(sweeps=0), "sweeps=0: must be at least 1"),  # not the default's 10
     (dict(rank=61), "rank=61: must lie in [1, min(n1, n2)] = [1, 60]"),
 ])
 def test_separate_errors(args, text):
