@@ -46,7 +46,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	if err := useKernel(*kernelName); err != nil {
 		return err
 	}
-	if c.Iters < 0 {
+	if c.Iters < 0 || c.Iters == 0 && setFlags(fs)["iters"] { // 0 given is not the default
 		return badFlag("iters", c.Iters, "must be positive")
 	}
 	if *child != "" {

@@ -21,10 +21,12 @@ import (
 type figureFlags struct {
 	out  string
 	seed uint64
-	n, r int
+	n, r int // 0: the paper's
+	fs   *flag.FlagSet
 }
 
 func (f *figureFlags) register(fs *flag.FlagSet) {
+	f.fs = fs
 	fs.StringVar(&f.out, "out", "", "directory to write the CSVs, the panels (PNG and SVG) and index.html to (required; created if missing)")
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of every random draw")
 	fs.IntVar(&f.n, "n", 0, "run at this n instead of the paper's 100, for a quick look (m stays 8nr)")
@@ -37,9 +39,9 @@ func (f *figureFlags) check(figs []*experiment.Figure) error {
 	switch {
 	case f.out == "":
 		return usageError{"--out is required: the directory to write the figures and index.html to"}
-	case f.n < 0:
+	case f.n < 0 || f.n == 0 && setFlags(f.fs)["n"]: // 0 given is not the paper's size
 		return badFlag("n", f.n, "must be positive (leave it out for the paper's size)")
-	case f.r < 0:
+	case f.r < 0 || f.r == 0 && setFlags(f.fs)["r"]:
 		return badFlag("r", f.r, "must be positive (leave it out for the paper's rank)")
 	}
 	for _, fig := range figs {

@@ -142,6 +142,8 @@ func TestFigureBadArguments(t *testing.T) {
 		{[]string{"figure", "1", "--out", filepath.Join(file, "sub")}, "--out " + filepath.Join(file, "sub") + ": cannot mkdir: not a directory"},
 		{[]string{"reproduce", "--out", file}, "--out " + file + ": cannot"},
 		{[]string{"figure", "1", "--out", tmp, "--n", "-4"}, "--n -4: must be positive"},
+		{[]string{"figure", "1", "--out", tmp, "--n", "0"}, "--n 0: must be positive"}, // not the paper's size
+		{[]string{"figure", "1", "--out", tmp, "--r", "0"}, "--r 0: must be positive"},
 		{[]string{"figure", "1", "--out", tmp, "--r", "-1"}, "--r -1: must be positive"},
 		{[]string{"report"}, "--out is required"},
 		{[]string{"report", "--out", filepath.Join(tmp, "none")}, "--out " + filepath.Join(tmp, "none") + ": not a directory"},
