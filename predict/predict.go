@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -229,6 +230,11 @@ func readFactor(dir, name string) (*mat.Dense, error) {
 	}
 	if len(shape) != 2 || shape[0] == 0 || shape[1] == 0 {
 		return nil, &LoadError{dir, fmt.Errorf("%s has shape %s, want a factor (n, r)", name, dataio.ShapeString(shape))}
+	}
+	for k, v := range data { // a prediction of it would be NaN, not a number
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, &LoadError{dir, fmt.Errorf("%s: entry (%d, %d) is %v", name, k/shape[1], k%shape[1], v)}
+		}
 	}
 	return mat.NewDense(shape[0], shape[1], data), nil
 }

@@ -3,6 +3,7 @@ package predict
 import (
 	"bytes"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -73,6 +74,19 @@ func TestLoadErrors(t *testing.T) {
 	}
 	if _, err := Load(t.TempDir()); !errors.As(err, &le) || !strings.Contains(err.Error(), "L.npy: ") {
 		t.Errorf("no factors: %v", err)
+	}
+	// A factor not finite (a fit that failed) is refused by its entry,
+	// not turned into predictions of NaN.
+	nan := save(t, nil, nil)
+	var b bytes.Buffer
+	if err := dataio.WriteFloat64(&b, []int{2, 2}, []float64{1, 0, math.NaN(), 10}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(nan, "R.npy"), b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(nan); !errors.As(err, &le) || !strings.Contains(err.Error(), "R.npy: entry (1, 0) is NaN") {
+		t.Errorf("a NaN in R: %v", err)
 	}
 }
 
