@@ -37,7 +37,7 @@ var commands []command
 
 func init() {
 	commands = []command{
-		{"demo", "recover a matrix from corrupted measurements and show how", runDemo},
+		{"demo", "recover a matrix from corrupted measurements, ScaledSM beside VanillaSM, in the terminal", runDemo},
 		{"solve", "recover a matrix from a synthetic problem or from NumPy files", runSolve},
 		{"background", "write a video's foreground masks frame by frame (background subtraction)", runBackground},
 		{"video", "separate a large matrix (a video: pixels × frames) into a low-rank background and a foreground", runVideo},
@@ -87,7 +87,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, versionLine())
 		return exitOK
 	case "help", "-h", "--help", "-help":
-		if len(args) == 1 {
+		if len(args) == 1 || args[1] == "help" {
 			usage(stdout)
 			return exitOK
 		}

@@ -284,6 +284,9 @@ func TestHelpAndUnknownCommand(t *testing.T) {
 	if code, out, _ := cli(t, "help", "solve"); code != 0 || out != help {
 		t.Errorf("help solve: exit %d, output differs from solve --help:\n%s", code, out)
 	}
+	if code, out, _ := cli(t, "help", "help"); code != 0 || !strings.Contains(out, "solve") {
+		t.Errorf("help help: exit %d, output %q", code, out)
+	}
 	if code, _, errs := cli(t, "help", "frob"); code != 2 || !strings.Contains(errs, "unknown command \"frob\"") {
 		t.Errorf("help frob: exit %d, stderr %q", code, errs)
 	}

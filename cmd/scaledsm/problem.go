@@ -73,7 +73,7 @@ func (p *synthFlags) register(fs *flag.FlagSet) {
 	p.fs = fs
 	fs.StringVar(&p.problem, "problem", "qs", "measurement model: ms (matrix sensing, X = L Rᵀ), qs (quadratic sampling, X = L Lᵀ),\nmc (matrix completion: entries of X = L Rᵀ, each seen with probability --p) or rpca (robust PCA: every entry)")
 	fs.IntVar(&p.n, "n", 100, "rows n1 of X* (and columns, unless --n2 is given)")
-	fs.IntVar(&p.n2, "n2", 0, "columns n2 of X* (default n; sensing only)")
+	fs.IntVar(&p.n2, "n2", 0, "columns n2 of X* (default n; not for quadratic sampling, whose X* is n×n)")
 	fs.IntVar(&p.r, "r", 5, "rank r of X*")
 	fs.IntVar(&p.m, "m", 0, "number of measurements (default 4(n1+n2)r, the paper's 8nr when square; not for mc, rpca)")
 	fs.Float64Var(&p.p, "p", 0, "mc: the probability that an entry is observed, in (0, 1] (default 4(n1+n2)r/(n1·n2), as many\nentries in expectation as the paper's measurements, at most 1)")

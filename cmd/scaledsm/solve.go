@@ -818,7 +818,7 @@ func solveUsage(fs *flag.FlagSet, synopsis string) func() {
 		})
 		fmt.Fprint(w, "\nExit status: 0 done (converged, stationary, plateau; an iteration limit, a stall or a\n"+
 			"partial recovery warns on stderr), 1 the solve failed (diverged or singular), 2 bad input or not enough\n"+
-			"memory, 3 an output could not be written (the earlier files are kept), 130\n"+
+			"memory, 3 an output could not be written (none of this run's files is; those already there are kept), 130\n"+
 			"interrupted by SIGINT, 143 by SIGTERM.\n")
 	}
 }
