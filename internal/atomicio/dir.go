@@ -38,6 +38,9 @@ var ErrInterrupted = errors.New("interrupted")
 // ErrInterrupted, and dir is left as it was.
 func WriteDir(ctx context.Context, dir string, files []File, others []string) error {
 	dir = filepath.Clean(dir)
+	if filepath.Dir(dir) == dir { // no directory beside it to write the set in first
+		return fmt.Errorf("is the root of its file system: give a directory below it")
+	}
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"strings"
 	"os"
 	"path/filepath"
 	"slices"
@@ -51,5 +52,15 @@ func TestWriteDir(t *testing.T) {
 	}
 	if got, want := names(), []string{"set", "set/a", "set/c", "set/meta"}; !slices.Equal(got, want) {
 		t.Errorf("after an interrupt: %v, want %v", got, want)
+	}
+}
+
+// TestWriteDirRoot: a file system's root has no directory beside it to
+// write a set into first; it is refused in words, not by MkdirTemp's
+// pattern error.
+func TestWriteDirRoot(t *testing.T) {
+	err := WriteDir(context.Background(), "/", []File{{"a", func(io.Writer) error { return nil }}}, nil)
+	if err == nil || !strings.Contains(err.Error(), "root of its file system") {
+		t.Errorf("WriteDir(/): %v", err)
 	}
 }
