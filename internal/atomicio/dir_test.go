@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"io"
-	"strings"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
