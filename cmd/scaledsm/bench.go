@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"strings"
 	"time"
 
@@ -48,6 +49,11 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	}
 	if c.Iters < 0 || c.Iters == 0 && setFlags(fs)["iters"] { // 0 given is not the default
 		return badFlag("iters", c.Iters, "must be positive")
+	}
+	if c.Membw != "" { // before the first case, not after it
+		if _, err := exec.LookPath(c.Membw); err != nil {
+			return badFlag("membw", c.Membw, "cannot run it: "+unwrapPath(err).Error())
+		}
 	}
 	if *child != "" {
 		res, err := bench.RunCase(*child, bench.Options{Quick: c.Quick, Iters: c.Iters, MembwGBs: *membwGBs})

@@ -189,6 +189,7 @@ func TestBenchBadFlags(t *testing.T) {
 		{[]string{"--cases", "sensing-f64,fft"}, `--cases sensing-f64,fft: unknown case "fft"`},
 		{[]string{"--iters", "-1"}, "--iters -1"},
 		{[]string{"--iters", "0"}, "--iters 0: must be positive"}, // not the default
+		{[]string{"--quick", "--cases", "quadratic", "--membw", "/nonexistent/membw"}, "--membw /nonexistent/membw: cannot run it"},
 		{[]string{"--kernel", "neon"}, "--kernel neon"},
 	} {
 		code, _, errs := cli(t, append([]string{"bench"}, c.args...)...)

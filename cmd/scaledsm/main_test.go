@@ -338,6 +338,10 @@ func TestTable1Command(t *testing.T) {
 	if !strings.Contains(out, string(md)) || !strings.Contains(out, "exponent of κ") {
 		t.Errorf("printed table differs from table1.md:\n%s", out)
 	}
+	plainFile := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(plainFile, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		args []string
 		want string
@@ -346,6 +350,7 @@ func TestTable1Command(t *testing.T) {
 		{[]string{"--out", dir, "--n", "0"}, "--n 0"},
 		{[]string{"--out", dir, "--r", "50"}, "--r 50"},
 		{[]string{"--out", dir, "--iters", "0"}, "--iters 0"},
+		{[]string{"--quick", "--out", filepath.Join(plainFile, "sub")}, "--out "}, // below a file: bad input, exit 2 as elsewhere
 	} {
 		code, _, errs := cli(t, append([]string{"table1"}, c.args...)...)
 		if code != 2 || !strings.Contains(errs, c.want) {

@@ -50,7 +50,10 @@ func runTable1(args []string, stdout, stderr io.Writer) error {
 		return badFlag("iters", cfg.MaxIter, "must be positive")
 	}
 	if err := os.MkdirAll(*out, 0o755); err != nil {
-		return fmt.Errorf("--out: %w", err)
+		return badFlag("out", *out, unwrapPath(err).Error())
+	}
+	if err := probe(*out); err != nil {
+		return badFlag("out", *out, "cannot write there: "+unwrapPath(err).Error())
 	}
 
 	total := 2 * (2*len(cfg.Kappas)*len(experiment.Table1Methods) + len(cfg.Sweep))
