@@ -577,6 +577,14 @@ func (c *solveCmd) load(ctx context.Context, src source, settings *completion.Se
 	if err := fitRank(ld, c.ff.rank, settings.Settings); err != nil {
 		return nil, err
 	}
+	setPhase("initializing")
+	if err := c.sf.complete(ctx, &settings.Settings, ld); err != nil {
+		if ctx.Err() != nil {
+			return nil, exitError{errors.New("interrupted while initializing; nothing written"), exitInterrupted}
+		}
+		return nil, inputFlag(inputFlag(inputFlag(err, solverInputs), startInputs), src.inputs())
+	}
+	// The warnings once the settings are known good: bad input is one line.
 	if rank0() {
 		warnRank(c.stderr, ld)
 		if c.of.out == "" && !synthetic && !c.of.json {
@@ -586,13 +594,6 @@ func (c *solveCmd) load(ctx context.Context, src source, settings *completion.Se
 	if e := ld.entries; e != nil && (e.json.EmptyRows > 0 || e.json.EmptyCols > 0) {
 		fmt.Fprintf(c.stderr, "scaledsm solve: warning: %d rows and %d columns have no entry to fit; their factors stay at zero, and their entries are not recovered\n",
 			e.json.EmptyRows, e.json.EmptyCols)
-	}
-	setPhase("initializing")
-	if err := c.sf.complete(ctx, &settings.Settings, ld); err != nil {
-		if ctx.Err() != nil {
-			return nil, exitError{errors.New("interrupted while initializing; nothing written"), exitInterrupted}
-		}
-		return nil, inputFlag(inputFlag(inputFlag(err, solverInputs), startInputs), src.inputs())
 	}
 	if src.entries() {
 		debug.FreeOSMemory() // the initialization's buffers, before the run's

@@ -461,6 +461,12 @@ func TestSolveFilesBadInput(t *testing.T) {
 		noTemporaries(t, data)
 	}
 
+	// Without --out, bad input is still one line: the warning that the
+	// factors will not be written comes once the settings are good.
+	if code, _, stderr := cli(t, append([]string{"solve"}, base("--init", "convex")...)...); code != 2 || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "--init convex") {
+		t.Errorf("--init convex without --out: exit %d, stderr %q; want one line", code, stderr)
+	}
+
 	// --out problems, and an existing --out left as it was.
 	existing := filepath.Join(dir, "existing")
 	os.Mkdir(existing, 0o755)
