@@ -144,7 +144,7 @@ func newFold(m *Model, r Ratings) *fold {
 			at[u], heldBefore[u] = pos, len(row)
 		}
 		if j, ok := at[u][int32(i)]; ok {
-			if j < heldBefore[u] {
+			if j < heldBefore[u] && !row[j].fresh { // the model's, replaced once however often rated
 				f.report.Replaced++
 			}
 			row[j].v, row[j].fresh = float32(r.Values[k]), true

@@ -108,6 +108,12 @@ func TestFoldInRows(t *testing.T) {
 			t.Errorf("%d workers: rows differ from one worker's", workers)
 		}
 	}
+	// The pair rated twice in one batch: the later rating is the one
+	// held, and the model's rating was replaced once.
+	twice := Ratings{Users: []int64{m.Users[u], m.Users[u]}, Items: []int64{m.Items[m.Seen.Item(k)], m.Items[m.Seen.Item(k)]}, Values: []float64{1, 5}}
+	if out, rep, err := m.FoldIn(ctx, twice, 1); err != nil || rep.Replaced != 1 || out.Seen.Value(out.Seen.Start[u]) != 5 {
+		t.Errorf("a pair twice in a batch: %v, report %+v", err, rep)
+	}
 	out := first
 	for j, v := range m.Lists.P.RawRowView(u) {
 		if g := out.Lists.P.At(u, j); math.Abs(g-v) > 1e-10*(1+math.Abs(v)) {
