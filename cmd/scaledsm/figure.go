@@ -211,10 +211,11 @@ run separately or elsewhere.`, stdout)
 	}
 	results, errs := experiment.LoadDir(*out)
 	st, serrs := experiment.LoadStudies(*out)
-	for _, err := range append(errs, serrs...) {
-		fmt.Fprintf(stderr, "scaledsm report: left out of the report: %v\n", err)
-	}
+	left := append(errs, serrs...)
 	if len(results) == 0 && st.Completion == nil && st.Image == nil && st.OverSpec == nil {
+		if len(left) > 0 { // one line: what was there could not be read
+			return exitError{fmt.Errorf("--out %s: holds no figure that can be read: %v", *out, left[0]), exitBadInput}
+		}
 		return exitError{fmt.Errorf("--out %s: holds no figure (figureN.json and figureN.csv, as \"scaledsm figure\" and \"reproduce\" write them)", *out), exitBadInput}
 	}
 	for _, res := range results {
@@ -269,7 +270,8 @@ func printFigure(w io.Writer, res *experiment.Result, written []string) {
 	fmt.Fprintf(w, "  %d of %d claims hold\n", holds, len(vs))
 }
 
-// writeReport rewrites index.html from every figure recorded in dir.
+// writeReport rewrites index.html from every figure recorded in dir,
+// and says on stderr which it left out.
 func writeReport(dir string, stdout, stderr io.Writer) error {
 	results, errs := experiment.LoadDir(dir)
 	st, serrs := experiment.LoadStudies(dir)

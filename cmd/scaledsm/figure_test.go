@@ -176,6 +176,11 @@ func TestFigureBadArguments(t *testing.T) {
 	if code, _, errs := cli(t, "report", "--out", empty); code != 2 || !strings.Contains(errs, "holds no figure") || strings.Count(errs, "\n") != 1 {
 		t.Errorf("report on an empty directory: exit %d, stderr %q", code, errs)
 	}
+	// Nor is one whose only figure cannot be read: said once, in one line.
+	os.WriteFile(filepath.Join(empty, "figure2.json"), []byte("{}"), 0o644)
+	if code, _, errs := cli(t, "report", "--out", empty); code != 2 || !strings.Contains(errs, "holds no figure that can be read: figure 2") || strings.Count(errs, "\n") != 1 {
+		t.Errorf("report on an unreadable figure: exit %d, stderr %q", code, errs)
+	}
 }
 
 func TestProgressBarQuietWhenNotATerminal(t *testing.T) {
