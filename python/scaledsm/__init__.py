@@ -37,17 +37,17 @@ forked after the library was loaded raises RuntimeError instead of hanging.
 
 import ctypes
 import json
-import operator
+import os
 import re
 import sys
 import warnings
 
 import numpy as np
 
-from . import _native
+from . import _check, _native
 from ._call import interruptible
 from .background import BackgroundSubtractor
-from .recommender import Recommender
+from .recommender import LABELS, Recommender, _encode, _load_labels
 
 __all__ = ["solve_sensing", "solve_quadratic", "complete", "rpca", "separate", "predict", "Result", "Interrupted", "Recommender", "BackgroundSubtractor"]
 
@@ -130,12 +130,18 @@ class Interrupted(KeyboardInterrupt):
 def _array(x, name, dtypes=(np.float64,)):
     """Returns x as a C-ordered array of one of dtypes, without a copy when it
     already is one; other real types are converted to the first."""
+    _not_masked(x, name)
     a = np.asarray(x)
     if a.dtype.kind not in "fiu" or a.dtype.kind == "f" and a.dtype.itemsize > 8:
         raise ValueError("%s: dtype %s, want real numbers (float64%s)" % (
             name, a.dtype, " or float32" if np.float32 in dtypes else ""))
     dtype = a.dtype if any(a.dtype == np.dtype(d) and a.dtype.isnative for d in dtypes) else dtypes[0]
     return np.ascontiguousarray(a, dtype=dtype)
+
+
+def _not_masked(x, name):
+    if isinstance(x, np.ma.MaskedArray):
+        raise TypeError("%s: masked arrays are not supported (the mask would be dropped); give the observed entries alone" % name)
 
 
 def _indices(x, name, bound):
@@ -147,20 +153,16 @@ def _indices(x, name, bound):
     if a.dtype == np.int32 and a.dtype.isnative:
         return np.ascontiguousarray(a)
     if a.size and (a.min() < np.iinfo(np.int32).min or a.max() > np.iinfo(np.int32).max):
-        k = int(np.flatnonzero((a < 0) | (a >= bound))[0])
-        raise ValueError("scaledsm: entries: %s %d of entry %d lies outside the matrix" % (name[:-1], a[k], k))
+        outside = np.flatnonzero((a < 0) | (a >= bound))
+        if len(outside):
+            k = int(outside[0])
+            raise ValueError("scaledsm: entries: %s %d of entry %d lies outside the matrix" % (name[:-1], a[k], k))
+        k = int(np.flatnonzero(a > np.iinfo(np.int32).max)[0])
+        raise ValueError("%s: index %d of entry %d is beyond 2**31 - 1, the largest index the library takes" % (name, a[k], k))
     return np.ascontiguousarray(a, dtype=np.int32)
 
 
-def _shape(v, name):
-    if not isinstance(v, tuple) or len(v) != 2:
-        try:
-            v = tuple(v)
-        except TypeError:
-            raise ValueError("%s: %r, want (n1, n2)" % (name, v)) from None
-        if len(v) != 2:
-            raise ValueError("%s: %r, want (n1, n2)" % (name, v))
-    return tuple(operator.index(n) for n in v)
+_shape = _check.shape
 
 
 _FLAGS = {"method": "method", "loss": "loss", "step": "step", "eta": "eta", "lam": "lambda",
@@ -196,23 +198,43 @@ def _settings(function, settings):
     return settings
 
 
-def _args(rank, settings):
+# The settings' types, as the command's flags take them: a string is the
+# flag's text, which the command checks; other values are checked here.
+_STRINGS = ("method", "loss", "step", "init")
+_INTEGERS = ("iters", "init_seed")
+_BOOLEANS = ("restart", "polish")
+
+
+def _setting(key, value):
+    """The command-line value of the setting key."""
+    if key in _BOOLEANS:
+        return str(_check.boolean(key, value)).lower()
+    if isinstance(value, str):
+        return value
+    if key in _STRINGS:
+        raise TypeError("%s=%r: want a string" % (key, value))
+    if key in _INTEGERS:
+        return str(_check.integer(key, value))
+    return repr(_check.real(key, value))
+
+
+def _rank(rank):
     if isinstance(rank, str):
         if rank != "auto":
             raise ValueError("rank=%r: want a positive integer or 'auto'" % (rank,))
-        args = ["--rank", "auto"]
-    else:
-        args = ["--rank", str(operator.index(rank))]
+        return "auto"
+    return str(_check.integer("rank", rank, "a positive integer or 'auto'"))
+
+
+def _args(rank, settings):
+    args = ["--rank", _rank(rank)]
     for key, value in settings.items():
         if value is None:
             continue
-        if isinstance(value, bool):
-            args.append("--%s=%s" % (_FLAGS[key], str(value).lower()))  # a flag of Go's: one argument
-            continue
-        args += ["--" + _FLAGS[key], str(value)]
+        args.append("--%s=%s" % (_FLAGS[key], _setting(key, value)))  # one argument: a value may start with '-'
     for a in args:
         if "\0" in a:
-            raise ValueError("--%s: contains a NUL character" % a)
+            raise ValueError("%s: contains a NUL character" % python_terms(a.split("=")[0]))
     return "\0".join(args).encode() + b"\0"
 
 
@@ -376,6 +398,11 @@ def rpca(Y, rank, *, truth=None, **settings):
     of `scaledsm solve`. The same as complete() on Y's entries that are not
     NaN, with the same bits."""
     settings = _settings("rpca", settings)
+    if isinstance(Y, np.ma.MaskedArray):
+        # A masked entry is a missing one, as NaN marks it.
+        mask = np.ma.getmaskarray(Y)
+        Y = np.array(np.ma.getdata(Y), dtype=np.float64 if Y.dtype.kind != "f" else None)
+        Y[mask] = np.nan
     Y = np.asarray(Y)
     if Y.ndim != 2:
         raise ValueError("Y: shape %s, want a matrix (n1, n2)" % (Y.shape,))
@@ -409,15 +436,16 @@ def separate(Y, rank=2, *, budget=None, sweeps=None):
     L @ R.T, the foreground Y - L @ R.T) and the summary of `scaledsm video
     --json` (stride, sample_rows, sample, sweeps, abs_residual,
     fit_fraction: the entries fitted to 1e-6 of their scale, seconds)."""
+    _not_masked(Y, "Y")
     Y = np.ascontiguousarray(Y, dtype=np.float32)
     if Y.ndim != 2:
         raise ValueError("Y: shape %s, want a matrix (n1, n2)" % (Y.shape,))
     n1, n2 = Y.shape
-    args = ["--rank", str(operator.index(rank))]
+    args = ["--rank", str(_check.integer("rank", rank))]
     if budget is not None:
-        args += ["--budget", str(operator.index(budget))]
+        args += ["--budget", str(_check.integer("budget", budget))]
     if sweeps is not None:
-        args += ["--sweeps", str(operator.index(sweeps))]
+        args += ["--sweeps", str(_check.integer("sweeps", sweeps))]
     res = _solve(_native.SAMPLED, n1 * n2, n1, n2, rank, {}, a=Y,
                  args="\0".join(args).encode() + b"\0")
     res.summary["problem"] = "sampled"
@@ -430,10 +458,11 @@ def predict(directory, rows, cols):
     ids, cols item ids; an unseen one is predicted from the biases), or
     entries of X = L Rᵀ (row and column indices, or their ids when the
     directory holds row_ids.npy and col_ids.npy). Returns a float64 array,
-    the predictions of the `predict` command to the bit."""
-    rows = np.ascontiguousarray(rows, dtype=np.int64)
-    cols = np.ascontiguousarray(cols, dtype=np.int64)
-    if rows.ndim != 1 or rows.shape != cols.shape:
+    the predictions of the `predict` command to the bit. A recommender
+    saved with string ids (user_labels.npy, item_labels.npy) takes them as
+    Recommender.load(directory).predict does."""
+    rows, cols = _pair_ids(directory, rows, "rows", 0), _pair_ids(directory, cols, "cols", 1)
+    if rows.shape != cols.shape:
         raise ValueError("rows and cols: shapes %s and %s, want one of each per pair" % (rows.shape, cols.shape))
     lib = _native.library()
     out = np.empty(len(rows))
@@ -446,3 +475,12 @@ def predict(directory, rows, cols):
     if code != 0:
         raise ValueError("scaledsm: " + msg.value.decode("utf-8", "replace"))
     return out
+
+
+def _pair_ids(directory, ids, name, side):
+    """The ids of one side of predict's pairs as the int64 ids the saved
+    model holds: integer ids as they are, string ids through the labels
+    that Recommender.save wrote for them."""
+    path = os.path.join(os.fsdecode(directory), LABELS[side])
+    labels = _load_labels(path) if os.path.exists(path) else None
+    return _encode(ids, name, None, labels)[0]

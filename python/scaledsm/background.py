@@ -18,11 +18,14 @@ import json
 
 import numpy as np
 
-from . import _native
+from . import _check, _native
 
 __all__ = ["BackgroundSubtractor"]
 
 _PARAMS = ("learn", "rank", "threshold", "min_contrast", "max_contrast", "median", "rate", "absorb", "keep_holes", "color")
+_CHECK = {"learn": _check.integer, "rank": _check.integer, "median": _check.integer, "absorb": _check.integer,
+          "threshold": _check.real, "min_contrast": _check.real, "max_contrast": _check.real, "rate": _check.real,
+          "keep_holes": _check.boolean, "color": _check.boolean}
 
 
 class BackgroundSubtractor:
@@ -66,12 +69,11 @@ class BackgroundSubtractor:
         args = ", ".join("%s=%r" % (p, getattr(self, p)) for p in _PARAMS if getattr(self, p) not in (None, False))
         return "BackgroundSubtractor(%s)" % args
 
-    def _start(self, shape):
-        settings = {}
-        for p in _PARAMS:
-            v = getattr(self, p)
-            if v is not None:
-                settings[p] = bool(v) if p in ("keep_holes", "color") else v
+    def _settings(self):
+        """The parameters that are not None, checked for their types."""
+        return {p: _CHECK[p](p, getattr(self, p)) for p in _PARAMS if getattr(self, p) is not None}
+
+    def _start(self, shape, settings):
         js = json.dumps(settings).encode()
         lib = _native.library()
         code, msg = ctypes.c_int32(0), ctypes.create_string_buffer(2048)
@@ -82,15 +84,17 @@ class BackgroundSubtractor:
 
     def apply(self, image, fgmask=None, learningRate=-1):
         """Returns the mask of the next frame (H x W gray, or H x W x 3 BGR as
-        OpenCV reads it, uint8 or float in [0, 1]): uint8, 0 background, 255
+        OpenCV reads it, uint8 or float in [0, 1]; other dtypes are
+        refused, as floats beyond [0, 1]): uint8, 0 background, 255
         foreground; all zeros while the background is learned. fgmask, when
         given, receives the mask too. learningRate must be -1 (the rate
         keyword sets how fast the background follows)."""
         if learningRate != -1:
             raise ValueError("learningRate=%r: set the rate keyword of BackgroundSubtractor instead" % (learningRate,))
+        settings = self._settings() if self._handle == 0 else None
         frame = _rgb(image) if self.color else _gray(image)
         if self._handle == 0:
-            self._start(frame.shape[:2])
+            self._start(frame.shape[:2], settings)
         elif frame.shape[:2] != self._shape:
             raise ValueError("image: frame %d is %dx%d, the first was %dx%d" % (self._frames, frame.shape[1], frame.shape[0],
                                                                              self._shape[1], self._shape[0]))
@@ -157,20 +161,34 @@ class BackgroundSubtractor:
         if h and _native._lib:
             _native._lib.scaledsm_bg_release(h)
 
+    __reduce_ex__ = _check.no_copy("BackgroundSubtractor", "start a new one and apply the frames again")
+
+
+def _frame(image):
+    """The frame as an array of uint8, or of floats in [0, 1] (OpenCV's
+    float images), which it checks."""
+    a = np.asarray(image)
+    if a.dtype.kind == "f":
+        if not np.all(np.isfinite(a)):
+            raise ValueError("image: not finite")
+        if a.size and (a.min() < 0 or a.max() > 1):
+            bad = a.max() if a.max() > 1 else a.min()
+            raise ValueError("image: float values must lie in [0, 1], as OpenCV's float images; got %s %s" % (
+                "max" if bad > 1 else "min", bad))
+    elif a.dtype != np.uint8:
+        raise TypeError("image: dtype %s: want uint8, or floats in [0, 1]" % a.dtype)
+    return a
+
 
 def _rgb(image):
     """The frame as C-ordered uint8 R, G, B from OpenCV's H x W x 3 BGR
     (floats in [0, 1] scaled to 255)."""
-    a = np.asarray(image)
+    a = _frame(image)
     if a.ndim != 3 or a.shape[2] not in (3, 4):
         raise ValueError("image: color=True wants H x W x 3 BGR frames, got shape %s" % (a.shape,))
     a = a[..., 2::-1]
     if a.dtype != np.uint8:
-        a = np.asarray(a, np.float64)
-        if not np.all(np.isfinite(a)):
-            raise ValueError("image: not finite")
-        if a.max(initial=0) <= 1:
-            a = a * 255
+        a = np.asarray(a, np.float64) * 255
         a = np.clip(np.rint(a), 0, 255).astype(np.uint8)
     return np.ascontiguousarray(a)
 
@@ -178,7 +196,7 @@ def _rgb(image):
 def _gray(image):
     """The frame as C-ordered uint8 gray: BGR weighted as OpenCV's gray
     (0.114 B + 0.587 G + 0.299 R), floats in [0, 1] scaled to 255."""
-    a = np.asarray(image)
+    a = _frame(image)
     floats = a.dtype.kind == "f"
     if a.ndim == 3 and a.shape[2] in (3, 4):
         a = a[..., :3].astype(np.float64) @ np.array([0.114, 0.587, 0.299])
@@ -188,9 +206,7 @@ def _gray(image):
         raise ValueError("image: want H x W gray or H x W x 3 BGR, got shape %s" % (np.asarray(image).shape,))
     if a.dtype != np.uint8:
         a = np.asarray(a, np.float64)
-        if not np.all(np.isfinite(a)):
-            raise ValueError("image: not finite")
-        if floats and a.max(initial=0) <= 1:
+        if floats:
             a = a * 255
         a = np.clip(np.rint(a), 0, 255).astype(np.uint8)
     return np.ascontiguousarray(a)

@@ -25,7 +25,7 @@ import os
 
 import numpy as np
 
-from . import _native
+from . import _check, _native
 from ._call import interruptible
 
 __all__ = ["Recommender"]
@@ -57,7 +57,9 @@ class Recommender:
 
     After fit: mean_, min_, max_, user_ids_, item_ids_, user_bias_,
     item_bias_, L_, R_, rank_ (the rank chosen), info_ (how the model was
-    fitted: a dict with the validation's candidates).
+    fitted: a dict with the validation's candidates). A fitted model lives
+    in Go's memory: it cannot be pickled or copied (save() and load() it);
+    it takes ids of the kind it was fitted with, integers or strings.
     """
 
     def __init__(self, method="bayes", rank="auto", sweeps="auto", nu=6.0, validation=0.05,
@@ -92,62 +94,69 @@ class Recommender:
     # --- fitting ------------------------------------------------------------
 
     def _settings(self):
-        def auto(name, value, kind):
+        def auto(name, value, check, want):
             if isinstance(value, str):
                 if value != "auto":
-                    raise ValueError("%s=%r: want %s or 'auto'" % (name, value, kind))
+                    raise ValueError("%s=%r: want %s or 'auto'" % (name, value, want))
                 return 0
-            if isinstance(value, bool) or not isinstance(value, numbers.Real):
-                raise TypeError("%s=%r: want %s or 'auto'" % (name, value, kind))
-            return value
+            v = check(name, value, want + " or 'auto'")
+            if not v > 0:  # 0 is Go's 'auto': given, it would be taken for it
+                raise ValueError("%s=%r: want %s or 'auto'" % (name, value, want))
+            return v
 
-        rank = auto("rank", self.rank, "a positive integer")
-        sweeps = auto("sweeps", self.sweeps, "a positive integer")
-        penalty = auto("penalty", self.penalty, "a positive number")
-        for name, v in (("rank", rank), ("sweeps", sweeps)):
-            if v != int(v) or v < 0 or (v == 0 and getattr(self, name) != "auto"):
-                raise ValueError("%s=%r: want a positive integer or 'auto'" % (name, getattr(self, name)))
+        rank = auto("rank", self.rank, _check.integer, "a positive integer")
+        sweeps = auto("sweeps", self.sweeps, _check.integer, "a positive integer")
+        penalty = auto("penalty", self.penalty, _check.real, "a positive number")
         if self.method not in ("bayes", "ridge"):
             raise ValueError("method=%r: want 'bayes' or 'ridge'" % (self.method,))
-        if isinstance(self.nu, bool) or not isinstance(self.nu, numbers.Real) or math.isnan(self.nu) or self.nu < 1:
-            raise ValueError("nu=%r: want a number at least 1, or math.inf" % (self.nu,))
-        if not isinstance(self.validation, numbers.Real) or not 0 < self.validation < 0.5:
+        nu = self.nu
+        if isinstance(nu, (bool, np.bool_)) or not isinstance(nu, numbers.Real):
+            raise TypeError("nu=%r: want a number at least 1, or math.inf" % (nu,))
+        if math.isnan(nu) or nu < 1:
+            raise ValueError("nu=%r: want a number at least 1, or math.inf" % (nu,))
+        validation = _check.real("validation", self.validation, "a fraction in (0, 0.5)")
+        if not 0 < validation < 0.5:
             raise ValueError("validation=%r: want a fraction in (0, 0.5)" % (self.validation,))
-        if penalty != 0 and not penalty > 0:
-            raise ValueError("penalty=%r: want a positive number or 'auto'" % (self.penalty,))
         if self.method == "bayes" and penalty != 0:
             raise ValueError("penalty=%r: applies to method='ridge'; 'bayes' learns its regularization" % (self.penalty,))
-        if self.method == "ridge" and self.nu != _DEFAULTS["nu"] and not math.isinf(self.nu):
-            raise ValueError("nu=%r: applies to method='bayes'; 'ridge' is least squares" % (self.nu,))
-        seed = self.seed
-        if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or not 0 <= seed < 2**64:
-            raise ValueError("seed=%r: want an integer in [0, 2**64)" % (seed,))
-        if not isinstance(self.lists, bool):
-            raise TypeError("lists=%r: want True or False" % (self.lists,))
-        return {"method": self.method, "rank": int(rank), "sweeps": int(sweeps),
-                "nu": None if math.isinf(self.nu) else float(self.nu),
-                "validation": float(self.validation), "penalty": float(penalty), "lists": self.lists, "seed": int(seed)}
+        if self.method == "ridge" and nu != _DEFAULTS["nu"] and not math.isinf(nu):
+            raise ValueError("nu=%r: applies to method='bayes'; 'ridge' is least squares" % (nu,))
+        seed = _check.integer("seed", self.seed, "an integer in [0, 2**64)")
+        if not 0 <= seed < 2**64:
+            raise ValueError("seed=%r: want an integer in [0, 2**64)" % (self.seed,))
+        lists = _check.boolean("lists", self.lists)
+        return {"method": self.method, "rank": rank, "sweeps": sweeps,
+                "nu": None if math.isinf(nu) else float(nu),
+                "validation": validation, "penalty": float(penalty), "lists": lists, "seed": seed}
+
+    def _implicit(self):
+        """Refuses the parameters set away from their defaults that an
+        implicit fit, the lists alone, does not use: it takes only seed."""
+        for name in _PARAMS:
+            if name != "seed" and not _same(getattr(self, name), _DEFAULTS[name]):
+                raise ValueError("%s=%r: does not apply to implicit feedback (fit without ratings), which fits the lists "
+                                 "alone and takes only seed" % (name, getattr(self, name)))
 
     def fit(self, users, items, ratings=None, weights=None):
         """Fits the model to the ratings: ratings[k] of items[k] by users[k];
         or, without ratings, to implicit feedback (user users[k] interacted
         with items[k], weights[k] a positive weight, 1 by default): the lists
-        alone, for recommend (predict then gives the lists' score).
-        Returns self. Ctrl-C stops the fit and raises KeyboardInterrupt."""
+        alone, for recommend (predict then gives the lists' score), which
+        takes seed and no other parameter (the others must keep their
+        defaults). Returns self. Ctrl-C stops the fit and raises KeyboardInterrupt."""
         st = self._settings()
         if ratings is not None and weights is not None:
             raise ValueError("give ratings (a ratings model and its lists) or weights (implicit feedback), not both")
+        users, items = _check.ids(users, "users"), _check.ids(items, "items")
+        what = "ratings" if ratings is not None else "weights"
         if ratings is None:
+            self._implicit()
             st["implicit"] = True
-            ratings = np.ones(len(np.asarray(users))) if weights is None else weights
+            ratings = np.ones(len(users)) if weights is None else weights
         settings = json.dumps(st).encode()
-        what = "weights" if st.get("implicit") else "ratings"
-        ratings = np.asarray(ratings)
-        if ratings.ndim != 1 or ratings.dtype.kind not in "fiu":
-            raise ValueError("%s: want a vector of numbers, got shape %s dtype %s" % (what, ratings.shape, ratings.dtype))
-        ratings = np.ascontiguousarray(ratings, dtype=np.float64)
-        u, self._user_labels = _encode(users, "users", len(ratings))
-        i, self._item_labels = _encode(items, "items", len(ratings))
+        ratings = _values(ratings, what, users, items)
+        u, user_labels = _encode(users, "users", len(ratings), fitting=True)
+        i, item_labels = _encode(items, "items", len(ratings), fitting=True)
         lib = _native.library()
         code = ctypes.c_int32(0)
         msg = ctypes.create_string_buffer(2048)
@@ -168,6 +177,7 @@ class Recommender:
         if code.value != 0:
             text = msg.value.decode("utf-8", "replace")
             raise (ValueError if code.value == 2 else RuntimeError)("Recommender.fit: " + text)
+        self._user_labels, self._item_labels = user_labels, item_labels
         self._adopt(out["h"])
         return self
 
@@ -181,14 +191,12 @@ class Recommender:
         Returns self; predict and recommend then see the new rows."""
         self._check_fitted()
         implicit = self.info_["method"] == "implicit"
+        users, items = _check.ids(users, "users"), _check.ids(items, "items")
         if ratings is None:
             if not implicit:
                 raise ValueError("Recommender.partial_fit: ratings: missing (the model is of ratings)")
-            ratings = np.ones(len(np.asarray(users)))
-        ratings = np.asarray(ratings)
-        if ratings.ndim != 1 or ratings.dtype.kind not in "fiu":
-            raise ValueError("ratings: want a vector of numbers, got shape %s dtype %s" % (ratings.shape, ratings.dtype))
-        ratings = np.ascontiguousarray(ratings, dtype=np.float64)
+            ratings = np.ones(len(users))
+        ratings = _values(ratings, "ratings", users, items)
         u, ulabels = _encode(users, "users", len(ratings), self._user_labels, grow=True)
         i, ilabels = _encode(items, "items", len(ratings), self._item_labels, grow=True)
         lib = _native.library()
@@ -246,6 +254,8 @@ class Recommender:
         if h and _native._lib:
             _native._lib.scaledsm_rec_release(h)
 
+    __reduce_ex__ = _check.no_copy("Recommender", "use save() and Recommender.load()")
+
     def _check_fitted(self):
         if not getattr(self, "_handle", None):
             raise RuntimeError("this Recommender is not fitted yet: call fit first")
@@ -275,6 +285,7 @@ class Recommender:
         self._check_fitted()
         if not self.has_lists_:
             raise ValueError("Recommender.recommend: the model has no lists (fitted with lists=False): fit it again")
+        exclude_seen = _check.boolean("exclude_seen", exclude_seen)
         if cold not in ("none", "popular"):
             raise ValueError("cold=%r: want 'none' or 'popular'" % (cold,))
         if isinstance(n, bool) or not isinstance(n, numbers.Integral) or not 1 <= n <= len(self.item_ids_):
@@ -357,9 +368,15 @@ class Recommender:
             params["penalty"] = info["lambda"]
             params["nu"] = _DEFAULTS["nu"]
         rec.set_params(**params)
-        for attr, name in zip(("_user_labels", "_item_labels"), LABELS):
-            f = os.path.join(path, name)
-            setattr(rec, attr, np.load(f) if os.path.exists(f) else None)
+        for attr, name, ids, what in zip(("_user_labels", "_item_labels"), LABELS, (rec.user_ids_, rec.item_ids_), ("users", "items")):
+            f = os.path.join(os.fsdecode(path), name)
+            labels = None
+            if os.path.exists(f):
+                try:
+                    labels = _load_labels(f, len(ids), what)
+                except ValueError as e:
+                    raise ValueError("Recommender.load: %s" % e) from None
+            setattr(rec, attr, labels)
         return rec
 
 
@@ -367,33 +384,49 @@ _DEFAULTS = Recommender.__init__.__defaults__
 _DEFAULTS = dict(zip(_PARAMS, _DEFAULTS))
 
 
-def _encode(ids, name, n, labels=None, grow=False):
+def _same(value, default):
+    """Whether a parameter's value is its default (of the same kind: True
+    is not 1, 1 is not "auto")."""
+    return (isinstance(value, str) == isinstance(default, str)
+            and isinstance(value, (bool, np.bool_)) == isinstance(default, bool) and value == default)
+
+
+def _values(values, name, users, items):
+    """The ratings or weights of the pairs of users and items, as a
+    C-ordered float64 vector."""
+    a = np.asarray(values)
+    if a.ndim != 1 or a.dtype.kind not in "fiu":
+        raise ValueError("%s: want a vector of numbers, got shape %s dtype %s" % (name, a.shape, a.dtype))
+    if len(users) == len(items) != len(a):
+        raise ValueError("%s: %d values for %d pairs of users and items" % (name, len(a), len(users)))
+    return np.ascontiguousarray(a, dtype=np.float64)
+
+
+def _encode(ids, name, n, labels=None, grow=False, fitting=False):
     """Returns the ids as int64 codes for Go, and the labels of string ids.
 
     Integer ids pass as they are. String ids are coded by their position in
-    the labels (fit's sorted labels when given; an unknown label gets -1 -
-    its position among the unknown ones, which no known id has, or with
-    grow a new code after the labels', the labels returned grown)."""
-    a = np.asarray(ids)
-    if a.ndim != 1:
-        raise ValueError("%s: want a vector of ids, got shape %s" % (name, a.shape))
+    the labels: fit's sorted labels when fitting; else the model's labels
+    (an unknown label gets -1 - its position among the unknown ones, which
+    no known id has, or with grow a new code after the labels', the labels
+    returned grown). Ids of the other kind than the model's are refused."""
+    a = _check.ids(ids, name)
     if n is not None and len(a) != n:
         raise ValueError("%s: %d ids for %d ratings (or pairs)" % (name, len(a), n))
-    if labels is None:
-        if a.dtype.kind in "iu":
-            if a.dtype.kind == "u" and a.size and a.max() > np.iinfo(np.int64).max:
-                raise ValueError("%s: ids above 2**63 - 1" % name)
-            return np.ascontiguousarray(a, dtype=np.int64), None
-        if a.size == 0:
-            return np.zeros(0, dtype=np.int64), None
-        if a.dtype.kind == "O" and all(isinstance(x, numbers.Integral) and not isinstance(x, bool) for x in a):
-            return np.ascontiguousarray(a.astype(np.int64)), None
-        if a.dtype.kind not in "US" and not (a.dtype.kind == "O" and all(isinstance(x, str) for x in a)):
-            raise TypeError("%s: ids must be integers or strings, got dtype %s" % (name, a.dtype))
-        a = a.astype(str)
+    strings = a.dtype.kind == "U"
+    if fitting:
+        if not strings:
+            return a, None
         labels, codes = np.unique(a, return_inverse=True)
         return np.ascontiguousarray(codes, dtype=np.int64), labels
-    a = a.astype(str)
+    if a.size == 0:
+        return a, labels
+    if labels is None:
+        if strings:
+            raise TypeError("%s: string ids, but the model was fitted with integer ids" % name)
+        return a, None
+    if not strings:
+        raise TypeError("%s: integer ids, but the model was fitted with string ids" % name)
     index = {label: k for k, label in enumerate(labels.tolist())}
     codes = np.array([index.get(x, -1) for x in a.tolist()], dtype=np.int64)
     miss = codes < 0
@@ -405,3 +438,17 @@ def _encode(ids, name, n, labels=None, grow=False):
         return np.ascontiguousarray(codes), np.concatenate([labels, new])
     codes[miss] = -1 - np.arange(int(miss.sum()))
     return np.ascontiguousarray(codes), labels
+
+
+def _load_labels(path, count=None, what=None):
+    """The labels of a model's string ids that save wrote at path, checked
+    (count: the model's users or items, named what)."""
+    try:
+        labels = np.load(path)
+    except (OSError, ValueError, EOFError) as e:
+        raise ValueError("%s: cannot read the labels of string ids: %s" % (path, e)) from None
+    if not isinstance(labels, np.ndarray) or labels.ndim != 1 or labels.dtype.kind != "U":
+        raise ValueError("%s: not the labels of string ids (want a vector of strings)" % path)
+    if count is not None and len(labels) != count:
+        raise ValueError("%s: %d labels for the model's %d %s" % (path, len(labels), count, what))
+    return labels

@@ -212,3 +212,57 @@ def test_min_contrast_zero_is_no_floor():
         sub = scaledsm.BackgroundSubtractor(learn=20, min_contrast=mc, median=1)
         hits[mc] = sum(int((sub.apply(f) > 0).sum()) for f in frames)
     assert hits[None] == 0 and hits[0] > 0, hits
+
+
+@pytest.mark.parametrize("frame, error, text", [
+    (np.full((48, 64), 300, np.uint16), TypeError, "image: dtype uint16: want uint8, or floats in [0, 1]"),
+    (np.full((48, 64), 30, np.int16), TypeError, "image: dtype int16"),
+    (np.zeros((48, 64), bool), TypeError, "image: dtype bool"),
+    (np.zeros((48, 64), np.uint8).astype(str), TypeError, "image: dtype <U"),
+    (np.zeros((48, 64), np.uint8).astype(object), TypeError, "image: dtype object"),
+    (np.full((48, 64), 37.5), ValueError, "image: float values must lie in [0, 1], as OpenCV's float images; got max 37.5"),
+    (np.full((48, 64), -0.5), ValueError, "got min -0.5"),
+])
+def test_frame_types(frame, error, text):
+    """uint8 and floats in [0, 1] (scaled alike in every frame), nothing
+    else: a uint16 frame was clipped at 255, a float one in [0, 255]
+    scaled by 255 or not by its own maximum."""
+    sub = scaledsm.BackgroundSubtractor()
+    with pytest.raises(error) as e:
+        sub.apply(frame)
+    assert text in str(e.value)
+
+
+@pytest.mark.parametrize("kwargs, error, text", [
+    ({"rank": 2.0}, TypeError, "rank=2.0: want an integer"),
+    ({"learn": True}, TypeError, "learn=True: want an integer"),
+    ({"threshold": float("inf")}, ValueError, "threshold=inf: want a finite number"),
+    ({"rate": float("nan")}, ValueError, "rate=nan: want a finite number"),
+    ({"keep_holes": "no"}, TypeError, "keep_holes='no': want True or False"),
+    ({"color": 0}, TypeError, "color=0: want True or False"),
+])
+def test_parameters_checked_in_python(kwargs, error, text):
+    """Not Go's JSON decoder's messages, nor truthy strings taken for True."""
+    sub = scaledsm.BackgroundSubtractor(**kwargs)
+    with pytest.raises(error) as e:
+        sub.apply(np.zeros((48, 64), np.uint8))
+    assert str(e.value) == text
+
+
+def test_numpy_parameters():
+    frames, _ = video(n=45)
+    a = scaledsm.BackgroundSubtractor(learn=np.int64(30), threshold=np.float32(3), keep_holes=np.bool_(False))
+    b = scaledsm.BackgroundSubtractor(learn=30, threshold=3.0)
+    for f in frames:
+        assert np.array_equal(a.apply(f), b.apply(f))
+
+
+def test_no_pickle_or_copy_once_started():
+    import copy
+    import pickle
+    sub = scaledsm.BackgroundSubtractor(learn=20)
+    assert copy.deepcopy(sub).learn == 20 and pickle.loads(pickle.dumps(sub)).learn == 20
+    sub.apply(np.zeros((48, 64), np.uint8))
+    for f in (pickle.dumps, copy.copy, copy.deepcopy):
+        with pytest.raises(TypeError, match="BackgroundSubtractor cannot be pickled or copied: it holds a model in Go's memory"):
+            f(sub)

@@ -148,3 +148,89 @@ def test_no_copy_quadratic():
     y = np.sum((a @ g.standard_normal((10, 2))) ** 2, axis=1) / 200
     res = scaledsm.solve_quadratic(a, y, 2)
     assert res._seen["a"] == a.ctypes.data and res._seen["y"] == y.ctypes.data
+
+
+def test_shape_is_checked_before_the_call():
+    """A shape beyond int64 is refused, not truncated by ctypes (2**64 + 30
+    rows solved 30); floats and bools are not sizes."""
+    rows, cols, values, _ = entries()
+    with pytest.raises(ValueError, match=r"shape=\(18446744073709551646, 20\): beyond 2\*\*63 - 1"):
+        scaledsm.complete(rows, cols, values, (2**64 + 30, 20), 2)
+    with pytest.raises(ValueError, match=r"shape=\(1180591620717411303424, 20\)"):
+        scaledsm.complete(rows, cols, values, (2**70, 20), 2)
+    with pytest.raises(TypeError, match=r"shape=\(30.0, 20\): want \(n1, n2\), two integers"):
+        scaledsm.complete(rows, cols, values, (30.0, 20), 2)
+    with pytest.raises(TypeError, match=r"shape=\(True, 20\)"):
+        scaledsm.complete(rows, cols, values, (True, 20), 2)
+    with pytest.raises(ValueError, match=r"shape=\(-3, 20\): the matrix must have at least one row and one column"):
+        scaledsm.complete([], [], [], (-3, 20), 1)
+    # NumPy integers are sizes.
+    res = scaledsm.complete(rows, cols, values, (np.int64(30), np.uint16(20)), 2)
+    assert res.L.shape == (30, 2)
+
+
+def test_index_beyond_int32_in_a_large_shape():
+    rows, cols, values, _ = entries()
+    rows = rows.astype(np.int64)
+    rows[5] = 2**40
+    with pytest.raises(ValueError, match=r"rows: index 1099511627776 of entry 5 is beyond 2\*\*31 - 1"):
+        scaledsm.complete(rows, cols, values, (2**41, 20), 2)
+
+
+@pytest.mark.parametrize("settings, error, text", [
+    (dict(tol=float("nan")), ValueError, "tol=nan: want a finite number"),
+    (dict(holdout=float("inf")), ValueError, "holdout=inf: want a finite number"),
+    (dict(iters=1e3), TypeError, "iters=1000.0: want an integer"),
+    (dict(iters=True), TypeError, "iters=True: want an integer"),
+    (dict(tol=True), TypeError, "tol=True: want a finite number"),
+    (dict(restart="no"), TypeError, "restart='no': want True or False"),
+    (dict(method=3), TypeError, "method=3: want a string"),
+])
+def test_settings_checked_in_python(settings, error, text):
+    """Values of the wrong type or not finite are refused by name, not
+    passed to the command line as text it misreads."""
+    rows, cols, values, _ = entries()
+    with pytest.raises(error) as e:
+        scaledsm.complete(rows, cols, values, (30, 20), 2, **settings)
+    assert str(e.value) == text
+
+
+@pytest.mark.filterwarnings("ignore:scaledsm. stopped at the iteration limit")
+def test_numpy_settings():
+    rows, cols, values, _ = entries()
+    a = scaledsm.complete(rows, cols, values, (30, 20), 2, iters=np.int64(5), tol=np.float32(0.5), restart=np.bool_(False))
+    b = scaledsm.complete(rows, cols, values, (30, 20), 2, iters=5, tol=float(np.float32(0.5)), restart=False)
+    assert a.iterations == b.iterations and np.array_equal(a.L, b.L)
+
+
+def test_rank_is_an_integer_not_a_bool():
+    rows, cols, values, _ = entries()
+    with pytest.raises(TypeError, match="rank=True: want a positive integer or 'auto'"):
+        scaledsm.complete(rows, cols, values, (30, 20), True)
+    with pytest.raises(TypeError, match="rank=2.0: want a positive integer or 'auto'"):
+        scaledsm.complete(rows, cols, values, (30, 20), 2.0)
+    Y = np.random.default_rng(0).standard_normal((40, 8)).astype(np.float32)
+    with pytest.raises(TypeError, match="rank=True"):
+        scaledsm.separate(Y, rank=True)
+
+
+def test_masked_arrays():
+    """rpca takes a masked entry as missing, as NaN; where missing entries
+    have no meaning a masked array is refused, not read without its mask."""
+    g = np.random.default_rng(1)
+    Y = g.standard_normal((30, 2)) @ g.standard_normal((2, 20))
+    mask = np.zeros(Y.shape, bool)
+    mask[0, 0] = mask[4, 7] = True
+    M = np.ma.masked_array(np.where(mask, 1e6, Y), mask=mask)
+    N = np.where(mask, np.nan, Y)
+    got, want = scaledsm.rpca(M, 2), scaledsm.rpca(N, 2)
+    assert got.summary["m"] == want.summary["m"] == Y.size - 2
+    assert np.array_equal(got.L, want.L) and np.array_equal(got.R, want.R)
+    # an integer masked array too
+    I = np.ma.masked_array(np.rint(Y * 10).astype(int), mask=mask)
+    assert scaledsm.rpca(I, 2).summary["m"] == Y.size - 2
+    with pytest.raises(TypeError, match="Y: masked arrays are not supported"):
+        scaledsm.separate(np.ma.masked_array(Y.astype(np.float32), mask=mask))
+    rows, cols, values, _ = entries()
+    with pytest.raises(TypeError, match="values: masked arrays are not supported"):
+        scaledsm.complete(rows, cols, np.ma.masked_array(values), (30, 20), 2)

@@ -91,6 +91,7 @@ def test_ids_of_any_kind(tmp_path):
     (dict(nu=0.5), r"nu=0.5"),
     (dict(validation=0.7), r"validation=0.7"),
     (dict(penalty=0.1), r"penalty=0.1: applies to method='ridge'"),
+    (dict(method="ridge", penalty=0), r"penalty=0: want a positive number or 'auto'"),  # not 'auto' itself
     (dict(method="als"), r"method='als'"),
     (dict(method="ridge", nu=3), r"nu=3: applies to method='bayes'"),
 ])
@@ -193,3 +194,165 @@ def test_partial_fit(cli, ratings, tmp_path):
     assert all(x.startswith("i") for x in items[0]) and not set(items[0]) & set(things[:3].tolist())
     with pytest.raises(ValueError, match="outside the model's scale"):
         rec.partial_fit(tu[:1], ti[:1], [9.0])
+
+
+def small(seed=0, nu=30, ni=20):
+    """A small ratings problem: integer users, items and ratings 1 to 5."""
+    g = np.random.default_rng(seed)
+    u, i = np.nonzero(g.random((nu, ni)) < 0.5)
+    return u.astype(np.int64), i.astype(np.int64), g.integers(1, 6, len(u)).astype(float)
+
+
+def test_ids_of_the_models_kind():
+    """String ids given to a model of integer ids are refused, not coded
+    0..n-1 as fit codes its own (which predicted user 0 for 'nobody' and
+    folded 'newbie' into user 0); and the reverse."""
+    u, i, r = small()
+    rec = scaledsm.Recommender(rank=2, sweeps=10).fit(u, i, r)
+    msg = "users: string ids, but the model was fitted with integer ids"
+    for call in (lambda: rec.predict(["nobody"], [0]), lambda: rec.recommend(["ghost"], n=3),
+                 lambda: rec.partial_fit(["newbie"], [0], [5.0]), lambda: rec.score(["0"], [0], [3.0])):
+        with pytest.raises(TypeError, match=msg):
+            call()
+    with pytest.raises(TypeError, match="items: string ids, but the model was fitted with integer ids"):
+        rec.predict([0], ["0"])
+    assert len(rec.user_ids_) == 30
+    srec = scaledsm.Recommender(rank=2, sweeps=10).fit(["u%d" % x for x in u], i, r)
+    with pytest.raises(TypeError, match="users: integer ids, but the model was fitted with string ids"):
+        srec.predict([5], [0])
+    with pytest.raises(TypeError, match="users: integer ids, but the model was fitted with string ids"):
+        srec.partial_fit([5], [0], [5.0])
+    assert len(srec.user_ids_) == 30 and srec.predict([], []).shape == (0,)
+    # A failed fit leaves the fitted model's labels as they were.
+    with pytest.raises(ValueError):
+        srec.fit([1, 1], [1, 1], [3, 4])
+    assert srec.predict(["u0"], [0]).shape == (1,)
+
+
+def test_ids_beyond_int64():
+    u, i, r = small()
+    big = u.astype(np.uint64)
+    big[0] = 2**63 + 1
+    with pytest.raises(ValueError, match=r"users: id 9223372036854775809 is beyond 2\*\*63 - 1"):
+        scaledsm.Recommender().fit(big, i, r)
+    rec = scaledsm.Recommender(rank=2, sweeps=10).fit(u, i, r)
+    with pytest.raises(ValueError, match="users: id 1180591620717411303424 is beyond int64"):
+        rec.predict([2**70], [0])
+    # uint64 ids within int64 are ids.
+    assert np.array_equal(rec.predict(u.astype(np.uint64), i), rec.predict(u, i))
+
+
+def test_lengths_name_the_argument():
+    u, i, r = small()
+    with pytest.raises(ValueError, match="weights: %d values for %d pairs of users and items" % (len(u) - 1, len(u))):
+        scaledsm.Recommender().fit(u, i, weights=r[:-1])
+    with pytest.raises(ValueError, match="ratings: %d values for %d pairs" % (len(u) - 1, len(u))):
+        scaledsm.Recommender().fit(u, i, r[:-1])
+    with pytest.raises(ValueError, match=r"users: want a vector of ids, got shape \(\)"):
+        scaledsm.Recommender().fit(5, 3)
+
+
+@pytest.mark.parametrize("params", [dict(rank=3), dict(sweeps=2), dict(method="ridge"), dict(lists=False),
+                                    dict(nu=3.0), dict(validation=0.1), dict(method="ridge", penalty=0.5)])
+def test_implicit_refuses_parameters_it_ignores(params):
+    """An implicit fit is the lists alone, which take only seed: another
+    parameter set away from its default is refused, not ignored."""
+    u, i, _ = small()
+    name = next(iter(params))
+    with pytest.raises(ValueError, match="%s=.*: does not apply to implicit feedback" % name):
+        scaledsm.Recommender(**params).fit(u, i)
+
+
+def test_implicit_takes_seed_and_defaults():
+    u, i, _ = small()
+    rec = scaledsm.Recommender(seed=3, nu=6, lists=np.bool_(True)).fit(u, i)
+    assert rec.info_["method"] == "implicit" and rec.info_["seed"] == 3
+
+
+@pytest.mark.parametrize("params, error, text", [
+    (dict(method="ridge", penalty=math.inf), ValueError, "penalty=inf: want a positive number or 'auto'"),
+    (dict(rank=2.0), TypeError, "rank=2.0: want a positive integer or 'auto'"),
+    (dict(rank=True), TypeError, "rank=True"),
+    (dict(sweeps=np.float64(5)), TypeError, "sweeps=5.0"),
+    (dict(seed=1.0), TypeError, r"seed=1.0: want an integer in \[0, 2\*\*64\)"),
+    (dict(validation=True), TypeError, "validation=True"),
+    (dict(lists=1), TypeError, "lists=1: want True or False"),
+])
+def test_parameters_checked_in_python(params, error, text):
+    """Not Go's JSON decoder's messages ("invalid character 'I' looking for
+    beginning of value")."""
+    u, i, r = small()
+    with pytest.raises(error, match=text):
+        scaledsm.Recommender(**params).fit(u, i, r)
+
+
+def test_numpy_parameters():
+    u, i, r = small()
+    a = scaledsm.Recommender(rank=np.int64(2), sweeps=np.int32(10), seed=np.uint64(4), validation=np.float32(0.1)).fit(u, i, r)
+    b = scaledsm.Recommender(rank=2, sweeps=10, seed=4, validation=float(np.float32(0.1))).fit(u, i, r)
+    assert np.array_equal(a.predict(u, i), b.predict(u, i))
+
+
+def test_exclude_seen_is_a_bool():
+    u, i, r = small()
+    rec = scaledsm.Recommender(rank=2, sweeps=10).fit(u, i, r)
+    with pytest.raises(TypeError, match="exclude_seen='no': want True or False"):
+        rec.recommend([0], n=3, exclude_seen="no")
+    assert np.array_equal(rec.recommend([0], n=3, exclude_seen=np.bool_(False))[0], rec.recommend([0], n=3, exclude_seen=False)[0])
+
+
+def test_no_pickle_or_copy_of_a_fitted_model():
+    """A fitted model holds a handle of Go's memory: a copy of the number
+    would answer with another model in another process, and release this
+    one twice here. Unfitted, it copies (scikit-learn's clone)."""
+    import copy
+    import pickle
+    u, i, r = small()
+    rec = scaledsm.Recommender(rank=2)
+    assert copy.deepcopy(rec).get_params() == rec.get_params()
+    assert pickle.loads(pickle.dumps(rec)).rank == 2 and copy.copy(rec).rank == 2
+    assert type(rec)(**rec.get_params()).get_params() == rec.get_params()  # clone
+    rec.fit(u, i, r)
+    text = r"Recommender cannot be pickled or copied: it holds a model in Go's memory; use save\(\) and Recommender.load\(\)"
+    for f in (pickle.dumps, copy.copy, copy.deepcopy):
+        with pytest.raises(TypeError, match=text):
+            f(rec)
+    assert rec.predict([0], [0]).shape == (1,)
+
+
+def test_load_checks_labels(tmp_path):
+    u, i, r = small()
+    rec = scaledsm.Recommender(rank=2, sweeps=10).fit(["u%d" % x for x in u], ["i%d" % x for x in i], r)
+    rec.save(tmp_path / "m")
+    np.save(tmp_path / "m" / "user_labels.npy", np.array(["a", "b"]))
+    with pytest.raises(ValueError, match=r"Recommender.load: .*user_labels.npy: 2 labels for the model's 30 users"):
+        scaledsm.Recommender.load(tmp_path / "m")
+    (tmp_path / "m" / "user_labels.npy").write_bytes(b"junk")
+    with pytest.raises(ValueError, match=r"Recommender.load: .*user_labels.npy: cannot read the labels of string ids"):
+        scaledsm.Recommender.load(tmp_path / "m")
+
+
+def test_module_predict_ids(tmp_path):
+    """scaledsm.predict takes integer ids (not floats, truncated, nor
+    bools), and a model's string ids through its labels, as
+    Recommender.load(d).predict does."""
+    u, i, r = small()
+    rec = scaledsm.Recommender(rank=2, sweeps=10).fit(u, i, r)
+    rec.save(tmp_path / "int")
+    assert np.array_equal(scaledsm.predict(tmp_path / "int", u[:5], i[:5]), rec.predict(u[:5], i[:5]))
+    with pytest.raises(TypeError, match="rows: ids must be integers or strings, got dtype float64"):
+        scaledsm.predict(tmp_path / "int", [0.7], [0])
+    with pytest.raises(TypeError, match="cols: ids must be integers or strings, got dtype bool"):
+        scaledsm.predict(tmp_path / "int", [0], [False])
+    with pytest.raises(TypeError, match="rows: string ids, but the model was fitted with integer ids"):
+        scaledsm.predict(tmp_path / "int", ["0"], [0])
+    with pytest.raises(ValueError, match="rows: id 1180591620717411303424 is beyond int64"):
+        scaledsm.predict(tmp_path / "int", [2**70], [0])
+    names, things = np.array(["u%d" % x for x in u]), np.array(["i%d" % x for x in i])
+    srec = scaledsm.Recommender(rank=2, sweeps=10).fit(names, things, r)
+    srec.save(tmp_path / "str")
+    pu, pi = np.append(names[:5], "nobody"), np.append(things[:5], "i0")
+    assert np.array_equal(scaledsm.predict(tmp_path / "str", pu, pi), srec.predict(pu, pi))
+    assert np.array_equal(scaledsm.predict(tmp_path / "str", pu, pi), scaledsm.Recommender.load(tmp_path / "str").predict(pu, pi))
+    with pytest.raises(TypeError, match="rows: integer ids, but the model was fitted with string ids"):
+        scaledsm.predict(tmp_path / "str", [0, 1], ["i0", "i1"])
