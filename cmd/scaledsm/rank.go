@@ -68,8 +68,8 @@ func (s *startFlags) register(fs *flag.FlagSet) {
 }
 
 // apply sets the initialization and damping of the settings; seed is the
-// synthetic problem's seed, or 0 with files.
-func (s *startFlags) apply(settings *scaledsm.Settings, seed uint64) error {
+// synthetic problem's seed when synthetic (0 among them), 1 otherwise.
+func (s *startFlags) apply(settings *scaledsm.Settings, seed uint64, synthetic bool) error {
 	set := setFlags(s.fs)
 	var err error
 	if settings.Start, err = parse.Start(s.init); err != nil {
@@ -86,7 +86,10 @@ func (s *startFlags) apply(settings *scaledsm.Settings, seed uint64) error {
 		return badFlag("init-scale", s.scale, "must be positive and finite")
 	}
 	settings.InitScale = s.scale
-	settings.Seed = max(seed, 1)
+	settings.Seed = 1 // with files
+	if synthetic {
+		settings.Seed = seed
+	}
 	if set["init-seed"] {
 		settings.Seed = s.seed
 	}
@@ -129,10 +132,11 @@ func warnRank(w io.Writer, ld *loaded) {
 	}
 }
 
-// seedOf returns the seed of a synthetic problem, 0 for files.
-func seedOf(src source) uint64 {
+// seedOf returns the seed of a synthetic problem and true, or false for
+// files.
+func seedOf(src source) (uint64, bool) {
 	if s, ok := src.(*synthetic); ok {
-		return s.cfg.Seed
+		return s.cfg.Seed, true
 	}
-	return 0
+	return 0, false
 }

@@ -129,3 +129,20 @@ func TestOverSpecCommand(t *testing.T) {
 		t.Errorf("overspec.md differs from the output (%v)", err)
 	}
 }
+
+// TestInitSeedOfSeedZero: a random start of a synthetic problem of seed 0
+// draws from seed 0, as --init-seed 0 does (it drew from 1, the files'
+// seed, and said nothing).
+func TestInitSeedOfSeedZero(t *testing.T) {
+	run := func(extra ...string) any {
+		args := append([]string{"solve", "--json", "--problem", "ms", "--n", "20", "--r", "2", "--seed", "0", "--init", "random", "--iters", "20"}, extra...)
+		code, out, errs := cli(t, args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", extra, code, errs)
+		}
+		return jsonOf(t, out)["rel_error"]
+	}
+	if a, b, c := run(), run("--init-seed", "0"), run("--init-seed", "1"); a != b || a == c {
+		t.Errorf("--seed 0: %v; with --init-seed 0: %v, 1: %v", a, b, c)
+	}
+}

@@ -537,7 +537,8 @@ func (c *solveCmd) settings(src source) (completion.Settings, error) {
 	if err != nil {
 		return settings, err
 	}
-	if err := c.st.apply(&settings.Settings, seedOf(src)); err != nil {
+	seed, synthetic := seedOf(src)
+	if err := c.st.apply(&settings.Settings, seed, synthetic); err != nil {
 		return settings, err
 	}
 	if rank0() {
