@@ -524,3 +524,21 @@ func TestReadFull32(t *testing.T) {
 		t.Errorf("NaN: %v", err)
 	}
 }
+
+// TestLayoutColumnsDistinct: a layout naming one column twice, by number
+// or by name and number, is refused, not read as the same field twice.
+func TestLayoutColumnsDistinct(t *testing.T) {
+	p := writeFile(t, t.TempDir(), "r.csv", []byte("userId,movieId,rating\n1,2,3\n"))
+	for _, cols := range []string{"1,1,3", "userId,1,rating", "1,2,1"} {
+		l, err := ParseLayout(cols)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ReadRatings32(p, l); err == nil || !strings.Contains(err.Error(), "want a column each") {
+			t.Errorf("--columns %s: %v", cols, err)
+		}
+	}
+	if _, err := ReadInteractions(p, Layout{Columns: []string{"1", "1"}}); err == nil || !strings.Contains(err.Error(), "the user and the item are both column 1") {
+		t.Errorf("interactions --columns 1,1: %v", err)
+	}
+}

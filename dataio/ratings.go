@@ -200,8 +200,25 @@ func isNumber(s string) bool {
 }
 
 // columns returns the positions of the user, item and rating columns from
-// the first record and the layout, and whether that record is a header.
+// the first record and the layout, and whether that record is a header:
+// three different columns (two with interactions of no weight).
 func (l Layout) columns(first []string) (at [3]int, header bool, err error) {
+	at, header, err = l.findColumns(first)
+	if err != nil {
+		return at, header, err
+	}
+	for c := range 3 {
+		for d := range c {
+			if at[c] >= 0 && at[c] == at[d] {
+				return at, header, fmt.Errorf("line 1: the %s and the %s are both column %d: want a column each", l.role(d), l.role(c), at[c]+1)
+			}
+		}
+	}
+	return at, header, nil
+}
+
+// findColumns is columns, the columns found as the layout gives them.
+func (l Layout) findColumns(first []string) (at [3]int, header bool, err error) {
 	// A header line has a name where a data line has a number.
 	header = slices.ContainsFunc(first, func(f string) bool { return f != "" && !isNumber(f) })
 	names := make([]string, len(first))
