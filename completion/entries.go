@@ -125,8 +125,11 @@ func NewEntriesCSR(n1, n2 int, start []int, cols []int32) (*Entries, error) {
 	if err := checkEntryShape(n1, n2); err != nil {
 		return nil, err
 	}
-	if len(start) != n1+1 || start[0] != 0 || start[n1] != len(cols) {
-		return nil, inputerr.New("entries", nil, "row starts of length %d from %d to %d, want %d from 0 to %d", len(start), start[0], start[len(start)-1], n1+1, len(cols))
+	if len(start) != n1+1 {
+		return nil, inputerr.New("entries", nil, "%d row starts, want %d (one a row and the end)", len(start), n1+1)
+	}
+	if start[0] != 0 || start[n1] != len(cols) {
+		return nil, inputerr.New("entries", nil, "row starts from %d to %d, want from 0 to %d", start[0], start[n1], len(cols))
 	}
 	for i := range n1 {
 		if start[i+1] < start[i] {

@@ -52,6 +52,9 @@ func TestNewEntries(t *testing.T) {
 			t.Errorf("%s: error %v, want an InputError with %q", c.name, err, c.want)
 		}
 	}
+	if _, err := completion.NewEntriesCSR(2, 2, nil, nil); err == nil || !strings.Contains(err.Error(), "0 row starts, want 3") { // it panicked making its message
+		t.Errorf("no row starts: %v", err)
+	}
 	if _, err := completion.NewEntriesCSR(2, 3, []int{0, 2, 3}, []int32{1, 0, 2}); err == nil || !strings.Contains(err.Error(), "not increasing") {
 		t.Errorf("unsorted CSR: %v", err)
 	}

@@ -202,8 +202,12 @@ func WriteHeldOut(w io.Writer, f scaledsm.Factors, held completion.HeldOut, rowI
 
 // Write writes the predictions of the pairs (rows[k], cols[k]) to path,
 // atomically: a .npy file of float64 values, shape (m,), or a .csv file
-// with p's header and a line "row,col,prediction" for each pair.
+// with p's header and a line "row,col,prediction" for each pair. The
+// pairs are as many as the predictions.
 func Write(path string, rows, cols []int64, p Predictions) error {
+	if len(rows) != len(p.Values) || len(cols) != len(p.Values) {
+		return fmt.Errorf("predict: %d rows and %d columns for %d predictions: want a pair each", len(rows), len(cols), len(p.Values))
+	}
 	write := func(w io.Writer) error { return dataio.WriteFloat64(w, []int{len(p.Values)}, p.Values) }
 	if strings.EqualFold(filepath.Ext(path), ".csv") {
 		write = func(w io.Writer) error {

@@ -94,6 +94,12 @@ func TestLoadErrors(t *testing.T) {
 func TestWrite(t *testing.T) {
 	p := Predictions{Values: []float64{0.5, 2}, Header: "row,col,prediction"}
 	csv := filepath.Join(t.TempDir(), "p.csv")
+	if err := Write(csv, []int64{1}, []int64{3, 4}, p); err == nil || !strings.Contains(err.Error(), "1 rows and 2 columns for 2 predictions") {
+		t.Errorf("a pair short: %v", err) // it panicked, and left a temporary file
+	}
+	if names, _ := filepath.Glob(filepath.Join(filepath.Dir(csv), "*")); len(names) != 0 {
+		t.Errorf("a pair short left %v", names)
+	}
 	if err := Write(csv, []int64{1, 2}, []int64{3, 4}, p); err != nil {
 		t.Fatal(err)
 	}

@@ -1,8 +1,10 @@
 package recommend
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -113,4 +115,17 @@ func TestEvaluatePredictions(t *testing.T) {
 			t.Errorf("scale %d: Evaluate %+v, EvaluatePredictions %+v", scale, ev, e)
 		}
 	}
+}
+
+// TestPredictAllLengths: pairs of users and items of different lengths
+// are a programmer's error said in words, not a silent drop of the extra
+// items (or an index out of range).
+func TestPredictAllLengths(t *testing.T) {
+	m := &Model{Users: IDs{1}, Items: IDs{1}, UserBias: []float64{0}, ItemBias: []float64{0}, Min: 1, Max: 5}
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "PredictAll of 1 users and 3 items") {
+			t.Errorf("recovered %v", r)
+		}
+	}()
+	m.PredictAll([]int64{1}, []int64{1, 2, 3}, nil)
 }

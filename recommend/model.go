@@ -1,6 +1,7 @@
 package recommend
 
 import (
+	"fmt"
 	"math"
 	"runtime"
 
@@ -134,8 +135,12 @@ func (m *Model) predict(u, i int, okU, okI bool) float64 {
 }
 
 // PredictAll returns the predictions for the pairs (users[k], items[k]),
-// in dst when it has room.
+// in dst when it has room. It panics if users and items differ in length,
+// as a pair is one of each.
 func (m *Model) PredictAll(users, items []int64, dst []float64) []float64 {
+	if len(users) != len(items) {
+		panic(fmt.Sprintf("recommend: PredictAll of %d users and %d items", len(users), len(items)))
+	}
 	if cap(dst) < len(users) {
 		dst = make([]float64, len(users))
 	}
