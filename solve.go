@@ -417,7 +417,7 @@ func (s *Settings) resolve() error {
 	}
 	switch {
 	case s.MaxIter < 0:
-		return inputError("iterations", s.MaxIter, "the iteration limit must be positive")
+		return inputError("iterations", s.MaxIter, "the iteration limit must be positive (0 means 1000)")
 	case s.MaxIter == 0:
 		s.MaxIter = 1000
 	}

@@ -28,6 +28,9 @@ func (e *Entries) HoldOut(y []float64, frac float64, seed, stream uint64) (*Entr
 	if len(y) != len(e.cols) {
 		return nil, nil, HeldOut{}, inputerr.New("y", nil, "%d observations, want m = %d", len(y), len(e.cols))
 	}
+	if !(frac >= 0 && frac < 1) {
+		return nil, nil, HeldOut{}, inputerr.New("holdout", frac, "the fraction held out must lie in [0, 1)")
+	}
 	held := heldDraw(frac, seed, stream)
 	start, cols := e.start, e.cols
 	var test HeldOut

@@ -1,8 +1,10 @@
 package completion
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/scaledsm/scaledsm/internal/obs"
@@ -42,6 +44,11 @@ func TestHoldOut(t *testing.T) {
 	}
 	if _, _, _, err := e.HoldOut(ey[:m-1], 0.2, 5, 1); err == nil {
 		t.Error("observations of another length were split")
+	}
+	for _, frac := range []float64{2, -0.1, 1, math.NaN()} { // 2 held every entry out, NaN none
+		if _, _, _, err := e.HoldOut(slices.Clone(ey), frac, 5, 1); err == nil || !strings.Contains(err.Error(), "must lie in [0, 1)") {
+			t.Errorf("fraction %v: %v", frac, err)
+		}
 	}
 }
 

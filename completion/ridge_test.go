@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -340,5 +341,19 @@ func TestAutoRidgeFreesBlobs(t *testing.T) {
 		if errOf(auto.Factors) > 1e-9 || !auto.Restarted || auto.RestartStart != scaledsm.ConvexStart {
 			t.Errorf("seed %d: AutoRidge ends at %.3g, restarted %v from %v", seed, errOf(auto.Factors), auto.Restarted, auto.RestartStart)
 		}
+	}
+}
+
+// TestValidateRidge: Validate refuses a negative penalty that is not
+// AutoRidge, as Solve does (it clamped it to 0 and passed it).
+func TestValidateRidge(t *testing.T) {
+	s := completion.DefaultSettings()
+	s.Ridge = -0.25
+	if err := s.Validate(); err == nil || !strings.Contains(err.Error(), "ridge -0.25") {
+		t.Errorf("ridge -0.25: %v", err)
+	}
+	s.Ridge = completion.AutoRidge
+	if err := s.Validate(); err != nil {
+		t.Errorf("AutoRidge: %v", err)
 	}
 }

@@ -132,10 +132,13 @@ func SolveSampled(ctx context.Context, m Full32, rank int, s SampledSettings) (*
 	if err := m.check(rank); err != nil {
 		return nil, err
 	}
-	budget, sweeps := cmp.Or(s.Budget, DefaultSampleBudget), cmp.Or(s.Sweeps, DefaultSampledSweeps)
-	if budget < 0 || sweeps < 0 {
-		return nil, inputerr.New("settings", nil, "budget %d and sweeps %d must not be negative", budget, sweeps)
+	switch {
+	case s.Budget < 0:
+		return nil, inputerr.New("budget", s.Budget, "must be positive (0 means %d)", DefaultSampleBudget)
+	case s.Sweeps < 0:
+		return nil, inputerr.New("sweeps", s.Sweeps, "must be positive (0 means %d)", DefaultSampledSweeps)
 	}
+	budget, sweeps := cmp.Or(s.Budget, DefaultSampleBudget), cmp.Or(s.Sweeps, DefaultSampledSweeps)
 	report := func(st SampledStage) {
 		if s.Progress != nil {
 			st.Elapsed = time.Since(t0)

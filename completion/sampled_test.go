@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/scaledsm/scaledsm"
@@ -30,6 +31,12 @@ func TestSolveSampledRecoversBlobs(t *testing.T) {
 	}
 	// The truth of the float32 data: X* rounded is within 6e-8 of X*,
 	// the blobs' entries are outliers.
+	for _, bad := range []completion.SampledSettings{{Budget: -1}, {Sweeps: -2}} { // named by the field, as given
+		want := map[bool]string{true: "budget -1: must be positive", false: "sweeps -2: must be positive"}[bad.Budget < 0]
+		if _, err := completion.SolveSampled(context.Background(), m, 2, bad); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%+v: %v, want %q", bad, err, want)
+		}
+	}
 	s := completion.SampledSettings{Budget: n1 * n2 / 9}
 	var stages []completion.SampledStage
 	s.Progress = func(st completion.SampledStage) { stages = append(stages, st) }

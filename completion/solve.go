@@ -41,7 +41,9 @@ func DefaultSettings() Settings {
 // scaledsm.Settings.Resolved) and checks them, keeping AutoRidge.
 func (s *Settings) resolve() error {
 	ridge := s.Ridge
-	s.Ridge = max(ridge, 0)
+	if ridge == AutoRidge {
+		s.Ridge = 0 // checked as none: the policy chooses it
+	}
 	r, err := s.Settings.Resolved()
 	if err != nil {
 		return err

@@ -47,7 +47,7 @@ type Model struct {
 type Info struct {
 	Method string  `json:"method"` // "bayes", "ridge", "biases" or "mean"
 	Rank   int     `json:"rank"`   // the rank of each sweep's factors (the model's L and R may have more columns, see Fit)
-	Nu     float64 `json:"nu"`     // degrees of freedom of the Student-t likelihood; 0 for a Gaussian one
+	Nu     float64 `json:"nu"`     // degrees of freedom of the Student-t likelihood; 0 for a Gaussian one (Settings.Nu's +Inf: there 0 is DefaultNu)
 	Lambda float64 `json:"lambda"` // the ridge penalty of a "ridge" or "biases" model
 	Sweeps int     `json:"sweeps"` // sweeps made by the final fit (a continued chain: its sweeps and the continuation's)
 	// Continued is the number of sweeps on all the ratings by which the

@@ -26,7 +26,7 @@ const (
 
 // ListOptions say what Recommend lists.
 type ListOptions struct {
-	N           int  // items in a list, at most the model's items
+	N           int  // items in a list, from 1 to the model's items (0 is an error, not a default)
 	IncludeSeen bool // list the user's training items too
 	Cold        Cold
 	Workers     int // goroutines; 0 for GOMAXPROCS

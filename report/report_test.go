@@ -52,3 +52,14 @@ func TestEntriesReport(t *testing.T) {
 		t.Errorf("found %v, precision %v, recall %v", *r.OutliersFound, *r.OutlierPrecision, *r.OutlierRecall)
 	}
 }
+
+// TestNewRunDefaults: the settings' zeros are recorded as the defaults
+// Solve runs with (an iteration limit of 1000 and a tolerance of 1e-12,
+// not none), and settings with no loss do not panic.
+func TestNewRunDefaults(t *testing.T) {
+	r := NewRun(scaledsm.Settings{}, &completion.Result{})
+	def, _ := scaledsm.Settings{}.Resolved()
+	if r.MaxIter != def.MaxIter || r.Tol != def.Tol || r.MaxIter == 0 || r.Loss == "" {
+		t.Errorf("zero settings recorded as max_iter %d, tol %v, loss %q; want %d, %v", r.MaxIter, r.Tol, r.Loss, def.MaxIter, def.Tol)
+	}
+}

@@ -133,7 +133,12 @@ type Run struct {
 	PolishSeconds float64 `json:"polish_seconds,omitempty"`
 }
 
+// NewRun records the run of the settings s, their defaults filled in as
+// Solve fills them (a zero MaxIter is 1000, not none), and what it gave.
 func NewRun(s scaledsm.Settings, res *completion.Result) Run {
+	if full, err := s.Resolved(); err == nil {
+		s = full
+	}
 	r := Run{
 		Method: s.Method.String(), Step: fmt.Sprint(s.Step), Loss: s.Loss.String(),
 		Truncation: s.Truncation.String(), MaxIter: s.MaxIter, Tol: max(s.Tol, 0), Kernel: kernel.Active(),
@@ -374,7 +379,7 @@ type Choices struct {
 	RidgeSeconds    float64   `json:"ridge_seconds,omitempty"`
 }
 
-// setRank fills in the rank of the result: "rank" becomes the columns of
+// SetRank fills in the rank of the result: "rank" becomes the columns of
 // the returned factors (with --rank auto, the rank found), fit_rank those
 // of the fit the singular values are of.
 func (s *Summary) SetRank(fitted int, settings scaledsm.Settings, res *completion.Result) {

@@ -146,6 +146,16 @@ func (c RatingsConfig) Validate() error {
 			return invalid("ratings config", v, "must be finite")
 		}
 	}
+	// Deviations and a skew: a negative one made every rating NaN (the
+	// signal's square root) or was taken as its size.
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"user-bias", c.UserBias}, {"item-bias", c.ItemBias}, {"signal", c.Signal}, {"noise", c.Noise}, {"skew", c.Skew}} {
+		if f.v < 0 {
+			return invalid(f.name, f.v, "must be positive (0 is the default)")
+		}
+	}
 	return nil
 }
 

@@ -3,6 +3,7 @@ package synth
 import (
 	"math"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -113,5 +114,16 @@ func TestRatingsShapes(t *testing.T) {
 	}
 	if _, err := RatingsLike("netflix", 1); err == nil {
 		t.Error("an unknown shape was accepted")
+	}
+}
+
+// TestRatingsConfigNegative: a negative deviation or skew is refused; a
+// negative signal made every rating NaN without an error.
+func TestRatingsConfigNegative(t *testing.T) {
+	for _, c := range []RatingsConfig{{Signal: -1}, {Noise: -0.5}, {UserBias: -1}, {Skew: -2}} {
+		c.Users, c.Items, c.Ratings, c.Seed = 300, 300, 5000, 1
+		if _, err := GenerateRatings(c); err == nil || !strings.Contains(err.Error(), "must be positive (0 is the default)") {
+			t.Errorf("%+v: %v", c, err)
+		}
 	}
 }

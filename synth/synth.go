@@ -340,7 +340,7 @@ func newDraw(c Config, red ranks.Reducer) (*Draw, error) {
 type Setting struct {
 	Kappa float64 // condition number κ >= 1
 	PS    float64 // outlier fraction p_s in [0, 0.5)
-	SNR   float64 // signal-to-noise ratio in dB; +Inf means no dense noise
+	SNR   float64 // signal-to-noise ratio in dB; +Inf means no dense noise (the zero value is 0 dB: noise as large as the signal)
 }
 
 // Validate checks the setting.
