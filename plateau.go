@@ -40,6 +40,19 @@ func (p Plateau) resolved() (w int, progress float64) {
 	return w, progress
 }
 
+// Validate reports a window or progress out of range: negative, or a
+// progress that is not below 1 (a loss halving every iteration would
+// stop) or is NaN (no loss would).
+func (p Plateau) Validate() error {
+	switch {
+	case p.Window < 0:
+		return inputError("plateau window", p.Window, "must be positive (0 means %d)", defaultPlateauWindow)
+	case !(p.Progress >= 0 && p.Progress < 1):
+		return inputError("plateau progress", p.Progress, "must lie in [0, 1) (0 means %g)", defaultPlateauProgress)
+	}
+	return nil
+}
+
 // String says when p stops a run, as "50 iterations lowered the loss by
 // less than 0.1%" for the zero Plateau.
 func (p Plateau) String() string {

@@ -2,6 +2,7 @@ package scaledsm_test
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/scaledsm/scaledsm"
@@ -47,5 +48,20 @@ func TestPlateauRule(t *testing.T) {
 	}
 	if _, stop := (scaledsm.Plateau{Window: 5, Progress: 0.01}).Converged(trace(func(int) float64 { return 2 }, math.NaN(), 6)); !stop {
 		t.Error("a constant loss was not stopped after the window")
+	}
+}
+
+// TestPlateauValidate: a window or progress out of range is refused by
+// Settings.Validate, not taken for the default (negative) or run with (a
+// NaN progress never stopped; one of 5 stopped a loss halving each
+// iteration).
+func TestPlateauValidate(t *testing.T) {
+	for _, p := range []scaledsm.Plateau{{Window: -5}, {Progress: math.NaN()}, {Progress: 5}, {Progress: -1}} {
+		if err := (scaledsm.Settings{Converger: p}).Validate(); err == nil || !strings.Contains(err.Error(), "plateau") {
+			t.Errorf("%+v: %v", p, err)
+		}
+	}
+	if err := (scaledsm.Settings{Converger: scaledsm.Plateau{Window: 10, Progress: 0.01}}).Validate(); err != nil {
+		t.Error(err)
 	}
 }
