@@ -24,7 +24,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	cases := fs.String("cases", strings.Join(bench.Cases, ","), "the cases to run, comma-separated")
 	fs.IntVar(&c.Iters, "iters", 0, "iterations timed per case (default 12 for sensing, 1000 for quadratic sampling,\n6 batched and 8 single iterations for the sweep)")
 	large := fs.Bool("large", false, "also run the completion cases of 10^8 entries (about 4 GB each)")
-	fs.StringVar(&c.Membw, "membw", "", "a streaming-read program to run before each case (built from\nshared/tools/membw.c; it prints \"X GB/s read\"): the floor is the\nfaster of its rate and the bench's own read")
+	fs.StringVar(&c.Membw, "membw", "", "a streaming-read program to run before each case (built from\ntools/membw.c; it prints \"X GB/s read\"): the floor is the\nfaster of its rate and the bench's own read")
 	fs.StringVar(&c.LIBMF, "libmf", "", "LIBMF's mf-train: also run the libmf cases, scaledsm and LIBMF side by side: libmf on one\ncompletion problem of 10^6 entries, time per iteration (epoch) and peak memory; libmf-ratings on 10^6\nsynthetic ratings, the recommender against mf-train -k 20 -l2 0.05 -t 50, whole time, peak memory and\ntest RMSE (--cases libmf or libmf-ratings alone looks for mf-train on the PATH; without it a case is\na note)")
 	fs.StringVar(&c.Python, "python", "", "the Python with NumPy that times the sweep's tuned-BLAS anchor\n(default: python3, then /usr/bin/python3; without NumPy the anchor is a note)")
 	kernelName := kernelFlag(fs)
