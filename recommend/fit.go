@@ -326,6 +326,9 @@ func FitTable(ctx context.Context, tb *Table, s Settings) (*Model, error) {
 	if s, err = s.validate(); err != nil {
 		return nil, err
 	}
+	if k := min(t.n1, t.n2); s.Rank > k { // a rank given: the choice checks its own
+		return nil, &InputError{Source: "recommend", Input: "rank", Value: s.Rank, Reason: fmt.Sprintf("must be at most %d, the fewer of the %d users and %d items", k, t.n1, t.n2)}
+	}
 	m := &Model{Users: tb.users, Items: tb.items}
 	m.Min, m.Max = t.y.valueRange(red)
 	var ch *chosen

@@ -204,6 +204,8 @@ func TestFitErrors(t *testing.T) {
 		{recommend.Ratings{Users: []int64{1}, Items: []int64{1}, Values: []float64{math.NaN()}}, recommend.Settings{}, "is NaN"},
 		{recommend.Ratings{Users: []int64{1, 2}, Items: []int64{1, 1}, Values: []float64{3, -1e39}}, recommend.Settings{}, "rating 1 (user 2, item 1) is -1e+39, beyond the range of the float32"},
 		{ok, recommend.Settings{Rank: -1}, "rank -1"},
+		{ok, recommend.Settings{Rank: 2, Sweeps: 3}, "rank 2: must be at most 1, the fewer of the 2 users and 1 items"}, // it panicked in the spectral start
+		{ok, recommend.Settings{Method: recommend.Ridge, Rank: 2, Sweeps: 3, Lambda: 0.1}, "rank 2: must be at most 1"},
 		{ok, recommend.Settings{Nu: 0.5}, "nu 0.5"},
 		{ok, recommend.Settings{Validation: 0.6}, "validation 0.6"},
 		{ok, recommend.Settings{Lambda: 1}, "applies to the ridge method"},

@@ -569,6 +569,7 @@ func TestEntriesBadInput(t *testing.T) {
 		{[]string{"--ratings", f("ok.csv"), "--model", "lowrank", "--lists=false"}, "--lists false: applies to --model bayes or ridge, not to the plain low-rank completion (--model lowrank)"},
 		{[]string{"--ratings", f("ok.csv"), "--model", "ridge", "--loss", "l1"}, "--loss l1: applies to --model lowrank, the plain low-rank completion, not to --model ridge"},
 		{[]string{"--ratings", f("huge.csv")}, "--ratings " + text("huge.csv", "1,1,3\n2,1,1e39\n") + ": line 2: rating 1e+39 is beyond the range of the float32"},
+		{[]string{"--ratings", text("tiny.csv", "1,1,5\n"), "--rank", "2", "--iters", "5"}, "--rank 2: must be at most 1, the fewer of the 1 users and 1 items"}, // it panicked
 		{[]string{"--masked", floats("vec.npy", values), "--rank", "1"}, "want a non-empty matrix (n1, n2)"},
 		{[]string{"--masked", text("empty.npy", ""), "--rank", "1"}, "empty file"},
 		{[]string{"--masked", func() string { writeNpy(t, f("dinf.npy"), []int{3, 4}, dense); return f("dinf.npy") }(), "--rank", "1"}, "entry (1, 1) is +Inf: want a finite value, or NaN for a missing one"},

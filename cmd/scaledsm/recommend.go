@@ -443,6 +443,9 @@ func recommendError(err error, path string, layout dataio.Layout) error {
 		}
 	}
 	var ie *recommend.InputError
+	if errors.As(err, &ie) && ie.Input == "rank" { // a setting's, not the file's
+		return badFlag("rank", ie.Value, ie.Reason)
+	}
 	if errors.As(err, &ie) {
 		return exitError{fmt.Errorf("--ratings %s: %s", path, ie.Reason), exitBadInput}
 	}
