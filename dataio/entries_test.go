@@ -211,8 +211,13 @@ func TestReadRatings32Range(t *testing.T) {
 func TestReadPairs(t *testing.T) {
 	dir := t.TempDir()
 	for body, lines := range map[string][]int{
-		"row,col,value\n1,2,0.5\n3,4,1\n": {2, 3},
-		"1,2\n3,4\n":                      {1, 2},
+		"row,col,value\n1,2,0.5\n3,4,1\n":          {2, 3},
+		"1,2\n3,4\n":                               {1, 2},
+		"\ufeff1,2\n3,4\n":                         {1, 2}, // a BOM: not a header, the first pair kept
+		"rating,movieId,userId\n5,2,1\n\n4,4,3\n":  {2, 4}, // by the header's names
+		"1\t2\t5\t874965758\n3\t4\t1\t874965759\n": {1, 2}, // u.data's tabs
+		"1::2::5\n3::4::1\n":                       {1, 2}, // ratings.dat's
+		"1,2,abc\n3,4,def\n":                       {1, 2}, // a third field of words: no header
 	} {
 		p, err := ReadPairs(writeFile(t, dir, "p.csv", []byte(body)))
 		if err != nil {

@@ -901,8 +901,10 @@ type Pairs struct {
 }
 
 // ReadPairs reads pairs from a .npy file of integers of shape (m, 2), or
-// from a CSV file whose first two columns are integers (a header line, if
-// any, is skipped; further columns are ignored). Errors are *FileError
+// from a text file whose first two columns are integers, separated as a
+// ratings file's (commas, tabs, "::", semicolons or blanks), a header line
+// naming the user (row) and item (column) columns read by its names,
+// further columns ignored. Errors are *FileError
 // values naming the line or the element at fault.
 func ReadPairs(path string) (*Pairs, error) {
 	const input = "pairs"
@@ -923,43 +925,60 @@ func ReadPairs(path string) (*Pairs, error) {
 		}
 		return p, nil
 	}
-	f, r, err := openCSV(input, path)
+	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, &FileError{Input: input, Path: path, Err: fmt.Errorf("cannot open: %w", unwrapPathErr(err))}
 	}
 	defer f.Close()
+	r := newRatingsReader(path, f) // the ratings' separators, quotes, BOM and blank lines
 	p := &Pairs{}
+	at := [2]int{0, 1}
 	for first := true; ; first = false {
-		rec, err := r.Read()
+		rec, err := r.next()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			return nil, csvError(input, path, err)
+			return nil, &FileError{Input: input, Path: path, Err: err}
 		}
-		line, _ := r.FieldPos(0)
-		if len(rec) < 2 {
-			return nil, &FileError{Input: input, Path: path, Err: fmt.Errorf("line %d: %d field, want two: row,column", line, len(rec))}
+		if first && slices.ContainsFunc(rec[:min(2, len(rec))], func(f string) bool { _, err := strconv.ParseInt(f, 10, 64); return err != nil }) {
+			at = pairColumns(rec) // a header line: its user and item columns, if it names them
+			continue
+		}
+		if len(rec) <= max(at[0], at[1]) {
+			return nil, &FileError{Input: input, Path: path, Err: fmt.Errorf("line %d: %d field, want two: row,column", r.line, len(rec))}
 		}
 		var ij [2]int64
-		var bad error
 		for c := range 2 {
-			s := strings.TrimSpace(rec[c])
-			if ij[c], err = strconv.ParseInt(s, 10, 64); err != nil && bad == nil {
-				bad = fmt.Errorf("line %d: %q is not an integer", line, s)
+			s := rec[at[c]]
+			if ij[c], err = strconv.ParseInt(s, 10, 64); err != nil {
+				return nil, &FileError{Input: input, Path: path, Err: fmt.Errorf("line %d: %q is not an integer", r.line, s)}
 			}
-		}
-		if bad != nil {
-			if first {
-				continue // a header line
-			}
-			return nil, &FileError{Input: input, Path: path, Err: bad}
 		}
 		p.Rows = append(p.Rows, ij[0])
 		p.Cols = append(p.Cols, ij[1])
-		p.Lines = append(p.Lines, line)
+		p.Lines = append(p.Lines, r.line)
 	}
 	return p, nil
+}
+
+// pairColumns returns the columns of the row (user) and column (item) ids
+// that a header names (as the ratings' readers know them, or row and
+// col), the first two where it names neither.
+func pairColumns(header []string) [2]int {
+	names := make([]string, len(header))
+	for i, h := range header {
+		names[i] = normalizeName(h)
+	}
+	aliases := [2][]string{append([]string{"row"}, columnNames[0]...), append([]string{"col", "column"}, columnNames[1]...)}
+	var at [2]int
+	for c := range 2 {
+		at[c] = slices.IndexFunc(names, func(n string) bool { return slices.Contains(aliases[c], n) })
+	}
+	if at[0] < 0 || at[1] < 0 || at[0] == at[1] {
+		return [2]int{0, 1}
+	}
+	return at
 }
 
 // ReadIDs reads a list of ids: the first field of each line (fields split

@@ -500,7 +500,7 @@ entries of X = L Rᵀ from the factors of another solve: the pairs are (row, col
 indices, or, when DIR holds row_ids.npy and col_ids.npy (--model lowrank), ids.
 Writes one prediction per pair, in the pairs' order.`, stdout)
 	factors := fs.String("factors", "", "the directory of a solve's results: model.json of a recommender, or L.npy and R.npy\n(R.npy absent: X = L Lᵀ)")
-	pairs := fs.String("pairs", "", "the pairs: a .npy file of integers, shape (m, 2), or a CSV file whose first two\ncolumns are the row and the column (a header line is skipped; other columns are ignored)")
+	pairs := fs.String("pairs", "", "the pairs: a .npy file of integers, shape (m, 2), or a text file whose first two\ncolumns are the row (user) and the column (item), separated as a ratings file's; a header line naming\nthe user and item columns is read by its names; other columns are ignored")
 	out := fs.String("out", "", "the predictions: a .npy file (float64, shape (m,)) or a .csv file (row,col,prediction)")
 	var fold foldFlags
 	fold.register(fs, "first (a recommender's model)")
