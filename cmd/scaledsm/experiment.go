@@ -96,6 +96,10 @@ func runExperiment(args []string, stdout, stderr io.Writer) error {
 		if ctx.Err() != nil {
 			return exitError{errors.New("interrupted"), exitInterrupted}
 		}
+		var dup *recommend.DuplicateError
+		if errors.As(err, &dup) { // bad input, named by its flag; not a failed fit
+			return exitError{fmt.Errorf("%s: user %d and item %d appear twice: each pair may appear once", e.inputName(), dup.User, dup.Item), exitBadInput}
+		}
 		return err
 	}
 	experiment.WriteRatingsTable(stdout, res, e.corrupt)
@@ -253,6 +257,16 @@ func runFoldExperiment(splits []experiment.RatingsSplit, e *experimentFlags, std
 	fmt.Fprintln(stdout)
 	experiment.WriteKnownTable(stdout, known)
 	return nil
+}
+
+// inputName names the data the study read, as its flag and path.
+func (e *experimentFlags) inputName() string {
+	for _, f := range [][2]string{{"interactions", e.interactions}, {"train", e.train}, {"ratings", e.ratings}, {"data", e.data}} {
+		if f[1] != "" {
+			return "--" + f[0] + " " + f[1]
+		}
+	}
+	return "the data"
 }
 
 // implicitSplits reads experiment implicit's split: --train and --test,

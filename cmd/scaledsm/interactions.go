@@ -65,6 +65,18 @@ func runInteractions(c *solveCmd) error {
 		if ctx.Err() != nil {
 			return exitError{errors.New("interrupted while fitting; nothing written"), exitInterrupted}
 		}
+		var dup *recommend.DuplicateError
+		if errors.As(err, &dup) {
+			where := fmt.Sprintf("user %d and item %d appear twice", dup.User, dup.Item)
+			if ef.holdout == 0 { // the indices are the file's order
+				l := layout
+				l.Weights = true // as ReadInteractions reads the file
+				if lines, lerr := dataio.RecordLines(rf.interactions, l, dup.First, dup.Second); lerr == nil {
+					where = fmt.Sprintf("lines %d and %d both hold user %d, item %d", lines[0], lines[1], dup.User, dup.Item)
+				}
+			}
+			return exitError{fmt.Errorf("--interactions %s: %s: each pair may appear once (add repeated interactions into one line's weight)", rf.interactions, where), exitBadInput}
+		}
 		var ie *recommend.InputError
 		if errors.As(err, &ie) {
 			return exitError{fmt.Errorf("--interactions %s: %s", rf.interactions, ie.Reason), exitBadInput}
@@ -134,6 +146,9 @@ func (c *solveCmd) interactionsChecks() (dataio.Layout, error) {
 			return layout, badFlag("columns", rf.columns, "want two or three columns, user,item[,weight] (names or numbers from 1)")
 		}
 		layout.Columns = cols
+		if len(cols) == 2 && rf.weight != weightOne { // no weight to take the log of
+			return layout, badFlag("weight", rf.weight, "needs a weight column: --columns "+rf.columns+" names none")
+		}
 	}
 	if err := c.of.check(); err != nil {
 		return layout, err

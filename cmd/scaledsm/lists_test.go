@@ -148,6 +148,19 @@ func TestSolveInteractions(t *testing.T) {
 	if code != 2 || !strings.Contains(errs, "--nu") {
 		t.Errorf("--nu with --interactions: exit %d, %q", code, errs)
 	}
+	// A pair twice is bad input named by its lines (it was exit 1 and
+	// 'ratings 0 and 3'); a weight scheme without a weight column is
+	// refused, not reported as used.
+	twice := filepath.Join(dir, "twice.csv")
+	os.WriteFile(twice, []byte("1,2\n3,4\n5,6\n1,2\n"), 0o644)
+	code, _, errs = cli(t, "solve", "--interactions", twice, "--out", filepath.Join(dir, "m4"))
+	if code != 2 || !strings.Contains(errs, "lines 1 and 4 both hold user 1, item 2") {
+		t.Errorf("a pair twice: exit %d, %q", code, errs)
+	}
+	code, _, errs = cli(t, "solve", "--interactions", twice, "--columns", "1,2", "--weight", "log")
+	if code != 2 || !strings.Contains(errs, "--weight log: needs a weight column") {
+		t.Errorf("--weight log of two columns: exit %d, %q", code, errs)
+	}
 }
 
 // TestUpdateCommand folds new ratings in as a service would: update
