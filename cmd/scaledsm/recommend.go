@@ -70,7 +70,7 @@ func (r *recommendFlags) register(fs *flag.FlagSet) {
 		"sampled with a robust Student-t likelihood and averaged), ridge (the same model by penalized least\n"+
 		"squares, ALS-WR), or lowrank (the plain low-rank completion of the ratings matrix with --method)\n"+
 		"(default bayes, or lowrank when a solver flag such as --method or --loss is given)")
-	fs.StringVar(&r.columns, "columns", "", "with --ratings: the user, item and rating columns, `U,I,R`, by header name or number from 1\n(default: found by name in a header line, or the first three columns)")
+	fs.StringVar(&r.columns, "columns", "", "with --ratings: the user, item and rating columns, `U,I,R`, by header name or number from 1, of\n--test too (default: found by name in a header line, or the first three columns)")
 	fs.Float64Var(&r.nu, "nu", recommend.DefaultNu, "bayes: degrees of freedom of the Student-t likelihood (smaller resists wrong ratings more,\nand fits right ones less well below about 4); inf for a Gaussian likelihood")
 	fs.Float64Var(&r.validation, "validation", recommend.DefaultValidation, "bayes, ridge: the fraction of the ratings held out to choose the rank and the sweeps\n(and ridge's penalty) when they are not given (by default at most 10^6 ratings)")
 	fs.Float64Var(&r.penalty, "penalty", 0, "ridge: the penalty λ of λ(n_u|L_u|² + n_i|R_i|²) (default: chosen by validation)")
