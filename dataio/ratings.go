@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"cmp"
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
@@ -744,34 +743,12 @@ func quickFloat(b []byte) (float64, bool) {
 var exactPow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
 	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
 
-// openCSV opens a CSV file for reading record by record.
-func openCSV(input, path string) (*os.File, *csv.Reader, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, nil, &FileError{Input: input, Path: path, Err: fmt.Errorf("cannot open: %w", unwrapPathErr(err))}
-	}
-	r := csv.NewReader(f)
-	r.FieldsPerRecord = -1
-	r.ReuseRecord = true
-	r.TrimLeadingSpace = true
-	return f, r, nil
-}
-
 func unwrapPathErr(err error) error {
 	var pe *os.PathError
 	if errors.As(err, &pe) {
 		return pe.Err
 	}
 	return err
-}
-
-// csvError words an error of encoding/csv, which names the line itself.
-func csvError(input, path string, err error) error {
-	var pe *csv.ParseError
-	if errors.As(err, &pe) {
-		return &FileError{Input: input, Path: path, Err: fmt.Errorf("line %d: %v", pe.Line, pe.Err)}
-	}
-	return &FileError{Input: input, Path: path, Err: readError(err)}
 }
 
 // RatingsSize returns an upper bound on the number of ratings in the file
