@@ -637,6 +637,10 @@ func generateRatings(fs *flag.FlagSet, sp *synthFlags, g *ratingsGen, out string
 	}
 	fmt.Fprintf(stdout, "wrote %d synthetic ratings (%d users, %d items, scale %g to %g, seed %d) to %s:\n  train.csv %d ratings (%d replaced by random ones)\n  test.csv %d ratings\n",
 		cfg.Ratings, cfg.Users, cfg.Items, cfg.Min, cfg.Max, sp.seed, out, counts[0], counts[2], counts[1])
+	if counts[1] == 0 { // no test ratings (--holdout 0): a --test of none would be refused
+		fmt.Fprintf(stdout, "fit a recommender with\n  scaledsm solve --ratings %s\n", filepath.Join(out, "train.csv"))
+		return nil
+	}
 	fmt.Fprintf(stdout, "fit and test a recommender with\n  scaledsm solve --ratings %s --test %s\n", filepath.Join(out, "train.csv"), filepath.Join(out, "test.csv"))
 	return nil
 }
@@ -695,6 +699,9 @@ func (g *ratingsGen) config(fs *flag.FlagSet, sp *synthFlags) (synth.RatingsConf
 		var ie *scaledsm.InputError
 		if errors.As(err, &ie) && slices.Contains(ratingsOnly, ie.Input) {
 			return cfg, badFlag(ie.Input, flagValue(fs, ie.Input), ie.Reason)
+		}
+		if errors.As(err, &ie) && ie.Input == "rank" { // the shape's own rank, which no flag sets
+			return cfg, badFlag("users", cfg.Users, fmt.Sprintf("with --items %d: the generator's rank-%v truth needs at least %v users and items", cfg.Items, ie.Value, ie.Value))
 		}
 		return cfg, err
 	}

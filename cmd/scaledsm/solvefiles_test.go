@@ -515,6 +515,7 @@ func TestGenerateBadFlags(t *testing.T) {
 		{[]string{"--out", out, "--problem", "ratings", "--users", "10"}, "--ratings 100000: must lie in [1, 8250]"},
 		{[]string{"--out", out, "--problem", "ratings", "--users", "0"}, "--users 0: must be at least 1"}, // not the default's 950 under the name of 0
 		{[]string{"--out", out, "--problem", "ratings", "--items", "0", "--ratings", "0"}, "--items 0: must be at least 1"},
+		{[]string{"--out", out, "--problem", "ratings", "--users", "2", "--items", "2", "--ratings", "2"}, "--users 2: with --items 2: the generator's rank-5 truth needs at least 5"}, // it named no flag
 		{[]string{"--out", out, "--problem", "ratings", "--holdout", "1"}, "--holdout 1: must lie in [0, 1)"},
 		{[]string{"--out", out, "--problem", "ratings", "--n", "5"}, "--n 5: does not apply to --problem ratings"},
 		// 10^11 ratings need some TB: refused before a draw.
@@ -626,5 +627,15 @@ func TestInterrupt(t *testing.T) {
 			t.Errorf("%v: stdout %q", sig, stdout.String())
 		}
 		t.Logf("%v: stopped after %d iterations at relative error %.3g (%.2g from the summary)", sig, iters, e, math.Abs(e-sum["rel_error"].(float64)))
+	}
+}
+
+// TestGenerateRatingsNoHoldout: with --holdout 0 the command printed
+// names no --test, whose file holds no rating and would be refused.
+func TestGenerateRatingsNoHoldout(t *testing.T) {
+	d := filepath.Join(t.TempDir(), "g")
+	code, out, errs := cli(t, "generate", "--problem", "ratings", "--users", "50", "--items", "60", "--ratings", "600", "--holdout", "0", "--out", d)
+	if code != 0 || !strings.Contains(out, "scaledsm solve --ratings "+filepath.Join(d, "train.csv")+"\n") || strings.Contains(out, "--test") {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errs)
 	}
 }
