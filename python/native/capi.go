@@ -184,7 +184,7 @@ func capiSolve(c *C.scaledsm_call, warn io.Writer) (*capiResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := st.apply(&settings.Settings, 0); err != nil {
+	if err := st.apply(&settings.Settings, 0, false); err != nil { // arrays, as files: the start from seed 1
 		return nil, err
 	}
 	if err := capiMemory(kind, m, n1, n2, src.rank.loadRank()); err != nil {
