@@ -410,14 +410,11 @@ func (s *Settings) resolve() error {
 			return inputError("step", s.Step, "%v rests on f(X) - f(X*), which %v's moving state does not keep; use a constant or geometric step", s.Step, s.Loss)
 		}
 	}
-	if v, ok := s.Converger.(interface{ Validate() error }); ok {
-		if err := v.Validate(); err != nil {
-			return err
-		}
-	}
-	if v, ok := s.Step.(interface{ Validate() error }); ok {
-		if err := v.Validate(); err != nil {
-			return err
+	for _, part := range []any{s.Step, s.Converger} { // those that check themselves
+		if v, ok := part.(interface{ Validate() error }); ok {
+			if err := v.Validate(); err != nil {
+				return err
+			}
 		}
 	}
 	switch {

@@ -11,7 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -25,6 +24,7 @@ import (
 	"github.com/scaledsm/scaledsm/dataio"
 	"github.com/scaledsm/scaledsm/internal/atomicio"
 	"github.com/scaledsm/scaledsm/internal/csvfmt"
+	"github.com/scaledsm/scaledsm/internal/obs"
 	"github.com/scaledsm/scaledsm/recommend"
 )
 
@@ -235,10 +235,8 @@ func readFactor(dir, name string) (*mat.Dense, error) {
 	if len(shape) != 2 || shape[0] == 0 || shape[1] == 0 {
 		return nil, &LoadError{dir, fmt.Errorf("%s has shape %s, want a factor (n, r)", name, dataio.ShapeString(shape))}
 	}
-	for k, v := range data { // a prediction of it would be NaN, not a number
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, &LoadError{dir, fmt.Errorf("%s: entry (%d, %d) is %v", name, k/shape[1], k%shape[1], v)}
-		}
+	if k := obs.FirstNonFinite(data); k >= 0 { // a prediction of it would be NaN, not a number
+		return nil, &LoadError{dir, fmt.Errorf("%s: entry (%d, %d) is %v", name, k/shape[1], k%shape[1], data[k])}
 	}
 	return mat.NewDense(shape[0], shape[1], data), nil
 }
