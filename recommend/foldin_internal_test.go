@@ -157,3 +157,67 @@ func TestFoldInErrors(t *testing.T) {
 }
 
 func mat2(r, c int, x []float64) *mat.Dense { return mat.NewDense(r, c, x) }
+
+// TestFoldInBlankUser checks the list of a user folded in with only items
+// new to the model: nothing places the user among the others (the lists
+// row is zero), so the list is ListOptions.Cold's, the popular items less
+// the user's own, not every item scored 0 and listed by id; a user folded
+// in with a known item keeps a list of their own.
+func TestFoldInBlankUser(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	var r Ratings
+	for u := range 120 {
+		for i := range 80 {
+			// Popularity falls with the item's id, so that the popular
+			// items and the smallest ids differ.
+			if rng.Float64() < 0.5*math.Exp(-float64((i+40)%80)/20) {
+				r.Users, r.Items, r.Values = append(r.Users, int64(u)), append(r.Items, int64(i)), append(r.Values, float64(1+rng.IntN(5)))
+			}
+		}
+	}
+	ctx := context.Background()
+	m, err := Fit(ctx, r, Settings{Seed: 1, Rank: 3, Sweeps: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// User 500 rates items 900 and 901, new; user 501 item 900 and the
+	// most popular item.
+	pop, _ := m.Seen.popular(len(m.Items), len(m.Items))
+	top := m.Items[pop[0]]
+	add := Ratings{Users: []int64{500, 500, 501, 501}, Items: []int64{900, 901, 900, top}, Values: []float64{4, 5, 4, 5}}
+	out, _, err := m.FoldIn(ctx, add, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rk, err := out.Ranking()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := out.Seen.popular(len(out.Items), len(out.Items))
+	for _, c := range []struct {
+		cold Cold
+		n    int
+	}{{ColdPopular, 5}, {ColdNone, 0}} {
+		var got []List
+		err := rk.Recommend(ctx, []int64{500, 501}, ListOptions{N: 5, Cold: c.cold}, func(l List) error { got = append(got, l); return nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, linked := got[0], got[1]
+		if !b.Known || !b.Blank || len(b.Items) != c.n {
+			t.Fatalf("cold %d: the blank user's list %+v", c.cold, b)
+		}
+		var w []int64
+		for _, i := range want {
+			if id := out.Items[i]; id != 900 && id != 901 && len(w) < c.n {
+				w = append(w, id)
+			}
+		}
+		if !slices.Equal(b.Items, w) {
+			t.Errorf("cold %d: the blank user's items %v, the popular ones less their own %v", c.cold, b.Items, w)
+		}
+		if !linked.Known || linked.Blank || len(linked.Items) != 5 || slices.Contains(linked.Items, top) {
+			t.Errorf("cold %d: the linked user's list %+v", c.cold, linked)
+		}
+	}
+}

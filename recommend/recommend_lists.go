@@ -33,11 +33,15 @@ type ListOptions struct {
 }
 
 // A List is a user's recommendations, best first; ties go to the smaller
-// item id. Known is false for a user the model has not seen (listed by
-// ListOptions.Cold).
+// item id. Known is false for a user the model has not seen, Blank true
+// for one it has seen but cannot place: after FoldIn, a user who rated only
+// items new to the model, whose lists row is zero and would score every
+// item alike. Both are listed as ListOptions.Cold says, a blank user's own
+// items left out unless ListOptions.IncludeSeen.
 type List struct {
 	User   int64
 	Known  bool
+	Blank  bool
 	Items  []int64
 	Scores []float64
 }
@@ -65,7 +69,13 @@ func (m *Model) Ranking() (*Ranking, error) {
 	}
 	k := l.Rank()
 	sc := newFactorScorer(l.P.RawMatrix().Data, l.Q.RawMatrix().Data, k)
-	return &Ranking{Name: "scaledsm", Setting: fmt.Sprintf("rank %d, pop %g, lambda %g", k, l.Pop, l.Lambda), Users: m.Users, Items: m.Items, sc: sc, seen: *m.Seen}, nil
+	var blank func(u int) bool
+	if k > 0 {
+		blank = func(u int) bool {
+			return !slices.ContainsFunc(l.P.RawRowView(u), func(v float64) bool { return v != 0 })
+		}
+	}
+	return &Ranking{Name: "scaledsm", Setting: fmt.Sprintf("rank %d, pop %g, lambda %g", k, l.Pop, l.Lambda), Users: m.Users, Items: m.Items, sc: sc, seen: *m.Seen, blank: blank}, nil
 }
 
 // A Ranking lists items for users: the lists of a Model (Model.Ranking)
@@ -78,6 +88,7 @@ type Ranking struct {
 	Selection *ListSelection
 	sc        scorer
 	seen      Seen
+	blank     func(u int) bool // a user whose scores say nothing (List.Blank); nil: none
 }
 
 // Recommend calls each with the list of every user of users, in their
@@ -119,6 +130,38 @@ func (rk *Ranking) Recommend(ctx context.Context, users []int64, o ListOptions, 
 		items, scores := rk.seen.popular(n2, o.N)
 		popular, popScores = rk.itemIDs(items), scores
 	}
+	var byCount []int32 // every item, the most popular first, for blank users
+	var counts []float64
+	blankList := func(u int) List {
+		lst := List{User: rk.Users[u], Known: true, Blank: true}
+		if o.Cold != ColdPopular {
+			return lst
+		}
+		if o.IncludeSeen {
+			lst.Items, lst.Scores = popular, popScores
+			return lst
+		}
+		if byCount == nil {
+			byCount, counts = rk.seen.popular(n2, n2)
+		}
+		own := rk.seen.row(u)
+		seen := make(map[int32]bool, own.len())
+		for e := range own.len() {
+			seen[own.at(e)] = true
+		}
+		var items []int32
+		for k, i := range byCount {
+			if len(items) == o.N {
+				break
+			}
+			if !seen[i] {
+				items = append(items, i)
+				lst.Scores = append(lst.Scores, counts[k])
+			}
+		}
+		lst.Items = rk.itemIDs(items)
+		return lst
+	}
 	at := 0                        // the next of users to list
 	cold := func(upto int) error { // the unknown users before position upto
 		for ; at < upto; at++ {
@@ -141,6 +184,9 @@ func (rk *Ranking) Recommend(ctx context.Context, users []int64, o ListOptions, 
 				return err
 			}
 			at++
+		}
+		if u := rows[r]; rk.blank != nil && rk.blank(u) {
+			return each(blankList(u))
 		}
 		return each(List{User: rk.Users[rows[r]], Known: true, Items: rk.itemIDs(items), Scores: scores})
 	})

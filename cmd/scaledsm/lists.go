@@ -38,7 +38,7 @@ func runRecommendLists(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&f.top, "top", 10, "the items in a list")
 	fs.StringVar(&f.users, "users", "", "a file of the users to list, one id a line (the first field; a header line is skipped);\nby default every user of the training data")
 	fs.BoolVar(&f.includeSeen, "include-seen", false, "list the users' training items too")
-	fs.StringVar(&f.cold, "cold", "none", "a user of --users the model has not seen: none (no list) or popular (the items with\nthe most training interactions)")
+	fs.StringVar(&f.cold, "cold", "none", "a user of --users the model has not seen, or one who rated only items new to it: none\n(no list) or popular (the items with the most training interactions, the user's own left out)")
 	fs.StringVar(&f.out, "out", "", "the lists, a CSV file")
 	var fold foldFlags
 	fold.register(fs, "first")
@@ -89,11 +89,14 @@ func runRecommendLists(args []string, stdout, stderr io.Writer) error {
 		total = len(users)
 	}
 	bar := newProgressBar(stderr, "recommend")
-	lists, rows := 0, 0
+	lists, rows, blank := 0, 0, 0
 	err = atomicio.WriteFile(f.out, func(w io.Writer) error {
 		bw := bufio.NewWriterSize(w, 1<<20)
 		buf := []byte("user,item,rank,score\n")
 		err := m.Recommend(ctx, users, o, func(l recommend.List) error {
+			if l.Blank {
+				blank++
+			}
 			for k, item := range l.Items {
 				buf = strconv.AppendInt(buf, l.User, 10)
 				buf = append(buf, ',')
@@ -137,12 +140,19 @@ func runRecommendLists(args []string, stdout, stderr io.Writer) error {
 		return outputError("out", f.out, err)
 	}
 	fmt.Fprintf(stdout, "wrote the top %d items of %d users to %s (%d rows) in %.3g s", f.top, lists, f.out, rows, time.Since(begin).Seconds())
+	what := "no list"
+	if o.Cold == recommend.ColdPopular {
+		what = "the most popular items"
+	}
 	if unknown > 0 {
-		what := "no list"
-		if o.Cold == recommend.ColdPopular {
-			what = "the most popular items"
-		}
 		fmt.Fprintf(stdout, "; %d of the %d users of %s are not in the model: %s for them", unknown, len(users), f.users, what)
+	}
+	if blank > 0 {
+		who := fmt.Sprintf("%d users", blank)
+		if blank == 1 {
+			who = "1 user"
+		}
+		fmt.Fprintf(stdout, "; %s who rated only items new to the model, which cannot place them: %s", who, what)
 	}
 	fmt.Fprintln(stdout)
 	return nil

@@ -208,6 +208,18 @@ func TestUpdateCommand(t *testing.T) {
 	if a, b := readCSV(t, l1), readCSV(t, l2); len(a) != len(b) || len(a) != 1+301*10 {
 		t.Errorf("recommend --ratings: %d rows, of the updated model %d, want %d", len(a), len(b), 1+301*10)
 	}
+	// A new user who rated only a new item: nothing places them, so the
+	// list is --cold's, and the line says so.
+	lone, users, l3 := filepath.Join(dir, "lone.csv"), filepath.Join(dir, "users.txt"), filepath.Join(dir, "l3.csv")
+	os.WriteFile(lone, []byte("888888,99999991,4\n"), 0o644)
+	os.WriteFile(users, []byte("888888\n"), 0o644)
+	code, stdout, errs = cli(t, "recommend", "--factors", updated, "--ratings", lone, "--users", users, "--cold", "popular", "--top", "3", "--out", l3)
+	if code != 0 || !strings.Contains(stdout, "1 user who rated only items new to the model") {
+		t.Fatalf("recommend for a user of new items alone: exit %d, %q, %s", code, stdout, errs)
+	}
+	if got := readCSV(t, l3); len(got) != 4 || got[1][3] == "0" {
+		t.Errorf("the list of a user of new items alone: %v, want the popular items with their counts", got)
+	}
 	// Bad input.
 	bad := filepath.Join(dir, "bad.csv")
 	os.WriteFile(bad, []byte("1,1,9\n"), 0o644)

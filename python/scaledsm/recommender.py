@@ -281,7 +281,9 @@ class Recommender:
         left out unless exclude_seen is False; ties go to the smaller id. A
         user fit did not see gets no list (cold="none": item -1 and score
         NaN in every place; for string ids, None) or the most popular items
-        (cold="popular"); so does any place past a user's last item."""
+        (cold="popular"); so does any place past a user's last item, and so
+        does a user partial_fit added with only items new to the model
+        (nothing places them among the others), their own items left out."""
         self._check_fitted()
         if not self.has_lists_:
             raise ValueError("Recommender.recommend: the model has no lists (fitted with lists=False): fit it again")
