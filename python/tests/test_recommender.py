@@ -192,6 +192,13 @@ def test_partial_fit(cli, ratings, tmp_path):
     assert "newcomer" in srec._user_labels.tolist()
     items, _ = srec.recommend(["newcomer"], n=4)
     assert all(x.startswith("i") for x in items[0]) and not set(items[0]) & set(things[:3].tolist())
+    # A new user of a new item alone: nothing places them, so cold decides.
+    srec.partial_fit(["loner"], ["brand-new"], [4.0])
+    none, _ = srec.recommend(["loner"], n=3)
+    pop, _ = srec.recommend(["loner"], n=3, cold="popular")
+    assert all(x is None for x in none[0])
+    labels, counts = np.unique(things, return_counts=True)
+    assert pop[0].tolist() == labels[np.argsort(-counts, kind="stable")[:3]].tolist()
     with pytest.raises(ValueError, match="outside the model's scale"):
         rec.partial_fit(tu[:1], ti[:1], [9.0])
 
