@@ -7,11 +7,13 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/scaledsm/scaledsm/dataio"
 	"github.com/scaledsm/scaledsm/internal/atomicio"
+	"github.com/scaledsm/scaledsm/internal/csvfmt"
 	"github.com/scaledsm/scaledsm/recommend"
 	"github.com/scaledsm/scaledsm/report"
 )
@@ -97,7 +99,11 @@ func runInteractions(c *solveCmd) error {
 	sum.Seconds = time.Since(begin).Seconds()
 	if c.of.out != "" {
 		setPhase(writingPhase)
-		if err := writeModel(c.of.out, m, sum); err != nil {
+		var held recommend.Ratings // --holdout's interactions, to holdout.csv
+		if ef.holdout > 0 {
+			held = test
+		}
+		if err := writeModel(c.of.out, m, sum, held); err != nil {
 			return err
 		}
 	}
@@ -174,20 +180,38 @@ func weigh(w []float32, how string) {
 }
 
 // writeModel writes a model and its summary.json to out.
-func writeModel(out string, m *recommend.Model, sum *report.Recommender) error {
+func writeModel(out string, m *recommend.Model, sum *report.Recommender, held recommend.Ratings) error {
 	unlock, err := atomicio.Lock(out)
 	if err != nil {
 		return outputError("out", out, err)
 	}
 	defer unlock()
-	files := append(recommend.ModelFiles(m), "summary.json")
+	files := recommend.ModelFiles(m)
+	var extra []recommend.File
+	if held.Len() > 0 {
+		// The pairs alone: the lists' evaluation counts every held-out
+		// interaction, whatever its weight, and the file is a --test.
+		extra = append(extra, recommend.File{Name: "holdout.csv", Write: func(w io.Writer) error {
+			if _, err := io.WriteString(w, "user,item\n"); err != nil {
+				return err
+			}
+			return csvfmt.WriteLines(w, held.Len(), func(dst []byte, k int) []byte {
+				dst = strconv.AppendInt(dst, held.Users[k], 10)
+				dst = append(dst, ',')
+				dst = strconv.AppendInt(dst, held.Items[k], 10)
+				return append(dst, '\n')
+			})
+		}})
+		files = append(files, "holdout.csv")
+	}
+	files = append(files, "summary.json")
 	sum.Files = files
-	extra := recommend.File{Name: "summary.json", Write: func(w io.Writer) error {
+	extra = append(extra, recommend.File{Name: "summary.json", Write: func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(sum)
-	}}
-	if err := m.Save(out, extra); err != nil {
+	}})
+	if err := m.Save(out, extra...); err != nil {
 		return setError(out, err)
 	}
 	if err := removeOthers(out, files); err != nil {

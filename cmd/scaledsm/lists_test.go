@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -131,6 +132,26 @@ func TestSolveInteractions(t *testing.T) {
 	}
 	if code, _, errs := cli(t, "recommend", "--factors", out, "--out", filepath.Join(dir, "top.csv")); code != 0 {
 		t.Errorf("recommend of an implicit model: exit %d: %s", code, errs)
+	}
+	// holdout.csv: the held-out pairs, each the file's, as many as the
+	// file's lines less those fitted (it was not written).
+	held := readCSV(t, filepath.Join(out, "holdout.csv"))
+	var sum struct{ Ratings int }
+	if b, err := os.ReadFile(filepath.Join(out, "summary.json")); err != nil || json.Unmarshal(b, &sum) != nil {
+		t.Fatalf("summary.json: %v", err)
+	}
+	lines := strings.Split(strings.TrimSpace(plain.String()), "\n")
+	if strings.Join(held[0], ",") != "user,item" || len(held)-1+sum.Ratings != len(lines) || len(held) < len(lines)/10 {
+		t.Fatalf("holdout.csv: header %v, %d pairs, %d fitted, of %d lines", held[0], len(held)-1, sum.Ratings, len(lines))
+	}
+	inFile := map[string]bool{}
+	for _, l := range lines {
+		inFile[strings.Replace(l, "\t", ",", 1)] = true
+	}
+	for _, r := range held[1:] {
+		if !inFile[strings.Join(r, ",")] {
+			t.Fatalf("holdout.csv holds %v, not in the file", r)
+		}
 	}
 	if code, _, errs := cli(t, "solve", "--interactions", filepath.Join(dir, "counted.csv"), "--weight", "log", "--out", filepath.Join(dir, "m2")); code != 0 {
 		t.Errorf("counts with a header: exit %d: %s", code, errs)
