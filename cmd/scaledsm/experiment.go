@@ -215,6 +215,9 @@ func (e *experimentFlags) splits() ([]experiment.RatingsSplit, error) {
 			if err != nil || k < 1 || k > 5 {
 				return nil, badFlag("folds", e.folds, "want folds among 1,2,3,4,5")
 			}
+			if slices.Contains(ks, k) {
+				return nil, badFlag("folds", e.folds, fmt.Sprintf("fold %d given twice: the mean would count it twice", k))
+			}
 			ks = append(ks, k)
 		}
 		splits, err := experiment.MovieLensSplits(e.data, ks)

@@ -358,3 +358,19 @@ func TestTable1Command(t *testing.T) {
 		}
 	}
 }
+
+// TestExperimentFolds checks experiment movielens' --folds before any
+// file is read: a fold out of 1 to 5, or one given twice (whose mean
+// would count it twice), is one line, exit 2.
+func TestExperimentFolds(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct{ folds, want string }{
+		{"1,7", "--folds 1,7: want folds among 1,2,3,4,5"},
+		{"1,2,1", "--folds 1,2,1: fold 1 given twice"},
+	} {
+		code, _, errs := cli(t, "experiment", "movielens", "--data", dir, "--folds", c.folds)
+		if code != 2 || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, c.want) {
+			t.Errorf("--folds %s: exit %d, %q; want exit 2 and one line with %q", c.folds, code, errs, c.want)
+		}
+	}
+}
