@@ -240,7 +240,17 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 	case fs.NArg() > 0:
 		return usageError{fmt.Sprintf("unexpected argument %q (flags are written --name value)", fs.Arg(0))}
 	}
-	return nil
+	// A value that is another flag of the command (--out --json) is a
+	// value forgotten: the flag package took the next flag as the value.
+	var taken error
+	fs.Visit(func(f *flag.Flag) {
+		v := f.Value.String()
+		name, _, _ := strings.Cut(strings.TrimLeft(v, "-"), "=")
+		if taken == nil && strings.HasPrefix(v, "-") && name != "" && fs.Lookup(name) != nil {
+			taken = usageError{fmt.Sprintf("--%s %s: needs a value (it took the flag %s as one; write ./%s for a file of that name)", f.Name, v, v, v)}
+		}
+	})
+	return taken
 }
 
 var (

@@ -252,6 +252,8 @@ func TestBadArguments(t *testing.T) {
 		{[]string{"--kernel", "sse9"}, "--kernel sse9: unknown implementation"},
 		{[]string{"--n", "ten"}, "--n ten: not a valid value of this flag"},
 		{[]string{"--n"}, "--n: needs a value"},
+		{[]string{"--out", "--json"}, "--out --json: needs a value (it took the flag --json as one; write ./--json"},
+		{[]string{"--trace", "-seed=3"}, "--trace -seed=3: needs a value"},
 		{[]string{"--json=maybe"}, "--json maybe"},
 		{[]string{"--frobnicate"}, "--frobnicate: no such flag"},
 		{[]string{"stray"}, "unexpected argument \"stray\""},
