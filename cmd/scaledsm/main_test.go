@@ -169,7 +169,7 @@ func TestSolveSummaryAndTrace(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	for _, want := range []string{"quadratic sampling", "geometric steps (lambda=1, q=0.9)", "status", "iteration-limit after 30 iterations"} {
+	for _, want := range []string{"quadratic sampling", "geometric steps (lambda=1, q=0.9)", "status", "iteration-limit after 30 iterations", "trace      " + path + "\n"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("summary lacks %q:\n%s", want, out)
 		}

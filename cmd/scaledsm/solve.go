@@ -645,6 +645,9 @@ func (c *solveCmd) report(ld *loaded, settings completion.Settings, res *complet
 		}
 	} else {
 		sum.Print(c.stdout, c.of.out)
+		if c.of.trace != "" {
+			fmt.Fprintf(c.stdout, "trace      %s\n", c.of.trace)
+		}
 	}
 	return outcome(res, c.stderr, c.of.out)
 }
