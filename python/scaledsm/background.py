@@ -52,7 +52,8 @@ class BackgroundSubtractor:
         CDnet and SBI2015, about 2.3 times the time.
 
     None (the default of each) means the command's default; docs/completion.md
-    has them measured on CDnet and SBI2015.
+    has them measured on CDnet and SBI2015. The parameters apply from the
+    first frame on: apply refuses one changed after it.
     """
 
     def __init__(self, learn=None, rank=None, threshold=None, min_contrast=None, max_contrast=None, median=None, rate=None,
@@ -60,7 +61,7 @@ class BackgroundSubtractor:
         self.learn, self.rank, self.threshold = learn, rank, threshold
         self.min_contrast, self.max_contrast, self.median, self.rate = min_contrast, max_contrast, median, rate
         self.absorb, self.keep_holes, self.color = absorb, keep_holes, color
-        self._handle, self._shape, self._frames = 0, None, 0
+        self._handle, self._shape, self._frames, self._started = 0, None, 0, None
 
     def get_params(self, deep=True):
         return {p: getattr(self, p) for p in _PARAMS}
@@ -81,6 +82,15 @@ class BackgroundSubtractor:
         if code.value != 0:
             raise ValueError(msg.value.decode())
         self._handle, self._shape = h, shape
+        self._started = self.get_params()
+
+    def _check_unchanged(self):
+        """Refuses a parameter changed since the first frame: the model was
+        made with the first frame's, and would go on with them silently."""
+        for p, v in self._started.items():
+            if getattr(self, p) != v:
+                raise ValueError("%s=%r: changed from %r after the first frame; the parameters apply from the first "
+                                 "frame on: make a new BackgroundSubtractor" % (p, getattr(self, p), v))
 
     def apply(self, image, fgmask=None, learningRate=-1):
         """Returns the mask of the next frame (H x W gray, or H x W x 3 BGR as
@@ -92,6 +102,8 @@ class BackgroundSubtractor:
         if learningRate != -1:
             raise ValueError("learningRate=%r: set the rate keyword of BackgroundSubtractor instead" % (learningRate,))
         settings = self._settings() if self._handle == 0 else None
+        if self._handle != 0:
+            self._check_unchanged()
         frame = _rgb(image) if self.color else _gray(image)
         if self._handle == 0:
             self._start(frame.shape[:2], settings)

@@ -144,6 +144,17 @@ def test_frame_of_another_size():
         sub.apply(np.zeros((48, 32), np.uint8))
 
 
+def test_parameters_fixed_after_first_frame():
+    """A parameter set after the first frame was ignored; now refused."""
+    sub = scaledsm.BackgroundSubtractor(learn=20)
+    sub.apply(np.zeros((48, 64), np.uint8))
+    sub.rate = 0.5
+    with pytest.raises(ValueError, match="rate=0.5: changed from None after the first frame"):
+        sub.apply(np.zeros((48, 64), np.uint8))
+    sub.rate = None
+    sub.apply(np.zeros((48, 64), np.uint8))
+
+
 def test_cdnet_counts():
     """docs/cdnet.py's counting: labels 85 and 170 and pixels outside the
     ROI are not scored; 50 (shadow) is background."""
