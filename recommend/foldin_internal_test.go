@@ -161,8 +161,9 @@ func mat2(r, c int, x []float64) *mat.Dense { return mat.NewDense(r, c, x) }
 // TestFoldInBlankUser checks the list of a user folded in with only items
 // new to the model: nothing places the user among the others (the lists
 // row is zero), so the list is ListOptions.Cold's, the popular items less
-// the user's own, not every item scored 0 and listed by id; a user folded
-// in with a known item keeps a list of their own.
+// the user's own (here the most popular of all), not every item scored 0
+// and listed by id; a user folded in with a known item keeps a list of
+// their own; and Evaluate scores a blank user on the popular list.
 func TestFoldInBlankUser(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	var r Ratings
@@ -180,11 +181,15 @@ func TestFoldInBlankUser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// User 500 rates items 900 and 901, new; user 501 item 900 and the
-	// most popular item.
+	// User 500 rates items 900 and 901, new; users 1000 to 1199 item 900
+	// alone, which makes it the most popular; user 501 item 900 and the
+	// most popular of the model's items.
 	pop, _ := m.Seen.popular(len(m.Items), len(m.Items))
 	top := m.Items[pop[0]]
 	add := Ratings{Users: []int64{500, 500, 501, 501}, Items: []int64{900, 901, 900, top}, Values: []float64{4, 5, 4, 5}}
+	for u := range int64(200) {
+		add.Users, add.Items, add.Values = append(add.Users, 1000+u), append(add.Items, 900), append(add.Values, 3)
+	}
 	out, _, err := m.FoldIn(ctx, add, 1)
 	if err != nil {
 		t.Fatal(err)
@@ -194,30 +199,41 @@ func TestFoldInBlankUser(t *testing.T) {
 		t.Fatal(err)
 	}
 	want, _ := out.Seen.popular(len(out.Items), len(out.Items))
+	if out.Items[want[0]] != 900 {
+		t.Fatalf("the most popular item is %d, not the new 900", out.Items[want[0]])
+	}
 	for _, c := range []struct {
 		cold Cold
+		seen bool
 		n    int
-	}{{ColdPopular, 5}, {ColdNone, 0}} {
+	}{{ColdPopular, false, 5}, {ColdPopular, true, 5}, {ColdNone, false, 0}} {
 		var got []List
-		err := rk.Recommend(ctx, []int64{500, 501}, ListOptions{N: 5, Cold: c.cold}, func(l List) error { got = append(got, l); return nil })
+		err := rk.Recommend(ctx, []int64{500, 501}, ListOptions{N: 5, Cold: c.cold, IncludeSeen: c.seen}, func(l List) error { got = append(got, l); return nil })
 		if err != nil {
 			t.Fatal(err)
 		}
 		b, linked := got[0], got[1]
 		if !b.Known || !b.Blank || len(b.Items) != c.n {
-			t.Fatalf("cold %d: the blank user's list %+v", c.cold, b)
+			t.Fatalf("%+v: the blank user's list %+v", c, b)
 		}
 		var w []int64
 		for _, i := range want {
-			if id := out.Items[i]; id != 900 && id != 901 && len(w) < c.n {
+			if id := out.Items[i]; (c.seen || id != 900 && id != 901) && len(w) < c.n {
 				w = append(w, id)
 			}
 		}
 		if !slices.Equal(b.Items, w) {
-			t.Errorf("cold %d: the blank user's items %v, the popular ones less their own %v", c.cold, b.Items, w)
+			t.Errorf("%+v: the blank user's items %v, the popular ones%s %v", c, b.Items, map[bool]string{false: " less their own"}[c.seen], w)
 		}
-		if !linked.Known || linked.Blank || len(linked.Items) != 5 || slices.Contains(linked.Items, top) {
-			t.Errorf("cold %d: the linked user's list %+v", c.cold, linked)
+		if !linked.Known || linked.Blank || len(linked.Items) != 5 || slices.Contains(linked.Items, top) != c.seen {
+			t.Errorf("%+v: the linked user's list %+v", c, linked)
 		}
+	}
+	// Evaluate: the blank user's test item the second most popular, a hit
+	// at 1 on the popular list less their own.
+	second := out.Items[want[1]]
+	met, err := rk.Evaluate(ctx, Ratings{Users: []int64{500}, Items: []int64{second}, Values: []float64{5}}, 1, math.Inf(-1))
+	if err != nil || met.Users != 1 || met.Precision != 1 {
+		t.Errorf("Evaluate of the blank user on its popular list: %+v, %v; want 1 user, P@1 1", met, err)
 	}
 }

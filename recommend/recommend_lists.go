@@ -14,13 +14,15 @@ import (
 // the lists' score.
 const MethodImplicit = "implicit"
 
-// Cold says what Recommend lists for a user the model has not seen.
+// Cold says what Recommend lists for a user the model has not seen, and
+// for a blank user (List.Blank).
 type Cold int
 
 const (
 	// ColdNone lists nothing for such a user.
 	ColdNone Cold = iota
-	// ColdPopular lists the items with the most training interactions.
+	// ColdPopular lists the items with the most training interactions (a
+	// blank user's own left out unless ListOptions.IncludeSeen).
 	ColdPopular
 )
 
@@ -34,10 +36,11 @@ type ListOptions struct {
 
 // A List is a user's recommendations, best first; ties go to the smaller
 // item id. Known is false for a user the model has not seen, Blank true
-// for one it has seen but cannot place: after FoldIn, a user who rated only
-// items new to the model, whose lists row is zero and would score every
-// item alike. Both are listed as ListOptions.Cold says, a blank user's own
-// items left out unless ListOptions.IncludeSeen.
+// for one it has seen but cannot place: a user whose lists row is zero,
+// and would score every item alike, as after FoldIn for a user whose items
+// all came to the model with the user or with others it could not place.
+// Both are listed as ListOptions.Cold says, a blank user's own items left
+// out unless ListOptions.IncludeSeen.
 type List struct {
 	User   int64
 	Known  bool
@@ -199,7 +202,8 @@ func (rk *Ranking) Recommend(ctx context.Context, users []int64, o ListOptions, 
 // Evaluate scores the ranking's lists of n items against test: an item is
 // relevant to a user when the user's test rating of it is at least
 // relevant (-Inf: every test interaction), and the ranking knows both; the
-// users with a relevant item are listed and scored (see ListMetrics).
+// users with a relevant item are listed and scored (see ListMetrics), a
+// blank user (List.Blank) on the popular items, as ColdPopular lists them.
 func (rk *Ranking) Evaluate(ctx context.Context, test Ratings, n int, relevant float64) (ListMetrics, error) {
 	if err := test.check("test"); err != nil {
 		return ListMetrics{}, err
@@ -225,7 +229,7 @@ func (rk *Ranking) Evaluate(ctx context.Context, test Ratings, n int, relevant f
 	slices.Sort(users)
 	sc := newListScore(n, len(rk.Items))
 	idx := make([]int32, n)
-	err := rk.Recommend(ctx, users, ListOptions{N: n}, func(l List) error {
+	err := rk.Recommend(ctx, users, ListOptions{N: n, Cold: ColdPopular}, func(l List) error {
 		u, _ := ux.index(l.User)
 		idx = idx[:len(l.Items)]
 		for k, id := range l.Items {

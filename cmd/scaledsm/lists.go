@@ -38,7 +38,7 @@ func runRecommendLists(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&f.top, "top", 10, "the items in a list")
 	fs.StringVar(&f.users, "users", "", "a file of the users to list, one id a line (the first field; a header line is skipped);\nby default every user of the training data")
 	fs.BoolVar(&f.includeSeen, "include-seen", false, "list the users' training items too")
-	fs.StringVar(&f.cold, "cold", "none", "a user of --users the model has not seen, or one who rated only items new to it: none\n(no list) or popular (the items with the most training interactions, the user's own left out)")
+	fs.StringVar(&f.cold, "cold", "none", "a user of --users the model has not seen, or one whose items it cannot place: none\n(no list) or popular (the items with the most training interactions, the user's own left out)")
 	fs.StringVar(&f.out, "out", "", "the lists, a CSV file")
 	var fold foldFlags
 	fold.register(fs, "first")
@@ -152,7 +152,7 @@ func runRecommendLists(args []string, stdout, stderr io.Writer) error {
 		if blank == 1 {
 			who = "1 user"
 		}
-		fmt.Fprintf(stdout, "; %s who rated only items new to the model, which cannot place them: %s", who, what)
+		fmt.Fprintf(stdout, "; %s whose items the model cannot place (new to it, with no rater it knows): %s", who, what)
 	}
 	fmt.Fprintln(stdout)
 	return nil

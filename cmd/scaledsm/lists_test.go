@@ -235,7 +235,7 @@ func TestUpdateCommand(t *testing.T) {
 	os.WriteFile(lone, []byte("888888,99999991,4\n"), 0o644)
 	os.WriteFile(users, []byte("888888\n"), 0o644)
 	code, stdout, errs = cli(t, "recommend", "--factors", updated, "--ratings", lone, "--users", users, "--cold", "popular", "--top", "3", "--out", l3)
-	if code != 0 || !strings.Contains(stdout, "1 user who rated only items new to the model") {
+	if code != 0 || !strings.Contains(stdout, "1 user whose items the model cannot place") {
 		t.Fatalf("recommend for a user of new items alone: exit %d, %q, %s", code, stdout, errs)
 	}
 	if got := readCSV(t, l3); len(got) != 4 || got[1][3] == "0" {

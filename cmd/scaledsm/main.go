@@ -237,20 +237,26 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 		return err
 	case err != nil:
 		return usageError{flagMessage(err)}
-	case fs.NArg() > 0:
-		return usageError{fmt.Sprintf("unexpected argument %q (flags are written --name value)", fs.Arg(0))}
 	}
-	// A value that is another flag of the command (--out --json) is a
-	// value forgotten: the flag package took the next flag as the value.
+	// A value that is another flag of the command (--out --json, --out
+	// -h) is a value forgotten: the flag package took the next flag as
+	// the value.
 	var taken error
 	fs.Visit(func(f *flag.Flag) {
 		v := f.Value.String()
 		name, _, _ := strings.Cut(strings.TrimLeft(v, "-"), "=")
-		if taken == nil && strings.HasPrefix(v, "-") && name != "" && fs.Lookup(name) != nil {
-			taken = usageError{fmt.Sprintf("--%s %s: needs a value (it took the flag %s as one; write ./%s for a file of that name)", f.Name, v, v, v)}
+		isFlag := fs.Lookup(name) != nil || name == "h" || name == "help"
+		if taken == nil && strings.HasPrefix(v, "-") && name != "" && isFlag {
+			taken = usageError{fmt.Sprintf("--%s %s: needs a value (it took the flag %s as its value)", f.Name, v, v)}
 		}
 	})
-	return taken
+	if taken != nil {
+		return taken
+	}
+	if fs.NArg() > 0 {
+		return usageError{fmt.Sprintf("unexpected argument %q (flags are written --name value)", fs.Arg(0))}
+	}
+	return nil
 }
 
 var (

@@ -53,7 +53,7 @@ class BackgroundSubtractor:
 
     None (the default of each) means the command's default; docs/completion.md
     has them measured on CDnet and SBI2015. The parameters apply from the
-    first frame on: apply refuses one changed after it.
+    first frame on: apply and the others refuse one changed after it.
     """
 
     def __init__(self, learn=None, rank=None, threshold=None, min_contrast=None, max_contrast=None, median=None, rate=None,
@@ -129,6 +129,7 @@ class BackgroundSubtractor:
         index 0, each given once; empty before the background is learned."""
         if self._handle == 0:
             return []
+        self._check_unchanged()
         lib = _native.library()
         n = lib.scaledsm_bg_kept(self._handle, None, 0)
         idx = np.zeros(n, np.int64)
@@ -148,6 +149,7 @@ class BackgroundSubtractor:
         empty list once the background is learned."""
         if self._handle == 0:
             return []
+        self._check_unchanged()
         code, msg = ctypes.c_int32(0), ctypes.create_string_buffer(2048)
         _native.library().scaledsm_bg_flush(self._handle, ctypes.byref(code), msg, len(msg))
         if code.value != 0:
@@ -159,6 +161,7 @@ class BackgroundSubtractor:
         uint8 gray (H x W x 3 BGR with color; None before it is learned)."""
         if self._handle == 0:
             return None
+        self._check_unchanged()  # color sizes the buffer Go writes into
         b = np.empty(self._shape + ((3,) if self.color else ()), np.uint8)
         if not _native.library().scaledsm_bg_background(self._handle, b.ctypes.data_as(ctypes.POINTER(ctypes.c_uint8))):
             return None

@@ -153,6 +153,10 @@ def test_parameters_fixed_after_first_frame():
         sub.apply(np.zeros((48, 64), np.uint8))
     sub.rate = None
     sub.apply(np.zeros((48, 64), np.uint8))
+    sub.color = True  # would size getBackgroundImage's buffer for three channels
+    for f in (sub.getBackgroundImage, sub.flush, sub.learned_masks):
+        with pytest.raises(ValueError, match="color=True: changed from False after the first frame"):
+            f()
 
 
 def test_cdnet_counts():
