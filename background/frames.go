@@ -2,6 +2,7 @@ package background
 
 import (
 	"bufio"
+	"cmp"
 	"errors"
 	"fmt"
 	"image"
@@ -96,7 +97,8 @@ func rgbOf(m image.Image, dst []uint8) {
 	}
 }
 
-// folder is a Source of the image files of a directory, in name order.
+// folder is a Source of the image files of a directory, in the order of
+// their numbers, or of their names.
 type folder struct {
 	dir    string
 	names  []string
@@ -107,8 +109,12 @@ type folder struct {
 	digits bool // every name has digits, which number the frames
 }
 
-// OpenFolder returns the frames of the PNG and JPEG files of dir, in the
-// order of their names: in gray, or in colour (R, G, B) when color.
+// OpenFolder returns the frames of the PNG and JPEG files of dir, in gray,
+// or in colour (R, G, B) when color. Where every name has digits, their
+// last run numbers the frame (in000001.jpg is frame 1, f10.png frame 10),
+// and the frames come in the order of their numbers (f2 before f10), two
+// of one number an *InputError; otherwise in the order of their names,
+// numbered from 0.
 func OpenFolder(dir string, color bool) (Source, error) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
@@ -127,6 +133,15 @@ func OpenFolder(dir string, color bool) (Source, error) {
 	slices.Sort(f.names)
 	if len(f.names) == 0 {
 		return nil, &InputError{"in", dir, "holds no PNG or JPEG frame"}
+	}
+	if f.digits {
+		num := func(name string) int { n, _ := numberOf(name); return n }
+		slices.SortStableFunc(f.names, func(a, b string) int { return cmp.Compare(num(a), num(b)) })
+		for k := 1; k < len(f.names); k++ {
+			if a, b := f.names[k-1], f.names[k]; num(a) == num(b) {
+				return nil, &InputError{"in", dir, fmt.Sprintf("%s and %s are both frame %d: one's mask would replace the other's", a, b, num(a))}
+			}
+		}
 	}
 	cfg, err := decodeConfig(filepath.Join(dir, f.names[0]))
 	if err != nil {

@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"image"
-	"image/color"
 	"image/png"
 	"io"
 	"os"
@@ -33,7 +32,7 @@ moved toward the background pixels by --rate. Memory does not depend on the vide
 length; the first masks come out once the learning frames are in. "scaledsm video"
 separates a whole video at once. docs/completion.md has the defaults measured on CDnet.
 
-  scaledsm background --in frames/ --out masks/       PNG or JPEG frames, in name order
+  scaledsm background --in frames/ --out masks/       PNG or JPEG frames, by the numbers in their names
   scaledsm background --in video.npy --out masks/     frames × height × width, uint8 or float
   ffmpeg -i in.mp4 -f rawvideo -pix_fmt gray - | scaledsm background --in - --size 320x240 --out masks/`
 
@@ -80,19 +79,17 @@ func runBackground(args []string, stdout, stderr io.Writer) error {
 			break
 		}
 		if err != nil {
-			out.close()
-			return bgError(err)
+			return out.abandon(bgError(err))
 		}
 		numbers = append(numbers, number)
 		t1 := time.Now()
 		err = sub.Apply(ctx, frame, emit)
 		subtracting += time.Since(t1)
 		if err != nil {
-			out.close()
 			if ctx.Err() != nil {
-				return exitError{errors.New("interrupted; the masks written are whole files"), exitInterrupted}
+				return out.abandon(exitError{errors.New("interrupted; the masks written are whole files"), exitInterrupted})
 			}
-			return bgError(err)
+			return out.abandon(bgError(err))
 		}
 		if len(numbers)%100 == 0 {
 			bar.show("%d frames, %s", len(numbers), time.Since(begin).Round(time.Second))
@@ -100,11 +97,10 @@ func runBackground(args []string, stdout, stderr io.Writer) error {
 	}
 	t1 := time.Now()
 	if err := sub.Flush(ctx, emit); err != nil {
-		out.close()
 		if ctx.Err() != nil {
-			return exitError{errors.New("interrupted; the masks written are whole files"), exitInterrupted}
+			return out.abandon(exitError{errors.New("interrupted; the masks written are whole files"), exitInterrupted})
 		}
-		return bgError(err)
+		return out.abandon(bgError(err))
 	}
 	subtracting += time.Since(t1)
 	bar.done()
@@ -148,7 +144,7 @@ type bgSummary struct {
 }
 
 func (f *bgFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.in, "in", "", "the frames: a folder of PNG or JPEG files, a .npy file (frames × height × width), or - for raw\n8-bit gray frames on stdin (with --size)")
+	fs.StringVar(&f.in, "in", "", "the frames: a folder of PNG or JPEG files (in the order of the numbers in their names,\nf2 before f10; the masks binNNNNNN.png by the same numbers), a .npy file (frames × height ×\nwidth), or - for raw 8-bit gray frames on stdin (with --size)")
 	fs.StringVar(&f.size, "size", "", "with --in -: the frames' size, WxH (as 320x240)")
 	fs.StringVar(&f.out, "out", "", "the directory of the masks")
 	fs.BoolVar(&f.json, "json", false, "print the summary as JSON")
@@ -183,12 +179,22 @@ func (f *bgFlags) open() (background.Source, error) {
 	if filepath.Clean(f.out) == filepath.Clean(f.in) {
 		return nil, badFlag("out", f.out, "is the folder of the frames (--in)")
 	}
+	src, err := f.frames()
+	if err != nil {
+		return nil, err
+	}
+	// The output once the frames are open: a bad --in leaves no folder.
 	if err := os.MkdirAll(f.out, 0o755); err != nil {
 		return nil, badFlag("out", f.out, "cannot be created: "+unwrapPath(err).Error())
 	}
 	if err := probe(f.out); err != nil {
 		return nil, badFlag("out", f.out, "cannot write there: "+unwrapPath(err).Error())
 	}
+	return src, nil
+}
+
+// frames opens --in's frames.
+func (f *bgFlags) frames() (background.Source, error) {
 	if f.in == "-" {
 		var w, h int
 		if _, err := fmt.Sscanf(strings.ToLower(f.size), "%dx%d", &w, &h); err != nil || w < 1 || h < 1 {
@@ -206,6 +212,10 @@ func (f *bgFlags) open() (background.Source, error) {
 	st, err := os.Stat(f.in)
 	if err != nil {
 		return nil, exitError{fmt.Errorf("--in %s: cannot read: %v", f.in, unwrapPath(err)), exitBadInput}
+	}
+	switch ext := strings.ToLower(filepath.Ext(f.in)); {
+	case !st.IsDir() && (ext == ".png" || ext == ".jpg" || ext == ".jpeg"):
+		return nil, exitError{fmt.Errorf("--in %s: is one image: give the folder of the frames", f.in), exitBadInput}
 	}
 	var src background.Source
 	if st.IsDir() {
@@ -236,19 +246,22 @@ func bgError(err error) error {
 	return err
 }
 
-// maskWriter writes masks as 1-bit PNG files on a goroutine of its own,
-// each file whole (written to a temporary name and renamed, not synced:
-// a sync a mask took half the time of a video on disk).
+// maskWriter writes masks as 8-bit gray PNG files (0 and 255 whatever
+// reads them, as CDnet's ground truth; a 1-bit palette PNG read 0 and 1
+// in PIL) on a goroutine of its own, each file whole (written to a
+// temporary name and renamed, not synced: a sync a mask took half the time
+// of a video on disk).
 type maskWriter struct {
-	dir   string
-	w, h  int
-	jobs  chan maskJob
-	done  sync.WaitGroup
-	mu    sync.Mutex
-	err   error
-	free  chan []uint8
-	enc   png.Encoder
-	palet color.Palette
+	dir  string
+	w, h int
+	jobs chan maskJob
+	done sync.WaitGroup
+	mu   sync.Mutex
+	err  error
+	free chan []uint8
+	enc  png.Encoder
+	// written counts the masks written, first and last their numbers.
+	written, first, last int
 }
 
 type maskJob struct {
@@ -258,16 +271,14 @@ type maskJob struct {
 
 func newMaskWriter(dir string, w, h int) *maskWriter {
 	m := &maskWriter{dir: dir, w: w, h: h, jobs: make(chan maskJob, 64), free: make(chan []uint8, 64),
-		enc: png.Encoder{CompressionLevel: png.BestSpeed}, palet: color.Palette{color.Gray{0}, color.Gray{255}}}
+		enc: png.Encoder{CompressionLevel: png.BestSpeed}}
 	m.done.Add(1)
 	go func() {
 		defer m.done.Done()
-		im := image.NewPaletted(image.Rect(0, 0, w, h), m.palet)
+		im := image.NewGray(image.Rect(0, 0, w, h))
 		var buf bytes.Buffer
 		for j := range m.jobs {
-			for p, v := range j.mask {
-				im.Pix[p] = v >> 7 // 0 or 1: the palette's index
-			}
+			copy(im.Pix, j.mask)
 			select {
 			case m.free <- j.mask:
 			default:
@@ -283,11 +294,16 @@ func newMaskWriter(dir string, w, h int) *maskWriter {
 					return err
 				})
 			}
+			m.mu.Lock()
 			if err != nil {
-				m.mu.Lock()
 				m.err = err
-				m.mu.Unlock()
+			} else {
+				if m.written == 0 {
+					m.first = j.number
+				}
+				m.written, m.last = m.written+1, j.number
 			}
+			m.mu.Unlock()
 		}
 	}()
 	return m
@@ -320,4 +336,19 @@ func (m *maskWriter) close() error {
 	close(m.jobs)
 	m.done.Wait()
 	return m.err
+}
+
+// abandon closes the writer after err stopped the video, and adds to err
+// the masks written before it.
+func (m *maskWriter) abandon(err error) error {
+	m.close()
+	if m.written == 0 {
+		return err
+	}
+	what := fmt.Sprintf("; %d masks written to %s before it stopped (bin%06d.png to bin%06d.png), no summary.json", m.written, m.dir, m.first, m.last)
+	var ee exitError
+	if errors.As(err, &ee) {
+		return exitError{fmt.Errorf("%v%s", ee.err, what), ee.code}
+	}
+	return fmt.Errorf("%w%s", err, what)
 }

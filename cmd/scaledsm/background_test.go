@@ -3,11 +3,13 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"image"
 	"image/png"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -67,7 +69,8 @@ func (s *maskScore) add(mask, truth []uint8) {
 // f returns the F-measure of the counts.
 func (s maskScore) f() float64 { return 2 * float64(s.tp) / float64(max(1, 2*s.tp+s.fp+s.fn)) }
 
-// readMask reads a mask PNG as gray values.
+// readMask reads a mask PNG, which must be 8-bit gray (0 and 255 in any
+// reader: a paletted one reads 0 and 1 in PIL).
 func readMask(t *testing.T, path string) []uint8 {
 	t.Helper()
 	f, err := os.Open(path)
@@ -79,15 +82,63 @@ func readMask(t *testing.T, path string) []uint8 {
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
-	b := m.Bounds()
-	out := make([]uint8, 0, b.Dx()*b.Dy())
-	for y := b.Min.Y; y < b.Max.Y; y++ {
-		for x := b.Min.X; x < b.Max.X; x++ {
-			r, _, _, _ := m.At(x, y).RGBA()
-			out = append(out, uint8(r>>8))
+	g, ok := m.(*image.Gray)
+	if !ok {
+		t.Fatalf("%s: a %T, want 8-bit gray", path, m)
+	}
+	return g.Pix
+}
+
+// TestBackgroundFolderOrder checks a folder's frames: numbered without
+// padding (f1 ... f70) they come in their numbers' order, with the masks of
+// the padded names; two names of one number are refused before any
+// output; a frame that fails to decode after others says what was written.
+func TestBackgroundFolderOrder(t *testing.T) {
+	d := t.TempDir()
+	v := background.NewSynthetic(64, 48, 2, 3)
+	n := 70
+	writeFrames(t, v, n, 1, filepath.Join(d, "padded"))
+	unpadded, twice := filepath.Join(d, "unpadded"), filepath.Join(d, "twice")
+	for _, dir := range []string{unpadded, twice} {
+		os.MkdirAll(dir, 0o755)
+	}
+	for i := 1; i <= n; i++ {
+		b, err := os.ReadFile(filepath.Join(d, "padded", "in"+pad6(i)+".png"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(unpadded, fmt.Sprintf("f%d.png", i)), b, 0o644)
+		if i <= 30 {
+			os.WriteFile(filepath.Join(twice, fmt.Sprintf("a_%03d.png", i)), b, 0o644)
+			os.WriteFile(filepath.Join(twice, fmt.Sprintf("b_%03d.png", i)), b, 0o644)
 		}
 	}
-	return out
+	for _, in := range []string{"padded", "unpadded"} {
+		code, out, errs := cli(t, "background", "--in", filepath.Join(d, in), "--out", filepath.Join(d, "m-"+in), "--learn", "20")
+		if code != 0 || !strings.Contains(out, "bin000001.png to bin000070.png") {
+			t.Fatalf("%s: exit %d, %q, %s", in, code, out, errs)
+		}
+	}
+	for i := 1; i <= n; i++ {
+		name := "bin" + pad6(i) + ".png"
+		if !slices.Equal(readMask(t, filepath.Join(d, "m-padded", name)), readMask(t, filepath.Join(d, "m-unpadded", name))) {
+			t.Fatalf("%s differs between f1 ... f70 and in000001 ... in000070", name)
+		}
+	}
+	out := filepath.Join(d, "m-twice")
+	code, _, errs := cli(t, "background", "--in", twice, "--out", out, "--learn", "20")
+	if code != 2 || !strings.Contains(errs, "a_001.png and b_001.png are both frame 1") {
+		t.Errorf("two frames of one number: exit %d, %q", code, errs)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("--out made for frames refused")
+	}
+	// A frame that does not decode after 25: the masks written are said.
+	os.WriteFile(filepath.Join(unpadded, "f26.png"), []byte("not a png"), 0o644)
+	code, _, errs = cli(t, "background", "--in", unpadded, "--out", filepath.Join(d, "m-bad"), "--learn", "20")
+	if code != 2 || !strings.Contains(errs, "f26.png: cannot decode") || !strings.Contains(errs, "25 masks written to "+filepath.Join(d, "m-bad")+" before it stopped (bin000001.png to bin000025.png), no summary.json") {
+		t.Errorf("a bad frame after 25: exit %d, %q", code, errs)
+	}
 }
 
 // TestBackgroundCommand runs the command on a folder of PNG frames, a .npy
