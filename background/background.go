@@ -47,17 +47,17 @@ const minScale = 0.01
 // Settings say how a Subtractor learns and decides; the zero value is the
 // default.
 type Settings struct {
-	Learn       int     // frames learned from before the first mask (DefaultLearn)
-	Rank        int     // the background's rank (DefaultRank)
-	Threshold   float64 // a foreground residual is beyond this many of its pixel's scales (DefaultThreshold)
-	MinContrast float64 // and beyond this fraction of the gray range (DefaultMinContrast; NoMinContrast for none)
-	MaxContrast float64 // a residual beyond this fraction is foreground whatever its pixel's scale (DefaultMaxContrast; 1 for none)
-	Median      int     // the majority filter's window, odd; 1 for none (DefaultMedian)
-	Rate        float64 // how fast the basis and the scales follow the background, in (0, 1) (DefaultRate)
-	KeepHoles   bool    // leave the background enclosed by foreground as it is (by default it is filled)
-	Absorb      int     // a pixel foreground this many frames in a row is updated as background (DefaultAbsorb; -1 never)
-	Color       bool    // frames of 3 channels a pixel (R, G, B interleaved), each a row of the model; a pixel is a hit when a channel is
-	Workers     int     // goroutines; 0 for GOMAXPROCS
+	Learn       int     `json:"learn"`        // frames learned from before the first mask (DefaultLearn)
+	Rank        int     `json:"rank"`         // the background's rank (DefaultRank)
+	Threshold   float64 `json:"threshold"`    // a foreground residual is beyond this many of its pixel's scales (DefaultThreshold)
+	MinContrast float64 `json:"min_contrast"` // and beyond this fraction of the gray range (DefaultMinContrast; NoMinContrast for none)
+	MaxContrast float64 `json:"max_contrast"` // a residual beyond this fraction is foreground whatever its pixel's scale (DefaultMaxContrast; 1 for none)
+	Median      int     `json:"median"`       // the majority filter's window, odd; 1 for none (DefaultMedian)
+	Rate        float64 `json:"rate"`         // how fast the basis and the scales follow the background, in (0, 1) (DefaultRate)
+	KeepHoles   bool    `json:"keep_holes"`   // leave the background enclosed by foreground as it is (by default it is filled)
+	Absorb      int     `json:"absorb"`       // a pixel foreground this many frames in a row is updated as background (DefaultAbsorb; -1 never)
+	Color       bool    `json:"color"`        // frames of 3 channels a pixel (R, G, B interleaved), each a row of the model; a pixel is a hit when a channel is
+	Workers     int     `json:"workers"`      // goroutines; 0 for GOMAXPROCS
 }
 
 // NoMinContrast as Settings.MinContrast is no contrast floor, a floor of

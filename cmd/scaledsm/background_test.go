@@ -176,6 +176,9 @@ func TestBackgroundCommand(t *testing.T) {
 	if sum.Frames != n || sum.Learned.Frames != 60 || sum.Learned.Rank != 2 || sum.Masks != "bin000001.png to bin000160.png" {
 		t.Errorf("summary %+v", sum)
 	}
+	if !strings.Contains(string(b), `"min_contrast": 0.06`) { // the settings by their flags' names
+		t.Errorf("summary.json's settings: %s", b)
+	}
 	// The same frames as a .npy and on stdin: the same masks.
 	var rawFrames []byte
 	one := make([]uint8, v.Width*v.Height)
