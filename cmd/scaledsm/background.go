@@ -211,7 +211,7 @@ func (f *bgFlags) frames() (background.Source, error) {
 	}
 	st, err := os.Stat(f.in)
 	if err != nil {
-		return nil, exitError{fmt.Errorf("--in %s: cannot read: %v", f.in, unwrapPath(err)), exitBadInput}
+		return nil, exitError{fmt.Errorf("--in %s: %v", f.in, unwrapPath(err)), exitBadInput}
 	}
 	switch ext := strings.ToLower(filepath.Ext(f.in)); {
 	case !st.IsDir() && (ext == ".png" || ext == ".jpg" || ext == ".jpeg"):

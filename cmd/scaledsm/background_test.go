@@ -282,7 +282,7 @@ func TestBackgroundBadInput(t *testing.T) {
 		{"no size for stdin", []string{"--in", "-"}, nil, "--size"},
 		{"infinite value", []string{"--in", filepath.Join(d, "inf.npy")}, nil, "frame 2: value 5 is +Inf"},
 		{"huge raw frames", []string{"--in", "-", "--size", "3037000500x3037000500"}, nil, "at most 32768"},
-		{"missing", []string{"--in", filepath.Join(d, "nothing")}, nil, "cannot read"},
+		{"missing", []string{"--in", filepath.Join(d, "nothing")}, nil, "nothing: cannot stat: no such file or directory"},
 		{"median even", []string{"--in", good, "--median", "4"}, nil, "--median 4"},
 		{"rank too large", []string{"--in", good, "--rank", "200"}, nil, "--rank 200"},
 		{"learn 0, not the default", []string{"--in", good, "--learn", "0"}, nil, "--learn 0: must be at least 2 frames"},
