@@ -6,13 +6,17 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/scaledsm/scaledsm/completion"
 	"github.com/scaledsm/scaledsm/dataio"
 	"github.com/scaledsm/scaledsm/internal/atomicio"
 	"github.com/scaledsm/scaledsm/internal/mem"
+	"github.com/scaledsm/scaledsm/report"
 )
 
 // videoOutputs are the files video writes into --out.
@@ -79,7 +83,7 @@ func (v *videoFlags) settings() completion.SampledSettings {
 // n1 × n2 matrix read from in.
 func newVideoSummary(in string, n1, n2, rank int, res *completion.SampledResult) videoSummary {
 	return videoSummary{Input: in, Rows: n1, Cols: n2, Rank: rank, Stride: res.Stride, SampleRows: (n1 + res.Stride - 1) / res.Stride,
-		Sample: fmt.Sprintf("%v after %d iterations, polished %d", res.Sample.Status, res.Sample.Iterations, res.Sample.Polished),
+		Sample: fmt.Sprintf("%v after %s, polished %d", res.Sample.Status, report.Iterations(res.Sample.Iterations), res.Sample.Polished),
 		Sweeps: res.Sweeps, Status: res.Status.String(), Iterations: res.Sweeps, AbsResidual: res.AbsResidual, FitFraction: res.FitFraction}
 }
 
@@ -119,6 +123,9 @@ entries): about 2 minutes and 1.8 GB on 2 cores (docs/completion.md).
 		if err := refuseOverwrite("out", of.out, within(of.out, videoOutputs), input{"in", *in}); err != nil {
 			return err
 		}
+	}
+	if st, err := os.Stat(*in); err == nil && (st.IsDir() || slices.Contains([]string{".png", ".jpg", ".jpeg", ".mp4", ".avi"}, strings.ToLower(filepath.Ext(*in)))) {
+		return exitError{fmt.Errorf("--in %s: video takes the matrix of a whole video, pixels × frames, as a .npy (docs/video_full.py makes one from a video file); for masks of a folder of frames, frame by frame, see scaledsm background", *in), exitBadInput}
 	}
 	n1, n2, err := dataio.Full32Shape("in", *in)
 	if err != nil {
@@ -189,15 +196,19 @@ entries): about 2 minutes and 1.8 GB on 2 cores (docs/completion.md).
 	}
 	fmt.Fprintf(stdout, "%s: %d×%d, rank %d\n", sum.Input, n1, n2, sum.Rank)
 	fmt.Fprintf(stdout, "sample     one row in %d (%d rows): %s\n", sum.Stride, sum.SampleRows, sum.Sample)
-	fmt.Fprintf(stdout, "sweeps     %s after %d of least absolute deviations over every entry\n", sum.Status, sum.Sweeps)
+	sweeps := fmt.Sprintf("%d sweeps", sum.Sweeps)
+	if sum.Sweeps == 1 {
+		sweeps = "1 sweep"
+	}
+	fmt.Fprintf(stdout, "sweeps     %s after %s of least absolute deviations over every entry\n", sum.Status, sweeps)
 	rest := "the rest: the foreground"
 	if sum.FitFraction < 0.5 {
 		// As the library's exactFit: no recovery of an exactly low-rank
 		// matrix fits fewer than half the entries.
 		rest = fmt.Sprintf("not a matrix of rank %d plus outliers: the foreground holds the background's misfit too", sum.Rank)
 	}
-	fmt.Fprintf(stdout, "fit        %.2f%% of the entries to 1e-6 of their scale (%s); Σ|y - x| %.8g\n",
-		100*sum.FitFraction, rest, sum.AbsResidual)
+	fmt.Fprintf(stdout, "fit        %.2f%% of the entries to 1e-6 of their scale (%s); Σ|y - x| %.8g, %.3g an entry\n",
+		100*sum.FitFraction, rest, sum.AbsResidual, sum.AbsResidual/(float64(n1)*float64(n2)))
 	fmt.Fprintf(stdout, "time       %.1f s to read and fit", sum.Seconds)
 	if sum.PeakBytes > 0 {
 		fmt.Fprintf(stdout, ", peak memory %s", mem.Format(sum.PeakBytes))

@@ -28,6 +28,7 @@ func TestVideoFailures(t *testing.T) {
 		{[]string{"--in", in, "--sweeps", "0"}, "--sweeps 0: must be at least 1"}, // not the default's 10
 		{[]string{"--in", nan}, "entry (1, 1) is NaN"},
 		{[]string{"--in", filepath.Join(dir, "L_star.npy"), "--out", dir, "--rank", "3"}, "--rank 3"},
+		{[]string{"--in", dir}, "video takes the matrix of a whole video, pixels × frames, as a .npy"}, // a folder of frames
 	}
 	for _, c := range cases {
 		code, stdout, stderr := cli(t, append([]string{"video", "--quiet"}, c.args...)...)
@@ -47,7 +48,7 @@ func TestVideoText(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	for _, want := range []string{"1200×80, rank 2", "one row in 8 (150 rows)", "polished", "88.83% of the entries"} {
+	for _, want := range []string{"1200×80, rank 2", "one row in 8 (150 rows)", "polished", "88.83% of the entries", "after 1 sweep of least", " an entry\n"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("the report lacks %q:\n%s", want, stdout)
 		}
