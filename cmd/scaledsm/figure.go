@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/scaledsm/scaledsm"
 	"github.com/scaledsm/scaledsm/internal/atomicio"
 	"github.com/scaledsm/scaledsm/internal/experiment"
 	"github.com/scaledsm/scaledsm/internal/mem"
@@ -56,6 +57,15 @@ func (f *figureFlags) check(figs []*experiment.Figure) error {
 			return badFlag("n", f.n, fmt.Sprintf("figure %d's rank %d needs n ≥ %d (or a smaller --r)", fig.Number, r, r))
 		}
 		if _, err := fig.Config(experiment.Options{Seed: f.seed, N: f.n, Rank: f.r}); err != nil {
+			var ie *scaledsm.InputError
+			if errors.As(err, &ie) && (ie.Input == "n" || ie.Input == "rank") {
+				// The figures draw m themselves: there is no --m to give.
+				reason := strings.TrimSuffix(ie.Reason, ", or m")
+				if ie.Input == "n" {
+					return badFlag("n", f.n, reason)
+				}
+				return badFlag("r", f.r, reason)
+			}
 			return usageError{err.Error()}
 		}
 	}
@@ -95,6 +105,9 @@ func runFigure(args []string, stdout, stderr io.Writer) error {
 		num, args = args[k], args[:k]
 	}
 	if err := parseFlags(fs, args); err != nil {
+		if num == "" && fs.NArg() > 0 { // the number among the flags
+			return usageError{fmt.Sprintf("unexpected argument %q: the figure number goes first or last (scaledsm figure N --out DIR)", fs.Arg(0))}
+		}
 		return err
 	}
 	count := len(experiment.Figures())
@@ -265,9 +278,16 @@ func printFigure(w io.Writer, res *experiment.Result, written []string) {
 			mark = "holds"
 			holds++
 		}
-		fmt.Fprintf(w, "  (%s) %s  %s: %s\n", v.Panel, mark, v.Claim, v.Measured)
+		line := fmt.Sprintf("  (%s) %s  %s: %s", v.Panel, mark, v.Claim, v.Measured)
+		if !v.Holds {
+			line += "; expected " + v.Expected
+		}
+		fmt.Fprintln(w, line)
 	}
 	fmt.Fprintf(w, "  %d of %d claims hold\n", holds, len(vs))
+	if p := res.Figure.Problem; holds < len(vs) && (c.N1 != p.N1 || c.Rank != p.Rank) {
+		fmt.Fprintf(w, "  (the claims are the paper's, at its n=%d, r=%d: a problem of another size may not show them)\n", p.N1, p.Rank)
+	}
 }
 
 // writeReport rewrites index.html from every figure recorded in dir,

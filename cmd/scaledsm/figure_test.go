@@ -36,6 +36,13 @@ func TestFigureCommand(t *testing.T) {
 	if !strings.Contains(out, "(figures 2, 4)") {
 		t.Errorf("the report does not cover both figures:\n%s", out)
 	}
+	// At n=10 figure 2's VanillaSM slows less than the paper's claim asks:
+	// the line says what was expected, and that the size is not the paper's.
+	for _, want := range []string{"FAILS  VanillaSM slows with κ", "; expected at least 2.5× the iterations", "(the claims are the paper's, at its n=100, r=5"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("figure 2 at n=10 lacks %q:\n%s", want, out)
+		}
+	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -136,6 +143,8 @@ func TestFigureBadArguments(t *testing.T) {
 		{[]string{"figure", "two", "--out", tmp}, `figure "two": the paper's figures are 1 to 6`},
 		{[]string{"figure", "--out", tmp}, "missing the figure number"},
 		{[]string{"figure", "1", "2", "--out", tmp}, `unexpected argument "2"`},
+		{[]string{"figure", "--n", "40", "2", "--out", tmp}, `unexpected argument "2": the figure number goes first or last`},
+		{[]string{"figure", "2", "--out", tmp, "--n", "100000"}, "--n 100000: the default m = 4(n1+n2)r = 4e+06 measurements of 100000 values each are too many to store: give a smaller n or r (run"},
 		{[]string{"figure", "3"}, "--out is required"},
 		{[]string{"reproduce"}, "--out is required"},
 		{[]string{"reproduce", "stray", "--out", tmp}, `unexpected argument "stray"`},

@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -38,6 +39,9 @@ const (
 	ColumnOutliers OutlierModel = "columns"
 	BlockOutliers  OutlierModel = "blocks"
 )
+
+// outliers names the model's outliers: "column outliers".
+func (m OutlierModel) outliers() string { return strings.TrimSuffix(string(m), "s") + " outliers" }
 
 // PhaseMethod names a method of the phase study.
 type PhaseMethod string
@@ -446,7 +450,7 @@ func (r *PhaseResult) Claims() []Verdict {
 				measured += "; the default succeeds less often at " + joinShort(worse, 6)
 			}
 			vs = append(vs, Verdict{Panel: string(model),
-				Claim:    fmt.Sprintf("with %s outliers the default method succeeds wherever %s does", model, ref),
+				Claim:    fmt.Sprintf("with %s the default method succeeds wherever %s does", model.outliers(), ref),
 				Expected: fmt.Sprintf("as many successes (error <= %s) in every cell", sci(r.Config.Success)),
 				Measured: measured, Holds: len(worse) == 0})
 		}

@@ -46,7 +46,7 @@ func RenderPhase(w io.Writer, r *PhaseResult, model OutlierModel, format string)
 		dc.FillText(st, vg.Point{X: x, Y: y}, s)
 	}
 	seeds := len(c.Seeds)
-	label(fmt.Sprintf("%s outliers", model), width/2, height-14, 13, draw.XCenter)
+	label(model.outliers(), width/2, height-14, 13, draw.XCenter)
 	label(fmt.Sprintf("seeds (of %d) reaching a relative error of %s, rank %d", seeds, sci(c.Success), c.Rank), width/2, height-32, 11, draw.XCenter)
 	for si, shape := range c.Shapes {
 		y0 := height - top - 16 - vg.Length(si)*(blockH+gap+18) // the top of this row

@@ -79,7 +79,7 @@ func RenderPanel(w io.Writer, r *Result, i int, format string) error {
 		if ss, err = stepSeries(r.Panels[i]); err != nil {
 			return fmt.Errorf("experiment: figure %d(%s): %w", r.Figure.Number, p.Name, err)
 		}
-		xlabel, ylabel = "Iteration count", "Step length λ_t"
+		xlabel, ylabel = "Iteration count", "Step length λ(t)"
 	}
 
 	title := fmt.Sprintf("Figure %d(%s): %s\n%s\n%s", r.Figure.Number, p.Name, p.Caption, settingText(r, -1), sharedText(p, r.Panels[i]))
@@ -88,7 +88,9 @@ func RenderPanel(w io.Writer, r *Result, i int, format string) error {
 		return fmt.Errorf("experiment: figure %d(%s), %w", r.Figure.Number, p.Name, err)
 	}
 	if p.Kind == FinalPanel {
-		pl.X.Min, pl.X.Max = gridQs[0], gridQs[len(gridQs)-1]
+		// Half a step of the grid beyond its ends, so that the markers
+		// at its first and last q are drawn whole.
+		pl.X.Min, pl.X.Max = gridQs[0]-0.005, gridQs[len(gridQs)-1]+0.005
 		pl.X.Tick.Marker = plot.TickerFunc(func(min, max float64) []plot.Tick {
 			var ts []plot.Tick
 			for q := 0.80; q <= max+1e-9; q += 0.01 {
@@ -126,7 +128,7 @@ func linePlot(title, xlabel, ylabel string, ss []series) (*plot.Plot, []series, 
 	grid.Vertical.Color = color.Gray{Y: 220}
 	pl.Add(grid)
 
-	lo, hi := math.Inf(1), math.Inf(-1)
+	lo, hi, right := math.Inf(1), math.Inf(-1), 0.0
 	ss = slices.DeleteFunc(ss, func(s series) bool { return len(s.xys) == 0 })
 	for _, s := range ss {
 		line, err := plotter.NewLine(s.xys)
@@ -160,8 +162,16 @@ func linePlot(title, xlabel, ylabel string, ss []series) (*plot.Plot, []series, 
 		for _, xy := range s.xys {
 			lo, hi = math.Min(lo, xy.Y), math.Max(hi, xy.Y)
 		}
+		for _, xys := range []plotter.XYs{s.xys, s.kept, s.markers} {
+			for _, xy := range xys {
+				right = math.Max(right, xy.X)
+			}
+		}
 	}
 	pl.X.Min = 0
+	// A margin past the last point, so that a curve's end marker is drawn
+	// whole, not cut by the frame.
+	pl.X.Max = 1.03 * right
 	// Whole decades, with room for the legend above the curves.
 	if lo > hi { // nothing to draw
 		lo, hi = Tol, 1
