@@ -97,7 +97,8 @@ into a low-rank background L Rᵀ and a foreground Y - L Rᵀ: the default metho
 solve on a sample of the rows (one in a stride), then least absolute deviations
 of every row and every column over every entry, held as float32. A line of
 progress on stderr after each stage. 768×576 pixels × 795 frames (3.5e8
-entries): about 2 minutes and 1.8 GB on 2 cores (docs/completion.md).
+entries) made exactly rank 2 plus a sparse foreground: about 2 minutes and 1.8 GB
+on 2 cores; real footage's sample takes longer to fit (docs/completion.md).
 
   scaledsm video --in Y.npy [--rank K] [--out DIR]`, stdout)
 	in := fs.String("in", "", "the matrix, pixels × frames (a frame a column), float32 or float64 .npy (required);\nheld as float32, 4 bytes an entry")
