@@ -271,7 +271,7 @@ type maskJob struct {
 
 func newMaskWriter(dir string, w, h int) *maskWriter {
 	m := &maskWriter{dir: dir, w: w, h: h, jobs: make(chan maskJob, 64), free: make(chan []uint8, 64),
-		enc: png.Encoder{CompressionLevel: png.BestSpeed}}
+		enc: png.Encoder{CompressionLevel: png.BestSpeed, BufferPool: &onePNGBuffer{}}}
 	m.done.Add(1)
 	go func() {
 		defer m.done.Done()
@@ -308,6 +308,13 @@ func newMaskWriter(dir string, w, h int) *maskWriter {
 	}()
 	return m
 }
+
+// onePNGBuffer keeps the PNG encoder's buffers from one mask to the next
+// (the writer encodes one mask at a time).
+type onePNGBuffer struct{ b *png.EncoderBuffer }
+
+func (p *onePNGBuffer) Get() *png.EncoderBuffer  { return p.b }
+func (p *onePNGBuffer) Put(b *png.EncoderBuffer) { p.b = b }
 
 func (m *maskWriter) failed() bool {
 	m.mu.Lock()
