@@ -1,8 +1,13 @@
 package background_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"image"
+	"image/png"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -382,5 +387,45 @@ func TestGiven(t *testing.T) {
 	hitsNone, hitsDef := scNone.tp+scNone.fp, scDef.tp+scDef.fp
 	if hitsNone <= hitsDef {
 		t.Errorf("no contrast floor marked %d pixels, the default floor %d: want more", hitsNone, hitsDef)
+	}
+}
+
+// TestFolderOrder checks a folder's frames: counted before they are read,
+// in the order of their numbers (f2 before f10, numbered 2 and 10), and a
+// second name of one number refused.
+func TestFolderOrder(t *testing.T) {
+	dir := t.TempDir()
+	im := image.NewGray(image.Rect(0, 0, 4, 3))
+	for _, name := range []string{"f10.png", "f2.png", "f1.png"} {
+		var b bytes.Buffer
+		if err := png.Encode(&b, im); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	src, err := background.OpenFolder(dir, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, ok := src.(background.Counted); !ok || c.Frames() != 3 {
+		t.Fatalf("a folder of 3 frames: Counted %v", ok)
+	}
+	var got []int
+	for {
+		_, n, err := src.Next()
+		if err != nil {
+			break
+		}
+		got = append(got, n)
+	}
+	if fmt.Sprint(got) != "[1 2 10]" {
+		t.Errorf("frames numbered %v, want [1 2 10]", got)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "f1.png"))
+	os.WriteFile(filepath.Join(dir, "g01.png"), b, 0o644)
+	if _, err := background.OpenFolder(dir, false); err == nil || !strings.Contains(err.Error(), "f1.png and g01.png are both frame 1") {
+		t.Errorf("two names of frame 1: %v", err)
 	}
 }

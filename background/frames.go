@@ -36,6 +36,13 @@ type Source interface {
 	Next() (frame []uint8, number int, err error)
 }
 
+// Counted is a Source that knows its number of frames before reading them
+// (a folder, a .npy), for progress; a stream does not.
+type Counted interface {
+	Source
+	Frames() int
+}
+
 // Gray returns the luma of a color, 0.299 R + 0.587 G + 0.114 B (the
 // weights of JPEG's Y and of OpenCV's gray), rounded.
 func gray(c color.Color) uint8 {
@@ -197,6 +204,7 @@ func decodeConfig(path string) (image.Config, error) {
 }
 
 func (f *folder) Size() (int, int) { return f.w, f.h }
+func (f *folder) Frames() int      { return len(f.names) }
 func (f *folder) Channels() int    { return f.ch }
 
 func (f *folder) Next() ([]uint8, int, error) {
@@ -330,6 +338,7 @@ func OpenNpy(path string, color bool) (Source, error) {
 }
 
 func (s *npyFrames) Size() (int, int) { return s.w, s.ht }
+func (s *npyFrames) Frames() int      { return s.frames }
 func (s *npyFrames) Channels() int    { return s.ch }
 
 func (s *npyFrames) Next() ([]uint8, int, error) {

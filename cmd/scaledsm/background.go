@@ -92,7 +92,11 @@ func runBackground(args []string, stdout, stderr io.Writer) error {
 			return out.abandon(bgError(err))
 		}
 		if len(numbers)%100 == 0 {
-			bar.show("%d frames, %s", len(numbers), time.Since(begin).Round(time.Second))
+			if c, ok := src.(background.Counted); ok {
+				bar.show("%d of %d frames, %s", len(numbers), c.Frames(), time.Since(begin).Round(time.Second))
+			} else {
+				bar.show("%d frames, %s", len(numbers), time.Since(begin).Round(time.Second))
+			}
 		}
 	}
 	t1 := time.Now()
