@@ -445,7 +445,7 @@ func (r *PhaseResult) Claims() []Verdict {
 				}
 			}
 			slices.Sort(worse)
-			measured := fmt.Sprintf("cells where every seed succeeds: default %d, %s %d of %d", nDef, ref, nRef, cells)
+			measured := fmt.Sprintf("cells of %d where every seed succeeds: default %d, %s %d", cells, nDef, ref, nRef)
 			if len(worse) > 0 {
 				measured += "; the default succeeds less often at " + joinShort(worse, 6)
 			}

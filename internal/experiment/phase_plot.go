@@ -28,7 +28,9 @@ func RenderPhase(w io.Writer, r *PhaseResult, model OutlierModel, format string)
 	nk, np := len(c.Kappas), len(c.PSs)
 	left, top, gap := vg.Length(110), vg.Length(60), vg.Length(24)
 	blockW, blockH := vg.Length(nk*cell), vg.Length(np*cell)
-	width := max(left+vg.Length(len(PhaseMethods))*(blockW+gap), 560)
+	content := left + vg.Length(len(PhaseMethods))*(blockW+gap)
+	width := max(content, 560)
+	shift := (width - content) / 2 // the blocks centred in a canvas wider than they are
 	height := top + 16 + vg.Length(len(c.Shapes))*(blockH+gap+18) + 10
 	cw, err := imageCanvas(width, height, format)
 	if err != nil {
@@ -50,9 +52,9 @@ func RenderPhase(w io.Writer, r *PhaseResult, model OutlierModel, format string)
 	label(fmt.Sprintf("seeds (of %d) reaching a relative error of %s, rank %d", seeds, sci(c.Success), c.Rank), width/2, height-32, 11, draw.XCenter)
 	for si, shape := range c.Shapes {
 		y0 := height - top - 16 - vg.Length(si)*(blockH+gap+18) // the top of this row
-		label(fmt.Sprintf("%d × %d", shape[0], shape[1]), 8, y0-blockH/2, 12, draw.XLeft)
+		label(fmt.Sprintf("%d × %d", shape[0], shape[1]), shift+8, y0-blockH/2, 12, draw.XLeft)
 		for mi, m := range PhaseMethods {
-			x0 := left + vg.Length(mi)*(blockW+gap)
+			x0 := shift + left + vg.Length(mi)*(blockW+gap)
 			if si == 0 {
 				label(string(m), x0+blockW/2, y0+18, 12, draw.XCenter)
 			}
