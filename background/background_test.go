@@ -428,4 +428,11 @@ func TestFolderOrder(t *testing.T) {
 	if _, err := background.OpenFolder(dir, false); err == nil || !strings.Contains(err.Error(), "f1.png and g01.png are both frame 1") {
 		t.Errorf("two names of frame 1: %v", err)
 	}
+	// A name without digits among numbered ones would shift every later
+	// frame's number: refused.
+	os.Remove(filepath.Join(dir, "g01.png"))
+	os.WriteFile(filepath.Join(dir, "notes.png"), b, 0o644)
+	if _, err := background.OpenFolder(dir, false); err == nil || !strings.Contains(err.Error(), "3 frames are numbered (as f1.png) and 1 are not (as notes.png)") {
+		t.Errorf("a name without digits among numbered ones: %v", err)
+	}
 }

@@ -16,7 +16,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode"
 
 	"github.com/scaledsm/scaledsm/dataio"
 )
@@ -120,20 +119,23 @@ type folder struct {
 // or in colour (R, G, B) when color. Where every name has digits, their
 // last run numbers the frame (in000001.jpg is frame 1, f10.png frame 10),
 // and the frames come in the order of their numbers (f2 before f10), two
-// of one number an *InputError; otherwise in the order of their names,
-// numbered from 0.
+// of one number an *InputError, as a folder where some names have digits
+// and others none; otherwise in the order of their names, numbered from 1.
 func OpenFolder(dir string, color bool) (Source, error) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, &InputError{"in", dir, "cannot read: " + unwrap(err).Error()}
 	}
-	f := &folder{dir: dir, digits: true, ch: channels(color)}
+	f := &folder{dir: dir, ch: channels(color)}
+	var numbered, plain []string
 	for _, e := range ents {
 		ext := strings.ToLower(filepath.Ext(e.Name()))
 		if e.Type().IsRegular() && (ext == ".png" || ext == ".jpg" || ext == ".jpeg") {
 			f.names = append(f.names, e.Name())
-			if _, ok := numberOf(e.Name()); !ok {
-				f.digits = false
+			if _, ok := numberOf(e.Name()); ok {
+				numbered = append(numbered, e.Name())
+			} else {
+				plain = append(plain, e.Name())
 			}
 		}
 	}
@@ -141,6 +143,13 @@ func OpenFolder(dir string, color bool) (Source, error) {
 	if len(f.names) == 0 {
 		return nil, &InputError{"in", dir, "holds no PNG or JPEG frame"}
 	}
+	if len(numbered) > 0 && len(plain) > 0 {
+		// Numbered by position, every frame after the first unnumbered
+		// one would take a mask of another's number.
+		slices.Sort(plain)
+		return nil, &InputError{"in", dir, fmt.Sprintf("%d frames are numbered (as %s) and %d are not (as %s): give a folder of one kind", len(numbered), numbered[0], len(plain), plain[0])}
+	}
+	f.digits = len(numbered) > 0
 	if f.digits {
 		num := func(name string) int { n, _ := numberOf(name); return n }
 		slices.SortStableFunc(f.names, func(a, b string) int { return cmp.Compare(num(a), num(b)) })
@@ -174,20 +183,21 @@ func checkSize(in string, width, height int) error {
 	return nil
 }
 
-// numberOf returns the number that a file name's last run of digits
-// spells.
+// numberOf returns the number that a file name's last run of ASCII digits
+// spells; false for a name without one, or whose number passes 10^9.
 func numberOf(name string) (int, bool) {
 	name = strings.TrimSuffix(name, filepath.Ext(name))
-	end := strings.LastIndexFunc(name, unicode.IsDigit)
+	isDigit := func(r rune) bool { return '0' <= r && r <= '9' }
+	end := strings.LastIndexFunc(name, isDigit)
 	if end < 0 {
 		return 0, false
 	}
 	start := end
-	for start > 0 && unicode.IsDigit(rune(name[start-1])) {
+	for start > 0 && isDigit(rune(name[start-1])) {
 		start--
 	}
 	n, err := strconv.Atoi(name[start : end+1])
-	return n, err == nil
+	return n, err == nil && n <= 1e9
 }
 
 func decodeConfig(path string) (image.Config, error) {

@@ -352,11 +352,16 @@ func (m *maskWriter) close() error {
 // abandon closes the writer after err stopped the video, and adds to err
 // the masks written before it.
 func (m *maskWriter) abandon(err error) error {
-	m.close()
+	if werr := m.close(); werr != nil {
+		err = outputError("out", m.dir, werr) // the writer's failure, however it surfaced
+	}
 	if m.written == 0 {
 		return err
 	}
 	what := fmt.Sprintf("; %d masks written to %s before it stopped (bin%06d.png to bin%06d.png), no summary.json", m.written, m.dir, m.first, m.last)
+	if m.written == 1 {
+		what = fmt.Sprintf("; 1 mask written to %s before it stopped (bin%06d.png), no summary.json", m.dir, m.first)
+	}
 	var ee exitError
 	if errors.As(err, &ee) {
 		return exitError{fmt.Errorf("%v%s", ee.err, what), ee.code}

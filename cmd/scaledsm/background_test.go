@@ -139,6 +139,15 @@ func TestBackgroundFolderOrder(t *testing.T) {
 	if code != 2 || !strings.Contains(errs, "f26.png: cannot decode") || !strings.Contains(errs, "25 masks written to "+filepath.Join(d, "m-bad")+" before it stopped (bin000001.png to bin000025.png), no summary.json") {
 		t.Errorf("a bad frame after 25: exit %d, %q", code, errs)
 	}
+	// A mask that cannot be written after one was: exit 3, the output
+	// named, the mask written said.
+	blocked := filepath.Join(d, "m-blocked")
+	os.MkdirAll(filepath.Join(blocked, "bin000002.png"), 0o755)
+	os.Remove(filepath.Join(unpadded, "f26.png"))
+	code, _, errs = cli(t, "background", "--in", unpadded, "--out", blocked, "--learn", "20")
+	if code != exitOutput || !strings.Contains(errs, "--out "+blocked+": ") || !strings.Contains(errs, "; 1 mask written to "+blocked+" before it stopped (bin000001.png)") {
+		t.Errorf("a mask that cannot be written: exit %d, %q", code, errs)
+	}
 }
 
 // TestBackgroundCommand runs the command on a folder of PNG frames, a .npy

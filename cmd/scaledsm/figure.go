@@ -105,7 +105,7 @@ func runFigure(args []string, stdout, stderr io.Writer) error {
 		num, args = args[k], args[:k]
 	}
 	if err := parseFlags(fs, args); err != nil {
-		if num == "" && fs.NArg() > 0 { // the number among the flags
+		if num == "" && strings.HasPrefix(err.Error(), "unexpected argument") { // the number among the flags
 			return usageError{fmt.Sprintf("unexpected argument %q: the figure number goes first or last (scaledsm figure N --out DIR)", fs.Arg(0))}
 		}
 		return err

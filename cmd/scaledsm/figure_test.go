@@ -144,6 +144,7 @@ func TestFigureBadArguments(t *testing.T) {
 		{[]string{"figure", "--out", tmp}, "missing the figure number"},
 		{[]string{"figure", "1", "2", "--out", tmp}, `unexpected argument "2"`},
 		{[]string{"figure", "--n", "40", "2", "--out", tmp}, `unexpected argument "2": the figure number goes first or last`},
+		{[]string{"figure", "--bogus", "1", "--out", tmp}, "--bogus: no such flag"}, // not the number's hint
 		{[]string{"figure", "2", "--out", tmp, "--n", "100000"}, "--n 100000: the default m = 4(n1+n2)r = 4e+06 measurements of 100000 values each are too many to store: give a smaller n or r (run"},
 		{[]string{"figure", "3"}, "--out is required"},
 		{[]string{"reproduce"}, "--out is required"},

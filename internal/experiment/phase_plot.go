@@ -28,9 +28,11 @@ func RenderPhase(w io.Writer, r *PhaseResult, model OutlierModel, format string)
 	nk, np := len(c.Kappas), len(c.PSs)
 	left, top, gap := vg.Length(110), vg.Length(60), vg.Length(24)
 	blockW, blockH := vg.Length(nk*cell), vg.Length(np*cell)
+	// The blocks and a gap's margin after them, centred in a canvas wider
+	// than they are.
 	content := left + vg.Length(len(PhaseMethods))*(blockW+gap)
 	width := max(content, 560)
-	shift := (width - content) / 2 // the blocks centred in a canvas wider than they are
+	shift := (width - content) / 2
 	height := top + 16 + vg.Length(len(c.Shapes))*(blockH+gap+18) + 10
 	cw, err := imageCanvas(width, height, format)
 	if err != nil {

@@ -171,7 +171,9 @@ func linePlot(title, xlabel, ylabel string, ss []series) (*plot.Plot, []series, 
 	pl.X.Min = 0
 	// A margin past the last point, so that a curve's end marker is drawn
 	// whole, not cut by the frame.
-	pl.X.Max = 1.03 * right
+	if right > 0 {
+		pl.X.Max = 1.03 * right
+	}
 	// Whole decades, with room for the legend above the curves.
 	if lo > hi { // nothing to draw
 		lo, hi = Tol, 1
