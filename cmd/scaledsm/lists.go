@@ -148,11 +148,7 @@ func runRecommendLists(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "; %d of the %d users of %s are not in the model: %s for them", unknown, len(users), f.users, what)
 	}
 	if blank > 0 {
-		who := fmt.Sprintf("%d users", blank)
-		if blank == 1 {
-			who = "1 user"
-		}
-		fmt.Fprintf(stdout, "; %s whose items the model cannot place (new to it, with no rater it knows): %s", who, what)
+		fmt.Fprintf(stdout, "; %s whose items the model cannot place (new to it, with no rater it knows): %s", count(blank, "user"), what)
 	}
 	fmt.Fprintln(stdout)
 	return nil

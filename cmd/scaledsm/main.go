@@ -182,6 +182,14 @@ func outputError(flagName, path string, err error) error {
 	return exitError{fmt.Errorf("--%s %s: %v", flagName, path, unwrapPath(err)), exitOutput}
 }
 
+// count returns "1 noun" or "n nouns".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
 // unwrapPath returns the reason of a *fs.PathError, whose path the message
 // already names, or err itself.
 func unwrapPath(err error) error {

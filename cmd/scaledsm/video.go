@@ -197,11 +197,7 @@ on 2 cores; real footage's sample takes longer to fit (docs/completion.md).
 	}
 	fmt.Fprintf(stdout, "%s: %d×%d, rank %d\n", sum.Input, n1, n2, sum.Rank)
 	fmt.Fprintf(stdout, "sample     one row in %d (%d rows): %s\n", sum.Stride, sum.SampleRows, sum.Sample)
-	sweeps := fmt.Sprintf("%d sweeps", sum.Sweeps)
-	if sum.Sweeps == 1 {
-		sweeps = "1 sweep"
-	}
-	fmt.Fprintf(stdout, "sweeps     %s after %s of least absolute deviations over every entry\n", sum.Status, sweeps)
+	fmt.Fprintf(stdout, "sweeps     %s after %s of least absolute deviations over every entry\n", sum.Status, count(sum.Sweeps, "sweep"))
 	rest := "the rest: the foreground"
 	if sum.FitFraction < 0.5 {
 		// As the library's exactFit: no recovery of an exactly low-rank
